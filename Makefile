@@ -1,0 +1,178 @@
+# hogwild — lock-free parallel SGD trainer.
+#
+# Flags (yes/no style, as in Redis and lz4):
+#   HWLOC=1   pin threads and place memory with hwloc (0: portable stub, no pinning)
+#   DEBUG=0   1: -O0 -g3, assertions on
+#   V=0       1: echo every command
+#   PREFIX=/usr/local  DESTDIR=  mandir=$(PREFIX)/share/man
+# Targets: all test demo bench man install uninstall clean asan tsan setup
+
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+LIBDIR  ?= $(PREFIX)/lib
+INCDIR  ?= $(PREFIX)/include
+mandir  ?= $(PREFIX)/share/man
+HWLOC   ?= 1
+DEBUG   ?= 0
+V       ?= 0
+SAN     ?=
+BUILD   ?= build
+
+CC      ?= cc
+PKG_CONFIG ?= pkg-config
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+# --- dependencies through pkg-config; a missing one names its Debian package ---
+# name:debian-package
+DEPS_REQ := lmdb:liblmdb-dev zlib:zlib1g-dev openblas:libopenblas-dev
+ifeq ($(HWLOC),1)
+DEPS_REQ += hwloc:libhwloc-dev
+endif
+DEPS_TEST := cunit:libcunit1-dev
+
+pc_missing = $(foreach d,$(1),$(if $(shell $(PKG_CONFIG) --exists $(word 1,$(subst :, ,$(d))) && echo y),,$(word 2,$(subst :, ,$(d)))))
+MISSING      := $(strip $(call pc_missing,$(DEPS_REQ)))
+MISSING_TEST := $(strip $(call pc_missing,$(DEPS_TEST)))
+PC_NAMES     := $(foreach d,$(DEPS_REQ),$(word 1,$(subst :, ,$(d))))
+
+OPT_CFLAGS := -O2 -march=x86-64-v2 -fno-math-errno
+ifeq ($(DEBUG),1)
+OPT_CFLAGS := -O0 -g3
+endif
+ifeq ($(SAN),address)
+OPT_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+SANLD := -fsanitize=address,undefined
+endif
+ifeq ($(SAN),thread)
+OPT_CFLAGS := -O1 -g -fsanitize=thread -fno-omit-frame-pointer
+SANLD := -fsanitize=thread
+endif
+
+CPPFLAGS_ALL := -Iinclude -Isrc -D_GNU_SOURCE -DHOG_HWLOC=$(HWLOC) $(CPPFLAGS)
+CFLAGS_ALL   := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -fopenmp \
+                -pthread $(OPT_CFLAGS) $(shell $(PKG_CONFIG) --cflags $(PC_NAMES) 2>/dev/null) $(CFLAGS)
+LDLIBS_ALL   := $(shell $(PKG_CONFIG) --libs $(PC_NAMES) 2>/dev/null) -lm $(LDLIBS)
+LDFLAGS_ALL  := -fopenmp -pthread $(SANLD) $(LDFLAGS)
+
+# Sources: every .c under src/ except the CLI goes into the library; hwloc is one optional file.
+LIB_SRC := $(filter-out src/cli/%,$(wildcard src/*/*.c))
+ifeq ($(HWLOC),1)
+LIB_SRC := $(filter-out src/sys/topo_stub.c,$(LIB_SRC))
+else
+LIB_SRC := $(filter-out src/sys/topo_hwloc.c,$(LIB_SRC))
+endif
+CLI_SRC  := $(wildcard src/cli/*.c)
+TEST_SRC := $(wildcard tests/test_*.c)
+
+OBJDIR  := $(BUILD)/obj$(if $(SAN),-$(SAN))
+LIB_OBJ := $(LIB_SRC:%.c=$(OBJDIR)/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(OBJDIR)/%.o)
+TEST_OBJ:= $(TEST_SRC:%.c=$(OBJDIR)/%.o) $(OBJDIR)/tests/main.o
+LIBA    := $(OBJDIR)/libhogwild.a
+BIN     := hogwild$(if $(SAN),-$(SAN))
+TESTBIN := $(OBJDIR)/tests/run_tests
+
+.PHONY: all test check demo bench man install uninstall clean asan tsan setup deps-check \
+        test-unit test-cli fuzz
+
+all: deps-check $(BIN)
+
+deps-check:
+ifneq ($(MISSING),)
+	@echo "hogwild: missing libraries; install the Debian packages: $(MISSING)" >&2
+	@echo "         (or run: scripts/setup.sh)" >&2
+	@exit 1
+else
+	@echo "hogwild: building with$(foreach n,$(PC_NAMES), $(n) $(shell $(PKG_CONFIG) --modversion $(n)))$(if $(filter 1,$(HWLOC)),, (no hwloc: threads not pinned))$(if $(SAN), [$(SAN) sanitizer])"
+endif
+
+# Objects depend on the flags: a changed flag line rebuilds everything.
+FLAGSFILE := $(OBJDIR)/.flags
+$(FLAGSFILE): FORCE
+	@mkdir -p $(@D)
+	@echo '$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL)' | cmp -s - $@ || echo '$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL)' > $@
+FORCE:
+
+$(OBJDIR)/%.o: %.c $(FLAGSFILE)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC    $<")
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+$(LIBA): $(LIB_OBJ)
+	$(if $(Q),@echo "  AR    $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BIN): $(CLI_OBJ) $(LIBA)
+	$(if $(Q),@echo "  LD    $@")
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJ) $(LIBA) $(LDLIBS_ALL)
+
+# The test runner: each tests/test_NAME.c defines `int test_NAME_register(void)`;
+# the list is generated from the file names, so adding a suite needs no edit here.
+$(OBJDIR)/tests/suites.h: $(TEST_SRC)
+	@mkdir -p $(@D)
+	@{ for f in $(notdir $(basename $(TEST_SRC))); do echo "X($$f)"; done; } > $@.tmp && mv $@.tmp $@
+
+$(OBJDIR)/tests/main.o: tests/main.c $(OBJDIR)/tests/suites.h $(FLAGSFILE)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS_ALL) -I$(OBJDIR)/tests $(CFLAGS_ALL) $(shell $(PKG_CONFIG) --cflags cunit 2>/dev/null) -c $< -o $@
+
+$(TESTBIN): $(TEST_OBJ) $(LIBA)
+	$(if $(Q),@echo "  LD    $@")
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(TEST_OBJ) $(LIBA) $(LDLIBS_ALL) $(shell $(PKG_CONFIG) --libs cunit 2>/dev/null)
+
+# One command on a fresh Debian machine: installs what is missing, then builds and tests.
+test check:
+	@scripts/setup.sh --if-missing
+	@$(MAKE) --no-print-directory test-unit test-cli
+
+test-unit: all $(TESTBIN)
+	$(Q)HOG_BIN=$(CURDIR)/$(BIN) $(TESTBIN)
+
+test-cli: all
+	$(Q)HOG_BIN=$(CURDIR)/$(BIN) sh tests/cli.sh
+
+demo:
+	@scripts/setup.sh --if-missing
+	@$(MAKE) --no-print-directory all
+	./$(BIN) demo
+
+bench: all
+	sh bench/run_all.sh
+
+asan:
+	@scripts/setup.sh --if-missing
+	@$(MAKE) --no-print-directory SAN=address test-unit test-cli
+
+tsan:
+	@scripts/setup.sh --if-missing
+	@$(MAKE) --no-print-directory SAN=thread test-unit
+
+setup:
+	scripts/setup.sh
+
+man:
+	@for f in man/*.[15]; do man -l -Tutf8 $$f >/dev/null 2>&1 || { echo "man: $$f does not render"; exit 1; }; done; echo "man pages render"
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) \
+	           $(DESTDIR)$(mandir)/man1 $(DESTDIR)$(mandir)/man5
+	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/hogwild
+	install -m 644 $(LIBA) $(DESTDIR)$(LIBDIR)/libhogwild.a
+	install -m 644 include/hogwild.h $(DESTDIR)$(INCDIR)/hogwild.h
+	install -m 644 man/*.1 $(DESTDIR)$(mandir)/man1/
+	install -m 644 man/*.5 $(DESTDIR)$(mandir)/man5/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/hogwild $(DESTDIR)$(LIBDIR)/libhogwild.a $(DESTDIR)$(INCDIR)/hogwild.h
+	rm -f $(addprefix $(DESTDIR)$(mandir)/man1/,$(notdir $(wildcard man/*.1)))
+	rm -f $(addprefix $(DESTDIR)$(mandir)/man5/,$(notdir $(wildcard man/*.5)))
+
+clean:
+	rm -rf $(BUILD) hogwild hogwild-address hogwild-thread
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

@@ -1,0 +1,309 @@
+/** @file hogwild.h
+ * @brief hogwild: lock-free parallel stochastic gradient descent on one machine.
+ *
+ * This header is the manual of the library behind the `hogwild` command. It has
+ * three parts:
+ *
+ *  - **Errors**: every function that can fail returns an int: 0 for success, a
+ *    positive errno value for a system error, or a negative HOG_E* code. Detail
+ *    (the file, line, column or block and what was wrong) goes into a #hog_err
+ *    context that the caller passes in and prints as it likes. hog_strerror()
+ *    names any code. The library never prints and never exits.
+ *  - **Data sets**: one LMDB file per data set (see hogwild-data(5)), written by a
+ *    #hog_writer, read by a #hog_store (block by block, zero copy) or loaded whole
+ *    into a #hog_data (arrays in memory for training). Importers and generators
+ *    fill a writer.
+ *  - **Training** (see the second half): models, update modes, step rules.
+ *
+ * Names: hog_<object>_<verb>; macros and enum values HOG_; each enum value carries
+ * its enum's name (HOG_KIND_SPARSE). Opaque handles come in open/close or
+ * init/free pairs. The format is little-endian; big-endian hosts are refused at
+ * compile time.
+ */
+#ifndef HOGWILD_H
+#define HOGWILD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HOG_VERSION_STRING "0.1.0"
+
+/* ------------------------------------------------------------------------- */
+/** @defgroup errors Errors
+ * @{ */
+
+/** Codes of our own; positive values are errno values. */
+enum hog_error {
+	HOG_OK = 0,
+	HOG_EDATA = -1001,     /**< malformed input data (a line, a record, a value) */
+	HOG_ECONFIG = -1002,   /**< a bad option or parameter value */
+	HOG_ENOTSUP = -1003,   /**< not supported in this build or for this kind of data */
+	HOG_ECORRUPT = -1004,  /**< a file of ours that is damaged (checksum, bounds) */
+	HOG_EVERSION = -1005,  /**< a file of ours written by a newer format version */
+	HOG_EFORMAT = -1006,   /**< a file that is not one of ours */
+	HOG_EDIVERGED = -1007, /**< training produced NaN or Inf */
+	HOG_EINTR = -1008,     /**< stopped by a signal (a checkpoint was written) */
+	HOG_ELMDB = -1009,     /**< LMDB reported an error; the message says which */
+	HOG_ECUDA = -1010,     /**< the CUDA backend failed */
+	HOG_EMISMATCH = -1011, /**< a file that does not fit what it is used with */
+};
+
+/** Error context: filled by a failing call, read by the caller. */
+typedef struct hog_err {
+	int code;       /**< the code the failing call returned */
+	char msg[768];  /**< "where: what is wrong", without a trailing newline */
+} hog_err;
+
+/** Name of an error code: a HOG_E* code or an errno value. Never NULL. */
+const char *hog_strerror(int code);
+
+/** @} */
+
+/* ------------------------------------------------------------------------- */
+/** @defgroup data Data sets
+ * @{ */
+
+/** What the examples of a data set are. */
+enum hog_kind {
+	HOG_KIND_SPARSE = 1,  /**< label + sparse feature vector (ids, optional values) */
+	HOG_KIND_RATINGS = 2, /**< (user, item, rating) triples */
+	HOG_KIND_DENSE = 3,   /**< label + dense row of float or u8 values */
+};
+
+/** What the labels mean. */
+enum hog_task {
+	HOG_TASK_BINARY = 1,     /**< label > 0 is the positive class */
+	HOG_TASK_MULTICLASS = 2, /**< labels are class numbers 0..classes-1 */
+	HOG_TASK_REGRESSION = 3, /**< real-valued labels */
+	HOG_TASK_RATINGS = 4,    /**< real-valued ratings of (user, item) */
+};
+
+/** Format version written by this library; files with a larger one are refused. */
+#define HOG_FORMAT_VERSION 1
+/** Default number of examples per block. */
+#define HOG_BLOCK_EXAMPLES 4096
+
+/** What a data set says about itself (the `meta` database). */
+typedef struct hog_meta {
+	uint32_t version;        /**< format version of the file */
+	enum hog_kind kind;
+	enum hog_task task;
+	uint64_t examples;       /**< number of examples (ratings for HOG_KIND_RATINGS) */
+	uint64_t features;       /**< sparse: dimension; dense: columns */
+	uint64_t nnz;            /**< sparse: stored nonzeros; dense: examples*columns */
+	uint64_t blocks;         /**< number of blocks */
+	uint64_t users, items;   /**< ratings: dense id ranges */
+	uint32_t classes;        /**< multiclass: number of classes */
+	uint32_t dense_u8;       /**< dense: 1 when values are u8 with #dense_scale */
+	float dense_scale;       /**< dense u8: value = byte * scale */
+	uint64_t positives;      /**< binary: examples with label > 0 */
+	double label_min, label_max, label_sum;
+	char source[256];        /**< where the data came from (file names or generator) */
+} hog_meta;
+
+/** A view of one block, pointing into the store's memory map (or a copy of it
+ * when the map is misaligned). Valid until the store is closed. Arrays that do not
+ * apply to the block's kind are NULL. Every count, offset and id has been checked. */
+typedef struct hog_block {
+	enum hog_kind kind;
+	uint64_t index;          /**< block number */
+	uint64_t first;          /**< global index of the block's first example */
+	uint32_t n;              /**< examples in the block */
+	uint64_t nnz;            /**< sparse: nonzeros in the block */
+	uint32_t cols;           /**< dense: columns */
+	float scale;             /**< dense u8: value scale */
+	const float *labels;     /**< sparse, dense: n labels */
+	const uint32_t *offsets; /**< sparse: n+1 row offsets into ids/vals */
+	const uint32_t *ids;     /**< sparse: nnz feature ids, increasing within a row */
+	const float *vals;       /**< sparse: nnz values, or NULL when all are 1 */
+	const uint32_t *users, *items; /**< ratings: n ids each */
+	const float *ratings;    /**< ratings: n values */
+	const float *xf;         /**< dense float: n*cols values, row-major */
+	const uint8_t *xu8;      /**< dense u8: n*cols bytes, row-major */
+} hog_block;
+
+/** A data set opened for reading (read-only, no lock: any number of readers). */
+typedef struct hog_store hog_store;
+
+/** Opens a data set file and checks its meta data.
+ * @return 0; ENOENT, EISDIR, EACCES...; HOG_EFORMAT (not a data set of ours),
+ *         HOG_EVERSION (newer format), HOG_ECORRUPT (meta data inconsistent). */
+int hog_store_open(hog_store **out, const char *path, hog_err *err);
+/** The meta data read at open. */
+const hog_meta *hog_store_meta(const hog_store *s);
+/** Reads block @p index, checks its checksum and every count, offset and id, and
+ * fills @p b. @return 0, HOG_ECORRUPT naming the block, or HOG_ELMDB. */
+int hog_store_block(hog_store *s, uint64_t index, hog_block *b, hog_err *err);
+/** Reads a meta entry as text. @return 0 or ENOENT when the key is absent. */
+int hog_store_meta_get(hog_store *s, const char *key, char *buf, size_t size);
+/** Ratings: the original ids of users (@p which = "users") or items ("items"):
+ * a pointer to @p *n little-endian u64 values in the map, or NULL. */
+const uint64_t *hog_store_idmap(hog_store *s, const char *which, uint64_t *n);
+/** Closes the store; views of its blocks become invalid. NULL is fine. */
+void hog_store_close(hog_store *s);
+
+/** A data set being written: to a temporary file beside @p path, renamed onto it
+ * by hog_writer_commit() after everything is synced. */
+typedef struct hog_writer hog_writer;
+
+/** Options for a writer; zero means the default. */
+typedef struct hog_writer_opts {
+	enum hog_kind kind;
+	enum hog_task task;      /**< 0: decided at commit (binary if labels are in {-1,1} or {0,1},
+	                              multiclass if small non-negative integers, else regression) */
+	uint64_t features;       /**< sparse: dimension (0: 1 + largest id); dense: columns (required) */
+	uint32_t block_examples; /**< examples per block (default HOG_BLOCK_EXAMPLES) */
+	int dense_u8;            /**< dense: store rows as bytes */
+	float dense_scale;       /**< dense u8: value = byte * scale */
+	const char *source;      /**< recorded in meta */
+} hog_writer_opts;
+
+/** Creates a writer. @return 0 or an errno/HOG_ELMDB code. */
+int hog_writer_open(hog_writer **out, const char *path, const hog_writer_opts *o, hog_err *err);
+/** Adds a sparse example. @p ids must be strictly increasing; @p vals NULL means all 1.
+ * @return 0 or HOG_EDATA (id beyond the dimension, NaN/Inf), HOG_ELMDB, errno. */
+int hog_writer_add_sparse(hog_writer *w, float label, const uint32_t *ids, const float *vals,
+                          uint32_t nnz, hog_err *err);
+/** Adds a rating; user and item are dense ids. */
+int hog_writer_add_rating(hog_writer *w, uint32_t user, uint32_t item, float rating, hog_err *err);
+/** Adds a dense row of float values (@p xf) or bytes (@p xu8, when opened with dense_u8). */
+int hog_writer_add_dense(hog_writer *w, float label, const float *xf, const uint8_t *xu8,
+                         hog_err *err);
+/** Sets a meta entry (text). Keys used by the format itself are refused. */
+int hog_writer_meta_set(hog_writer *w, const char *key, const char *value, hog_err *err);
+/** Stores an id map ("users" or "items") of @p n original ids. */
+int hog_writer_idmap_set(hog_writer *w, const char *which, const uint64_t *ids, uint64_t n,
+                         hog_err *err);
+/** Examples added so far. */
+uint64_t hog_writer_count(const hog_writer *w);
+/** Writes the last block and the meta data, syncs, renames into place, frees @p w.
+ * On failure the temporary file is removed and nothing is left at @p path. */
+int hog_writer_commit(hog_writer *w, hog_err *err);
+/** Discards everything written and frees @p w. NULL is fine. */
+void hog_writer_abort(hog_writer *w);
+
+/** A whole data set in memory (compressed sparse rows for sparse sets). */
+typedef struct hog_data {
+	hog_meta meta;
+	uint64_t n;            /**< examples */
+	uint64_t dim;          /**< sparse: dimension; dense: columns */
+	uint64_t nnz;
+	float *labels;         /**< n labels (binary: mapped to -1/+1) */
+	uint64_t *offsets;     /**< sparse: n+1 */
+	uint32_t *ids;         /**< sparse: nnz */
+	float *vals;           /**< sparse: nnz, or NULL when every value is 1 */
+	uint32_t *users, *items; /**< ratings: n */
+	float *ratings;        /**< ratings: n */
+	float *x;              /**< dense: n*dim values (u8 rows are scaled to float) */
+} hog_data;
+
+/** Loads every block of @p path into memory, checking each. Binary labels become
+ * -1/+1. @return 0 or the codes of hog_store_open() and hog_store_block(). */
+int hog_data_load(hog_data **out, const char *path, hog_err *err);
+/** Frees a loaded data set. NULL is fine. */
+void hog_data_free(hog_data *d);
+
+/** Progress callback for long data operations: @p done of @p total units
+ * (bytes for imports, examples for generators). */
+typedef void (*hog_progress_fn)(void *ud, uint64_t done, uint64_t total);
+
+/** Input formats of hog_import(). */
+enum hog_format {
+	HOG_FORMAT_LIBSVM = 1, /**< LIBSVM / SVMlight text */
+	HOG_FORMAT_CSV = 2,    /**< comma (or tab, semicolon) separated values, one label column */
+	HOG_FORMAT_RATINGS = 3,/**< user, item, rating[, timestamp] per line; TSV or CSV */
+	HOG_FORMAT_IDX = 4,    /**< MNIST idx: an image file and a label file */
+};
+
+/** Options for hog_import(); zero means the default. */
+typedef struct hog_import_opts {
+	enum hog_format format;
+	enum hog_task task;       /**< 0: decided from the labels */
+	uint64_t features;        /**< libsvm: dimension (0: 1 + largest id seen) */
+	int label_col;            /**< csv: label column, 0-based; negative counts from the end */
+	int header;               /**< csv, ratings: 1 yes, 0 no, -1 (default) detect */
+	char delim;               /**< csv, ratings: 0 detects ',', '\t', ';' or whitespace */
+	size_t max_line;          /**< longest line accepted (default 16 MiB) */
+	uint32_t block_examples;  /**< examples per block */
+	hog_progress_fn progress; /**< called every few MB; may be NULL */
+	void *progress_ud;
+} hog_import_opts;
+
+/** Imports @p nin input files (plain or gzip) into a new data set at @p out.
+ * Malformed input fails with HOG_EDATA and err->msg = "FILE:LINE:COLUMN: what";
+ * nothing is left at @p out then. */
+int hog_import(const char *const *in, int nin, const char *out, const hog_import_opts *o,
+               hog_err *err);
+
+/** Options for hog_gen(); zero means the default (RCV1's shape for sparse). */
+typedef struct hog_gen_opts {
+	enum hog_kind kind;
+	uint64_t seed;            /**< default 1 */
+	uint64_t examples;        /**< sparse 781265; ratings: number of ratings 1000000; dense 60000 */
+	uint64_t features;        /**< sparse 47236; dense: columns 64 */
+	double nnz_per_example;   /**< sparse: mean 71 */
+	double zipf;              /**< sparse: feature popularity exponent, default 1.0 */
+	double noise;             /**< sparse: label flip rate (default 0.04); ratings: noise sd (0.5) */
+	int binary_values;        /**< sparse: all values 1 instead of unit-norm rows */
+	uint64_t users, items;    /**< ratings: default 20000 x 2000 */
+	uint32_t rank;            /**< ratings: rank of the hidden factors (default 10) */
+	uint32_t classes;         /**< dense: classes (default 10) */
+	uint32_t block_examples;
+	hog_progress_fn progress;
+	void *progress_ud;
+} hog_gen_opts;
+
+/** Generates a synthetic data set at @p out (atomically). */
+int hog_gen(const char *out, const hog_gen_opts *o, hog_err *err);
+
+/** Statistics of a sparse data set, in the Hogwild! paper's terms (Niu et al. 2011, §2):
+ * the examples are the hyperedges of a graph over the features. */
+typedef struct hog_stats {
+	uint64_t examples, features, nnz, used_features;
+	double nnz_mean; uint64_t nnz_min, nnz_max; /**< per example; nnz_max is the paper's Omega */
+	double delta;        /**< Delta: the largest fraction of examples that share one feature */
+	double rho_max;      /**< rho (estimated on a sample): largest fraction of examples that
+	                          share a feature with a given one */
+	double rho_mean;     /**< the same, averaged over the sample */
+	uint64_t top_feature; uint64_t top_count; /**< the most used feature and its count */
+	double hot1pct_share;/**< share of nonzeros that fall on the 1% most used features */
+} hog_stats;
+
+/** Computes #hog_stats for a loaded sparse data set; @p sample examples for rho. */
+int hog_data_stats(const hog_data *d, uint64_t sample, uint64_t seed, hog_stats *st, hog_err *err);
+
+/** Checks every block of a data set. @return 0 or the first damage found. */
+int hog_store_verify(const char *path, uint64_t *blocks_checked, hog_err *err);
+
+/** Splits a data set into two by fraction: each example goes to @p out_b with
+ * probability @p fraction, decided by a hash of @p seed and its index. */
+int hog_data_split(const char *in, const char *out_a, const char *out_b, double fraction,
+                   uint64_t seed, hog_err *err);
+
+/** Writes a sparse data set as LIBSVM text to @p fd (labels and values printed so
+ * that importing the text again gives the same floats). */
+int hog_export_libsvm(const char *in, int fd, hog_err *err);
+
+/** @} */
+
+/* ------------------------------------------------------------------------- */
+/** @defgroup topo Threads and placement
+ * @{ */
+
+/** How workers are pinned (hwloc): to one core each, to a NUMA node, or not at all. */
+enum hog_bind {
+	HOG_BIND_CORE = 0,
+	HOG_BIND_NUMA = 1,
+	HOG_BIND_NONE = 2,
+};
+
+/** @} */
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HOGWILD_H */

@@ -1,0 +1,47 @@
+/* Shared pieces of the command-line front end: the only code that prints to the
+ * terminal, reads argv and calls exit(). Exit codes: 0 success, 1 data or
+ * run-time error, 2 usage error, 130/143 interrupted. */
+#ifndef HOG_CLI_H
+#define HOG_CLI_H
+#include "hogwild.h"
+#include <stdint.h>
+#include <stdio.h>
+
+#define EXIT_USAGE 2
+
+/** Each subcommand: argc/argv start at the subcommand's own name. */
+int cmd_data(int argc, char **argv);
+int cmd_train(int argc, char **argv);
+int cmd_eval(int argc, char **argv);
+int cmd_predict(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_topo(int argc, char **argv);
+int cmd_demo(int argc, char **argv);
+
+/** Prints "hogwild CMD: message" to stderr and returns 2 (usage) — callers
+ * `return cli_usage_error(...)`; prints the usage line too when @p usage. */
+int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/** Prints a library error ("hogwild: <msg>") and returns 1 (or 2 for HOG_ECONFIG). */
+int cli_fail(const hog_err *err, int rc);
+
+/** Strict number parsing for option values: the whole string must be a number
+ * within [lo, hi]. Return 0 on success, -1 otherwise. */
+int cli_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
+int cli_parse_int(const char *s, long lo, long hi, long *out);
+int cli_parse_double(const char *s, double lo, double hi, double *out);
+
+/** 1 when progress should be drawn on stderr (a terminal, not --quiet). */
+int cli_progress_wanted(int quiet);
+/** A progress callback that draws "label: 42% 123 MB/s ETA 3s" on stderr. */
+typedef struct cli_progress {
+	const char *label;
+	const char *unit;      /* "B" for bytes (shown as MB/s) or "ex" */
+	double t0, last;
+	int drawn;
+} cli_progress;
+void cli_progress_cb(void *ud, uint64_t done, uint64_t total);
+void cli_progress_end(cli_progress *p);
+double cli_now(void);
+
+#endif

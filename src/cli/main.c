@@ -1,0 +1,154 @@
+/* hogwild: the command-line front end. Dispatches to one file per subcommand and
+ * holds the helpers they share (errors, number parsing, progress lines). */
+#include "cli/cli.h"
+#include <errno.h>
+#include <locale.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char usage_text[] =
+	"usage: hogwild <command> [options]\n"
+	"\n"
+	"commands:\n"
+	"  data import|gen|info|verify|split|export   make and inspect data sets (LMDB)\n"
+	"  train     train a model (lock-free or locking update modes)\n"
+	"  eval      evaluate a saved model on a data set\n"
+	"  predict   write a model's predictions\n"
+	"  compare   run every update mode and thread count side by side\n"
+	"  topo      show the machine and the thread placement plan\n"
+	"  demo      the built-in comparison: lock-free vs locked on a generated set\n"
+	"\n"
+	"  hogwild <command> -h    options of a command;  man hogwild  the manual\n"
+	"  hogwild --version\n";
+
+int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "hogwild%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	if (usage)
+		fputs(usage, stderr);
+	return EXIT_USAGE;
+}
+
+int cli_fail(const hog_err *err, int rc)
+{
+	if (err && err->msg[0])
+		fprintf(stderr, "hogwild: %s\n", err->msg);
+	else
+		fprintf(stderr, "hogwild: %s\n", hog_strerror(rc));
+	return rc == HOG_ECONFIG ? EXIT_USAGE : 1;
+}
+
+int cli_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	char *end;
+	if (!s || !*s || *s == '-')
+		return -1;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int cli_parse_int(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int cli_parse_double(const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || *end || !isfinite(v) || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+double cli_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int cli_progress_wanted(int quiet)
+{
+	return !quiet && isatty(2);
+}
+
+void cli_progress_cb(void *ud, uint64_t done, uint64_t total)
+{
+	cli_progress *p = ud;
+	double t = cli_now();
+	if (p->t0 == 0)
+		p->t0 = t;
+	if (t - p->last < 0.2 && done < total)
+		return;
+	p->last = t;
+	double el = t - p->t0, rate = el > 0 ? done / el : 0;
+	char r[48] = "";
+	if (p->unit && !strcmp(p->unit, "B"))
+		snprintf(r, sizeof r, "%.0f MB/s", rate / 1e6);
+	else
+		snprintf(r, sizeof r, "%.3g %s/s", rate, p->unit ? p->unit : "");
+	if (total)
+		fprintf(stderr, "\r%s: %3.0f%%  %s  ETA %.0fs   ", p->label, 100.0 * done / total, r,
+		        rate > 0 && total > done ? (total - done) / rate : 0.0);
+	else
+		fprintf(stderr, "\r%s: %llu  %s   ", p->label, (unsigned long long)done, r);
+	p->drawn = 1;
+}
+
+void cli_progress_end(cli_progress *p)
+{
+	if (p->drawn)
+		fputs("\r\033[K", stderr);
+	p->drawn = 0;
+}
+
+int main(int argc, char **argv)
+{
+	setlocale(LC_ALL, "C"); /* numbers in files and output use '.' whatever the user's locale */
+	if (argc < 2)
+		return cli_usage_error(NULL, usage_text, "no command given");
+	const char *c = argv[1];
+	if (!strcmp(c, "-h") || !strcmp(c, "--help") || !strcmp(c, "help")) {
+		fputs(usage_text, stdout);
+		return 0;
+	}
+	if (!strcmp(c, "--version") || !strcmp(c, "-V")) {
+		printf("hogwild %s (data format %d)\n", HOG_VERSION_STRING, HOG_FORMAT_VERSION);
+		return 0;
+	}
+	static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {
+		{ "data", cmd_data }, { "train", cmd_train }, { "eval", cmd_eval },
+		{ "predict", cmd_predict }, { "compare", cmd_compare }, { "topo", cmd_topo },
+		{ "demo", cmd_demo },
+	};
+	for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++)
+		if (!strcmp(c, cmds[i].name))
+			return cmds[i].fn(argc - 1, argv + 1);
+	return cli_usage_error(NULL, usage_text, "unknown command '%s'", c);
+}

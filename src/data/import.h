@@ -1,0 +1,30 @@
+/* The importers behind hog_import(): one function per input format, each reading
+ * its inputs through hog_input and filling a writer opened by the caller. They
+ * report malformed input as "FILE:LINE:COLUMN: what is wrong" (HOG_EDATA). */
+#ifndef HOG_DATA_IMPORT_H
+#define HOG_DATA_IMPORT_H
+#include "data/input.h"
+#include "hogwild.h"
+
+/** What every importer gets. */
+typedef struct hog_import_ctx {
+	const char *const *in;
+	int nin;
+	const char *out;
+	const hog_import_opts *o;
+	uint64_t total_bytes; /* sum of the input sizes, for progress */
+	uint64_t done_bytes;  /* inputs finished so far */
+} hog_import_ctx;
+
+/** Each opens its own writer on ctx->out and commits it on success. */
+int hog_import_libsvm(hog_import_ctx *c, hog_err *err);
+int hog_import_csv(hog_import_ctx *c, hog_err *err);
+int hog_import_ratings(hog_import_ctx *c, hog_err *err);
+int hog_import_idx(hog_import_ctx *c, hog_err *err);
+
+/** Calls the progress hook with the bytes read so far (cheap; rate-limit inside). */
+void hog_import_progress(hog_import_ctx *c, const hog_input *in);
+/** "a.txt, b.txt" (truncated) into buf, for the meta 'source' entry. */
+void hog_import_source(const hog_import_ctx *c, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,536 @@
+/* The data set store on LMDB (DESIGN §3, man/hogwild-data.5): one file per data
+ * set (MDB_NOSUBDIR), named databases "meta" (text key/values and binary id maps)
+ * and "blocks" (big-endian u64 block number -> block, see block.c).
+ *
+ * Readers open read-only without a lock file (MDB_RDONLY|MDB_NOLOCK) so any number
+ * of trainers can share one file, hold one read transaction for the store's life
+ * and hand out views that point into the memory map (LMDB's overflow pages keep
+ * large values contiguous; we check alignment and copy when it does not hold).
+ * Writers fill a temporary file beside the target with MDB_APPEND puts and rename
+ * it into place after a full sync, so a data set is either whole or absent. */
+#include "data/store.h"
+#include "data/block.h"
+#include "sys/err.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <lmdb.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define META_FORMAT "hogwild-data"
+
+
+
+/* ---------------------------------------------------------------- helpers */
+
+const char *hog_kind_name(enum hog_kind k)
+{
+	switch (k) {
+	case HOG_KIND_SPARSE: return "sparse";
+	case HOG_KIND_RATINGS: return "ratings";
+	case HOG_KIND_DENSE: return "dense";
+	}
+	return "unknown";
+}
+
+const char *hog_task_name(enum hog_task t)
+{
+	switch (t) {
+	case HOG_TASK_BINARY: return "binary";
+	case HOG_TASK_MULTICLASS: return "multiclass";
+	case HOG_TASK_REGRESSION: return "regression";
+	case HOG_TASK_RATINGS: return "ratings";
+	}
+	return "unknown";
+}
+
+enum hog_task hog_task_parse(const char *s)
+{
+	for (int t = HOG_TASK_BINARY; t <= HOG_TASK_RATINGS; t++)
+		if (!strcmp(s, hog_task_name((enum hog_task)t)))
+			return (enum hog_task)t;
+	return 0;
+}
+
+static enum hog_kind kind_parse(const char *s)
+{
+	for (int k = HOG_KIND_SPARSE; k <= HOG_KIND_DENSE; k++)
+		if (!strcmp(s, hog_kind_name((enum hog_kind)k)))
+			return (enum hog_kind)k;
+	return 0;
+}
+
+char *hog_tmp_path(const char *path)
+{
+	size_t n = strlen(path) + 32;
+	char *t = malloc(n);
+	if (t)
+		snprintf(t, n, "%s.tmp.%ld", path, (long)getpid());
+	return t;
+}
+
+int hog_fsync_dir(const char *path)
+{
+	char *dir = strdup(path);
+	if (!dir)
+		return ENOMEM;
+	char *slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = 0;
+	else if (slash)
+		*slash = 0;
+	else
+		strcpy(dir, ".");
+	int fd = open(dir, O_RDONLY | O_DIRECTORY), rc = 0;
+	if (fd < 0 || fsync(fd) != 0)
+		rc = errno;
+	if (fd >= 0)
+		close(fd);
+	free(dir);
+	return rc == EINVAL ? 0 : rc; /* some file systems cannot sync directories */
+}
+
+int hog_check_regular_input(const char *path, hog_err *err)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return hog_err_set(err, errno, "%s: %s", path, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return hog_err_set(err, EISDIR, "%s: is a directory, not a file", path);
+	return 0;
+}
+
+static void key_be(uint64_t v, unsigned char k[8])
+{
+	for (int i = 7; i >= 0; i--, v >>= 8)
+		k[i] = (unsigned char)v;
+}
+
+/* ---------------------------------------------------------------- reader */
+
+struct hog_store {
+	char *path;
+	MDB_env *env;
+	MDB_txn *txn;
+	MDB_dbi meta_dbi, blocks_dbi;
+	hog_meta meta;
+	void **copies; /* aligned copies of misaligned blocks, freed at close */
+	size_t ncopies;
+};
+
+static int meta_get(hog_store *s, const char *key, MDB_val *v)
+{
+	MDB_val k = { strlen(key), (void *)key };
+	return mdb_get(s->txn, s->meta_dbi, &k, v);
+}
+
+int hog_store_meta_get(hog_store *s, const char *key, char *buf, size_t size)
+{
+	MDB_val v;
+	if (meta_get(s, key, &v) != 0)
+		return ENOENT;
+	size_t n = v.mv_size < size - 1 ? v.mv_size : size - 1;
+	memcpy(buf, v.mv_data, n);
+	buf[n] = 0;
+	return 0;
+}
+
+/* Reads a required unsigned meta entry. */
+static int meta_u64(hog_store *s, const char *key, uint64_t *out, int required, hog_err *err)
+{
+	char buf[64], *end;
+	*out = 0;
+	if (hog_store_meta_get(s, key, buf, sizeof buf) != 0)
+		return required ? hog_err_set(err, HOG_ECORRUPT, "%s: meta entry '%s' is missing", s->path, key) : 0;
+	errno = 0;
+	unsigned long long v = strtoull(buf, &end, 10);
+	if (errno || end == buf || *end || buf[0] == '-')
+		return hog_err_set(err, HOG_ECORRUPT, "%s: meta entry '%s' = '%s' is not a count", s->path, key, buf);
+	*out = v;
+	return 0;
+}
+
+static int meta_f64(hog_store *s, const char *key, double *out)
+{
+	char buf[64];
+	*out = 0;
+	if (hog_store_meta_get(s, key, buf, sizeof buf) == 0)
+		*out = strtod(buf, NULL);
+	return 0;
+}
+
+static int store_read_meta(hog_store *s, hog_err *err)
+{
+	char buf[64];
+	hog_meta *m = &s->meta;
+	if (hog_store_meta_get(s, "format", buf, sizeof buf) != 0 || strcmp(buf, META_FORMAT) != 0)
+		return hog_err_set(err, HOG_EFORMAT, "%s: an LMDB file, but not a hogwild data set", s->path);
+	uint64_t v;
+	int rc;
+	if ((rc = meta_u64(s, "version", &v, 1, err)))
+		return rc;
+	if (v > HOG_FORMAT_VERSION)
+		return hog_err_set(err, HOG_EVERSION,
+		                   "%s: data set format version %llu is newer than this hogwild reads (%d); upgrade hogwild",
+		                   s->path, (unsigned long long)v, HOG_FORMAT_VERSION);
+	m->version = (uint32_t)v;
+	if (hog_store_meta_get(s, "kind", buf, sizeof buf) != 0 || !(m->kind = kind_parse(buf)))
+		return hog_err_set(err, HOG_ECORRUPT, "%s: meta entry 'kind' is missing or unknown", s->path);
+	if (hog_store_meta_get(s, "task", buf, sizeof buf) != 0 || !(m->task = hog_task_parse(buf)))
+		return hog_err_set(err, HOG_ECORRUPT, "%s: meta entry 'task' is missing or unknown", s->path);
+	uint64_t classes = 0, u8 = 0;
+	if ((rc = meta_u64(s, "examples", &m->examples, 1, err)) ||
+	    (rc = meta_u64(s, "features", &m->features, 1, err)) ||
+	    (rc = meta_u64(s, "nnz", &m->nnz, 1, err)) ||
+	    (rc = meta_u64(s, "blocks", &m->blocks, 1, err)) ||
+	    (rc = meta_u64(s, "users", &m->users, 0, err)) ||
+	    (rc = meta_u64(s, "items", &m->items, 0, err)) ||
+	    (rc = meta_u64(s, "classes", &classes, 0, err)) ||
+	    (rc = meta_u64(s, "dense_u8", &u8, 0, err)) ||
+	    (rc = meta_u64(s, "positives", &m->positives, 0, err)))
+		return rc;
+	m->classes = (uint32_t)classes;
+	m->dense_u8 = (uint32_t)u8;
+	double scale;
+	meta_f64(s, "dense_scale", &scale);
+	m->dense_scale = (float)scale;
+	meta_f64(s, "label_min", &m->label_min);
+	meta_f64(s, "label_max", &m->label_max);
+	meta_f64(s, "label_sum", &m->label_sum);
+	hog_store_meta_get(s, "source", m->source, sizeof m->source);
+	if (m->features > UINT32_MAX || m->users > UINT32_MAX || m->items > UINT32_MAX)
+		return hog_err_set(err, HOG_ECORRUPT, "%s: dimensions beyond 2^32 are not supported", s->path);
+	if (m->kind == HOG_KIND_RATINGS && (m->users == 0 || m->items == 0))
+		return hog_err_set(err, HOG_ECORRUPT, "%s: a ratings data set without users or items", s->path);
+	MDB_stat st;
+	if ((rc = mdb_stat(s->txn, s->blocks_dbi, &st)) != 0)
+		return hog_err_lmdb(err, rc, "reading blocks", s->path);
+	if (st.ms_entries != m->blocks)
+		return hog_err_set(err, HOG_ECORRUPT, "%s: meta says %llu blocks, file holds %zu", s->path,
+		                   (unsigned long long)m->blocks, (size_t)st.ms_entries);
+	return 0;
+}
+
+int hog_store_open(hog_store **out, const char *path, hog_err *err)
+{
+	*out = NULL;
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return hog_err_set(err, errno, "%s: %s", path, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return hog_err_set(err, EISDIR, "%s: is a directory, not a data set file", path);
+	if (access(path, R_OK) != 0)
+		return hog_err_set(err, errno, "%s: %s", path, strerror(errno));
+	if (st.st_size == 0)
+		return hog_err_set(err, HOG_EFORMAT, "%s: empty file, not a hogwild data set", path);
+	hog_store *s = calloc(1, sizeof *s);
+	int rc;
+	if (!s || !(s->path = strdup(path))) {
+		free(s);
+		return hog_err_set(err, ENOMEM, "%s: out of memory", path);
+	}
+	if ((rc = mdb_env_create(&s->env)) != 0 || (rc = mdb_env_set_maxdbs(s->env, 4)) != 0) {
+		rc = hog_err_lmdb(err, rc, "creating environment", path);
+		goto fail;
+	}
+	rc = mdb_env_open(s->env, path, MDB_RDONLY | MDB_NOLOCK | MDB_NOSUBDIR, 0644);
+	if (rc == MDB_INVALID || rc == MDB_VERSION_MISMATCH || rc == EINVAL) {
+		rc = hog_err_set(err, HOG_EFORMAT, "%s: not an LMDB file, so not a hogwild data set", path);
+		goto fail;
+	} else if (rc != 0) {
+		rc = hog_err_lmdb(err, rc, "opening", path);
+		goto fail;
+	}
+	if ((rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &s->txn)) != 0) {
+		rc = hog_err_lmdb(err, rc, "starting a read transaction", path);
+		goto fail;
+	}
+	if (mdb_dbi_open(s->txn, "meta", 0, &s->meta_dbi) != 0 ||
+	    mdb_dbi_open(s->txn, "blocks", 0, &s->blocks_dbi) != 0) {
+		rc = hog_err_set(err, HOG_EFORMAT, "%s: an LMDB file, but not a hogwild data set", path);
+		goto fail;
+	}
+	if ((rc = store_read_meta(s, err)) != 0)
+		goto fail;
+	*out = s;
+	return 0;
+fail:
+	hog_store_close(s);
+	return rc;
+}
+
+const hog_meta *hog_store_meta(const hog_store *s) { return &s->meta; }
+
+const uint64_t *hog_store_idmap(hog_store *s, const char *which, uint64_t *n)
+{
+	char key[64];
+	MDB_val v;
+	snprintf(key, sizeof key, "idmap.%s", which);
+	*n = 0;
+	if (meta_get(s, key, &v) != 0 || v.mv_size % 8 != 0 || ((uintptr_t)v.mv_data & 7))
+		return NULL;
+	*n = v.mv_size / 8;
+	return v.mv_data;
+}
+
+/* Views a stored value as a block, copying it to aligned memory if needed. */
+static int store_view(hog_store *s, uint64_t index, MDB_val *v, uint64_t expect_first,
+                      hog_block *b, hog_err *err)
+{
+	const void *p = v->mv_data;
+	if ((uintptr_t)p & 7) {
+		void **c = realloc(s->copies, (s->ncopies + 1) * sizeof *c);
+		if (!c)
+			return hog_err_set(err, ENOMEM, "%s: out of memory", s->path);
+		s->copies = c;
+		if (!(c[s->ncopies] = aligned_alloc(8, (v->mv_size + 7) & ~(size_t)7)))
+			return hog_err_set(err, ENOMEM, "%s: out of memory", s->path);
+		memcpy(c[s->ncopies], p, v->mv_size);
+		p = c[s->ncopies++];
+	}
+	int rc = hog_block_decode(p, v->mv_size, index, expect_first, &s->meta, b, err);
+	if (rc)
+		return hog_err_prefix(err, "%s", s->path);
+	if (b->first + b->n > s->meta.examples)
+		return hog_err_set(err, HOG_ECORRUPT, "%s: block %llu: runs past the %llu examples the data set has",
+		                   s->path, (unsigned long long)index, (unsigned long long)s->meta.examples);
+	return 0;
+}
+
+int hog_store_block(hog_store *s, uint64_t index, hog_block *b, hog_err *err)
+{
+	unsigned char kb[8];
+	key_be(index, kb);
+	MDB_val k = { 8, kb }, v;
+	int rc = mdb_get(s->txn, s->blocks_dbi, &k, &v);
+	if (rc == MDB_NOTFOUND)
+		return hog_err_set(err, HOG_ECORRUPT, "%s: block %llu is missing", s->path, (unsigned long long)index);
+	if (rc)
+		return hog_err_lmdb(err, rc, "reading a block", s->path);
+	uint32_t n;
+	uint64_t first;
+	if (hog_block_peek(v.mv_data, v.mv_size, &n, &first) != 0)
+		return hog_err_set(err, HOG_ECORRUPT, "%s: block %llu: bad header", s->path, (unsigned long long)index);
+	return store_view(s, index, &v, first, b, err);
+}
+
+/* Walks every block in order with a cursor, checking that the blocks are numbered
+ * 0, 1, 2... and that their examples follow on. Calls fn for each. */
+typedef int (*block_fn)(void *ud, const hog_block *b, hog_err *err);
+
+static int store_each(hog_store *s, block_fn fn, void *ud, hog_err *err)
+{
+	MDB_cursor *cur;
+	int rc = mdb_cursor_open(s->txn, s->blocks_dbi, &cur);
+	if (rc)
+		return hog_err_lmdb(err, rc, "reading blocks", s->path);
+	MDB_val k, v;
+	uint64_t index = 0, next = 0;
+	int ours = 0; /* rc came from us, not from the cursor */
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0; rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		ours = 1;
+		unsigned char kb[8];
+		key_be(index, kb);
+		if (k.mv_size != 8 || memcmp(k.mv_data, kb, 8) != 0) {
+			rc = hog_err_set(err, HOG_ECORRUPT, "%s: block %llu is missing or misnumbered", s->path,
+			                 (unsigned long long)index);
+			break;
+		}
+		hog_block b;
+		if ((rc = store_view(s, index, &v, next, &b, err)) || (rc = fn(ud, &b, err)))
+			break;
+		next += b.n;
+		index++;
+		ours = 0;
+	}
+	mdb_cursor_close(cur);
+	if (rc == MDB_NOTFOUND) {
+		rc = 0;
+		if (next != s->meta.examples)
+			rc = hog_err_set(err, HOG_ECORRUPT, "%s: blocks hold %llu examples, meta says %llu", s->path,
+			                 (unsigned long long)next, (unsigned long long)s->meta.examples);
+	} else if (rc && !ours) {
+		rc = hog_err_lmdb(err, rc, "reading blocks", s->path);
+	}
+	return rc;
+}
+
+void hog_store_close(hog_store *s)
+{
+	if (!s)
+		return;
+	if (s->txn)
+		mdb_txn_abort(s->txn);
+	if (s->env)
+		mdb_env_close(s->env);
+	for (size_t i = 0; i < s->ncopies; i++)
+		free(s->copies[i]);
+	free(s->copies);
+	free(s->path);
+	free(s);
+}
+
+static int verify_block(void *ud, const hog_block *b, hog_err *err)
+{
+	(void)b; (void)err;
+	(*(uint64_t *)ud)++;
+	return 0;
+}
+
+int hog_store_verify(const char *path, uint64_t *blocks_checked, hog_err *err)
+{
+	hog_store *s;
+	uint64_t count = 0;
+	int rc = hog_store_open(&s, path, err);
+	if (rc == 0) {
+		rc = store_each(s, verify_block, &count, err);
+		hog_store_close(s);
+	}
+	if (blocks_checked)
+		*blocks_checked = count;
+	return rc;
+}
+
+/* ---------------------------------------------------------------- loader */
+
+struct load_state {
+	hog_data *d;
+	uint64_t at, nnz_at;
+	int has_vals;
+};
+
+static int load_block(void *ud, const hog_block *b, hog_err *err)
+{
+	struct load_state *ls = ud;
+	hog_data *d = ls->d;
+	uint64_t i0 = ls->at, n = b->n;
+	switch (b->kind) {
+	case HOG_KIND_SPARSE:
+		if (ls->nnz_at + b->nnz > d->nnz)
+			return hog_err_set(err, HOG_ECORRUPT, "block %llu: more nonzeros than the data set's %llu",
+			                   (unsigned long long)b->index, (unsigned long long)d->nnz);
+		if (b->vals && !d->vals) {
+			if (!(d->vals = malloc(d->nnz * sizeof *d->vals + 4)))
+				return hog_err_set(err, ENOMEM, "out of memory for values");
+			for (uint64_t j = 0; j < ls->nnz_at; j++)
+				d->vals[j] = 1.0f;
+		}
+		memcpy(d->ids + ls->nnz_at, b->ids, b->nnz * 4);
+		if (d->vals) {
+			if (b->vals)
+				memcpy(d->vals + ls->nnz_at, b->vals, b->nnz * 4);
+			else
+				for (uint64_t j = 0; j < b->nnz; j++)
+					d->vals[ls->nnz_at + j] = 1.0f;
+		}
+		for (uint64_t i = 0; i < n; i++)
+			d->offsets[i0 + i + 1] = ls->nnz_at + b->offsets[i + 1];
+		ls->nnz_at += b->nnz;
+		__attribute__((fallthrough)); /* labels, as for dense */
+	case HOG_KIND_DENSE:
+		if (d->meta.task == HOG_TASK_BINARY)
+			for (uint64_t i = 0; i < n; i++)
+				d->labels[i0 + i] = b->labels[i] > 0 ? 1.0f : -1.0f;
+		else
+			memcpy(d->labels + i0, b->labels, n * 4);
+		if (b->kind == HOG_KIND_DENSE) {
+			size_t m = (size_t)n * b->cols;
+			float *x = d->x + i0 * d->dim;
+			if (b->xu8)
+				for (size_t j = 0; j < m; j++)
+					x[j] = b->xu8[j] * b->scale;
+			else
+				memcpy(x, b->xf, m * 4);
+		}
+		break;
+	case HOG_KIND_RATINGS:
+		memcpy(d->users + i0, b->users, n * 4);
+		memcpy(d->items + i0, b->items, n * 4);
+		memcpy(d->ratings + i0, b->ratings, n * 4);
+		break;
+	}
+	if (d->meta.task == HOG_TASK_MULTICLASS && b->labels)
+		for (uint64_t i = 0; i < n; i++) {
+			float y = b->labels[i];
+			if (y < 0 || y >= d->meta.classes || y != (float)(uint32_t)y)
+				return hog_err_set(err, HOG_ECORRUPT, "block %llu, example %llu: class %g out of 0..%u",
+				                   (unsigned long long)b->index, (unsigned long long)(i0 + i), y,
+				                   d->meta.classes - 1);
+		}
+	ls->at += n;
+	return 0;
+}
+
+int hog_data_load(hog_data **out, const char *path, hog_err *err)
+{
+	*out = NULL;
+	hog_store *s;
+	int rc = hog_store_open(&s, path, err);
+	if (rc)
+		return rc;
+	hog_data *d = calloc(1, sizeof *d);
+	if (!d) {
+		hog_store_close(s);
+		return hog_err_set(err, ENOMEM, "out of memory");
+	}
+	d->meta = s->meta;
+	d->n = s->meta.examples;
+	d->dim = s->meta.features;
+	d->nnz = s->meta.nnz;
+	size_t n = d->n;
+	int oom = 0;
+	switch (d->meta.kind) {
+	case HOG_KIND_SPARSE:
+		oom = !(d->labels = malloc(n * 4 + 4)) || !(d->offsets = calloc(n + 1, 8)) ||
+		      !(d->ids = malloc(d->nnz * 4 + 4));
+		break;
+	case HOG_KIND_DENSE:
+		oom = !(d->labels = malloc(n * 4 + 4)) || !(d->x = malloc(n * d->dim * 4 + 4));
+		break;
+	case HOG_KIND_RATINGS:
+		oom = !(d->users = malloc(n * 4 + 4)) || !(d->items = malloc(n * 4 + 4)) ||
+		      !(d->ratings = malloc(n * 4 + 4));
+		break;
+	}
+	if (oom) {
+		rc = hog_err_set(err, ENOMEM, "%s: out of memory loading %llu examples", path, (unsigned long long)n);
+		goto fail;
+	}
+	struct load_state ls = { .d = d };
+	if ((rc = store_each(s, load_block, &ls, err)) != 0) {
+		if (strncmp(err ? err->msg : "", path, strlen(path)) != 0)
+			hog_err_prefix(err, "%s", path);
+		goto fail;
+	}
+	if (d->meta.kind == HOG_KIND_SPARSE && ls.nnz_at != d->nnz) {
+		rc = hog_err_set(err, HOG_ECORRUPT, "%s: blocks hold %llu nonzeros, meta says %llu", path,
+		                 (unsigned long long)ls.nnz_at, (unsigned long long)d->nnz);
+		goto fail;
+	}
+	hog_store_close(s);
+	*out = d;
+	return 0;
+fail:
+	hog_store_close(s);
+	hog_data_free(d);
+	return rc;
+}
+
+void hog_data_free(hog_data *d)
+{
+	if (!d)
+		return;
+	free(d->labels);
+	free(d->offsets);
+	free(d->ids);
+	free(d->vals);
+	free(d->users);
+	free(d->items);
+	free(d->ratings);
+	free(d->x);
+	free(d);
+}

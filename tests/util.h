@@ -1,0 +1,20 @@
+/* Helpers shared by the test suites: a private temporary directory per run,
+ * writing small fixture files, and running the hogwild binary. */
+#ifndef HOG_TESTS_UTIL_H
+#define HOG_TESTS_UTIL_H
+#include <CUnit/CUnit.h>
+#include <stddef.h>
+
+/** A fresh temp directory (created once per process, removed at exit). */
+const char *tu_dir(void);
+/** tu_dir()/name into a static rotating buffer. */
+const char *tu_path(const char *name);
+/** Writes @p len bytes (or strlen when len is (size_t)-1) to tu_path(name); returns the path. */
+const char *tu_write(const char *name, const void *data, size_t len);
+/** Writes gzip-compressed data; returns the path. */
+const char *tu_write_gz(const char *name, const void *data, size_t len);
+/** Runs a shell command; returns its exit status (or -1). */
+int tu_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#define TU_ADD(suite, fn) do { if (!CU_add_test(suite, #fn, fn)) return -1; } while (0)
+#endif

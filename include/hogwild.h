@@ -157,6 +157,8 @@ typedef struct hog_writer_opts {
 	                              multiclass if small non-negative integers, else regression) */
 	uint64_t features;       /**< sparse: dimension (0: 1 + largest id); dense: columns (required) */
 	uint32_t block_examples; /**< examples per block (default HOG_BLOCK_EXAMPLES) */
+	uint64_t users, items;   /**< ratings: id ranges (0: 1 + largest id seen) */
+	uint32_t classes;        /**< multiclass: class count (0: 1 + largest label seen) */
 	int dense_u8;            /**< dense: store rows as bytes */
 	float dense_scale;       /**< dense u8: value = byte * scale */
 	const char *source;      /**< recorded in meta */
@@ -225,7 +227,7 @@ typedef struct hog_import_opts {
 	enum hog_task task;       /**< 0: decided from the labels */
 	uint64_t features;        /**< libsvm: dimension (0: 1 + largest id seen) */
 	int label_col;            /**< csv: label column, 0-based; negative counts from the end */
-	int header;               /**< csv, ratings: 1 yes, 0 no, -1 (default) detect */
+	int header;               /**< csv, ratings: 1 yes, 0 no, -1 detect (set it: 0 means no) */
 	char delim;               /**< csv, ratings: 0 detects ',', '\t', ';' or whitespace */
 	size_t max_line;          /**< longest line accepted (default 16 MiB) */
 	uint32_t block_examples;  /**< examples per block */
@@ -300,6 +302,187 @@ enum hog_bind {
 	HOG_BIND_NUMA = 1,
 	HOG_BIND_NONE = 2,
 };
+
+/** @} */
+
+/* ------------------------------------------------------------------------- */
+/** @defgroup train Training
+ *
+ * The shared model is an array of per-coordinate records that every worker reads
+ * and writes at once. How the writes are made is the update mode:
+ *
+ * | mode     | read              | write                                   |
+ * |----------|-------------------|-----------------------------------------|
+ * | serial   | one thread        | plain (the reference; bit-reproducible) |
+ * | lockfree | relaxed atomic    | relaxed atomic store (Hogwild!)         |
+ * | buffered | private replica   | hot coordinates summed per worker and   |
+ * |          | of hot coordinates| added with CAS every K examples; the    |
+ * |          |                   | rest as lockfree                        |
+ * | atomic   | relaxed atomic    | compare-and-swap add per coordinate     |
+ * | striped  | under the locks of the touched stripes, taken in order      |
+ * | locked   | under one global lock                                       |
+ *
+ * Every shared float is a C11 `_Atomic float` touched only with
+ * memory_order_relaxed (plain moves on x86): races are on purpose, but none is a
+ * data race in the C sense, so ThreadSanitizer stays quiet and the compiler
+ * cannot invent stores.
+ * @{ */
+
+enum hog_mode {
+	HOG_MODE_SERIAL = 0,
+	HOG_MODE_LOCKFREE = 1,
+	HOG_MODE_BUFFERED = 2,
+	HOG_MODE_ATOMIC = 3,
+	HOG_MODE_STRIPED = 4,
+	HOG_MODE_LOCKED = 5,
+};
+#define HOG_MODE_COUNT 6
+
+enum hog_loss { HOG_LOSS_LOGISTIC = 0, HOG_LOSS_HINGE = 1, HOG_LOSS_SQUARED = 2 };
+
+/** Step rules (DESIGN §6). */
+enum hog_rule {
+	HOG_RULE_SGD = 0,         /**< w -= lr_t * g */
+	HOG_RULE_ADAGRAD = 1,     /**< per coordinate: w -= lr/(beta+sqrt(sum g^2)) * g */
+	HOG_RULE_ADAREVISION = 2, /**< McMahan & Streeter 2014, delay-tolerant AdaGrad */
+};
+
+/** SGD step-size schedules: lr_t for epoch e (from 0) and example count t. */
+enum hog_sched {
+	HOG_SCHED_CONSTANT = 0, /**< lr */
+	HOG_SCHED_BACKOFF = 1,  /**< lr * backoff^e (the Hogwild! paper's, backoff 0.9) */
+	HOG_SCHED_INVT = 2,     /**< lr / (1 + t/t0) */
+};
+
+/** Names of the enums above ("lockfree", "logistic", "adagrad", "backoff"...), and
+ * the reverse; parse functions return -1 for an unknown name. */
+const char *hog_mode_name(enum hog_mode m);
+const char *hog_loss_name(enum hog_loss l);
+const char *hog_rule_name(enum hog_rule r);
+const char *hog_sched_name(enum hog_sched s);
+const char *hog_bind_name(enum hog_bind b);
+int hog_mode_parse(const char *s);
+int hog_loss_parse(const char *s);
+int hog_rule_parse(const char *s);
+int hog_sched_parse(const char *s);
+int hog_bind_parse(const char *s);
+
+/** Figures of one epoch, handed to hog_train_opts.on_epoch. */
+typedef struct hog_epoch_stats {
+	int epoch;                 /**< from 1 */
+	int threads;
+	double seconds;            /**< wall time of this epoch's updates (evaluation excluded) */
+	double elapsed;            /**< wall time of all epochs so far (evaluation excluded) */
+	uint64_t examples, nnz;    /**< processed in this epoch */
+	double ex_per_s, nnz_per_s_per_thread;
+	double lr;                 /**< step size at the end of the epoch */
+	double train_loss;         /**< progressive: mean loss of the examples before their update */
+	double test_loss, test_acc, test_auc; /**< NAN when there is no test set */
+	double delay_mean, delay_p99, delay_max; /**< sampled updates between read and write */
+	uint64_t delay_samples;
+} hog_epoch_stats;
+
+/** Training progress inside an epoch (for a progress line). */
+typedef struct hog_progress {
+	int epoch, epochs;
+	uint64_t done, total;      /**< examples of this epoch */
+	double seconds;            /**< since the epoch began */
+	double lr, train_loss;
+} hog_progress;
+
+/** Everything that says how to train; hog_train_opts_init() fills the defaults. */
+typedef struct hog_train_opts {
+	enum hog_mode mode;        /**< default lockfree */
+	enum hog_loss loss;        /**< default logistic */
+	enum hog_rule rule;        /**< default sgd */
+	enum hog_sched sched;      /**< default backoff */
+	enum hog_bind bind;        /**< default core */
+	int threads;               /**< default 0: every core */
+	int epochs;                /**< default 20 */
+	double lr;                 /**< step size (alpha for AdaGrad); default 0.5 */
+	double backoff;            /**< per-epoch factor for HOG_SCHED_BACKOFF; default 0.9 */
+	double t0;                 /**< HOG_SCHED_INVT: examples; default = examples in one epoch */
+	uint64_t warmup;           /**< examples over which lr ramps up linearly; default 0 */
+	double l2;                 /**< lambda of (lambda/2)|w|^2 next to the mean loss; default 1e-6 */
+	double adagrad_beta;       /**< beta of AdaGrad/AdaRevision; default 1 */
+	uint64_t seed;             /**< shuffling and sharding; default 1 */
+	int delay;                 /**< apply each update K examples after its read; default 0 */
+	int hot;                   /**< buffered: hot coordinates (-1: chosen from frequencies) */
+	int flush_every;           /**< buffered: examples between flushes; default 256 */
+	int stripes;               /**< striped: coordinates per lock; default 64 */
+	int measure_delay;         /**< sample the delay between read and write (1 in 64 examples) */
+	uint32_t round_examples;   /**< examples per worker between meetings of the team, where
+	                                stop requests, checkpoints and progress are handled
+	                                (default 32768) */
+	const char *checkpoint;    /**< path written at the end of every epoch, every
+	                                checkpoint_every seconds, and when stopped */
+	double checkpoint_every;   /**< seconds; 0: at epoch ends only */
+	const char *resume;        /**< checkpoint to continue from */
+	const char *topology;      /**< hwloc synthetic description or XML (tests); NULL: this machine */
+	volatile int *stop;        /**< set non-zero (by a signal handler) to stop cleanly */
+	void (*on_epoch)(void *ud, const hog_epoch_stats *s);
+	void (*on_progress)(void *ud, const hog_progress *p);
+	void *ud;
+} hog_train_opts;
+
+/** Fills @p o with the defaults. */
+void hog_train_opts_init(hog_train_opts *o);
+
+/** A trained linear model (weights in the data set's feature order, a bias, and
+ * the step rule's state). */
+typedef struct hog_model hog_model;
+
+/** Summary of a finished run. */
+typedef struct hog_train_result {
+	int epochs_done;
+	int threads;
+	double seconds;            /**< training time (evaluation excluded) */
+	hog_epoch_stats last;      /**< the last epoch's figures */
+	int hot;                   /**< buffered: hot coordinates used */
+} hog_train_result;
+
+/** Trains a linear model on @p train (sparse, binary or regression labels),
+ * evaluating on @p test (may be NULL) after every epoch.
+ * @return 0; HOG_ECONFIG (bad option, named in err); HOG_EMISMATCH (data of the
+ * wrong kind, a checkpoint that does not fit); HOG_EDIVERGED (NaN/Inf loss: the
+ * message names the epoch and step size; the last checkpoint stays); HOG_EINTR
+ * (*o->stop was set: a checkpoint was written when o->checkpoint is set). On every
+ * return *model_out (if not NULL) gets the model as it stands, or NULL. */
+int hog_train(const hog_data *train, const hog_data *test, const hog_train_opts *o,
+              hog_model **model_out, hog_train_result *res, hog_err *err);
+
+/** Evaluation of a model on a data set. */
+typedef struct hog_eval {
+	uint64_t examples;
+	double loss;       /**< mean loss of the model's loss function (no regularizer) */
+	double logloss;    /**< binary: mean logistic loss of sigmoid(margin) */
+	double accuracy;   /**< binary: share of sign(margin) == label */
+	double auc;        /**< binary: area under the ROC curve */
+	double rmse;       /**< regression */
+} hog_eval;
+
+/** Margins w.x + b for every example of @p d (sparse; ids beyond the model's
+ * dimension count as zero weight). @p out has d->n entries. */
+int hog_model_predict(const hog_model *m, const hog_data *d, float *out, hog_err *err);
+/** Evaluates @p m on @p d. */
+int hog_model_eval(const hog_model *m, const hog_data *d, hog_eval *ev, hog_err *err);
+/** Writes a model file atomically (temp, fsync, rename): magic, version, shapes,
+ * hyper-parameters, training state, parameters, CRC-32. */
+int hog_model_save(const hog_model *m, const char *path, hog_err *err);
+/** Reads a model file, checking magic, version, sizes and checksum.
+ * @return 0, HOG_EFORMAT, HOG_EVERSION, HOG_ECORRUPT (truncated, checksum), errno. */
+int hog_model_load(hog_model **m, const char *path, hog_err *err);
+void hog_model_free(hog_model *m);
+/** Shapes and hyper-parameters of a model. */
+typedef struct hog_model_info {
+	uint64_t dim;
+	enum hog_loss loss;
+	enum hog_rule rule;
+	int epochs_done;           /**< epochs completed (a checkpoint inside an epoch counts it not) */
+	double bias;
+	const float *weights;      /**< dim weights, stride 1 (a copy owned by the model) */
+} hog_model_info;
+void hog_model_info_get(const hog_model *m, hog_model_info *info);
 
 /** @} */
 

@@ -1,4 +1,289 @@
-/* Not built yet. */
+/* The CSV importer: delimiter-separated numbers, one of the columns the label and
+ * every other column a feature. Feature j is the j-th non-label column (from 0);
+ * zeros are omitted, so the result is a sparse data set whose dimension is the
+ * number of feature columns. The delimiter (',', tab, ';' or runs of blanks) and
+ * a header line are detected from the first line unless the options fix them; a
+ * header's names are kept in the meta entry "columns". Every line must have the
+ * same number of fields as the first; an empty field, a value that is not a
+ * number, NaN or Inf is an error with FILE:LINE:COLUMN, never a silent skip. Only
+ * blank lines are skipped. Quoted fields ("a,b") are split correctly so that a
+ * header with quoted names works; a quoted value in a data line is an error. */
 #include "data/import.h"
+#include "data/parse.h"
 #include "sys/err.h"
-int hog_import_csv(hog_import_ctx *c, hog_err *err) { (void)c; return hog_err_set(err, HOG_ENOTSUP, "csv: not built yet"); }
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Longest "columns" meta entry kept; longer headers end with ",...". */
+#define CSV_COLUMNS_MAX 16384
+
+/* What is shared by the input files of one import. */
+typedef struct csv_state {
+	hog_import_ctx *c;
+	hog_writer *w;      /* opened once the number of fields is known */
+	char sep;           /* field separator; 0: runs of blanks */
+	int sep_known;
+	uint32_t nfields;   /* fields per line, from the first line; 0 until then */
+	uint32_t label;     /* label column, resolved */
+	uint32_t *ids;      /* scratch for one example */
+	float *vals;
+	char *columns;      /* header names joined by ',' (first file), or NULL */
+	char src[256];      /* the writer keeps a pointer to it until the commit */
+} csv_state;
+
+/* Walks the fields of one line. */
+typedef struct csv_split {
+	const char *p;
+	char sep;
+	int done;
+} csv_split;
+
+/* Blanks around a field: spaces and tabs, unless the tab is the separator. */
+static int csv_pad(char ch, char sep) { return (ch == ' ' || ch == '\t') && ch != sep; }
+
+/* Next field as [*s, *e), blanks trimmed; 0 when the line has no more fields. */
+static int csv_next(csv_split *sp, const char **s, const char **e)
+{
+	if (sp->done)
+		return 0;
+	const char *p = sp->p;
+	if (!sp->sep) {
+		p = hog_skip_space(p);
+		if (!*p) {
+			sp->done = 1;
+			return 0;
+		}
+		*s = p;
+		while (*p && !hog_is_space(*p))
+			p++;
+		*e = p;
+		sp->p = p;
+		return 1;
+	}
+	while (csv_pad(*p, sp->sep))
+		p++;
+	*s = p;
+	if (*p == '"') { /* RFC 4180 quoting: "" inside stands for one quote */
+		for (p++; *p; p++) {
+			if (*p == '"' && p[1] != '"')
+				break;
+			if (*p == '"')
+				p++;
+		}
+		if (*p)
+			p++;
+	}
+	while (*p && *p != sp->sep)
+		p++;
+	const char *end = p;
+	while (end > *s && csv_pad(end[-1], sp->sep))
+		end--;
+	*e = end;
+	if (*p == sp->sep)
+		p++;
+	else
+		sp->done = 1;
+	sp->p = p;
+	return 1;
+}
+
+/* 1 when [s, e) is nothing but a number. */
+static int csv_is_number(const char *s, const char *e)
+{
+	double v;
+	const char *q = s < e ? hog_parse_f64(s, &v) : NULL;
+	return q == e;
+}
+
+/* The separator most frequent in the first line, among ',', tab and ';';
+ * 0 (blanks) when none of them occurs. */
+static char csv_detect_sep(const char *line)
+{
+	static const char cand[3] = { ',', '\t', ';' };
+	size_t best = 0;
+	char sep = 0;
+	for (int k = 0; k < 3; k++) {
+		size_t n = 0;
+		for (const char *p = line; *p; p++)
+			n += *p == cand[k];
+		if (n > best) {
+			best = n;
+			sep = cand[k];
+		}
+	}
+	return sep;
+}
+
+/* Keeps the header's names in st->columns: quotes removed, commas and control
+ * characters replaced by '_', cut at a name boundary when too long. */
+static int csv_keep_header(csv_state *st, const char *line, hog_err *err)
+{
+	char *out = malloc(CSV_COLUMNS_MAX + 8);
+	if (!out)
+		return hog_err_set(err, ENOMEM, "out of memory");
+	size_t at = 0;
+	csv_split sp = { line, st->sep, 0 };
+	const char *s, *e;
+	for (uint32_t k = 0; csv_next(&sp, &s, &e); k++) {
+		if (e - s >= 2 && *s == '"' && e[-1] == '"') {
+			s++;
+			e--;
+		}
+		size_t need = (size_t)(e - s) + (k ? 1 : 0);
+		if (at + need > CSV_COLUMNS_MAX) {
+			memcpy(out + at, ",...", 4);
+			at += 4;
+			break;
+		}
+		if (k)
+			out[at++] = ',';
+		for (const char *p = s; p < e; p++) {
+			if (*p == '"' && p + 1 < e && p[1] == '"')
+				p++; /* "" in a quoted name */
+			out[at++] = *p == ',' || (unsigned char)*p < 32 ? '_' : *p;
+		}
+	}
+	out[at] = 0;
+	st->columns = out;
+	return 0;
+}
+
+#define BAD(col, ...) do { \
+	char what_[400]; snprintf(what_, sizeof what_, __VA_ARGS__); \
+	rc = hog_err_set(err, HOG_EDATA, "%s:%llu:%zu: %s", in.path, (unsigned long long)in.line, \
+	                 (size_t)((col) - line) + 1, what_); \
+	goto done; } while (0)
+
+/* The first line of the first file fixes the number of fields and the label
+ * column, and opens the writer (whose dimension depends on them). */
+static int csv_first_line(csv_state *st, const hog_input *in, uint32_t nf, hog_err *err)
+{
+	const hog_import_opts *o = st->c->o;
+	if (nf < 2)
+		return hog_err_set(err, HOG_EDATA, "%s:%llu:1: found %u field%s: a label and at least one "
+		                   "feature column are needed%s", in->path, (unsigned long long)in->line, nf,
+		                   nf == 1 ? "" : "s", st->sep ? "" : " (no ',', tab or ';' in the line)");
+	long lc = o->label_col < 0 ? (long)nf + o->label_col : o->label_col;
+	if (lc < 0 || lc >= (long)nf)
+		return hog_err_set(err, HOG_ECONFIG, "%s:%llu: label column %d is out of range: lines have %u fields",
+		                   in->path, (unsigned long long)in->line, o->label_col, nf);
+	st->nfields = nf;
+	st->label = (uint32_t)lc;
+	if (!(st->ids = malloc(nf * sizeof *st->ids)) || !(st->vals = malloc(nf * sizeof *st->vals)))
+		return hog_err_set(err, ENOMEM, "out of memory for %u columns", nf);
+	hog_import_source(st->c, st->src, sizeof st->src);
+	hog_writer_opts wo = { .kind = HOG_KIND_SPARSE, .task = o->task, .features = nf - 1,
+	                       .block_examples = o->block_examples, .source = st->src };
+	return hog_writer_open(&st->w, st->c->out, &wo, err);
+}
+
+/* Reads one CSV file into the writer. */
+static int csv_file(csv_state *st, const char *path, hog_err *err)
+{
+	hog_import_ctx *c = st->c;
+	hog_input in;
+	int rc = hog_input_open(&in, path, c->o->max_line, err);
+	if (rc)
+		return rc;
+	char *line;
+	size_t len;
+	uint64_t since_progress = 0;
+	int first = 1;
+	while ((rc = hog_input_line(&in, &line, &len, err)) == 1) {
+		if (*hog_skip_space(line) == 0)
+			continue; /* blank line */
+		if (!st->sep_known) {
+			st->sep = c->o->delim == ' ' ? 0 : c->o->delim ? c->o->delim : csv_detect_sep(line);
+			st->sep_known = 1;
+		}
+		csv_split sp = { line, st->sep, 0 };
+		const char *s, *e;
+		if (first) {
+			first = 0;
+			uint32_t nf = 0;
+			int numeric = 1;
+			while (csv_next(&sp, &s, &e)) {
+				numeric &= csv_is_number(s, e);
+				nf++;
+			}
+			if (!st->nfields && (rc = csv_first_line(st, &in, nf, err)))
+				goto done;
+			int header = c->o->header < 0 ? !numeric : c->o->header > 0;
+			if (header) {
+				if (nf != st->nfields)
+					BAD(line + len, "header has %u fields, expected %u", nf, st->nfields);
+				if (!st->columns && (rc = csv_keep_header(st, line, err)))
+					goto done;
+				continue;
+			}
+			sp = (csv_split){ line, st->sep, 0 };
+		}
+		uint32_t k = 0, nnz = 0, j = 0;
+		double y = 0;
+		while (csv_next(&sp, &s, &e)) {
+			if (k == st->nfields) {
+				const char *extra = s;
+				while (csv_next(&sp, &s, &e))
+					k++;
+				BAD(extra, "expected %u fields, found %u", st->nfields, k + 1);
+			}
+			if (s == e)
+				BAD(s, "empty field (column %u)", k + 1);
+			double v;
+			const char *q = hog_parse_f64(s, &v);
+			if (q != e)
+				BAD(s, "expected a number in column %u, found '%.*s'", k + 1,
+				    (int)(e - s > 40 ? 40 : e - s), s);
+			if (!isfinite(v) || !isfinite((float)v))
+				BAD(s, "%s in column %u is not finite", k == st->label ? "label" : "value", k + 1);
+			if (k == st->label) {
+				y = v;
+			} else {
+				if (v != 0) {
+					st->ids[nnz] = j;
+					st->vals[nnz++] = (float)v;
+				}
+				j++;
+			}
+			k++;
+		}
+		if (k != st->nfields)
+			BAD(line + len, "expected %u fields, found %u", st->nfields, k);
+		if ((rc = hog_writer_add_sparse(st->w, (float)y, st->ids, st->vals, nnz, err))) {
+			hog_err_prefix(err, "%s:%llu", path, (unsigned long long)in.line);
+			goto done;
+		}
+		if ((since_progress += len) > (8u << 20)) {
+			since_progress = 0;
+			hog_import_progress(c, &in);
+		}
+	}
+done:
+	c->done_bytes += in.size;
+	hog_input_close(&in);
+	return rc < 0 || rc > 1 ? rc : 0;
+}
+
+int hog_import_csv(hog_import_ctx *c, hog_err *err)
+{
+	csv_state st = { .c = c };
+	int rc = 0;
+	for (int i = 0; i < c->nin && !rc; i++)
+		rc = csv_file(&st, c->in[i], err);
+	if (!rc && !st.w)
+		rc = hog_err_set(err, HOG_EDATA, "%s: no examples in the input", c->in[0]);
+	if (!rc && st.columns)
+		rc = hog_writer_meta_set(st.w, "columns", st.columns, err);
+	free(st.ids);
+	free(st.vals);
+	free(st.columns);
+	if (rc) {
+		hog_writer_abort(st.w);
+		return rc;
+	}
+	if ((rc = hog_writer_commit(st.w, err)) && strstr(err ? err->msg : "", "empty"))
+		hog_err_set(err, rc, "%s: no examples in the input", c->in[0]);
+	return rc;
+}

@@ -1,4 +1,324 @@
-/* Not built yet. */
+/* The ratings importer: one "user item rating [timestamp]" triple per line, as in
+ * MovieLens u.data (tabs), ratings.csv (commas, with a header line), ml-1m's
+ * ratings.dat ('::') or plain blank-separated text. The separator and a header are
+ * detected from the first line unless the options fix them. User and item ids are
+ * unsigned integers up to 2^63 and are renumbered to dense ranges 0..U-1 and
+ * 0..I-1 in order of first appearance; the original ids go into the data set's id
+ * maps ("users", "items") so that predictions can be reported in them. The
+ * timestamp, when present, is not stored. Anything off is an error with
+ * FILE:LINE:COLUMN; only blank lines are skipped. */
 #include "data/import.h"
+#include "data/parse.h"
 #include "sys/err.h"
-int hog_import_ratings(hog_import_ctx *c, hog_err *err) { (void)c; return hog_err_set(err, HOG_ENOTSUP, "ratings: not built yet"); }
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RAT_ID_MAX (1ull << 63)
+#define RAT_EMPTY UINT32_MAX
+/* The writer refuses the dense id UINT32_MAX, so at most that many ids. */
+#define RAT_DENSE_MAX (UINT32_MAX - 1u)
+
+/* Original id -> dense id: an open-addressing table (linear probing, at most half
+ * full) of dense ids, whose keys live in the list of original ids itself, so
+ * that the list is both the key store and the id map written at the end. */
+typedef struct rat_map {
+	uint32_t *slots;  /* dense id or RAT_EMPTY */
+	size_t mask;      /* slots - 1 (a power of two minus one) */
+	uint64_t *ids;    /* dense id -> original id */
+	size_t n, cap;
+} rat_map;
+
+static uint64_t rat_hash(uint64_t x)
+{
+	/* the splitmix64 finalizer: every input bit moves every output bit */
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static int rat_map_init(rat_map *m)
+{
+	memset(m, 0, sizeof *m);
+	m->cap = 1024;
+	m->mask = 2 * m->cap - 1;
+	m->slots = malloc((m->mask + 1) * sizeof *m->slots);
+	m->ids = malloc(m->cap * sizeof *m->ids);
+	if (!m->slots || !m->ids)
+		return ENOMEM;
+	memset(m->slots, 0xff, (m->mask + 1) * sizeof *m->slots);
+	return 0;
+}
+
+static void rat_map_free(rat_map *m)
+{
+	free(m->slots);
+	free(m->ids);
+}
+
+/* Doubles the table and the id list, reinserting every id. */
+static int rat_map_grow(rat_map *m)
+{
+	size_t cap = m->cap * 2, mask = 2 * cap - 1;
+	uint64_t *ids = realloc(m->ids, cap * sizeof *ids);
+	if (!ids)
+		return ENOMEM;
+	m->ids = ids;
+	uint32_t *slots = malloc((mask + 1) * sizeof *slots);
+	if (!slots)
+		return ENOMEM;
+	memset(slots, 0xff, (mask + 1) * sizeof *slots);
+	for (size_t d = 0; d < m->n; d++) {
+		size_t h = rat_hash(m->ids[d]) & mask;
+		while (slots[h] != RAT_EMPTY)
+			h = (h + 1) & mask;
+		slots[h] = (uint32_t)d;
+	}
+	free(m->slots);
+	m->slots = slots;
+	m->mask = mask;
+	m->cap = cap;
+	return 0;
+}
+
+/* The dense id of @p key, adding it when new. @return 0, ENOMEM, or ERANGE when
+ * there are too many distinct ids. */
+static int rat_map_get(rat_map *m, uint64_t key, uint32_t *dense)
+{
+	size_t h = rat_hash(key) & m->mask;
+	for (uint32_t d; (d = m->slots[h]) != RAT_EMPTY; h = (h + 1) & m->mask)
+		if (m->ids[d] == key) {
+			*dense = d;
+			return 0;
+		}
+	if (m->n == RAT_DENSE_MAX)
+		return ERANGE;
+	if (m->n == m->cap) {
+		int rc = rat_map_grow(m);
+		if (rc)
+			return rc;
+		h = rat_hash(key) & m->mask;
+		while (m->slots[h] != RAT_EMPTY)
+			h = (h + 1) & m->mask;
+	}
+	m->ids[m->n] = key;
+	m->slots[h] = (uint32_t)m->n;
+	*dense = (uint32_t)m->n++;
+	return 0;
+}
+
+/* What is shared by the input files of one import. */
+typedef struct rat_state {
+	hog_import_ctx *c;
+	hog_writer *w;
+	const char *sep;   /* "::", "\t", ",", ";" or another one-char string; NULL: blanks */
+	char sep1[2];
+	int sep_known;
+	rat_map users, items;
+} rat_state;
+
+/* Blanks around a field: spaces and tabs, unless the tab is the separator. */
+static int rat_pad(char ch, const char *sep) { return (ch == ' ' || ch == '\t') && !(sep && ch == sep[0]); }
+
+/* Moves *pp past the separator after a field. @return 1 when another field
+ * follows, 0 at the end of the line, -1 when something else is there. */
+static int rat_sep(const char **pp, const char *sep)
+{
+	const char *p = *pp;
+	if (!sep) {
+		if (*p && !hog_is_space(*p))
+			return -1;
+		*pp = p = hog_skip_space(p);
+		return *p != 0;
+	}
+	while (rat_pad(*p, sep))
+		p++;
+	if (*p == 0) {
+		*pp = p;
+		return 0;
+	}
+	size_t k = strlen(sep);
+	if (strncmp(p, sep, k) != 0)
+		return -1;
+	for (p += k; rat_pad(*p, sep); p++)
+		;
+	*pp = p;
+	return 1;
+}
+
+/* Parses an unsigned id at *pp (moved past it). @return NULL, or what is wrong. */
+static const char *rat_parse_id(const char **pp, uint64_t *id)
+{
+	const char *p = *pp;
+	if (*p == '-')
+		return "is negative";
+	const char *q = hog_parse_u64(p, id);
+	if (!q) {
+		while ((unsigned)(*p - '0') < 10)
+			p++;
+		return p - *pp >= 19 ? "is beyond 2^63" : "is not an unsigned integer";
+	}
+	if (*id > RAT_ID_MAX)
+		return "is beyond 2^63";
+	*pp = q;
+	return NULL;
+}
+
+/* The separator of the first line: '::' (ml-1m), then tab, comma, semicolon;
+ * NULL (blanks) when none occurs. */
+static const char *rat_detect_sep(const char *line)
+{
+	if (strstr(line, "::"))
+		return "::";
+	if (strchr(line, '\t'))
+		return "\t";
+	if (strchr(line, ','))
+		return ",";
+	if (strchr(line, ';'))
+		return ";";
+	return NULL;
+}
+
+/* A header line is one whose first field is not an integer. */
+static int rat_is_header(const char *p, const char *sep)
+{
+	if (*p == '-' || *p == '+')
+		p++;
+	const char *d = p;
+	while ((unsigned)(*p - '0') < 10)
+		p++;
+	return p == d || rat_sep(&p, sep) < 0;
+}
+
+#define BAD(col, ...) do { \
+	char what_[400]; snprintf(what_, sizeof what_, __VA_ARGS__); \
+	rc = hog_err_set(err, HOG_EDATA, "%s:%llu:%zu: %s", in.path, (unsigned long long)in.line, \
+	                 (size_t)((col) - line) + 1, what_); \
+	goto done; } while (0)
+
+#define RAT_SHAPE "expected 'user item rating [timestamp]'"
+
+/* Reads one ratings file into the writer. */
+static int rat_file(rat_state *st, const char *path, hog_err *err)
+{
+	hog_import_ctx *c = st->c;
+	hog_input in;
+	int rc = hog_input_open(&in, path, c->o->max_line, err);
+	if (rc)
+		return rc;
+	char *line;
+	size_t len;
+	uint64_t since_progress = 0;
+	int first = 1;
+	while ((rc = hog_input_line(&in, &line, &len, err)) == 1) {
+		if (*hog_skip_space(line) == 0)
+			continue; /* blank line */
+		if (!st->sep_known) {
+			char d = c->o->delim;
+			st->sep = d == 0 ? rat_detect_sep(line) : d == ':' ? "::" : d == ' ' ? NULL : st->sep1;
+			st->sep1[0] = d;
+			st->sep_known = 1;
+		}
+		const char *p = line;
+		while (rat_pad(*p, st->sep))
+			p++;
+		if (first) {
+			first = 0;
+			if (c->o->header > 0 || (c->o->header < 0 && rat_is_header(p, st->sep)))
+				continue;
+		}
+		const char *at = p, *why;
+		uint64_t u, i;
+		uint32_t du, di;
+		int more;
+		if ((why = rat_parse_id(&p, &u)))
+			BAD(at, "user id %s", why);
+		if ((more = rat_sep(&p, st->sep)) < 0)
+			BAD(at, "user id is not an unsigned integer");
+		if (!more)
+			BAD(p, "missing item id: " RAT_SHAPE);
+		at = p;
+		if ((why = rat_parse_id(&p, &i)))
+			BAD(at, "item id %s", why);
+		if ((more = rat_sep(&p, st->sep)) < 0)
+			BAD(at, "item id is not an unsigned integer");
+		if (!more)
+			BAD(p, "missing rating: " RAT_SHAPE);
+		at = p;
+		double r;
+		const char *q = hog_parse_f64(p, &r);
+		if (!q)
+			BAD(at, "expected a numeric rating");
+		p = q;
+		if ((more = rat_sep(&p, st->sep)) < 0)
+			BAD(at, "expected a numeric rating");
+		if (!isfinite(r) || !isfinite((float)r))
+			BAD(at, "rating is not finite");
+		if (more) { /* a timestamp (or any fourth field), not stored */
+			at = p;
+			if (st->sep) {
+				const char *next = strstr(p, st->sep);
+				p = next ? next : p + strlen(p);
+				const char *e = p;
+				while (e > at && rat_pad(e[-1], st->sep))
+					e--;
+				if (e == at)
+					BAD(at, "empty timestamp field");
+			} else {
+				while (*p && !hog_is_space(*p))
+					p++;
+			}
+			if (rat_sep(&p, st->sep) != 0)
+				BAD(p, "too many fields: " RAT_SHAPE);
+		}
+		if ((rc = rat_map_get(&st->users, u, &du)) || (rc = rat_map_get(&st->items, i, &di))) {
+			rc = rc == ERANGE ? hog_err_set(err, HOG_EDATA, "%s:%llu: more than %u distinct ids", path,
+			                                (unsigned long long)in.line, RAT_DENSE_MAX)
+			                  : hog_err_set(err, rc, "%s:%llu: out of memory", path, (unsigned long long)in.line);
+			goto done;
+		}
+		if ((rc = hog_writer_add_rating(st->w, du, di, (float)r, err))) {
+			hog_err_prefix(err, "%s:%llu", path, (unsigned long long)in.line);
+			goto done;
+		}
+		if ((since_progress += len) > (8u << 20)) {
+			since_progress = 0;
+			hog_import_progress(c, &in);
+		}
+	}
+done:
+	c->done_bytes += in.size;
+	hog_input_close(&in);
+	return rc < 0 || rc > 1 ? rc : 0;
+}
+
+int hog_import_ratings(hog_import_ctx *c, hog_err *err)
+{
+	char src[256];
+	hog_import_source(c, src, sizeof src);
+	hog_writer_opts wo = { .kind = HOG_KIND_RATINGS, .task = HOG_TASK_RATINGS,
+	                       .block_examples = c->o->block_examples, .source = src };
+	rat_state st = { .c = c };
+	int rc = hog_writer_open(&st.w, c->out, &wo, err);
+	if (rc)
+		return rc;
+	if (rat_map_init(&st.users) || rat_map_init(&st.items))
+		rc = hog_err_set(err, ENOMEM, "out of memory");
+	for (int k = 0; k < c->nin && !rc; k++)
+		rc = rat_file(&st, c->in[k], err);
+	if (!rc && hog_writer_count(st.w) &&
+	    !(rc = hog_writer_idmap_set(st.w, "users", st.users.ids, st.users.n, err)))
+		rc = hog_writer_idmap_set(st.w, "items", st.items.ids, st.items.n, err);
+	rat_map_free(&st.users);
+	rat_map_free(&st.items);
+	if (rc) {
+		hog_writer_abort(st.w);
+		return rc;
+	}
+	if ((rc = hog_writer_commit(st.w, err)) && strstr(err ? err->msg : "", "empty"))
+		hog_err_set(err, rc, "%s: no examples in the input", c->in[0]);
+	return rc;
+}

@@ -271,10 +271,21 @@ const uint64_t *hog_store_idmap(hog_store *s, const char *which, uint64_t *n)
 	MDB_val v;
 	snprintf(key, sizeof key, "idmap.%s", which);
 	*n = 0;
-	if (meta_get(s, key, &v) != 0 || v.mv_size % 8 != 0 || ((uintptr_t)v.mv_data & 7))
+	if (meta_get(s, key, &v) != 0 || v.mv_size % 8 != 0)
 		return NULL;
+	const void *p = v.mv_data;
+	if ((uintptr_t)p & 7) { /* small values sit unaligned in a leaf page: copy */
+		void **c = realloc(s->copies, (s->ncopies + 1) * sizeof *c);
+		if (!c)
+			return NULL;
+		s->copies = c;
+		if (!(c[s->ncopies] = malloc(v.mv_size ? v.mv_size : 8)))
+			return NULL;
+		memcpy(c[s->ncopies], p, v.mv_size);
+		p = c[s->ncopies++];
+	}
 	*n = v.mv_size / 8;
-	return v.mv_data;
+	return p;
 }
 
 /* Views a stored value as a block, copying it to aligned memory if needed. */

@@ -381,6 +381,23 @@ int hog_writer_commit(hog_writer *w, hog_err *err)
 			goto fail;
 		}
 		classes = (uint64_t)w->lmax + 1;
+		if (w->o.classes) {
+			if (w->o.classes < classes) {
+				rc = hog_err_set(err, HOG_EDATA, "label %g beyond the %u classes asked for", w->lmax, w->o.classes);
+				goto fail;
+			}
+			classes = w->o.classes;
+		}
+	}
+	if (w->o.kind == HOG_KIND_RATINGS) {
+		if ((w->o.users && w->o.users < w->max_user) || (w->o.items && w->o.items < w->max_item)) {
+			rc = hog_err_set(err, HOG_EDATA, "user or item id beyond the ranges asked for");
+			goto fail;
+		}
+		if (w->o.users)
+			w->max_user = w->o.users;
+		if (w->o.items)
+			w->max_item = w->o.items;
 	}
 	const char *src = w->o.source ? w->o.source : "";
 	if ((rc = put_meta(w, "format", "hogwild-data", 12, err)) ||

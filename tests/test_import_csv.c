@@ -1,0 +1,427 @@
+/* Tests of the CSV importer (src/data/import_csv.c): every label, id and value
+ * read back after import, delimiter and header detection, the "columns" meta
+ * entry, a random round trip checked against the LIBSVM importer on the same
+ * numbers, and each kind of bad input failing with FILE:LINE:COLUMN and leaving
+ * no output file behind. */
+#include "hogwild.h"
+#include "util.h"
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int csv_import(const char *in, const char *out, const hog_import_opts *o, hog_err *err)
+{
+	hog_import_opts d = { .header = -1 };
+	if (!o)
+		o = &d;
+	hog_import_opts x = *o;
+	x.format = HOG_FORMAT_CSV;
+	memset(err, 0, sizeof *err);
+	return hog_import(&in, 1, out, &x, err);
+}
+
+static hog_data *csv_load(const char *path)
+{
+	hog_data *d = NULL;
+	hog_err err = { 0 };
+	int rc = hog_data_load(&d, path, &err);
+	CU_ASSERT_EQUAL(rc, 0);
+	if (rc)
+		fprintf(stderr, "load %s: %s\n", path, err.msg);
+	return d;
+}
+
+static void csv_meta_is(const char *path, const char *key, const char *want)
+{
+	hog_store *s;
+	hog_err err;
+	CU_ASSERT_EQUAL_FATAL(hog_store_open(&s, path, &err), 0);
+	char buf[4096];
+	int rc = hog_store_meta_get(s, key, buf, sizeof buf);
+	if (want) {
+		CU_ASSERT_EQUAL(rc, 0);
+		CU_ASSERT_STRING_EQUAL(buf, want);
+	} else {
+		CU_ASSERT_EQUAL(rc, ENOENT);
+	}
+	hog_store_close(s);
+}
+
+/* Sparse row i of d is exactly the (id, value) pairs given. */
+static void csv_row_is(const hog_data *d, uint64_t i, uint32_t nnz, const uint32_t *ids, const float *vals)
+{
+	CU_ASSERT_EQUAL_FATAL(d->offsets[i + 1] - d->offsets[i], nnz);
+	for (uint32_t j = 0; j < nnz; j++) {
+		uint64_t at = d->offsets[i] + j;
+		CU_ASSERT_EQUAL(d->ids[at], ids[j]);
+		CU_ASSERT_EQUAL(d->vals ? d->vals[at] : 1.0f, vals[j]);
+	}
+}
+
+static void test_csv_header_comma(void)
+{
+	const char *in = tu_write("h.csv", "y,a,b,c\n1,0,2.5,3\n0,1,0,0\n\n2, 0 ,0,-1\r\n", (size_t)-1);
+	const char *out = tu_path("h.hog");
+	hog_err err;
+	CU_ASSERT_EQUAL_FATAL(csv_import(in, out, NULL, &err), 0);
+	hog_data *d = csv_load(out);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	CU_ASSERT_EQUAL(d->meta.kind, HOG_KIND_SPARSE);
+	CU_ASSERT_EQUAL(d->meta.task, HOG_TASK_MULTICLASS);
+	CU_ASSERT_EQUAL(d->meta.classes, 3);
+	CU_ASSERT_EQUAL(d->n, 3);
+	CU_ASSERT_EQUAL(d->dim, 3);
+	CU_ASSERT_EQUAL(d->nnz, 4);
+	CU_ASSERT_EQUAL(d->labels[0], 1.0f);
+	CU_ASSERT_EQUAL(d->labels[1], 0.0f);
+	CU_ASSERT_EQUAL(d->labels[2], 2.0f);
+	csv_row_is(d, 0, 2, (uint32_t[]){ 1, 2 }, (float[]){ 2.5f, 3 });
+	csv_row_is(d, 1, 1, (uint32_t[]){ 0 }, (float[]){ 1 });
+	csv_row_is(d, 2, 1, (uint32_t[]){ 2 }, (float[]){ -1 });
+	CU_ASSERT_PTR_NOT_NULL(strstr(d->meta.source, "h.csv"));
+	hog_data_free(d);
+	csv_meta_is(out, "columns", "y,a,b,c");
+}
+
+static void test_csv_label_last_tab(void)
+{
+	/* no header, tabs, label in the last column, regression labels */
+	const char *in = tu_write("t.tsv", "0\t1.5\t0.25\n-2\t0\t3.75\n", (size_t)-1);
+	const char *out = tu_path("t.hog");
+	hog_import_opts o = { .header = -1, .label_col = -1 };
+	hog_err err;
+	CU_ASSERT_EQUAL_FATAL(csv_import(in, out, &o, &err), 0);
+	hog_data *d = csv_load(out);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	CU_ASSERT_EQUAL(d->meta.task, HOG_TASK_REGRESSION);
+	CU_ASSERT_EQUAL(d->n, 2);
+	CU_ASSERT_EQUAL(d->dim, 2);
+	CU_ASSERT_EQUAL(d->labels[0], 0.25f);
+	CU_ASSERT_EQUAL(d->labels[1], 3.75f);
+	csv_row_is(d, 0, 1, (uint32_t[]){ 1 }, (float[]){ 1.5f });
+	csv_row_is(d, 1, 1, (uint32_t[]){ 0 }, (float[]){ -2 });
+	hog_data_free(d);
+	csv_meta_is(out, "columns", NULL);
+}
+
+static void test_csv_middle_label_semicolon_blanks(void)
+{
+	/* semicolons detected; the label in column 1 */
+	const char *in = tu_write("s.csv", "5;1;7\n0;0;8\n", (size_t)-1);
+	const char *out = tu_path("s.hog");
+	hog_import_opts o = { .header = 0, .label_col = 1 };
+	hog_err err;
+	CU_ASSERT_EQUAL_FATAL(csv_import(in, out, &o, &err), 0);
+	hog_data *d = csv_load(out);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	CU_ASSERT_EQUAL(d->meta.task, HOG_TASK_BINARY);
+	CU_ASSERT_EQUAL(d->labels[0], 1.0f);
+	CU_ASSERT_EQUAL(d->labels[1], -1.0f); /* binary labels load as -1/+1 */
+	csv_row_is(d, 0, 2, (uint32_t[]){ 0, 1 }, (float[]){ 5, 7 });
+	csv_row_is(d, 1, 1, (uint32_t[]){ 1 }, (float[]){ 8 });
+	hog_data_free(d);
+
+	/* runs of blanks when there is no ',', tab or ';' */
+	in = tu_write("w.txt", "  3 1e2   0\n4 0 -0.5  \n", (size_t)-1);
+	out = tu_path("w.hog");
+	CU_ASSERT_EQUAL_FATAL(csv_import(in, out, NULL, &err), 0);
+	d = csv_load(out);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	CU_ASSERT_EQUAL(d->n, 2);
+	CU_ASSERT_EQUAL(d->labels[0], 3.0f);
+	CU_ASSERT_EQUAL(d->labels[1], 4.0f);
+	csv_row_is(d, 0, 1, (uint32_t[]){ 0 }, (float[]){ 100 });
+	csv_row_is(d, 1, 1, (uint32_t[]){ 1 }, (float[]){ -0.5f });
+	hog_data_free(d);
+
+	/* an explicit delimiter, and a forced header that looks numeric */
+	in = tu_write("p.txt", "1|2|3\n1|0|9\n", (size_t)-1);
+	out = tu_path("p.hog");
+	o = (hog_import_opts){ .header = 1, .delim = '|' };
+	CU_ASSERT_EQUAL_FATAL(csv_import(in, out, &o, &err), 0);
+	d = csv_load(out);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	CU_ASSERT_EQUAL(d->n, 1);
+	csv_row_is(d, 0, 1, (uint32_t[]){ 1 }, (float[]){ 9 });
+	hog_data_free(d);
+	csv_meta_is(out, "columns", "1,2,3");
+}
+
+static void test_csv_quoted_header_gzip_blocks(void)
+{
+	char text[4096];
+	size_t at = (size_t)snprintf(text, sizeof text, "\"label\",\"a,b\",\"say \"\"hi\"\"\"\n");
+	for (int i = 0; i < 10; i++)
+		at += (size_t)snprintf(text + at, sizeof text - at, "%d,%d,%d.5\n", i % 3, i, -i);
+	const char *in = tu_write_gz("q.csv.gz", text, at);
+	const char *out = tu_path("q.hog");
+	hog_import_opts o = { .header = -1, .block_examples = 4 };
+	hog_err err;
+	CU_ASSERT_EQUAL_FATAL(csv_import(in, out, &o, &err), 0);
+	csv_meta_is(out, "columns", "label,a_b,say \"hi\"");
+	hog_store *s;
+	CU_ASSERT_EQUAL_FATAL(hog_store_open(&s, out, &err), 0);
+	CU_ASSERT_EQUAL(hog_store_meta(s)->blocks, 3);
+	CU_ASSERT_EQUAL(hog_store_meta(s)->examples, 10);
+	hog_store_close(s);
+	hog_data *d = csv_load(out);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	for (int i = 0; i < 10; i++) {
+		CU_ASSERT_EQUAL(d->labels[i], (float)(i % 3));
+		if (i == 0)
+			csv_row_is(d, 0, 1, (uint32_t[]){ 1 }, (float[]){ 0.5f });
+		else
+			csv_row_is(d, (uint64_t)i, 2, (uint32_t[]){ 0, 1 }, (float[]){ (float)i, (float)-i - 0.5f });
+	}
+	hog_data_free(d);
+}
+
+/* A very wide header is kept up to a name boundary, then ",...". */
+static void test_csv_wide_header(void)
+{
+	enum { M = 3000 };
+	size_t cap = (size_t)M * 16 + 64, at = 0;
+	char *text = malloc(cap);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	at += (size_t)snprintf(text, cap, "label");
+	for (int j = 0; j < M; j++)
+		at += (size_t)snprintf(text + at, cap - at, ",column_%04d", j);
+	at += (size_t)snprintf(text + at, cap - at, "\n1");
+	for (int j = 0; j < M; j++)
+		at += (size_t)snprintf(text + at, cap - at, ",%d", j % 2);
+	text[at++] = '\n';
+	const char *in = tu_write("wide.csv", text, at);
+	const char *out = tu_path("wide.hog");
+	hog_err err;
+	CU_ASSERT_EQUAL_FATAL(csv_import(in, out, NULL, &err), 0);
+	hog_store *s;
+	CU_ASSERT_EQUAL_FATAL(hog_store_open(&s, out, &err), 0);
+	CU_ASSERT_EQUAL(hog_store_meta(s)->features, M);
+	CU_ASSERT_EQUAL(hog_store_meta(s)->nnz, M / 2);
+	char *cols = malloc(65536);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cols);
+	CU_ASSERT_EQUAL(hog_store_meta_get(s, "columns", cols, 65536), 0);
+	size_t n = strlen(cols);
+	CU_ASSERT(n > 8000 && n <= 16384 + 4);
+	CU_ASSERT_EQUAL(strncmp(cols, "label,column_0000,column_0001,", 30), 0);
+	CU_ASSERT_STRING_EQUAL(cols + n - 4, ",...");
+	CU_ASSERT_EQUAL(strncmp(cols + n - 16, ",column_", 8), 0); /* the last name is whole */
+	hog_store_close(s);
+	free(cols);
+	free(text);
+}
+
+static void test_csv_two_files(void)
+{
+	const char *in[2];
+	char p0[512], p1[512];
+	snprintf(p0, sizeof p0, "%s", tu_write("m0.csv", "y,x0,x1\n1,2,3\n", (size_t)-1));
+	snprintf(p1, sizeof p1, "%s", tu_write("m1.csv", "y,x0,x1\n0,4,0\n", (size_t)-1));
+	in[0] = p0;
+	in[1] = p1;
+	hog_import_opts o = { .format = HOG_FORMAT_CSV, .header = -1 };
+	hog_err err;
+	const char *out = tu_path("m.hog");
+	CU_ASSERT_EQUAL_FATAL(hog_import(in, 2, out, &o, &err), 0);
+	hog_data *d = csv_load(out);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	CU_ASSERT_EQUAL(d->n, 2);
+	csv_row_is(d, 0, 2, (uint32_t[]){ 0, 1 }, (float[]){ 2, 3 });
+	csv_row_is(d, 1, 1, (uint32_t[]){ 0 }, (float[]){ 4 });
+	hog_data_free(d);
+	/* a second file with another number of columns */
+	snprintf(p1, sizeof p1, "%s", tu_write("m2.csv", "0,4\n", (size_t)-1));
+	out = tu_path("m2.hog");
+	CU_ASSERT_EQUAL(hog_import(in, 2, out, &o, &err), HOG_EDATA);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "m2.csv:1:"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "expected 3 fields, found 2"));
+	CU_ASSERT_NOT_EQUAL(access(out, F_OK), 0);
+}
+
+/* Random rows written as CSV and as LIBSVM must import to the same data set. */
+static void test_csv_round_trip_vs_libsvm(void)
+{
+	enum { N = 300, M = 17 };
+	size_t cap = (size_t)N * M * 20 + 64;
+	char *csv = malloc(cap), *svm = malloc(cap);
+	float *x = malloc(sizeof(float) * N * M), y[N];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(svm);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+	uint64_t r = 12345;
+	size_t a = 0, b = 0;
+	for (int i = 0; i < N; i++) {
+		r = r * 6364136223846793005ull + 1442695040888963407ull;
+		y[i] = (float)((r >> 33) % 1000) / 7.0f - 50;
+		a += (size_t)snprintf(csv + a, cap - a, "%.9g", y[i]);
+		b += (size_t)snprintf(svm + b, cap - b, "%.9g", y[i]);
+		for (int j = 0; j < M; j++) {
+			r = r * 6364136223846793005ull + 1442695040888963407ull;
+			float v = (r >> 60) < 10 ? 0.0f : (float)((int64_t)((r >> 20) % 2000000) - 1000000) / 1024.0f;
+			x[i * M + j] = v;
+			a += (size_t)snprintf(csv + a, cap - a, ",%.9g", v);
+			if (v != 0)
+				b += (size_t)snprintf(svm + b, cap - b, " %d:%.9g", j + 1, v);
+		}
+		csv[a++] = '\n';
+		svm[b++] = '\n';
+	}
+	const char *pc = tu_write("rt.csv", csv, a);
+	char pcs[512];
+	snprintf(pcs, sizeof pcs, "%s", pc);
+	const char *ps = tu_write("rt.svm", svm, b);
+	hog_err err;
+	hog_import_opts o = { .header = -1, .block_examples = 64 };
+	CU_ASSERT_EQUAL_FATAL(csv_import(pcs, tu_path("rt-csv.hog"), &o, &err), 0);
+	hog_import_opts ol = { .format = HOG_FORMAT_LIBSVM, .features = M, .block_examples = 64 };
+	CU_ASSERT_EQUAL_FATAL(hog_import(&ps, 1, tu_path("rt-svm.hog"), &ol, &err), 0);
+	hog_data *d = csv_load(tu_path("rt-csv.hog")), *e = csv_load(tu_path("rt-svm.hog"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	CU_ASSERT_EQUAL(d->n, N);
+	CU_ASSERT_EQUAL(d->dim, M);
+	CU_ASSERT_EQUAL(d->nnz, e->nnz);
+	CU_ASSERT_EQUAL(d->meta.task, HOG_TASK_REGRESSION);
+	CU_ASSERT_EQUAL(d->meta.blocks, (N + 63) / 64);
+	int bad = 0;
+	for (int i = 0; i < N; i++) {
+		bad += d->labels[i] != y[i] || e->labels[i] != y[i];
+		bad += d->offsets[i + 1] != e->offsets[i + 1];
+		uint64_t k = d->offsets[i];
+		for (int j = 0; j < M && k <= d->offsets[i + 1]; j++) {
+			if (x[i * M + j] == 0)
+				continue;
+			bad += k == d->offsets[i + 1] || d->ids[k] != (uint32_t)j || d->vals[k] != x[i * M + j];
+			k++;
+		}
+		bad += k != d->offsets[i + 1];
+	}
+	for (uint64_t k = 0; k < d->nnz && k < e->nnz; k++)
+		bad += d->ids[k] != e->ids[k] || d->vals[k] != e->vals[k];
+	CU_ASSERT_EQUAL(bad, 0);
+	hog_data_free(d);
+	hog_data_free(e);
+	uint64_t blocks = 0;
+	CU_ASSERT_EQUAL(hog_store_verify(tu_path("rt-csv.hog"), &blocks, &err), 0);
+	CU_ASSERT_EQUAL(blocks, (N + 63) / 64);
+	free(csv);
+	free(svm);
+	free(x);
+}
+
+/* An import that must fail with @p code, a message containing @p where and
+ * @p what, and no output file. */
+static void csv_fails(const char *name, const char *text, const hog_import_opts *o, int code,
+                      const char *where, const char *what)
+{
+	char in[512], out[520];
+	snprintf(in, sizeof in, "%s", tu_write(name, text, (size_t)-1));
+	snprintf(out, sizeof out, "%s.hog", in);
+	hog_err err;
+	int rc = csv_import(in, out, o, &err);
+	CU_ASSERT_EQUAL(rc, code);
+	CU_ASSERT_EQUAL(err.code, code);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, where));
+	if (what)
+		CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, what));
+	if (rc != code || !strstr(err.msg, where) || (what && !strstr(err.msg, what)))
+		fprintf(stderr, "\n%s: rc %d, got '%s'\n", name, rc, err.msg);
+	CU_ASSERT_NOT_EQUAL(access(out, F_OK), 0);
+	/* no temporary file left beside it either */
+	CU_ASSERT_EQUAL(tu_sh("ls '%s' | grep -q '%s.hog.tmp'", tu_dir(), name), 1);
+}
+
+static void test_csv_bad_values(void)
+{
+	csv_fails("b1.csv", "y,a,b\n1,2,3\n1,abc,3\n", NULL, HOG_EDATA, "b1.csv:3:3:", "expected a number");
+	csv_fails("b2.csv", "1,2,3\n1,nan,3\n", NULL, HOG_EDATA, "b2.csv:2:3:", "not finite");
+	csv_fails("b3.csv", "1,2,3\n1,2,inf\n", NULL, HOG_EDATA, "b3.csv:2:5:", "not finite");
+	csv_fails("b4.csv", "1,2,3\nNaN,2,3\n", NULL, HOG_EDATA, "b4.csv:2:1:", "label");
+	csv_fails("b5.csv", "1,2,3\n1,,3\n", NULL, HOG_EDATA, "b5.csv:2:3:", "empty field");
+	csv_fails("b6.csv", "1,2,3\n1,2,1e39\n", NULL, HOG_EDATA, "b6.csv:2:5:", "not finite");
+	csv_fails("b7.csv", "1,2,3\n1,2,3x\n", NULL, HOG_EDATA, "b7.csv:2:5:", "expected a number");
+	csv_fails("b8.csv", "1,2,3\n1,2,\"3\"\n", NULL, HOG_EDATA, "b8.csv:2:5:", "expected a number");
+	csv_fails("b9.csv", "1,2,3\n1,2,3,\n", NULL, HOG_EDATA, "b9.csv:2:7:", "expected 3 fields, found 4");
+	/* a header refused when the options say there is none */
+	hog_import_opts o = { .header = 0 };
+	csv_fails("b10.csv", "y,a\n1,2\n", &o, HOG_EDATA, "b10.csv:1:1:", "expected a number");
+}
+
+static void test_csv_bad_shape(void)
+{
+	csv_fails("c1.csv", "1,2,3\n4,5,6,7\n", NULL, HOG_EDATA, "c1.csv:2:7:", "expected 3 fields, found 4");
+	csv_fails("c2.csv", "1,2,3\n4,5\n1,2,3\n", NULL, HOG_EDATA, "c2.csv:2:4:", "expected 3 fields, found 2");
+	csv_fails("c3.txt", "1 2 3\n4 5\n", NULL, HOG_EDATA, "c3.txt:2:4:", "expected 3 fields, found 2");
+	csv_fails("c4.csv", "a,b,c\n1,2\n", NULL, HOG_EDATA, "c4.csv:2:", "expected 3 fields, found 2");
+	csv_fails("c5.csv", "a,b\n1,2,3\n", NULL, HOG_EDATA, "c5.csv:2:5:", "expected 2 fields, found 3");
+	csv_fails("c6.csv", "", NULL, HOG_EDATA, "c6.csv", "no examples");
+	csv_fails("c7.csv", "\n  \n", NULL, HOG_EDATA, "c7.csv", "no examples");
+	csv_fails("c8.csv", "a,b,c\n", NULL, HOG_EDATA, "c8.csv", "no examples");
+	csv_fails("c9.csv", "1\n2\n", NULL, HOG_EDATA, "c9.csv:1:1:", "at least one feature");
+	hog_import_opts o = { .header = -1, .label_col = 3 };
+	csv_fails("c10.csv", "1,2,3\n", &o, HOG_ECONFIG, "c10.csv:1", "label column 3");
+	o.label_col = -4;
+	csv_fails("c11.csv", "1,2,3\n", &o, HOG_ECONFIG, "c11.csv:1", "label column -4");
+	o = (hog_import_opts){ .header = -1, .max_line = 8 };
+	csv_fails("c12.csv", "1,2\n1,2,3,4,5,6,7,8\n", &o, HOG_EDATA, "c12.csv:2:1:", "longer than 8");
+}
+
+static void test_csv_bad_files(void)
+{
+	hog_err err;
+	const char *out = tu_path("dir.hog");
+	char dir[512];
+	snprintf(dir, sizeof dir, "%s", tu_path("a-directory.csv"));
+	CU_ASSERT_EQUAL_FATAL(mkdir(dir, 0755), 0);
+	CU_ASSERT_EQUAL(csv_import(dir, out, NULL, &err), EISDIR);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "a-directory.csv"));
+	CU_ASSERT_NOT_EQUAL(access(out, F_OK), 0);
+	CU_ASSERT_EQUAL(csv_import(tu_path("missing.csv"), out, NULL, &err), ENOENT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "missing.csv"));
+	CU_ASSERT_NOT_EQUAL(access(out, F_OK), 0);
+
+	/* a gzip file cut in the middle */
+	size_t cap = 200000, at = 0;
+	char *text = malloc(cap);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	uint64_t r = 7;
+	while (at + 64 < cap) {
+		r = r * 6364136223846793005ull + 1442695040888963407ull;
+		at += (size_t)snprintf(text + at, cap - at, "%u,%u,%u\n", (unsigned)(r >> 62),
+		                       (unsigned)(r >> 40) & 0xffff, (unsigned)(r >> 20) & 0xfffff);
+	}
+	char gz[512];
+	snprintf(gz, sizeof gz, "%s", tu_write_gz("cut.csv.gz", text, at));
+	free(text);
+	struct stat st;
+	CU_ASSERT_EQUAL_FATAL(stat(gz, &st), 0);
+	CU_ASSERT_EQUAL_FATAL(truncate(gz, st.st_size / 2), 0);
+	out = tu_path("cut.hog");
+	CU_ASSERT_EQUAL(csv_import(gz, out, NULL, &err), HOG_EDATA);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "cut.csv.gz:"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "gzip"));
+	CU_ASSERT_NOT_EQUAL(access(out, F_OK), 0);
+}
+
+int test_import_csv_register(void)
+{
+	CU_pSuite s = CU_add_suite("import_csv", NULL, NULL);
+	if (!s)
+		return -1;
+	TU_ADD(s, test_csv_header_comma);
+	TU_ADD(s, test_csv_label_last_tab);
+	TU_ADD(s, test_csv_middle_label_semicolon_blanks);
+	TU_ADD(s, test_csv_quoted_header_gzip_blocks);
+	TU_ADD(s, test_csv_wide_header);
+	TU_ADD(s, test_csv_two_files);
+	TU_ADD(s, test_csv_round_trip_vs_libsvm);
+	TU_ADD(s, test_csv_bad_values);
+	TU_ADD(s, test_csv_bad_shape);
+	TU_ADD(s, test_csv_bad_files);
+	return 0;
+}

@@ -1,0 +1,245 @@
+/* Data set tools that read one set and write others: hog_data_split() (a random
+ * train/test split) and hog_export_libsvm() (sparse sets back to LIBSVM text).
+ *
+ * Both stream block by block through a hog_store, so neither needs the data set
+ * in memory. The split decides each example by a hash of (seed, index) rather
+ * than a random stream: the decision for an example does not depend on the ones
+ * before it, and the same seed splits the same way every time. Export prints
+ * floats with 9 significant digits, which is enough for every float to come back
+ * bit for bit through the importer's decimal-to-double-to-float path. */
+#include "data/store.h"
+#include "sys/err.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---------------------------------------------------------------- split */
+
+/* A hash of (seed, index) mapped to [0, 1): the splitmix64 finalizer of both. */
+static double hog_tools_coin(uint64_t seed, uint64_t i)
+{
+	uint64_t z = seed * 0x9e3779b97f4a7c15ull ^ (i + 0x632be59bd9b4e019ull);
+	for (int r = 0; r < 2; r++) { /* two rounds: consecutive indices decorrelate fully */
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+		z ^= z >> 31;
+	}
+	return (double)(z >> 11) * 0x1p-53;
+}
+
+static const char *hog_tools_base(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	return b ? b + 1 : path;
+}
+
+/* Opens one side of the split with the input's kind, task and dimensions, and
+ * carries over the generator description and id maps. */
+static int hog_tools_split_open(hog_writer **w, hog_store *s, const char *in, const char *out,
+                                char part, double fraction, uint64_t seed, hog_err *err)
+{
+	const hog_meta *m = hog_store_meta(s);
+	char src[256], buf[512];
+	snprintf(src, sizeof src, "split %c of %.200s", part, hog_tools_base(in));
+	hog_writer_opts wo = { .kind = m->kind, .task = m->task, .source = src, .dense_u8 = (int)m->dense_u8,
+	                       .dense_scale = m->dense_scale, .users = m->users, .items = m->items,
+	                       .classes = m->classes };
+	if (m->kind != HOG_KIND_RATINGS)
+		wo.features = m->features;
+	int rc = hog_writer_open(w, out, &wo, err);
+	if (rc)
+		return rc;
+	snprintf(buf, sizeof buf, "part=%c fraction=%.17g seed=%llu source=%.255s", part, fraction,
+	         (unsigned long long)seed, m->source);
+	if ((rc = hog_writer_meta_set(*w, "split", buf, err)))
+		return rc;
+	if (hog_store_meta_get(s, "generator", buf, sizeof buf) == 0 &&
+	    (rc = hog_writer_meta_set(*w, "generator", buf, err)))
+		return rc;
+	static const char *const maps[] = { "users", "items" };
+	for (int k = 0; k < 2; k++) {
+		uint64_t n;
+		const uint64_t *ids = hog_store_idmap(s, maps[k], &n);
+		if (ids && (rc = hog_writer_idmap_set(*w, maps[k], ids, n, err)))
+			return rc;
+	}
+	return 0;
+}
+
+static int hog_tools_split_add(hog_writer *w, const hog_block *b, uint32_t i, hog_err *err)
+{
+	switch (b->kind) {
+	case HOG_KIND_SPARSE: {
+		uint32_t o = b->offsets[i];
+		return hog_writer_add_sparse(w, b->labels[i], b->ids + o, b->vals ? b->vals + o : NULL,
+		                             b->offsets[i + 1] - o, err);
+	}
+	case HOG_KIND_RATINGS:
+		return hog_writer_add_rating(w, b->users[i], b->items[i], b->ratings[i], err);
+	case HOG_KIND_DENSE: {
+		size_t at = (size_t)i * b->cols;
+		return hog_writer_add_dense(w, b->labels[i], b->xf ? b->xf + at : NULL, b->xu8 ? b->xu8 + at : NULL,
+		                            err);
+	}
+	}
+	return hog_err_set(err, HOG_ECORRUPT, "unknown block kind");
+}
+
+int hog_data_split(const char *in, const char *out_a, const char *out_b, double fraction, uint64_t seed,
+                   hog_err *err)
+{
+	if (!(fraction > 0 && fraction < 1))
+		return hog_err_set(err, HOG_ECONFIG, "split: fraction %g must lie strictly between 0 and 1", fraction);
+	if (!strcmp(out_a, out_b) || !strcmp(in, out_a) || !strcmp(in, out_b))
+		return hog_err_set(err, HOG_ECONFIG, "split: the input and the two outputs must be three different files");
+	hog_store *s;
+	hog_writer *wa = NULL, *wb = NULL;
+	int rc = hog_store_open(&s, in, err);
+	if (rc)
+		return rc;
+	const hog_meta *m = hog_store_meta(s);
+	if ((rc = hog_tools_split_open(&wa, s, in, out_a, 'a', fraction, seed, err)) ||
+	    (rc = hog_tools_split_open(&wb, s, in, out_b, 'b', fraction, seed, err)))
+		goto fail;
+	for (uint64_t bi = 0; bi < m->blocks; bi++) {
+		hog_block b;
+		if ((rc = hog_store_block(s, bi, &b, err)))
+			goto fail;
+		for (uint32_t i = 0; i < b.n; i++) {
+			hog_writer *w = hog_tools_coin(seed, b.first + i) < fraction ? wb : wa;
+			if ((rc = hog_tools_split_add(w, &b, i, err))) {
+				hog_err_prefix(err, "split: %s: example %llu", in, (unsigned long long)(b.first + i));
+				goto fail;
+			}
+		}
+	}
+	uint64_t na = hog_writer_count(wa), nb = hog_writer_count(wb);
+	if (na == 0 || nb == 0) {
+		rc = hog_err_set(err, HOG_EDATA, "split: fraction %g of %llu examples leaves %s empty", fraction,
+		                 (unsigned long long)m->examples, na == 0 ? out_a : out_b);
+		goto fail;
+	}
+	rc = hog_writer_commit(wa, err);
+	wa = NULL;
+	if (rc)
+		goto fail;
+	if ((rc = hog_writer_commit(wb, err))) {
+		wb = NULL;
+		unlink(out_a); /* half a split is no split */
+		goto fail;
+	}
+	hog_store_close(s);
+	return 0;
+fail:
+	hog_writer_abort(wa);
+	hog_writer_abort(wb);
+	hog_store_close(s);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- export */
+
+#define HOG_TOOLS_BUF (4u << 20)
+
+typedef struct hog_tools_out {
+	int fd;
+	char *buf;
+	size_t pos;
+} hog_tools_out;
+
+/* Writes out the buffer; a short write is continued, EINTR retried, anything else
+ * (EPIPE when the reader went away, ENOSPC...) is the caller's error. */
+static int hog_tools_flush(hog_tools_out *o, hog_err *err)
+{
+	size_t at = 0;
+	while (at < o->pos) {
+		ssize_t k = write(o->fd, o->buf + at, o->pos - at);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			int e = k < 0 ? errno : EIO;
+			return hog_err_set(err, e, "export: writing LIBSVM text: %s%s", strerror(e),
+			                   e == EPIPE ? " (the reader went away)" : "");
+		}
+		at += (size_t)k;
+	}
+	o->pos = 0;
+	return 0;
+}
+
+/* Appends an unsigned integer in decimal. */
+static void hog_tools_put_u64(hog_tools_out *o, uint64_t v)
+{
+	char t[24];
+	int n = 0;
+	do {
+		t[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		o->buf[o->pos++] = t[--n];
+}
+
+/* Appends a float so that parsing it back gives the same float: 9 significant
+ * digits always suffice; 1 (the common value) takes the short way. */
+static void hog_tools_put_float(hog_tools_out *o, float v)
+{
+	if (v == 1.0f) {
+		o->buf[o->pos++] = '1';
+		return;
+	}
+	o->pos += (size_t)snprintf(o->buf + o->pos, 32, "%.9g", (double)v);
+}
+
+int hog_export_libsvm(const char *in, int fd, hog_err *err)
+{
+	hog_store *s;
+	int rc = hog_store_open(&s, in, err);
+	if (rc)
+		return rc;
+	const hog_meta *m = hog_store_meta(s);
+	if (m->kind == HOG_KIND_RATINGS) {
+		hog_store_close(s);
+		return hog_err_set(err, HOG_ENOTSUP, "export: %s holds ratings (user, item, rating); LIBSVM text is "
+		                   "for sparse data sets only", in);
+	}
+	if (m->kind != HOG_KIND_SPARSE) {
+		enum hog_kind kind = m->kind; /* m dies with the store */
+		hog_store_close(s);
+		return hog_err_set(err, HOG_ENOTSUP, "export: %s is a %s data set; LIBSVM text is for sparse data "
+		                   "sets only", in, hog_kind_name(kind));
+	}
+	hog_tools_out o = { .fd = fd, .buf = malloc(HOG_TOOLS_BUF) };
+	if (!o.buf) {
+		hog_store_close(s);
+		return hog_err_set(err, ENOMEM, "export: out of memory");
+	}
+	/* one token (" id:value" or the label) is at most 1 + 20 + 1 + 16 bytes */
+	const size_t room = 64;
+	for (uint64_t bi = 0; bi < m->blocks && !rc; bi++) {
+		hog_block b;
+		if ((rc = hog_store_block(s, bi, &b, err)))
+			break;
+		for (uint32_t i = 0; i < b.n && !rc; i++) {
+			if (o.pos + room > HOG_TOOLS_BUF && (rc = hog_tools_flush(&o, err)))
+				break;
+			hog_tools_put_float(&o, b.labels[i]);
+			for (uint32_t j = b.offsets[i]; j < b.offsets[i + 1]; j++) {
+				if (o.pos + room > HOG_TOOLS_BUF && (rc = hog_tools_flush(&o, err)))
+					break;
+				o.buf[o.pos++] = ' ';
+				hog_tools_put_u64(&o, (uint64_t)b.ids[j] + 1);
+				o.buf[o.pos++] = ':';
+				hog_tools_put_float(&o, b.vals ? b.vals[j] : 1.0f);
+			}
+			o.buf[o.pos++] = '\n';
+		}
+	}
+	if (!rc)
+		rc = hog_tools_flush(&o, err);
+	free(o.buf);
+	hog_store_close(s);
+	return rc;
+}

@@ -1,0 +1,376 @@
+/* Tests of the data set tools: hog_data_stats() against numbers worked out by hand
+ * on a four-example set, hog_data_split() (counts add up, the fraction holds, the
+ * order of examples is kept on both sides, dimensions and id maps carry over,
+ * empty sides are refused) and hog_export_libsvm() (LIBSVM -> LMDB -> LIBSVM ->
+ * LMDB gives the same floats bit for bit; ratings are refused; a closed pipe is
+ * an error, not a crash). */
+#include "hogwild.h"
+#include "util.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int tt_import(const char *text_path, const char *out, uint64_t features)
+{
+	hog_import_opts io = { .format = HOG_FORMAT_LIBSVM, .features = features };
+	hog_err e = { 0 };
+	const char *in[1] = { text_path };
+	int rc = hog_import(in, 1, out, &io, &e);
+	if (rc)
+		fprintf(stderr, "import: %s\n", e.msg);
+	return rc;
+}
+
+static hog_data *tt_load(const char *path)
+{
+	hog_data *d = NULL;
+	hog_err e;
+	int rc = hog_data_load(&d, path, &e);
+	CU_ASSERT_EQUAL(rc, 0);
+	if (rc)
+		fprintf(stderr, "load: %s\n", e.msg);
+	return d;
+}
+
+static int tt_same_sparse(const hog_data *a, const hog_data *b)
+{
+	return a->n == b->n && a->nnz == b->nnz && a->dim == b->dim && !memcmp(a->labels, b->labels, a->n * 4) &&
+	       !memcmp(a->offsets, b->offsets, (a->n + 1) * 8) && !memcmp(a->ids, b->ids, a->nnz * 4) &&
+	       (a->vals == NULL) == (b->vals == NULL) && (!a->vals || !memcmp(a->vals, b->vals, a->nnz * 4));
+}
+
+/* ---------------------------------------------------------------- stats */
+
+/* Examples (0-based ids) e0 {0,1}, e1 {1,2}, e2 {3}, e3 {1,4}, dimension 6.
+ * Feature counts 1,3,1,1,1,0: nnz 7, used 5, Delta = 3/4 (feature 1). Neighbours:
+ * e0 -> e1,e3; e1 -> e0,e3; e2 -> none; e3 -> e0,e1: rho_max = 2/3, rho_mean =
+ * (2+2+0+2)/3/4 = 1/2. 1% of 6 features rounds up to the top one: 3/7. */
+static void test_stats_hand(void)
+{
+	const char *txt = tu_write("stats.svm", "1 1:1 2:0.5\n-1 2:1 3:1\n1 4:2\n-1 2:1 5:1\n", (size_t)-1);
+	CU_ASSERT_EQUAL_FATAL(tt_import(txt, tu_path("stats.lmdb"), 6), 0);
+	hog_data *d = tt_load(tu_path("stats.lmdb"));
+	if (!d)
+		return;
+	hog_stats st;
+	hog_err e;
+	CU_ASSERT_EQUAL_FATAL(hog_data_stats(d, 1000, 1, &st, &e), 0);
+	CU_ASSERT_EQUAL(st.examples, 4);
+	CU_ASSERT_EQUAL(st.features, 6);
+	CU_ASSERT_EQUAL(st.nnz, 7);
+	CU_ASSERT_EQUAL(st.used_features, 5);
+	CU_ASSERT_DOUBLE_EQUAL(st.nnz_mean, 1.75, 1e-12);
+	CU_ASSERT_EQUAL(st.nnz_min, 1);
+	CU_ASSERT_EQUAL(st.nnz_max, 2);
+	CU_ASSERT_DOUBLE_EQUAL(st.delta, 0.75, 1e-12);
+	CU_ASSERT_EQUAL(st.top_feature, 1);
+	CU_ASSERT_EQUAL(st.top_count, 3);
+	CU_ASSERT_DOUBLE_EQUAL(st.rho_max, 2.0 / 3, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(st.rho_mean, 0.5, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(st.hot1pct_share, 3.0 / 7, 1e-12);
+	/* a sample of 2 of 4: each rho is 0 or 1 */
+	CU_ASSERT_EQUAL(hog_data_stats(d, 2, 7, &st, &e), 0);
+	CU_ASSERT(st.rho_max == 0 || st.rho_max == 1);
+	CU_ASSERT_DOUBLE_EQUAL(st.delta, 0.75, 1e-12); /* exact, whatever the sample */
+	hog_data_free(d);
+}
+
+/* A set where every example shares feature 0: rho = Delta = 1. */
+static void test_stats_all_shared(void)
+{
+	const char *txt = tu_write("shared.svm", "1 1:1 2:1\n-1 1:1 3:1\n1 1:1\n", (size_t)-1);
+	CU_ASSERT_EQUAL_FATAL(tt_import(txt, tu_path("shared.lmdb"), 0), 0);
+	hog_data *d = tt_load(tu_path("shared.lmdb"));
+	hog_stats st;
+	hog_err e;
+	if (!d)
+		return;
+	CU_ASSERT_EQUAL(hog_data_stats(d, 10, 1, &st, &e), 0);
+	CU_ASSERT_DOUBLE_EQUAL(st.delta, 1.0, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(st.rho_max, 1.0, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(st.rho_mean, 1.0, 1e-12);
+	CU_ASSERT_EQUAL(st.top_feature, 0);
+	hog_data_free(d);
+}
+
+static void test_stats_not_sparse(void)
+{
+	hog_gen_opts o = { .kind = HOG_KIND_RATINGS, .examples = 100, .users = 10, .items = 10 };
+	hog_err e;
+	CU_ASSERT_EQUAL_FATAL(hog_gen(tu_path("st_r.lmdb"), &o, &e), 0);
+	hog_data *d = tt_load(tu_path("st_r.lmdb"));
+	hog_stats st;
+	if (!d)
+		return;
+	CU_ASSERT_EQUAL(hog_data_stats(d, 10, 1, &st, &e), HOG_ENOTSUP);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "ratings"));
+	hog_data_free(d);
+}
+
+/* ---------------------------------------------------------------- split */
+
+/* Both sides keep the input's order, so walking the input and taking each
+ * example from the front of a or of b must account for all of them. Returns
+ * the number of examples that matched. */
+static uint64_t tt_merge_check(const hog_data *in, const hog_data *a, const hog_data *b)
+{
+	uint64_t ia = 0, ib = 0, i;
+	for (i = 0; i < in->n; i++) {
+		uint64_t k = in->offsets[i + 1] - in->offsets[i];
+		const hog_data *side[2] = { a, b };
+		uint64_t *at[2] = { &ia, &ib };
+		int ok = 0;
+		for (int s = 0; s < 2 && !ok; s++) {
+			const hog_data *d = side[s];
+			uint64_t j = *at[s];
+			if (j >= d->n || d->labels[j] != in->labels[i] || d->offsets[j + 1] - d->offsets[j] != k ||
+			    memcmp(d->ids + d->offsets[j], in->ids + in->offsets[i], k * 4) ||
+			    memcmp(d->vals + d->offsets[j], in->vals + in->offsets[i], k * 4))
+				continue;
+			(*at[s])++;
+			ok = 1;
+		}
+		if (!ok)
+			break;
+	}
+	return ia + ib == a->n + b->n ? i : 0;
+}
+
+static void test_split_sparse(void)
+{
+	hog_gen_opts o = { .seed = 21, .examples = 3000, .features = 300, .nnz_per_example = 8 };
+	hog_err e;
+	char in[512]; /* tu_path() reuses its buffers after eight calls */
+	snprintf(in, sizeof in, "%s", tu_path("sp_in.lmdb"));
+	CU_ASSERT_EQUAL_FATAL(hog_gen(in, &o, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(hog_data_split(in, tu_path("sp_a.lmdb"), tu_path("sp_b.lmdb"), 0.25, 5, &e), 0);
+	hog_data *d = tt_load(in), *a = tt_load(tu_path("sp_a.lmdb")), *b = tt_load(tu_path("sp_b.lmdb"));
+	if (!d || !a || !b)
+		goto done;
+	CU_ASSERT_EQUAL(a->n + b->n, 3000);
+	CU_ASSERT_EQUAL(a->nnz + b->nnz, d->nnz);
+	CU_ASSERT(b->n > 0.21 * 3000 && b->n < 0.29 * 3000);
+	CU_ASSERT_EQUAL(a->dim, 300);
+	CU_ASSERT_EQUAL(b->dim, 300);
+	CU_ASSERT_EQUAL(a->meta.task, HOG_TASK_BINARY);
+	CU_ASSERT_EQUAL(tt_merge_check(d, a, b), 3000);
+	/* the same seed splits the same way; another seed another way */
+	CU_ASSERT_EQUAL_FATAL(hog_data_split(in, tu_path("sp_a2.lmdb"), tu_path("sp_b2.lmdb"), 0.25, 5, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(hog_data_split(in, tu_path("sp_a3.lmdb"), tu_path("sp_b3.lmdb"), 0.25, 6, &e), 0);
+	hog_data *b2 = tt_load(tu_path("sp_b2.lmdb")), *b3 = tt_load(tu_path("sp_b3.lmdb"));
+	if (b2 && b3) {
+		CU_ASSERT(tt_same_sparse(b, b2));
+		CU_ASSERT(!tt_same_sparse(b, b3));
+	}
+	hog_data_free(b2);
+	hog_data_free(b3);
+	hog_store *s;
+	char buf[512];
+	CU_ASSERT_EQUAL_FATAL(hog_store_open(&s, tu_path("sp_b.lmdb"), &e), 0);
+	CU_ASSERT_EQUAL(hog_store_meta_get(s, "generator", buf, sizeof buf), 0);
+	CU_ASSERT_EQUAL(hog_store_meta_get(s, "split", buf, sizeof buf), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "part=b"));
+	hog_store_close(s);
+done:
+	hog_data_free(d);
+	hog_data_free(a);
+	hog_data_free(b);
+}
+
+static void test_split_ratings(void)
+{
+	hog_gen_opts o = { .kind = HOG_KIND_RATINGS, .seed = 8, .examples = 2000, .users = 40, .items = 15 };
+	hog_err e;
+	const char *in = tu_path("sr_in.lmdb");
+	CU_ASSERT_EQUAL_FATAL(hog_gen(in, &o, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(hog_data_split(in, tu_path("sr_a.lmdb"), tu_path("sr_b.lmdb"), 0.5, 1, &e), 0);
+	const char *outs[2] = { tu_path("sr_a.lmdb"), tu_path("sr_b.lmdb") };
+	uint64_t total = 0;
+	for (int k = 0; k < 2; k++) {
+		hog_store *s;
+		CU_ASSERT_EQUAL_FATAL(hog_store_open(&s, outs[k], &e), 0);
+		const hog_meta *m = hog_store_meta(s);
+		CU_ASSERT_EQUAL(m->kind, HOG_KIND_RATINGS);
+		CU_ASSERT_EQUAL(m->users, 40);
+		CU_ASSERT_EQUAL(m->items, 15);
+		total += m->examples;
+		uint64_t n;
+		const uint64_t *map = hog_store_idmap(s, "users", &n);
+		CU_ASSERT(map && n == 40 && map[39] == 39);
+		CU_ASSERT_PTR_NOT_NULL(hog_store_idmap(s, "items", &n));
+		CU_ASSERT_EQUAL(n, 15);
+		hog_store_close(s);
+	}
+	CU_ASSERT_EQUAL(total, 2000);
+}
+
+static void test_split_dense(void)
+{
+	hog_gen_opts o = { .kind = HOG_KIND_DENSE, .seed = 8, .examples = 500, .features = 7, .classes = 3 };
+	hog_err e;
+	const char *in = tu_path("sd_in.lmdb");
+	CU_ASSERT_EQUAL_FATAL(hog_gen(in, &o, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(hog_data_split(in, tu_path("sd_a.lmdb"), tu_path("sd_b.lmdb"), 0.3, 2, &e), 0);
+	hog_data *d = tt_load(in), *a = tt_load(tu_path("sd_a.lmdb")), *b = tt_load(tu_path("sd_b.lmdb"));
+	if (d && a && b) {
+		CU_ASSERT_EQUAL(a->n + b->n, 500);
+		CU_ASSERT_EQUAL(a->dim, 7);
+		CU_ASSERT_EQUAL(b->meta.task, HOG_TASK_MULTICLASS);
+		/* the first rows of the input, in order, are the first rows of a and b */
+		uint64_t ia = 0, ib = 0, bad = 0;
+		for (uint64_t i = 0; i < d->n; i++) {
+			const float *x = d->x + i * 7;
+			if (ia < a->n && !memcmp(a->x + ia * 7, x, 28) && a->labels[ia] == d->labels[i])
+				ia++;
+			else if (ib < b->n && !memcmp(b->x + ib * 7, x, 28) && b->labels[ib] == d->labels[i])
+				ib++;
+			else
+				bad++;
+		}
+		CU_ASSERT_EQUAL(bad, 0);
+	}
+	hog_data_free(d);
+	hog_data_free(a);
+	hog_data_free(b);
+}
+
+static void test_split_errors(void)
+{
+	hog_gen_opts o = { .examples = 50, .features = 20, .nnz_per_example = 3 };
+	hog_err e;
+	const char *in = tu_path("se_in.lmdb"), *a = tu_path("se_a.lmdb"), *b = tu_path("se_b.lmdb");
+	CU_ASSERT_EQUAL_FATAL(hog_gen(in, &o, &e), 0);
+	CU_ASSERT_EQUAL(hog_data_split(in, a, b, 0, 1, &e), HOG_ECONFIG);
+	CU_ASSERT_EQUAL(hog_data_split(in, a, b, 1, 1, &e), HOG_ECONFIG);
+	CU_ASSERT_EQUAL(hog_data_split(in, a, b, NAN, 1, &e), HOG_ECONFIG);
+	CU_ASSERT_EQUAL(hog_data_split(in, a, a, 0.5, 1, &e), HOG_ECONFIG);
+	CU_ASSERT_EQUAL(hog_data_split(in, a, b, 1e-9, 1, &e), HOG_EDATA);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "empty"));
+	CU_ASSERT_NOT_EQUAL(access(a, F_OK), 0);
+	CU_ASSERT_NOT_EQUAL(access(b, F_OK), 0);
+	CU_ASSERT_EQUAL(hog_data_split(tu_path("missing.lmdb"), a, b, 0.5, 1, &e), ENOENT);
+}
+
+/* ---------------------------------------------------------------- export */
+
+/* Exports @p in to the file tu_path(name); returns hog_export_libsvm()'s code. */
+static int tt_export(const char *in, const char *name)
+{
+	hog_err e = { 0 };
+	int fd = open(tu_path(name), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	CU_ASSERT_FATAL(fd >= 0);
+	int rc = hog_export_libsvm(in, fd, &e);
+	if (rc)
+		fprintf(stderr, "export: %s\n", e.msg);
+	close(fd);
+	return rc;
+}
+
+/* Floats that are hard to print: not exact in decimal, tiny, huge, subnormal,
+ * negative zero; and a row with no features. */
+static void test_export_roundtrip_text(void)
+{
+	const char *txt = tu_write("rt.svm",
+	                           "1 1:0.1 3:0.333333343 7:1\n"
+	                           "-1 2:1e-30 4:3.40282347e+38 5:1.17549435e-38 6:1.40129846e-45\n"
+	                           "1 1:-0 2:-2.5 8:123456789\n"
+	                           "-1\n"
+	                           "1 8:0.7\n", (size_t)-1);
+	CU_ASSERT_EQUAL_FATAL(tt_import(txt, tu_path("rt1.lmdb"), 9), 0);
+	CU_ASSERT_EQUAL_FATAL(tt_export(tu_path("rt1.lmdb"), "rt1.svm"), 0);
+	CU_ASSERT_EQUAL_FATAL(tt_import(tu_path("rt1.svm"), tu_path("rt2.lmdb"), 9), 0);
+	CU_ASSERT_EQUAL_FATAL(tt_export(tu_path("rt2.lmdb"), "rt2.svm"), 0);
+	hog_data *a = tt_load(tu_path("rt1.lmdb")), *b = tt_load(tu_path("rt2.lmdb"));
+	if (a && b) {
+		CU_ASSERT(tt_same_sparse(a, b));
+		CU_ASSERT_EQUAL(a->n, 5);
+		CU_ASSERT_EQUAL(a->nnz, 11);
+	}
+	hog_data_free(a);
+	hog_data_free(b);
+	/* the text is stable, and 1 prints as "1" */
+	CU_ASSERT_EQUAL(tu_sh("cmp -s '%s' '%s'", tu_path("rt1.svm"), tu_path("rt2.svm")), 0);
+	CU_ASSERT_EQUAL(tu_sh("head -n 1 '%s' | grep -qx '1 1:0.100000001 3:0.333333343 7:1'", tu_path("rt1.svm")), 0);
+	CU_ASSERT_EQUAL(tu_sh("sed -n 4p '%s' | grep -qx -- '-1'", tu_path("rt1.svm")), 0);
+}
+
+/* A generated set (unit-norm float values), and one with all values 1. */
+static void test_export_roundtrip_gen(void)
+{
+	for (int binary = 0; binary < 2; binary++) {
+		hog_gen_opts o = { .seed = 33, .examples = 2500, .features = 500, .nnz_per_example = 15,
+		                   .binary_values = binary };
+		hog_err e;
+		const char *in = tu_path("xg.lmdb");
+		CU_ASSERT_EQUAL_FATAL(hog_gen(in, &o, &e), 0);
+		CU_ASSERT_EQUAL_FATAL(tt_export(in, "xg.svm"), 0);
+		CU_ASSERT_EQUAL_FATAL(tt_import(tu_path("xg.svm"), tu_path("xg2.lmdb"), 500), 0);
+		hog_data *a = tt_load(in), *b = tt_load(tu_path("xg2.lmdb"));
+		if (a && b) {
+			CU_ASSERT(tt_same_sparse(a, b));
+			CU_ASSERT_EQUAL(b->vals == NULL, binary);
+		}
+		hog_data_free(a);
+		hog_data_free(b);
+	}
+}
+
+static void test_export_refused(void)
+{
+	hog_gen_opts o = { .kind = HOG_KIND_RATINGS, .examples = 100, .users = 10, .items = 10 };
+	hog_err e;
+	CU_ASSERT_EQUAL_FATAL(hog_gen(tu_path("xr.lmdb"), &o, &e), 0);
+	int fd = open("/dev/null", O_WRONLY);
+	CU_ASSERT_EQUAL(hog_export_libsvm(tu_path("xr.lmdb"), fd, &e), HOG_ENOTSUP);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "ratings"));
+	o = (hog_gen_opts){ .kind = HOG_KIND_DENSE, .examples = 10, .features = 3 };
+	CU_ASSERT_EQUAL_FATAL(hog_gen(tu_path("xd.lmdb"), &o, &e), 0);
+	CU_ASSERT_EQUAL(hog_export_libsvm(tu_path("xd.lmdb"), fd, &e), HOG_ENOTSUP);
+	CU_ASSERT_EQUAL(hog_export_libsvm(tu_path("missing.lmdb"), fd, &e), ENOENT);
+	close(fd);
+}
+
+/* A reader that went away (EPIPE, with SIGPIPE ignored as the CLI does) and an
+ * fd that cannot be written are errors with the errno, never a crash. */
+static void test_export_write_errors(void)
+{
+	hog_gen_opts o = { .examples = 200, .features = 50, .nnz_per_example = 5 };
+	hog_err e;
+	const char *in = tu_path("xp.lmdb");
+	CU_ASSERT_EQUAL_FATAL(hog_gen(in, &o, &e), 0);
+	int p[2];
+	CU_ASSERT_EQUAL_FATAL(pipe(p), 0);
+	close(p[0]);
+	void (*old)(int) = signal(SIGPIPE, SIG_IGN);
+	CU_ASSERT_EQUAL(hog_export_libsvm(in, p[1], &e), EPIPE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "export"));
+	signal(SIGPIPE, old);
+	close(p[1]);
+	int fd = open(in, O_RDONLY);
+	CU_ASSERT_EQUAL(hog_export_libsvm(in, fd, &e), EBADF);
+	close(fd);
+}
+
+int test_tools_register(void)
+{
+	CU_pSuite s = CU_add_suite("tools", NULL, NULL);
+	if (!s)
+		return -1;
+	TU_ADD(s, test_stats_hand);
+	TU_ADD(s, test_stats_all_shared);
+	TU_ADD(s, test_stats_not_sparse);
+	TU_ADD(s, test_split_sparse);
+	TU_ADD(s, test_split_ratings);
+	TU_ADD(s, test_split_dense);
+	TU_ADD(s, test_split_errors);
+	TU_ADD(s, test_export_roundtrip_text);
+	TU_ADD(s, test_export_roundtrip_gen);
+	TU_ADD(s, test_export_refused);
+	TU_ADD(s, test_export_write_errors);
+	return 0;
+}

@@ -45,3 +45,15 @@ void cli_progress_end(cli_progress *p);
 double cli_now(void);
 
 #endif
+
+#include <getopt.h>
+/** Expands "-c FILE" / "--config FILE" in argv: the file's keys (outside any
+ * section or in the section named @p cmd) become "--key value" options placed
+ * before the command line's own, so flags override the file. A key that is no
+ * long option of @p lopts is a usage error naming FILE:LINE. On success *nargv
+ * is a new argv (free with cli_config_free). Returns 0 or an exit code. */
+int cli_config_expand(const char *cmd, const struct option *lopts, int argc, char **argv, int *nargc,
+                      char ***nargv);
+void cli_config_free(int argc, char **argv);
+/** Prints a double as JSON (null for NaN/Inf). */
+void cli_json_num(FILE *f, const char *key, double v, int comma);

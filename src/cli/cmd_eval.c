@@ -1,3 +1,184 @@
-/* Not built yet. */
+/* hogwild eval and hogwild predict: use a saved model on a data set. */
 #include "cli/cli.h"
-int cmd_eval(int argc, char **argv) { (void)argc; (void)argv; return cli_usage_error("eval", NULL, "not built yet"); }
+#include "sys/err.h"
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char eval_usage[] =
+	"usage: hogwild eval --model FILE --data D.lmdb [--json]\n"
+	"Evaluates a saved model: loss, and for binary labels log loss, accuracy and AUC;\n"
+	"for regression RMSE.\n"
+	"      --model FILE   model written by hogwild train --save (required)\n"
+	"      --data D.lmdb  data set (required)\n"
+	"      --json         one JSON object instead of text\n"
+	"  -h, --help         this text\n";
+
+static const char predict_usage[] =
+	"usage: hogwild predict --model FILE --data D.lmdb [--out FILE] [--labels|--probabilities]\n"
+	"Writes one prediction per example: the margin w.x+b (default), the predicted\n"
+	"label (-1/+1) or the probability of the positive class (logistic models).\n"
+	"      --model FILE      model written by hogwild train --save (required)\n"
+	"      --data D.lmdb     data set (required)\n"
+	"      --out FILE        write here, atomically (default: standard output)\n"
+	"      --labels          print -1/+1 labels\n"
+	"      --probabilities   print sigmoid(margin)\n"
+	"  -h, --help            this text\n";
+
+static int load_both(const char *cmd, const char *model, const char *data, hog_model **m, hog_data **d)
+{
+	hog_err err = { 0 };
+	int rc;
+	if (!model || !data)
+		return cli_usage_error(cmd, NULL, "--model and --data are both required");
+	if ((rc = hog_model_load(m, model, &err)))
+		return cli_fail(&err, rc);
+	if ((rc = hog_data_load(d, data, &err))) {
+		hog_model_free(*m);
+		return cli_fail(&err, rc);
+	}
+	if ((*d)->meta.kind != HOG_KIND_SPARSE) {
+		fprintf(stderr, "hogwild %s: %s is a %s data set; a linear model needs a sparse one\n", cmd, data,
+		        (*d)->meta.kind == HOG_KIND_RATINGS ? "ratings" : "dense");
+		hog_model_free(*m);
+		hog_data_free(*d);
+		return 1;
+	}
+	return 0;
+}
+
+int cmd_eval(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "model", required_argument, NULL, 'm' }, { "data", required_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'j' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+	};
+	const char *model = NULL, *data = NULL;
+	int json = 0, c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'm': model = optarg; break;
+		case 'd': data = optarg; break;
+		case 'j': json = 1; break;
+		case 'h': fputs(eval_usage, stdout); return 0;
+		case ':': return cli_usage_error("eval", eval_usage, "%s needs a value", argv[optind - 1]);
+		default: return cli_usage_error("eval", eval_usage, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("eval", eval_usage, "unexpected argument '%s'", argv[optind]);
+	hog_model *m;
+	hog_data *d;
+	int rc = load_both("eval", model, data, &m, &d);
+	if (rc)
+		return rc;
+	hog_eval ev;
+	hog_err err = { 0 };
+	if ((rc = hog_model_eval(m, d, &ev, &err))) {
+		rc = cli_fail(&err, rc);
+	} else if (json) {
+		printf("{\"examples\":%llu", (unsigned long long)ev.examples);
+		cli_json_num(stdout, "loss", ev.loss, 1);
+		cli_json_num(stdout, "logloss", ev.logloss, 1);
+		cli_json_num(stdout, "accuracy", ev.accuracy, 1);
+		cli_json_num(stdout, "auc", ev.auc, 1);
+		cli_json_num(stdout, "rmse", ev.rmse, 1);
+		puts("}");
+	} else {
+		hog_model_info info;
+		hog_model_info_get(m, &info);
+		printf("examples   %llu\nloss       %.6f (%s)\n", (unsigned long long)ev.examples, ev.loss,
+		       hog_loss_name(info.loss));
+		if (d->meta.task == HOG_TASK_BINARY)
+			printf("logloss    %.6f\naccuracy   %.4f%%\nauc        %.6f\n", ev.logloss, 100 * ev.accuracy, ev.auc);
+		else
+			printf("rmse       %.6f\n", ev.rmse);
+	}
+	hog_model_free(m);
+	hog_data_free(d);
+	return rc;
+}
+
+int cmd_predict(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "model", required_argument, NULL, 'm' }, { "data", required_argument, NULL, 'd' },
+		{ "out", required_argument, NULL, 'o' }, { "labels", no_argument, NULL, 'l' },
+		{ "probabilities", no_argument, NULL, 'p' }, { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *model = NULL, *data = NULL, *out = NULL;
+	int what = 0, c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
+		switch (c) {
+		case 'm': model = optarg; break;
+		case 'd': data = optarg; break;
+		case 'o': out = optarg; break;
+		case 'l': what = 1; break;
+		case 'p': what = 2; break;
+		case 'h': fputs(predict_usage, stdout); return 0;
+		case ':': return cli_usage_error("predict", predict_usage, "%s needs a value", argv[optind - 1]);
+		default: return cli_usage_error("predict", predict_usage, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("predict", predict_usage, "unexpected argument '%s'", argv[optind]);
+	hog_model *m;
+	hog_data *d;
+	int rc = load_both("predict", model, data, &m, &d);
+	if (rc)
+		return rc;
+	float *mg = malloc((d->n + 1) * sizeof *mg);
+	hog_err err = { 0 };
+	char tmp[4096] = "";
+	FILE *f = stdout;
+	if (!mg) {
+		rc = 1;
+		fprintf(stderr, "hogwild: out of memory\n");
+		goto done;
+	}
+	if ((rc = hog_model_predict(m, d, mg, &err))) {
+		rc = cli_fail(&err, rc);
+		goto done;
+	}
+	if (out) {
+		snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out, (long)getpid());
+		if (!(f = fopen(tmp, "w"))) {
+			fprintf(stderr, "hogwild: %s: %s\n", tmp, strerror(errno));
+			rc = 1;
+			goto done;
+		}
+	}
+	for (uint64_t i = 0; i < d->n; i++) {
+		if (what == 1)
+			fputs(mg[i] > 0 ? "1\n" : "-1\n", f);
+		else if (what == 2)
+			fprintf(f, "%.6g\n", 1.0 / (1.0 + exp(-(double)mg[i])));
+		else
+			fprintf(f, "%.9g\n", mg[i]);
+	}
+	if (fflush(f) != 0 || ferror(f) || (out && fsync(fileno(f)) != 0)) {
+		fprintf(stderr, "hogwild: writing predictions: %s\n", strerror(errno));
+		rc = 1;
+	}
+	if (out) {
+		fclose(f);
+		if (rc || rename(tmp, out) != 0) {
+			if (!rc)
+				fprintf(stderr, "hogwild: %s: %s\n", out, strerror(errno));
+			unlink(tmp);
+			rc = 1;
+		}
+	}
+done:
+	free(mg);
+	hog_model_free(m);
+	hog_data_free(d);
+	return rc;
+}

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <locale.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +132,7 @@ void cli_progress_end(cli_progress *p)
 int main(int argc, char **argv)
 {
 	setlocale(LC_ALL, "C"); /* numbers in files and output use '.' whatever the user's locale */
+	signal(SIGPIPE, SIG_IGN); /* a closed pipe is an EPIPE error, not a silent death */
 	if (argc < 2)
 		return cli_usage_error(NULL, usage_text, "no command given");
 	const char *c = argv[1];

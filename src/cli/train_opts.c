@@ -1,0 +1,204 @@
+/* Training options shared by train and compare (see train_opts.h), data loading
+ * for them, and the signal handlers that ask a run to stop cleanly. */
+#include "cli/train_opts.h"
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+const struct option cli_train_long[] = {
+	{ "data", required_argument, NULL, OPT_DATA },
+	{ "test", required_argument, NULL, OPT_TEST },
+	{ "model", required_argument, NULL, OPT_MODEL },
+	{ "loss", required_argument, NULL, OPT_LOSS },
+	{ "mode", required_argument, NULL, OPT_MODE },
+	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "epochs", required_argument, NULL, OPT_EPOCHS },
+	{ "lr", required_argument, NULL, OPT_LR },
+	{ "schedule", required_argument, NULL, OPT_SCHEDULE },
+	{ "backoff", required_argument, NULL, OPT_BACKOFF },
+	{ "t0", required_argument, NULL, OPT_T0 },
+	{ "warmup", required_argument, NULL, OPT_WARMUP },
+	{ "l2", required_argument, NULL, OPT_L2 },
+	{ "optimizer", required_argument, NULL, OPT_OPTIMIZER },
+	{ "adagrad-beta", required_argument, NULL, OPT_ADAGRAD_BETA },
+	{ "delay", required_argument, NULL, OPT_DELAY },
+	{ "hot", required_argument, NULL, OPT_HOT },
+	{ "flush-every", required_argument, NULL, OPT_FLUSH_EVERY },
+	{ "stripe-size", required_argument, NULL, OPT_STRIPE_SIZE },
+	{ "bind", required_argument, NULL, OPT_BIND },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "measure-delay", no_argument, NULL, OPT_MEASURE_DELAY },
+	{ "topology", required_argument, NULL, OPT_TOPOLOGY },
+	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ NULL, 0, NULL, 0 },
+};
+const size_t cli_train_nlong = sizeof cli_train_long / sizeof *cli_train_long - 1;
+
+const char cli_train_usage[] =
+	"  -c, --config FILE      INI file of options (flags given here override it)\n"
+	"      --data D.lmdb      training set (required)\n"
+	"      --test T.lmdb      test set, evaluated after every epoch (none)\n"
+	"      --model linear     model (linear; mf and mlp are not built yet)\n"
+	"      --loss L           logistic | hinge | squared (logistic)\n"
+	"      --epochs N         passes over the data (20)\n"
+	"      --lr X             step size; alpha for adagrad/adarevision (0.5)\n"
+	"      --schedule S       constant | backoff | invt (backoff: lr * backoff^epoch)\n"
+	"      --backoff B        per-epoch factor of the backoff schedule (0.9)\n"
+	"      --t0 N             invt schedule: lr / (1 + t/t0), t0 in examples (one epoch)\n"
+	"      --warmup N         ramp the step size up over the first N examples (0)\n"
+	"      --l2 X             lambda of (lambda/2)|w|^2 beside the mean loss (1e-6)\n"
+	"      --optimizer R      sgd | adagrad | adarevision (sgd)\n"
+	"      --adagrad-beta B   beta of adagrad/adarevision: lr/(beta+sqrt(sum g^2)) (1)\n"
+	"      --delay K          write each update K examples after its read (0)\n"
+	"      --measure-delay    sample updates landing between read and write (off)\n"
+	"      --hot N            buffered mode: hot coordinates (auto: written once per flush)\n"
+	"      --flush-every K    buffered mode: examples between flushes (256)\n"
+	"      --stripe-size N    striped mode: coordinates per lock, a power of two (64)\n"
+	"      --bind B           core | numa | none: pin workers with hwloc (core)\n"
+	"      --seed S           sharding and shuffling seed (1)\n"
+	"      --topology DESC    plan for an hwloc synthetic topology or XML file (this machine)\n"
+	"      --quiet            no progress line\n";
+
+static int bad(const char *cmd, const char *opt, const char *arg, const char *want)
+{
+	return cli_usage_error(cmd, NULL, "--%s: '%s' is not %s", opt, arg, want);
+}
+
+int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o, cli_train_args *a)
+{
+	long l;
+	double d;
+	uint64_t u;
+	int e;
+	switch (c) {
+	case OPT_DATA: a->data = arg; break;
+	case OPT_TEST: a->test = arg; break;
+	case OPT_MODEL:
+		if (strcmp(arg, "linear") != 0) {
+			if (!strcmp(arg, "mf") || !strcmp(arg, "mlp"))
+				return cli_usage_error(cmd, NULL, "--model %s: not built yet in this version (use linear)", arg);
+			return bad(cmd, "model", arg, "linear, mf or mlp");
+		}
+		a->model = arg;
+		break;
+	case OPT_LOSS:
+		if ((e = hog_loss_parse(arg)) < 0) return bad(cmd, "loss", arg, "logistic, hinge or squared");
+		o->loss = (enum hog_loss)e;
+		break;
+	case OPT_MODE:
+		if ((e = hog_mode_parse(arg)) < 0)
+			return bad(cmd, "mode", arg, "serial, lockfree, buffered, atomic, striped or locked");
+		o->mode = (enum hog_mode)e;
+		break;
+	case OPT_THREADS:
+		if (cli_parse_int(arg, 0, 4096, &l)) return bad(cmd, "threads", arg, "a thread count 0..4096 (0: every core)");
+		o->threads = (int)l;
+		break;
+	case OPT_EPOCHS:
+		if (cli_parse_int(arg, 1, 1000000, &l)) return bad(cmd, "epochs", arg, "a count of at least 1");
+		o->epochs = (int)l;
+		break;
+	case OPT_LR:
+		if (cli_parse_double(arg, 0, 1e9, &d) || !(d > 0)) return bad(cmd, "lr", arg, "a positive step size");
+		o->lr = d;
+		break;
+	case OPT_SCHEDULE:
+		if ((e = hog_sched_parse(arg)) < 0) return bad(cmd, "schedule", arg, "constant, backoff or invt");
+		o->sched = (enum hog_sched)e;
+		break;
+	case OPT_BACKOFF:
+		if (cli_parse_double(arg, 0, 1, &d) || !(d > 0)) return bad(cmd, "backoff", arg, "a factor in (0, 1]");
+		o->backoff = d;
+		break;
+	case OPT_T0:
+		if (cli_parse_double(arg, 0, 1e18, &d) || !(d > 0)) return bad(cmd, "t0", arg, "a positive number of examples");
+		o->t0 = d;
+		break;
+	case OPT_WARMUP:
+		if (cli_parse_u64(arg, 0, UINT64_MAX, &u)) return bad(cmd, "warmup", arg, "a number of examples");
+		o->warmup = u;
+		break;
+	case OPT_L2:
+		if (cli_parse_double(arg, 0, 1e9, &d)) return bad(cmd, "l2", arg, "zero or a positive number");
+		o->l2 = d;
+		break;
+	case OPT_OPTIMIZER:
+		if ((e = hog_rule_parse(arg)) < 0) return bad(cmd, "optimizer", arg, "sgd, adagrad or adarevision");
+		o->rule = (enum hog_rule)e;
+		break;
+	case OPT_ADAGRAD_BETA:
+		if (cli_parse_double(arg, 0, 1e9, &d) || !(d > 0)) return bad(cmd, "adagrad-beta", arg, "a positive number");
+		o->adagrad_beta = d;
+		break;
+	case OPT_DELAY:
+		if (cli_parse_int(arg, 0, 1 << 20, &l)) return bad(cmd, "delay", arg, "a count 0..1048576");
+		o->delay = (int)l;
+		break;
+	case OPT_HOT:
+		if (cli_parse_int(arg, 0, 1 << 24, &l)) return bad(cmd, "hot", arg, "a count of coordinates");
+		o->hot = (int)l;
+		break;
+	case OPT_FLUSH_EVERY:
+		if (cli_parse_int(arg, 1, 1 << 24, &l)) return bad(cmd, "flush-every", arg, "a count of at least 1");
+		o->flush_every = (int)l;
+		break;
+	case OPT_STRIPE_SIZE:
+		if (cli_parse_int(arg, 1, 1 << 20, &l) || (l & (l - 1))) return bad(cmd, "stripe-size", arg, "a power of two");
+		o->stripes = (int)l;
+		break;
+	case OPT_BIND:
+		if ((e = hog_bind_parse(arg)) < 0) return bad(cmd, "bind", arg, "core, numa or none");
+		o->bind = (enum hog_bind)e;
+		break;
+	case OPT_SEED:
+		if (cli_parse_u64(arg, 0, UINT64_MAX, &u)) return bad(cmd, "seed", arg, "an unsigned integer");
+		o->seed = u;
+		break;
+	case OPT_MEASURE_DELAY: o->measure_delay = 1; break;
+	case OPT_TOPOLOGY: o->topology = arg; break;
+	case OPT_QUIET: a->quiet = 1; break;
+	case OPT_CONFIG: break; /* expanded before parsing */
+	default: return cli_usage_error(cmd, NULL, "unknown option");
+	}
+	return 0;
+}
+
+int cli_load_data(const char *cmd, const cli_train_args *a, hog_data **tr, hog_data **te, int quiet)
+{
+	hog_err err = { 0 };
+	int rc;
+	*tr = *te = NULL;
+	if (!a->data)
+		return cli_usage_error(cmd, NULL, "--data is required (a data set made by 'hogwild data import' or 'gen')");
+	if (!quiet && cli_progress_wanted(0))
+		fprintf(stderr, "loading %s...", a->data);
+	if ((rc = hog_data_load(tr, a->data, &err)))
+		return cli_fail(&err, rc);
+	if (a->test && (rc = hog_data_load(te, a->test, &err))) {
+		hog_data_free(*tr);
+		*tr = NULL;
+		return cli_fail(&err, rc);
+	}
+	if (!quiet && cli_progress_wanted(0))
+		fputs("\r\033[K", stderr);
+	return 0;
+}
+
+static volatile int stop_flag;
+volatile int *cli_stop_flag(void) { return &stop_flag; }
+
+static void on_signal(int sig)
+{
+	__atomic_store_n(&stop_flag, sig, __ATOMIC_RELAXED); /* read by the workers */
+}
+
+void cli_catch_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}

@@ -1,0 +1,66 @@
+/* The sparse linear model: losses and their derivatives (inline, shared by the
+ * training kernel and evaluation), the model record and its file. */
+#ifndef HOG_MODEL_LINEAR_H
+#define HOG_MODEL_LINEAR_H
+#include "hogwild.h"
+#include <math.h>
+
+/* Floats per coordinate for each step rule: SGD keeps w; AdaGrad w and the sum of
+ * squared gradients; AdaRevision x, g-bar, z and z' side by side (one cache line
+ * holds four coordinates' records). */
+static inline uint32_t hog_rule_stride(enum hog_rule r)
+{
+	return r == HOG_RULE_SGD ? 1 : r == HOG_RULE_ADAGRAD ? 2 : 4;
+}
+
+/* Loss of margin m for label y (binary labels are -1/+1). */
+static inline float hog_loss_value(enum hog_loss l, float m, float y)
+{
+	switch (l) {
+	case HOG_LOSS_LOGISTIC: {
+		float z = -y * m; /* log(1 + e^z), without overflow */
+		return z > 0 ? z + log1pf(expf(-z)) : log1pf(expf(z));
+	}
+	case HOG_LOSS_HINGE: return fmaxf(0.0f, 1.0f - y * m);
+	case HOG_LOSS_SQUARED: return 0.5f * (m - y) * (m - y);
+	}
+	return 0;
+}
+
+/* d loss / d m. */
+static inline float hog_loss_deriv(enum hog_loss l, float m, float y)
+{
+	switch (l) {
+	case HOG_LOSS_LOGISTIC: return -y / (1.0f + expf(y * m));
+	case HOG_LOSS_HINGE: return y * m < 1.0f ? -y : 0.0f;
+	case HOG_LOSS_SQUARED: return m - y;
+	}
+	return 0;
+}
+
+struct hog_model {
+	uint64_t dim;
+	enum hog_loss loss;
+	enum hog_rule rule;
+	enum hog_sched sched;
+	uint32_t stride;
+	float *params;       /* (dim+1)*stride: feature i at i*stride, the bias at dim*stride */
+	float *weights;      /* dim weights, made for hog_model_info_get */
+	int epochs_done;
+	int in_epoch;        /* 1: saved inside epoch epochs_done+1 at positions[] */
+	uint32_t nworkers;
+	uint64_t *positions; /* examples each worker had done in that epoch */
+	uint64_t t;          /* examples processed in all, for the 1/t schedule */
+	double lr, l2, beta, backoff, t0;
+	uint64_t seed;
+	uint64_t warmup;
+};
+
+/** Loss, accuracy and AUC (binary) or RMSE from precomputed margins. */
+int hog_model_eval_margins(enum hog_loss loss, const float *margins, const float *labels, uint64_t n,
+                           int binary, hog_eval *ev);
+
+/** A zeroed model. */
+hog_model *hog_model_new(uint64_t dim, enum hog_loss loss, enum hog_rule rule);
+
+#endif

@@ -1,0 +1,246 @@
+/* The per-example hot loop, written once and specialized by the compiler.
+ *
+ * process_example() is always inlined with constant MODE, RULE, LOSS and VALS
+ * arguments into one function per combination (train.c instantiates them), so the
+ * loop over an example's nonzeros has no switch and no call through a pointer:
+ * the mode, step rule and loss are chosen once per run. bench/results/ shows the
+ * resulting instructions.
+ *
+ * The shared model P is an array of _Atomic float records, `stride` floats per
+ * coordinate (see linear.h). Internal coordinate 0 is the bias, 1..dim are the
+ * features renumbered by falling frequency, so the hottest coordinates share the
+ * first cache lines and each example's hot coordinates come first in its row.
+ *
+ * THE RACE, documented in one place: in lockfree and buffered modes several
+ * workers load and store the same coordinates with no ordering between them.
+ * Every access is an atomic with memory_order_relaxed: a value is never torn and
+ * never invented, but an update may be lost when two workers write one
+ * coordinate at once (the Hogwild! trade, Niu et al. 2011). atomic mode replaces
+ * the store by a compare-and-swap loop and loses nothing; striped and locked
+ * take spinlocks (sync.h) around the whole read-compute-write of an example.
+ */
+#ifndef HOG_TRAIN_KERNEL_H
+#define HOG_TRAIN_KERNEL_H
+#include "model/linear.h"
+#include "train/sync.h"
+#include <math.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#define HOG_RLX memory_order_relaxed
+#define HOG_INLINE static inline __attribute__((always_inline))
+
+HOG_INLINE float ald(const _Atomic float *p) { return atomic_load_explicit((_Atomic float *)p, HOG_RLX); }
+HOG_INLINE void ast(_Atomic float *p, float v) { atomic_store_explicit(p, v, HOG_RLX); }
+
+/* Adds d with a CAS loop; returns the value before. */
+HOG_INLINE float cas_add(_Atomic float *p, float d)
+{
+	float o = ald(p);
+	while (!atomic_compare_exchange_weak_explicit(p, &o, o + d, HOG_RLX, HOG_RLX))
+		;
+	return o;
+}
+
+/* Raises *p to at least v; returns the value before. */
+HOG_INLINE float cas_max(_Atomic float *p, float v)
+{
+	float o = ald(p);
+	while (o < v && !atomic_compare_exchange_weak_explicit(p, &o, v, HOG_RLX, HOG_RLX))
+		;
+	return o;
+}
+
+/* What the kernel needs of the shared state. */
+typedef struct kern_shared {
+	_Atomic float *P;       /* (dim+1) records */
+	const float *reg;       /* per coordinate: l2 * n / d_v (0 for the bias), clamped */
+	hog_spin *locks;        /* striped: one per stripe; locked: locks[0] */
+	uint32_t stripe_shift;  /* coordinates per stripe = 1 << shift */
+	uint32_t hot;           /* buffered: coordinates 0..hot-1 are kept per worker */
+	float beta;             /* AdaGrad / AdaRevision */
+} kern_shared;
+
+/* What the kernel keeps per worker. */
+typedef struct kern_worker {
+	float *hrec, *hdel;     /* buffered: private records of hot coordinates and their
+	                           change since the last flush */
+	float *gsnap;           /* adarevision: g-bar of each coordinate read, until written */
+	double loss;            /* progressive loss of this epoch */
+} kern_worker;
+
+/* One coordinate's update through the shared record (all modes but buffered's
+ * hot part). gx is the loss gradient times x, r the regularizer's factor, gold the
+ * g-bar read with the weights (AdaRevision). Under striped/locked the caller holds
+ * the lock, and the relaxed loads and stores are plain moves. */
+HOG_INLINE void upd_shared(const enum hog_mode MODE, const enum hog_rule RULE, _Atomic float *rec,
+                           float gx, float r, float gold, float lr, float beta)
+{
+	const int CAS = MODE == HOG_MODE_ATOMIC;
+	if (RULE == HOG_RULE_SGD) {
+		if (CAS) {
+			float o = ald(rec);
+			while (!atomic_compare_exchange_weak_explicit(rec, &o, o - lr * (gx + r * o), HOG_RLX, HOG_RLX))
+				;
+		} else {
+			float w = ald(rec);
+			ast(rec, w - lr * (gx + r * w));
+		}
+	} else if (RULE == HOG_RULE_ADAGRAD) {
+		float w = ald(rec), gv = gx + r * w, G;
+		if (CAS)
+			G = cas_add(&rec[1], gv * gv) + gv * gv;
+		else
+			ast(&rec[1], G = ald(&rec[1]) + gv * gv);
+		float eta = lr / (beta + sqrtf(G));
+		if (CAS)
+			cas_add(rec, -(eta * gv));
+		else
+			ast(rec, ald(rec) - eta * gv);
+	} else { /* AdaRevision, DESIGN §6 (McMahan & Streeter 2014, Algorithm 2) */
+		float x = ald(rec), g = gx + r * x;
+		float gbar = CAS ? cas_add(&rec[1], g) : ald(&rec[1]);
+		if (!CAS)
+			ast(&rec[1], gbar + g);
+		float gbck = gbar - gold; /* gradients that landed here since our read */
+		float dz = g * g + 2.0f * g * gbck, z;
+		if (CAS)
+			z = cas_add(&rec[2], dz) + dz;
+		else
+			ast(&rec[2], z = ald(&rec[2]) + dz);
+		float zp_old = CAS ? cas_max(&rec[3], z) : ald(&rec[3]);
+		float zp = zp_old > z ? zp_old : z; /* steps never grow */
+		if (!CAS)
+			ast(&rec[3], zp);
+		float lr_old = lr / (beta + sqrtf(zp_old)), lr_new = lr / (beta + sqrtf(zp));
+		float dx = -(lr_new * g) + (lr_old - lr_new) * gbck;
+		if (CAS)
+			cas_add(rec, dx);
+		else
+			ast(rec, ald(rec) + dx);
+	}
+}
+
+/* Buffered mode's hot coordinates: the worker's private record changes at once,
+ * and the change is summed for the next flush. */
+HOG_INLINE void upd_private(const enum hog_rule RULE, float *rec, float *del, float gx, float r, float lr,
+                            float beta)
+{
+	float w = rec[0], gv = gx + r * w;
+	if (RULE == HOG_RULE_SGD) {
+		float d = -(lr * gv);
+		rec[0] = w + d;
+		del[0] += d;
+	} else {
+		float G = rec[1] + gv * gv;
+		rec[1] = G;
+		del[1] += gv * gv;
+		float d = -((lr / (beta + sqrtf(G))) * gv);
+		rec[0] = w + d;
+		del[0] += d;
+	}
+}
+
+HOG_INLINE void lock_example(const enum hog_mode MODE, const kern_shared *sh, const uint32_t *ids, uint32_t nnz)
+{
+	if (MODE == HOG_MODE_LOCKED)
+		hog_spin_lock(&sh->locks[0]);
+	if (MODE == HOG_MODE_STRIPED) { /* ids ascend, so stripes come in order: no deadlock */
+		uint32_t last = 0;
+		hog_spin_lock(&sh->locks[0]); /* the bias's stripe */
+		for (uint32_t j = 0; j < nnz; j++) {
+			uint32_t s = ids[j] >> sh->stripe_shift;
+			if (s != last)
+				hog_spin_lock(&sh->locks[last = s]);
+		}
+	}
+}
+
+HOG_INLINE void unlock_example(const enum hog_mode MODE, const kern_shared *sh, const uint32_t *ids, uint32_t nnz)
+{
+	if (MODE == HOG_MODE_LOCKED)
+		hog_spin_unlock(&sh->locks[0]);
+	if (MODE == HOG_MODE_STRIPED) {
+		uint32_t last = 0;
+		hog_spin_unlock(&sh->locks[0]);
+		for (uint32_t j = 0; j < nnz; j++) {
+			uint32_t s = ids[j] >> sh->stripe_shift;
+			if (s != last)
+				hog_spin_unlock(&sh->locks[last = s]);
+		}
+	}
+}
+
+/* Reads the margin of one example: bias + sum of w_v x_v. Records g-bar snapshots
+ * for AdaRevision. Returns the margin. */
+HOG_INLINE float read_margin(const enum hog_mode MODE, const enum hog_rule RULE, const int VALS,
+                             const kern_shared *sh, kern_worker *wk, const uint32_t *ids, const float *xs,
+                             uint32_t nnz, uint32_t nhot)
+{
+	const uint32_t S = hog_rule_stride(RULE);
+	_Atomic float *P = sh->P;
+	float m;
+	if (MODE == HOG_MODE_BUFFERED)
+		m = wk->hrec[0];
+	else
+		m = ald(&P[0]);
+	if (RULE == HOG_RULE_ADAREVISION)
+		wk->gsnap[0] = ald(&P[1]);
+	uint32_t j = 0;
+	if (MODE == HOG_MODE_BUFFERED)
+		for (; j < nhot; j++)
+			m += wk->hrec[(size_t)ids[j] * S] * (VALS ? xs[j] : 1.0f);
+	for (; j < nnz; j++) {
+		size_t v = (size_t)ids[j] * S;
+		m += ald(&P[v]) * (VALS ? xs[j] : 1.0f);
+		if (RULE == HOG_RULE_ADAREVISION)
+			wk->gsnap[j + 1] = ald(&P[v + 1]);
+	}
+	return m;
+}
+
+/* Applies the loss gradient g of one example to its coordinates. */
+HOG_INLINE void write_update(const enum hog_mode MODE, const enum hog_rule RULE, const int VALS,
+                             const kern_shared *sh, kern_worker *wk, const uint32_t *ids, const float *xs,
+                             uint32_t nnz, uint32_t nhot, float g, float lr)
+{
+	const uint32_t S = hog_rule_stride(RULE);
+	_Atomic float *P = sh->P;
+	const float *reg = sh->reg;
+	const float beta = sh->beta;
+	uint32_t j = 0;
+	if (MODE == HOG_MODE_BUFFERED) {
+		upd_private(RULE, wk->hrec, wk->hdel, g, 0.0f, lr, beta);
+		for (; j < nhot; j++) {
+			size_t v = (size_t)ids[j] * S;
+			upd_private(RULE, wk->hrec + v, wk->hdel + v, g * (VALS ? xs[j] : 1.0f), reg[ids[j]], lr, beta);
+		}
+	} else {
+		upd_shared(MODE, RULE, &P[0], g, 0.0f, RULE == HOG_RULE_ADAREVISION ? wk->gsnap[0] : 0.0f, lr, beta);
+	}
+	for (; j < nnz; j++) {
+		uint32_t id = ids[j];
+		upd_shared(MODE == HOG_MODE_BUFFERED ? HOG_MODE_LOCKFREE : MODE, RULE, &P[(size_t)id * S],
+		           g * (VALS ? xs[j] : 1.0f), reg[id], RULE == HOG_RULE_ADAREVISION ? wk->gsnap[j + 1] : 0.0f,
+		           lr, beta);
+	}
+}
+
+/* One example, read to write. Returns nothing; adds its loss to wk->loss. */
+HOG_INLINE void process_example(const enum hog_mode MODE, const enum hog_rule RULE, const enum hog_loss LOSS,
+                                const int VALS, const kern_shared *sh, kern_worker *wk, const uint32_t *ids,
+                                const float *xs, uint32_t nnz, float y, float lr)
+{
+	uint32_t nhot = 0;
+	if (MODE == HOG_MODE_BUFFERED)
+		while (nhot < nnz && ids[nhot] < sh->hot)
+			nhot++;
+	lock_example(MODE, sh, ids, nnz);
+	float m = read_margin(MODE, RULE, VALS, sh, wk, ids, xs, nnz, nhot);
+	wk->loss += hog_loss_value(LOSS, m, y);
+	float g = hog_loss_deriv(LOSS, m, y);
+	write_update(MODE, RULE, VALS, sh, wk, ids, xs, nnz, nhot, g, lr);
+	unlock_example(MODE, sh, ids, nnz);
+}
+
+#endif

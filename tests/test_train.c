@@ -1,0 +1,399 @@
+/* Training: losses against finite differences, one step against a hand
+ * computation, serial reproducibility, lockfree on one thread equal to serial bit
+ * for bit, every mode close to serial with two threads, the atomic mode's
+ * counting test, model save/load, checkpoint + resume equal to a straight run,
+ * and bad options. */
+#include "hogwild.h"
+#include "model/linear.h"
+#include "util.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static hog_data *small_tr, *small_te;
+
+static int make_sets(void)
+{
+	hog_gen_opts g = { .kind = HOG_KIND_SPARSE, .seed = 7, .examples = 40000, .features = 1000,
+	                   .nnz_per_example = 20, .noise = 0.02 };
+	hog_err err;
+	const char *all = tu_path("train_all.lmdb"), *a = tu_path("train_a.lmdb"), *b = tu_path("train_b.lmdb");
+	if (hog_gen(all, &g, &err) || hog_data_split(all, a, b, 0.25, 3, &err) ||
+	    hog_data_load(&small_tr, a, &err) || hog_data_load(&small_te, b, &err)) {
+		fprintf(stderr, "fixture: %s\n", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int free_sets(void)
+{
+	hog_data_free(small_tr);
+	hog_data_free(small_te);
+	return 0;
+}
+
+static hog_train_opts base_opts(enum hog_mode mode, int threads, int epochs)
+{
+	hog_train_opts o;
+	hog_train_opts_init(&o);
+	o.mode = mode;
+	o.threads = threads;
+	o.epochs = epochs;
+	o.bind = HOG_BIND_NONE;
+	o.lr = 0.5;
+	return o;
+}
+
+static hog_model *train_ok(const hog_train_opts *o, hog_train_result *res)
+{
+	hog_model *m = NULL;
+	hog_err err = { 0 };
+	int rc = hog_train(small_tr, small_te, o, &m, res, &err);
+	if (rc)
+		fprintf(stderr, "train: %s\n", err.msg);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	return m;
+}
+
+static int same_params(const hog_model *a, const hog_model *b)
+{
+	return a->dim == b->dim && a->stride == b->stride &&
+	       !memcmp(a->params, b->params, (a->dim + 1) * a->stride * sizeof(float));
+}
+
+static void test_loss_finite_differences(void)
+{
+	const float ms[] = { -3.0f, -0.7f, -0.1f, 0.3f, 0.9f, 2.5f };
+	const float ys[] = { -1.0f, 1.0f, 0.4f };
+	for (int l = 0; l < 3; l++)
+		for (size_t i = 0; i < sizeof ms / sizeof *ms; i++)
+			for (size_t k = 0; k < 3; k++) {
+				float y = ys[k], m = ms[i];
+				if (l != HOG_LOSS_SQUARED && y != 1.0f && y != -1.0f)
+					continue;
+				if (l == HOG_LOSS_HINGE && fabsf(y * m - 1.0f) < 0.01f)
+					continue; /* the kink */
+				double h = 1e-3;
+				double num = ((double)hog_loss_value(l, (float)(m + h), y) -
+				              (double)hog_loss_value(l, (float)(m - h), y)) / (2 * h);
+				double ana = hog_loss_deriv(l, m, y);
+				CU_ASSERT_DOUBLE_EQUAL(ana, num, 2e-3 + 1e-3 * fabs(num));
+			}
+	/* logistic loss stays finite far out */
+	CU_ASSERT(isfinite(hog_loss_value(HOG_LOSS_LOGISTIC, 200.0f, -1.0f)));
+	CU_ASSERT_DOUBLE_EQUAL(hog_loss_value(HOG_LOSS_LOGISTIC, 200.0f, -1.0f), 200.0, 1e-3);
+	CU_ASSERT_DOUBLE_EQUAL(hog_loss_deriv(HOG_LOSS_LOGISTIC, 0.0f, 1.0f), -0.5, 1e-7);
+}
+
+/* One example, one epoch, from zero: w_v = -lr * g * x_v, bias = -lr * g. */
+static void test_one_step_by_hand(void)
+{
+	const char *txt = tu_write("one.svm", "1 3:0.5 7:2\n", (size_t)-1), *db = tu_path("one.lmdb");
+	const char *in[] = { txt };
+	hog_import_opts io = { .format = HOG_FORMAT_LIBSVM, .header = -1 };
+	hog_err err;
+	hog_data *d;
+	CU_ASSERT_EQUAL_FATAL(hog_import(in, 1, db, &io, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(hog_data_load(&d, db, &err), 0);
+	for (int l = 0; l < 3; l++) {
+		hog_train_opts o = base_opts(HOG_MODE_SERIAL, 1, 1);
+		o.loss = l;
+		o.l2 = 0;
+		o.lr = 0.25;
+		hog_model *m = NULL;
+		CU_ASSERT_EQUAL_FATAL(hog_train(d, NULL, &o, &m, NULL, &err), 0);
+		float g = hog_loss_deriv(l, 0.0f, 1.0f);
+		hog_model_info info;
+		hog_model_info_get(m, &info);
+		CU_ASSERT_EQUAL(info.dim, 7);
+		CU_ASSERT_DOUBLE_EQUAL(info.weights[2], -0.25 * g * 0.5, 1e-7);
+		CU_ASSERT_DOUBLE_EQUAL(info.weights[6], -0.25 * g * 2.0, 1e-7);
+		CU_ASSERT_DOUBLE_EQUAL(info.weights[0], 0.0, 0);
+		CU_ASSERT_DOUBLE_EQUAL(info.bias, -0.25 * g, 1e-7);
+		hog_model_free(m);
+	}
+	hog_data_free(d);
+}
+
+static void test_serial_reproducible(void)
+{
+	hog_train_opts o = base_opts(HOG_MODE_SERIAL, 1, 3);
+	hog_model *a = train_ok(&o, NULL), *b = train_ok(&o, NULL);
+	CU_ASSERT(same_params(a, b));
+	o.seed = 2;
+	hog_model *c = train_ok(&o, NULL);
+	CU_ASSERT(!same_params(a, c)); /* the seed matters */
+	hog_model_free(a);
+	hog_model_free(b);
+	hog_model_free(c);
+}
+
+static void test_lockfree_one_thread_is_serial(void)
+{
+	for (int r = 0; r < 3; r++) {
+		hog_train_opts o = base_opts(HOG_MODE_SERIAL, 1, 2);
+		o.rule = r;
+		o.lr = r ? 0.1 : 0.5;
+		hog_model *s = train_ok(&o, NULL);
+		o.mode = HOG_MODE_LOCKFREE;
+		hog_model *l = train_ok(&o, NULL);
+		CU_ASSERT(same_params(s, l));
+		hog_model_free(s);
+		hog_model_free(l);
+	}
+}
+
+/* With two threads every mode reaches the serial test accuracy within 0.5 points. */
+static void test_modes_match_serial(void)
+{
+	hog_train_result rs, r;
+	hog_train_opts o = base_opts(HOG_MODE_SERIAL, 1, 8);
+	hog_model *s = train_ok(&o, &rs);
+	CU_ASSERT(rs.last.test_acc > 0.80);
+	for (int mode = HOG_MODE_LOCKFREE; mode < HOG_MODE_COUNT; mode++) {
+		o = base_opts(mode, 2, 8);
+		hog_model *m = train_ok(&o, &r);
+		CU_ASSERT_EQUAL(r.threads, 2);
+		if (fabs(r.last.test_acc - rs.last.test_acc) > 0.005)
+			fprintf(stderr, "\n%s: test accuracy %.4f, serial %.4f\n", hog_mode_name(mode), r.last.test_acc,
+			        rs.last.test_acc);
+		CU_ASSERT(fabs(r.last.test_acc - rs.last.test_acc) <= 0.005);
+		hog_model_free(m);
+	}
+	hog_model_free(s);
+}
+
+/* Every example is "1 1:1" with hinge loss and a step of 2^-20: each update adds
+ * exactly 2^-20 to w_1 and to the bias (exact in float), so after N examples both
+ * are N * 2^-20 unless an update was lost. */
+static void count_updates(enum hog_mode mode, float *w1, float *bias, uint64_t n)
+{
+	const char *db = tu_path("count.lmdb");
+	if (access(db, F_OK) != 0) {
+		hog_writer_opts wo = { .kind = HOG_KIND_SPARSE, .task = HOG_TASK_BINARY };
+		hog_writer *w;
+		hog_err err;
+		uint32_t id = 0;
+		CU_ASSERT_EQUAL_FATAL(hog_writer_open(&w, db, &wo, &err), 0);
+		for (uint64_t i = 0; i < n; i++)
+			CU_ASSERT_EQUAL_FATAL(hog_writer_add_sparse(w, 1.0f, &id, NULL, 1, &err), 0);
+		CU_ASSERT_EQUAL_FATAL(hog_writer_commit(w, &err), 0);
+	}
+	hog_data *d;
+	hog_err err;
+	CU_ASSERT_EQUAL_FATAL(hog_data_load(&d, db, &err), 0);
+	hog_train_opts o = base_opts(mode, 2, 1);
+	o.loss = HOG_LOSS_HINGE;
+	o.sched = HOG_SCHED_CONSTANT;
+	o.lr = 1.0 / (1 << 20);
+	o.l2 = 0;
+	hog_model *m = NULL;
+	CU_ASSERT_EQUAL_FATAL(hog_train(d, NULL, &o, &m, NULL, &err), 0);
+	hog_model_info info;
+	hog_model_info_get(m, &info);
+	*w1 = info.weights[0];
+	*bias = (float)info.bias;
+	hog_model_free(m);
+	hog_data_free(d);
+}
+
+static void test_atomic_loses_nothing(void)
+{
+	const uint64_t n = 1 << 18;
+	const float want = (float)n / (1 << 20);
+	float w, b;
+	count_updates(HOG_MODE_ATOMIC, &w, &b, n);
+	CU_ASSERT_EQUAL(w, want);
+	CU_ASSERT_EQUAL(b, want);
+	count_updates(HOG_MODE_LOCKED, &w, &b, n);
+	CU_ASSERT_EQUAL(w, want);
+	CU_ASSERT_EQUAL(b, want);
+	count_updates(HOG_MODE_STRIPED, &w, &b, n);
+	CU_ASSERT_EQUAL(w, want);
+	count_updates(HOG_MODE_LOCKFREE, &w, &b, n);
+	/* lockfree may lose updates (that is the trade); it never makes any up */
+	CU_ASSERT(w <= want && w > 0);
+	if (w < want && getenv("HOG_TEST_VERBOSE"))
+		fprintf(stderr, "\nlockfree lost %.0f of %llu updates on the hot coordinate\n",
+		        (want - w) * (1 << 20), (unsigned long long)n);
+}
+
+static void test_save_load_round_trip(void)
+{
+	hog_train_opts o = base_opts(HOG_MODE_SERIAL, 1, 2);
+	o.rule = HOG_RULE_ADAGRAD;
+	o.lr = 0.1;
+	hog_model *m = train_ok(&o, NULL), *l = NULL;
+	const char *p = tu_path("model.bin");
+	hog_err err;
+	CU_ASSERT_EQUAL_FATAL(hog_model_save(m, p, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(hog_model_load(&l, p, &err), 0);
+	CU_ASSERT(same_params(m, l));
+	CU_ASSERT_EQUAL(l->rule, HOG_RULE_ADAGRAD);
+	CU_ASSERT_EQUAL(l->epochs_done, 2);
+	hog_eval e1, e2;
+	CU_ASSERT_EQUAL(hog_model_eval(m, small_te, &e1, &err), 0);
+	CU_ASSERT_EQUAL(hog_model_eval(l, small_te, &e2, &err), 0);
+	CU_ASSERT_EQUAL(e1.accuracy, e2.accuracy);
+	CU_ASSERT(e1.auc > 0.85 && e1.auc <= 1);
+	hog_model_free(l);
+	/* damage: a flipped byte, a truncated file, not a model, a directory */
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "cp '%s' '%s.bad' && printf '\\377' | dd of='%s.bad' bs=1 seek=200 conv=notrunc 2>/dev/null",
+	         p, p, p);
+	CU_ASSERT_EQUAL(tu_sh("%s", cmd), 0);
+	char bad[600];
+	snprintf(bad, sizeof bad, "%s.bad", p);
+	CU_ASSERT_EQUAL(hog_model_load(&l, bad, &err), HOG_ECORRUPT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "checksum"));
+	CU_ASSERT_EQUAL(tu_sh("head -c 1000 '%s' > '%s'", p, bad), 0);
+	CU_ASSERT_EQUAL(hog_model_load(&l, bad, &err), HOG_ECORRUPT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "truncated"));
+	CU_ASSERT_EQUAL(hog_model_load(&l, tu_write("notmodel", "hello world, not a model at all, no no no no no no no no no no no no no no no no no no no no no no no no no no no no no no no no no no no no no no no no no no no no no no no no", (size_t)-1), &err), HOG_EFORMAT);
+	CU_ASSERT_EQUAL(hog_model_load(&l, tu_dir(), &err), 21 /* EISDIR */);
+	CU_ASSERT_PTR_NULL(l);
+	hog_model_free(m);
+}
+
+/* A serial run stopped after 2 epochs with a checkpoint and resumed to 4 equals a
+ * straight 4-epoch run, for each step rule. */
+static void test_resume_equals_straight(void)
+{
+	for (int r = 0; r < 3; r++) {
+		hog_train_opts o = base_opts(HOG_MODE_SERIAL, 1, 4);
+		o.rule = r;
+		o.lr = r ? 0.1 : 0.5;
+		hog_model *straight = train_ok(&o, NULL);
+		const char *ck = tu_path("ckpt.bin");
+		unlink(ck);
+		o.epochs = 2;
+		o.checkpoint = ck;
+		hog_model *half = train_ok(&o, NULL);
+		o.epochs = 4;
+		o.resume = ck;
+		hog_model *resumed = train_ok(&o, NULL);
+		CU_ASSERT(same_params(straight, resumed));
+		CU_ASSERT_EQUAL(resumed->epochs_done, 4);
+		hog_model_free(straight);
+		hog_model_free(half);
+		hog_model_free(resumed);
+	}
+}
+
+/* A stop request mid-run writes a checkpoint inside the epoch; resuming finishes
+ * the run and equals the straight one (serial, positions restored). */
+static volatile int stop_now;
+static void stop_after_first(void *ud, const hog_progress *p)
+{
+	(void)ud;
+	if (p->epoch == 2 && p->done > 0)
+		__atomic_store_n(&stop_now, 1, __ATOMIC_RELAXED);
+}
+
+static void test_stop_and_resume(void)
+{
+	hog_train_opts o = base_opts(HOG_MODE_SERIAL, 1, 3);
+	o.round_examples = 2000; /* stop requests are seen between rounds */
+	hog_model *straight = train_ok(&o, NULL);
+	const char *ck = tu_path("stop.bin");
+	unlink(ck);
+	o.checkpoint = ck;
+	o.stop = &stop_now;
+	o.on_progress = stop_after_first;
+	hog_model *m = NULL;
+	hog_err err;
+	hog_train_result res;
+	stop_now = 0;
+	CU_ASSERT_EQUAL(hog_train(small_tr, small_te, &o, &m, &res, &err), HOG_EINTR);
+	CU_ASSERT_EQUAL(res.epochs_done, 1);
+	CU_ASSERT_EQUAL(access(ck, F_OK), 0);
+	hog_model_free(m);
+	stop_now = 0;
+	o.on_progress = NULL;
+	o.resume = ck;
+	hog_model *resumed = train_ok(&o, NULL);
+	CU_ASSERT(same_params(straight, resumed));
+	hog_model_free(straight);
+	hog_model_free(resumed);
+}
+
+static void test_bad_options(void)
+{
+	hog_err err;
+	hog_model *m;
+	hog_train_opts o = base_opts(HOG_MODE_LOCKFREE, -1, 1);
+	CU_ASSERT_EQUAL(hog_train(small_tr, NULL, &o, &m, NULL, &err), HOG_ECONFIG);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--threads"));
+	o = base_opts(HOG_MODE_LOCKFREE, 1, 0);
+	CU_ASSERT_EQUAL(hog_train(small_tr, NULL, &o, &m, NULL, &err), HOG_ECONFIG);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--epochs"));
+	o = base_opts(HOG_MODE_LOCKFREE, 1, 1);
+	o.lr = 0;
+	CU_ASSERT_EQUAL(hog_train(small_tr, NULL, &o, &m, NULL, &err), HOG_ECONFIG);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--lr"));
+	o = base_opts(HOG_MODE_LOCKFREE, 1, 1);
+	o.mode = 17;
+	CU_ASSERT_EQUAL(hog_train(small_tr, NULL, &o, &m, NULL, &err), HOG_ECONFIG);
+	o = base_opts(HOG_MODE_BUFFERED, 1, 1);
+	o.rule = HOG_RULE_ADAREVISION;
+	CU_ASSERT_EQUAL(hog_train(small_tr, NULL, &o, &m, NULL, &err), HOG_ECONFIG);
+	/* the wrong kind of data */
+	hog_gen_opts g = { .kind = HOG_KIND_RATINGS, .examples = 500, .users = 20, .items = 10 };
+	const char *rp = tu_path("r.lmdb");
+	hog_data *rd;
+	CU_ASSERT_EQUAL_FATAL(hog_gen(rp, &g, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(hog_data_load(&rd, rp, &err), 0);
+	o = base_opts(HOG_MODE_LOCKFREE, 1, 1);
+	CU_ASSERT_EQUAL(hog_train(rd, NULL, &o, &m, NULL, &err), HOG_EMISMATCH);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "sparse"));
+	CU_ASSERT_PTR_NULL(m);
+	hog_data_free(rd);
+	/* a checkpoint of another shape */
+	o = base_opts(HOG_MODE_SERIAL, 1, 1);
+	o.rule = HOG_RULE_ADAGRAD;
+	hog_model *a = train_ok(&o, NULL);
+	const char *ck = tu_path("other.bin");
+	CU_ASSERT_EQUAL(hog_model_save(a, ck, &err), 0);
+	hog_model_free(a);
+	o.rule = HOG_RULE_SGD;
+	o.resume = ck;
+	o.epochs = 3;
+	CU_ASSERT_EQUAL(hog_train(small_tr, NULL, &o, &m, NULL, &err), HOG_EMISMATCH);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "checkpoint"));
+}
+
+static void test_divergence_named(void)
+{
+	hog_train_opts o = base_opts(HOG_MODE_SERIAL, 1, 3);
+	o.loss = HOG_LOSS_SQUARED;
+	o.lr = 1e6;
+	o.sched = HOG_SCHED_CONSTANT;
+	hog_model *m;
+	hog_err err;
+	CU_ASSERT_EQUAL(hog_train(small_tr, NULL, &o, &m, NULL, &err), HOG_EDIVERGED);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "epoch 1"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "step size"));
+}
+
+int test_train_register(void)
+{
+	CU_pSuite s = CU_add_suite("train", make_sets, free_sets);
+	if (!s)
+		return -1;
+	TU_ADD(s, test_loss_finite_differences);
+	TU_ADD(s, test_one_step_by_hand);
+	TU_ADD(s, test_serial_reproducible);
+	TU_ADD(s, test_lockfree_one_thread_is_serial);
+	TU_ADD(s, test_modes_match_serial);
+	TU_ADD(s, test_atomic_loses_nothing);
+	TU_ADD(s, test_save_load_round_trip);
+	TU_ADD(s, test_resume_equals_straight);
+	TU_ADD(s, test_stop_and_resume);
+	TU_ADD(s, test_bad_options);
+	TU_ADD(s, test_divergence_named);
+	return 0;
+}

@@ -1,3 +1,852 @@
-/* Not built yet. */
+/* `hogwild data`: make and inspect data sets. Six subcommands, one function
+ * each: import (LIBSVM, CSV, ratings or MNIST idx files into an LMDB data set),
+ * gen (a synthetic set), info (what a set holds and, for sparse sets, its
+ * statistics in the Hogwild! paper's terms), verify (every block's checksum and
+ * bounds), split (in two by fraction) and export (back to LIBSVM text).
+ *
+ * Each subcommand parses its own options with getopt_long. -h prints its usage,
+ * which lists every option with its default, to stdout and exits 0; a usage
+ * error (unknown option, missing operand, a number out of range) names the
+ * option, prints the usage to stderr and exits 2; a library error exits 1. The
+ * work itself is the library's: this file only turns argv into option structs
+ * and results into text. */
 #include "cli/cli.h"
-int cmd_data(int argc, char **argv) { (void)argc; (void)argv; return cli_usage_error("data", NULL, "not built yet"); }
+#include "data/store.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <float.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef unsigned long long ull;
+
+static const char data_usage[] =
+	"usage: hogwild data <subcommand> [options] ...\n"
+	"\n"
+	"subcommands:\n"
+	"  import   read LIBSVM, CSV, ratings or MNIST idx files into a data set\n"
+	"  gen      generate a synthetic data set\n"
+	"  info     what a data set holds; for sparse sets, its Hogwild! statistics\n"
+	"  verify   check every block of a data set\n"
+	"  split    split a data set in two by fraction\n"
+	"  export   write a sparse data set as LIBSVM text\n"
+	"\n"
+	"  hogwild data <subcommand> -h    options of a subcommand\n";
+
+/* ------------------------------------------------------------ shared helpers */
+
+/* Long-only options get values above any character. */
+enum { OPT_LABEL_COL = 256, OPT_HEADER, OPT_DELIM, OPT_MAX_LINE, OPT_NNZ, OPT_ZIPF, OPT_NOISE,
+       OPT_BINARY, OPT_USERS, OPT_ITEMS, OPT_RANK, OPT_CLASSES, OPT_SAMPLE };
+
+/* Reports what getopt_long stopped at (':' missing value, '?' unknown option),
+ * naming the option as the user wrote it. Returns 2. */
+static int data_opt_error(const char *cmd, const char *usage, int c, char **argv)
+{
+	const char *a = optind > 0 ? argv[optind - 1] : "";
+	char name[64];
+	if (a && !strncmp(a, "--", 2))
+		snprintf(name, sizeof name, "%.*s", (int)strcspn(a, "="), a);
+	else if (optopt > ' ' && optopt < 127)
+		snprintf(name, sizeof name, "-%c", optopt);
+	else
+		snprintf(name, sizeof name, "%s", a ? a : "?");
+	if (c == ':')
+		return cli_usage_error(cmd, usage, "option %s needs a value", name);
+	if (optopt && a && !strncmp(a, "--", 2) && strchr(a, '='))
+		return cli_usage_error(cmd, usage, "option %s takes no value", name);
+	return cli_usage_error(cmd, usage, "unknown option %s", name);
+}
+
+/* Strict whole numbers in [lo, hi]; returns 0 or 2 after printing the usage. */
+static int data_u64(const char *cmd, const char *usage, const char *opt, const char *s, uint64_t lo,
+                    uint64_t hi, uint64_t *out)
+{
+	if (cli_parse_u64(s, lo, hi, out) == 0)
+		return 0;
+	return cli_usage_error(cmd, usage, "%s: '%s' is not a whole number in %llu..%llu", opt, s,
+	                       (ull)lo, (ull)hi);
+}
+
+/* Numbers in [lo, hi], or in (lo, hi) when @p open. */
+static int data_f64(const char *cmd, const char *usage, const char *opt, const char *s, double lo,
+                    double hi, int open, double *out)
+{
+	if (cli_parse_double(s, lo, hi, out) == 0 && (!open || (*out > lo && *out < hi)))
+		return 0;
+	return cli_usage_error(cmd, usage, "%s: '%s' is not a number in %s%g, %g%s", opt, s,
+	                       open ? "(" : "[", lo, hi, open ? ")" : "]");
+}
+
+/* A byte count with an optional K, M or G suffix (powers of 1024). */
+static int data_size(const char *cmd, const char *usage, const char *opt, const char *s, uint64_t *out)
+{
+	char num[32];
+	size_t n = strlen(s);
+	unsigned shift = 0;
+	if (n > 0 && n < sizeof num) {
+		memcpy(num, s, n + 1);
+		switch (num[n - 1]) {
+		case 'k': case 'K': shift = 10; break;
+		case 'm': case 'M': shift = 20; break;
+		case 'g': case 'G': shift = 30; break;
+		}
+		if (shift)
+			num[n - 1] = 0;
+		uint64_t v;
+		if (cli_parse_u64(num, 1, (1ull << 40) >> shift, &v) == 0) {
+			*out = v << shift;
+			return 0;
+		}
+	}
+	return cli_usage_error(cmd, usage, "%s: '%s' is not a byte count in 1..1T (K, M, G suffixes)", opt, s);
+}
+
+/* The position of @p s in the '|'-separated @p names, or 2 after a usage error. */
+static int data_pick(const char *cmd, const char *usage, const char *opt, const char *s,
+                     const char *names, int *out)
+{
+	*out = 0;
+	for (const char *p = names;; p += strcspn(p, "|") + 1, ++*out) {
+		size_t n = strcspn(p, "|");
+		if (n == strlen(s) && !strncmp(p, s, n))
+			return 0;
+		if (!p[n])
+			break;
+	}
+	*out = 0;
+	return cli_usage_error(cmd, usage, "%s: '%s' is not one of %s", opt, s, names);
+}
+
+/* Refuses to replace what is not a data set of ours: the last operand of a
+ * mistyped command line is often an input. Returns 0 or 1 after a message. */
+static int data_check_output(const char *cmd, const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return 0;
+	if (!S_ISREG(st.st_mode)) {
+		fprintf(stderr, "hogwild data %s: %s: not a regular file; not replacing it\n", cmd, path);
+		return 1;
+	}
+	if (st.st_size == 0)
+		return 0;
+	hog_store *s;
+	hog_err e = { 0 };
+	int rc = hog_store_open(&s, path, &e);
+	hog_store_close(s);
+	if (rc == HOG_EFORMAT) {
+		fprintf(stderr, "hogwild data %s: %s exists and is not a hogwild data set; not replacing it\n",
+		        cmd, path);
+		return 1;
+	}
+	return 0;
+}
+
+/* 1 when both paths name the same existing file. */
+static int data_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	if (!strcmp(a, b))
+		return 1;
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* "N examples, F features, Z nonzeros, B blocks" as fits the kind. */
+static void data_counts(const hog_meta *m, char *buf, size_t size)
+{
+	const char *bl = m->blocks == 1 ? "block" : "blocks";
+	if (m->kind == HOG_KIND_RATINGS)
+		snprintf(buf, size, "%llu ratings, %llu users x %llu items, %llu %s", (ull)m->examples,
+		         (ull)m->users, (ull)m->items, (ull)m->blocks, bl);
+	else if (m->kind == HOG_KIND_DENSE)
+		snprintf(buf, size, "%llu examples, %llu columns, %llu %s", (ull)m->examples, (ull)m->features,
+		         (ull)m->blocks, bl);
+	else
+		snprintf(buf, size, "%llu examples, %llu features, %llu nonzeros, %llu %s", (ull)m->examples,
+		         (ull)m->features, (ull)m->nnz, (ull)m->blocks, bl);
+}
+
+/* Opens a finished data set just to read its meta data. */
+static int data_meta(const char *path, hog_meta *m, hog_err *err)
+{
+	hog_store *s;
+	int rc = hog_store_open(&s, path, err);
+	if (rc == 0) {
+		*m = *hog_store_meta(s);
+		hog_store_close(s);
+	}
+	return rc;
+}
+
+/* Runs an import or a generator with a progress line, then prints
+ * "OUT: counts; ..." with the input bytes (import) or the time (gen). */
+static int data_make(const char *out, const char *label, hog_import_opts *io, hog_gen_opts *go,
+                     char **in, int nin, int quiet, uint64_t bytes)
+{
+	cli_progress p = { .label = label, .unit = io ? "B" : "ex" };
+	hog_progress_fn fn = cli_progress_wanted(quiet) ? cli_progress_cb : NULL;
+	hog_err err = { 0 };
+	hog_meta m;
+	double t0 = cli_now();
+	int rc;
+	if (io) {
+		io->progress = fn;
+		io->progress_ud = &p;
+		rc = hog_import((const char *const *)in, nin, out, io, &err);
+	} else {
+		go->progress = fn;
+		go->progress_ud = &p;
+		rc = hog_gen(out, go, &err);
+	}
+	double dt = cli_now() - t0;
+	cli_progress_end(&p);
+	if (rc || (rc = data_meta(out, &m, &err)))
+		return cli_fail(&err, rc);
+	char counts[256];
+	data_counts(&m, counts, sizeof counts);
+	if (io)
+		printf("%s: %s; %.1f MB in %.2f s (%.1f MB/s)\n", out, counts, bytes / 1e6, dt,
+		       dt > 0 ? bytes / 1e6 / dt : 0.0);
+	else
+		printf("%s: %s; generated in %.2f s\n", out, counts, dt);
+	return 0;
+}
+
+/* ------------------------------------------------------------ import */
+
+static const char import_usage[] =
+	"usage: hogwild data import --format FMT [options] IN... OUT.lmdb\n"
+	"\n"
+	"Reads the IN files (plain or gzip) into a new data set OUT.lmdb, written to\n"
+	"a temporary file and renamed into place when complete. Malformed input is\n"
+	"reported as FILE:LINE:COLUMN and leaves nothing behind.\n"
+	"\n"
+	"  -f, --format FMT      libsvm | csv | ratings | idx (required; idx takes the\n"
+	"                        image file, then the label file)\n"
+	"  -t, --task TASK       binary | multiclass | regression (default: from the\n"
+	"                        labels: binary for {0,1} or {-1,1}, multiclass for\n"
+	"                        small integers, else regression)\n"
+	"  -d, --dim N           libsvm: dimension (default: 1 + largest index)\n"
+	"      --label-col N     csv: label column from 0, negative from the end\n"
+	"                        (default 0)\n"
+	"      --header H        csv, ratings: yes | no | auto (default auto)\n"
+	"      --delim C         csv, ratings: , | tab | ; | space (default: detect)\n"
+	"      --max-line BYTES  longest line accepted, K/M/G suffixes (default 16M)\n"
+	"  -b, --block N         examples per block (default 4096)\n"
+	"  -q, --quiet           no progress line on stderr\n"
+	"  -h, --help            this text\n";
+
+static int data_import(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "format", required_argument, 0, 'f' }, { "task", required_argument, 0, 't' },
+		{ "dim", required_argument, 0, 'd' }, { "label-col", required_argument, 0, OPT_LABEL_COL },
+		{ "header", required_argument, 0, OPT_HEADER }, { "delim", required_argument, 0, OPT_DELIM },
+		{ "max-line", required_argument, 0, OPT_MAX_LINE }, { "block", required_argument, 0, 'b' },
+		{ "quiet", no_argument, 0, 'q' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+	};
+	const char *cmd = "data import", *U = import_usage;
+	hog_import_opts o = { .header = -1 };
+	int quiet = 0, c, k = 0, rc = 0, set_dim = 0, set_text = 0, set_task = 0;
+	uint64_t v = 0;
+	long lv;
+	while ((c = getopt_long(argc, argv, ":f:t:d:b:qh", lo, NULL)) != -1) {
+		switch (c) {
+		case 'f': /* in the order of enum hog_format */
+			rc = data_pick(cmd, U, "--format", optarg, "libsvm|csv|ratings|idx", &k);
+			o.format = (enum hog_format)(HOG_FORMAT_LIBSVM + k);
+			break;
+		case 't': /* in the order of enum hog_task */
+			rc = data_pick(cmd, U, "--task", optarg, "binary|multiclass|regression", &k);
+			o.task = (enum hog_task)(HOG_TASK_BINARY + k);
+			set_task = 1;
+			break;
+		case 'd':
+			rc = data_u64(cmd, U, "--dim", optarg, 1, UINT32_MAX, &o.features);
+			set_dim = 1;
+			break;
+		case OPT_LABEL_COL:
+			if (cli_parse_int(optarg, -65536, 65535, &lv) != 0)
+				return cli_usage_error(cmd, U, "--label-col: '%s' is not a column number", optarg);
+			o.label_col = (int)lv;
+			set_text |= 1;
+			break;
+		case OPT_HEADER:
+			rc = data_pick(cmd, U, "--header", optarg, "no|yes|auto", &k);
+			o.header = k == 2 ? -1 : k;
+			set_text |= 2;
+			break;
+		case OPT_DELIM:
+			rc = data_pick(cmd, U, "--delim", optarg, ",|tab|;|space|comma|semicolon", &k);
+			o.delim = ",\t; ,;"[k];
+			set_text |= 2;
+			break;
+		case OPT_MAX_LINE: rc = data_size(cmd, U, "--max-line", optarg, &v); o.max_line = (size_t)v; break;
+		case 'b':
+			rc = data_u64(cmd, U, "--block", optarg, 1, 1u << 24, &v);
+			o.block_examples = (uint32_t)v;
+			break;
+		case 'q': quiet = 1; break;
+		case 'h': fputs(U, stdout); return 0;
+		default: return data_opt_error(cmd, U, c, argv);
+		}
+		if (rc)
+			return rc;
+	}
+	int npos = argc - optind;
+	if (!o.format)
+		return cli_usage_error(cmd, U, "--format is required");
+	if (npos < 2)
+		return cli_usage_error(cmd, U, npos ? "no output file given (the last operand is the output)"
+		                                    : "no input and output files given");
+	if (set_dim && o.format != HOG_FORMAT_LIBSVM)
+		return cli_usage_error(cmd, U, "--dim applies to --format libsvm only");
+	if ((set_text & 1) && o.format != HOG_FORMAT_CSV)
+		return cli_usage_error(cmd, U, "--label-col applies to --format csv only");
+	if ((set_text & 2) && o.format != HOG_FORMAT_CSV && o.format != HOG_FORMAT_RATINGS)
+		return cli_usage_error(cmd, U, "--header and --delim apply to --format csv and ratings only");
+	if (set_task && o.format == HOG_FORMAT_RATINGS)
+		return cli_usage_error(cmd, U, "--task does not apply to --format ratings");
+	if (o.format == HOG_FORMAT_IDX && npos != 3)
+		return cli_usage_error(cmd, U, "--format idx takes two inputs (images, labels) and the output");
+	char **in = argv + optind;
+	int nin = npos - 1;
+	const char *out = argv[argc - 1];
+	for (int i = 0; i < nin; i++)
+		if (data_same_file(in[i], out)) {
+			fprintf(stderr, "hogwild %s: %s is both an input and the output\n", cmd, out);
+			return 1;
+		}
+	if ((rc = data_check_output("import", out)))
+		return rc;
+
+	uint64_t bytes = 0;
+	for (int i = 0; i < nin; i++) {
+		struct stat st;
+		if (stat(in[i], &st) == 0 && S_ISREG(st.st_mode))
+			bytes += (uint64_t)st.st_size;
+	}
+	return data_make(out, "import", &o, NULL, in, nin, quiet, bytes);
+}
+
+/* ------------------------------------------------------------ gen */
+
+static void data_given(const char *bad[4], const char *opt, unsigned kinds)
+{
+	for (unsigned k = HOG_KIND_SPARSE; k <= HOG_KIND_DENSE; k++)
+		if (!(kinds & 1u << k) && !bad[k])
+			bad[k] = opt;
+}
+
+static const char gen_usage[] =
+	"usage: hogwild data gen [options] OUT.lmdb\n"
+	"\n"
+	"Generates a synthetic data set. The defaults give RCV1's shape for sparse\n"
+	"sets (781265 examples, 47236 features, 71 nonzeros each, binary labels).\n"
+	"\n"
+	"  -k, --kind KIND     sparse | ratings | dense (default sparse)\n"
+	"  -n, --examples N    examples; ratings: number of ratings (default: sparse\n"
+	"                      781265, ratings 1000000, dense 60000)\n"
+	"  -d, --features N    sparse: dimension (default 47236);\n"
+	"                      dense: columns (default 64)\n"
+	"      --nnz MEAN      sparse: mean nonzeros per example (default 71)\n"
+	"      --zipf S        sparse, ratings: popularity exponent of features or\n"
+	"                      items, 0..10 (default 1.0)\n"
+	"      --noise P       sparse: label flip rate, 0..0.5 (default 0.04);\n"
+	"                      ratings: noise standard deviation, 0..10 (default 0.5)\n"
+	"      --binary        sparse: all values 1 (default: unit-norm rows)\n"
+	"      --users N       ratings: users (default 20000)\n"
+	"      --items N       ratings: items (default 2000)\n"
+	"      --rank K        ratings: rank of the hidden factors, 1..1024 (default 10)\n"
+	"      --classes C     dense: classes, 2..65536 (default 10)\n"
+	"  -s, --seed S        random seed, from 1 (default 1)\n"
+	"  -b, --block N       examples per block (default 4096)\n"
+	"  -q, --quiet         no progress line on stderr\n"
+	"  -h, --help          this text\n";
+
+static int data_gen(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "kind", required_argument, 0, 'k' }, { "examples", required_argument, 0, 'n' },
+		{ "features", required_argument, 0, 'd' }, { "nnz", required_argument, 0, OPT_NNZ },
+		{ "zipf", required_argument, 0, OPT_ZIPF }, { "noise", required_argument, 0, OPT_NOISE },
+		{ "binary", no_argument, 0, OPT_BINARY }, { "users", required_argument, 0, OPT_USERS },
+		{ "items", required_argument, 0, OPT_ITEMS }, { "rank", required_argument, 0, OPT_RANK },
+		{ "classes", required_argument, 0, OPT_CLASSES }, { "seed", required_argument, 0, 's' },
+		{ "block", required_argument, 0, 'b' }, { "quiet", no_argument, 0, 'q' },
+		{ "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+	};
+	const char *cmd = "data gen", *U = gen_usage;
+	hog_gen_opts o = { .kind = HOG_KIND_SPARSE };
+	/* options that fit some kinds only: bad[kind] is the first given that does not fit */
+	enum { KS = 1u << HOG_KIND_SPARSE, KR = 1u << HOG_KIND_RATINGS, KD = 1u << HOG_KIND_DENSE };
+	const char *bad[4] = { 0 }, *noise_arg = NULL;
+#define GIVEN(name, kinds) data_given(bad, name, kinds)
+	int quiet = 0, c, k = 0, rc = 0;
+	uint64_t v = 0;
+	double d = 0;
+	while ((c = getopt_long(argc, argv, ":k:n:d:s:b:qh", lo, NULL)) != -1) {
+		switch (c) {
+		case 'k': /* in the order of enum hog_kind */
+			rc = data_pick(cmd, U, "--kind", optarg, "sparse|ratings|dense", &k);
+			o.kind = (enum hog_kind)(HOG_KIND_SPARSE + k);
+			break;
+		case 'n': rc = data_u64(cmd, U, "--examples", optarg, 1, 1ull << 40, &o.examples); break;
+		case 'd':
+			rc = data_u64(cmd, U, "--features", optarg, 1, UINT32_MAX, &o.features);
+			GIVEN("--features", KS | KD);
+			break;
+		case OPT_NNZ:
+			rc = data_f64(cmd, U, "--nnz", optarg, 1, 4294967295.0, 0, &o.nnz_per_example);
+			GIVEN("--nnz", KS);
+			break;
+		case OPT_ZIPF:
+			rc = data_f64(cmd, U, "--zipf", optarg, 0, 10, 0, &d);
+			o.zipf = d > 0 ? d : DBL_MIN; /* 0 means "default" in hog_gen_opts: ask for the nearest */
+			GIVEN("--zipf", KS | KR);
+			break;
+		case OPT_NOISE: noise_arg = optarg; GIVEN("--noise", KS | KR); break; /* range: below */
+		case OPT_BINARY: o.binary_values = 1; GIVEN("--binary", KS); break;
+		case OPT_USERS: rc = data_u64(cmd, U, "--users", optarg, 1, UINT32_MAX - 1ull, &o.users);
+			GIVEN("--users", KR);
+			break;
+		case OPT_ITEMS: rc = data_u64(cmd, U, "--items", optarg, 1, UINT32_MAX - 1ull, &o.items);
+			GIVEN("--items", KR);
+			break;
+		case OPT_RANK:
+			rc = data_u64(cmd, U, "--rank", optarg, 1, 1024, &v);
+			o.rank = (uint32_t)v;
+			GIVEN("--rank", KR);
+			break;
+		case OPT_CLASSES:
+			rc = data_u64(cmd, U, "--classes", optarg, 2, 65536, &v);
+			o.classes = (uint32_t)v;
+			GIVEN("--classes", KD);
+			break;
+		case 's': rc = data_u64(cmd, U, "--seed", optarg, 1, UINT64_MAX, &o.seed); break;
+		case 'b':
+			rc = data_u64(cmd, U, "--block", optarg, 1, 1u << 24, &v);
+			o.block_examples = (uint32_t)v;
+			break;
+		case 'q': quiet = 1; break;
+		case 'h': fputs(U, stdout); return 0;
+		default: return data_opt_error(cmd, U, c, argv);
+		}
+		if (rc)
+			return rc;
+	}
+#undef GIVEN
+	if (argc - optind != 1)
+		return cli_usage_error(cmd, U, argc == optind ? "no output file given" : "too many operands");
+	if (bad[o.kind])
+		return cli_usage_error(cmd, U, "%s does not apply to --kind %s", bad[o.kind], hog_kind_name(o.kind));
+	if (o.kind == HOG_KIND_DENSE && o.features > (1u << 24))
+		return cli_usage_error(cmd, U, "--features: %llu columns; a dense set has at most %u",
+		                       (ull)o.features, 1u << 24);
+	if (noise_arg) {
+		if ((rc = data_f64(cmd, U, "--noise", noise_arg, 0, o.kind == HOG_KIND_SPARSE ? 0.5 : 10, 0, &d)))
+			return rc;
+		o.noise = d > 0 ? d : DBL_MIN; /* as for --zipf */
+	}
+	const char *out = argv[optind];
+	if ((rc = data_check_output("gen", out)))
+		return rc;
+	return data_make(out, "gen", NULL, &o, NULL, 0, quiet, 0);
+}
+
+/* ------------------------------------------------------------ info */
+
+static const char info_usage[] =
+	"usage: hogwild data info [--json] [--sample N] D.lmdb\n"
+	"\n"
+	"Says what a data set holds. For sparse sets it also loads the whole set and\n"
+	"gives its statistics in the Hogwild! paper's terms (Delta, rho, Omega).\n"
+	"\n"
+	"  -j, --json        one JSON object instead of text\n"
+	"      --sample N    sparse: examples sampled to estimate rho (default 1000;\n"
+	"                    0 skips the statistics and the load they need)\n"
+	"  -h, --help        this text\n";
+
+struct info {
+	const char *path;
+	char format[64];
+	uint64_t size;
+	hog_meta m;
+	int has_stats;
+	uint64_t sample;
+	hog_stats st;
+};
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			printf("\\%c", ch);
+		else if (ch < 0x20)
+			printf("\\u%04x", ch);
+		else
+			putchar(ch);
+	}
+	putchar('"');
+}
+
+static void json_num(const char *key, double v)
+{
+	printf(",\"%s\":", key);
+	if (isfinite(v))
+		printf("%.9g", v);
+	else
+		fputs("null", stdout);
+}
+
+static void json_u64(const char *key, uint64_t v) { printf(",\"%s\":%llu", key, (ull)v); }
+
+static void info_json(const struct info *f)
+{
+	const hog_meta *m = &f->m;
+	double n = m->examples ? (double)m->examples : 1;
+	fputs("{\"file\":", stdout);
+	json_str(f->path);
+	json_u64("size", f->size);
+	fputs(",\"format\":", stdout);
+	json_str(f->format);
+	json_u64("version", m->version);
+	printf(",\"kind\":\"%s\",\"task\":\"%s\"", hog_kind_name(m->kind), hog_task_name(m->task));
+	json_u64("examples", m->examples);
+	if (m->kind == HOG_KIND_RATINGS) {
+		json_u64("users", m->users);
+		json_u64("items", m->items);
+	} else {
+		json_u64(m->kind == HOG_KIND_DENSE ? "columns" : "features", m->features);
+	}
+	json_u64("nnz", m->nnz);
+	json_u64("blocks", m->blocks);
+	fputs(",\"source\":", stdout);
+	json_str(m->source);
+	if (m->task == HOG_TASK_BINARY) {
+		json_u64("positives", m->positives);
+		json_num("positive_share", (double)m->positives / n);
+	}
+	if (m->task == HOG_TASK_MULTICLASS)
+		json_u64("classes", m->classes);
+	if (m->kind == HOG_KIND_DENSE) {
+		printf(",\"values\":\"%s\"", m->dense_u8 ? "u8" : "f32");
+		if (m->dense_u8)
+			json_num("scale", m->dense_scale);
+	}
+	json_num("label_min", m->label_min);
+	json_num("label_max", m->label_max);
+	json_num("label_mean", m->label_sum / n);
+	if (f->has_stats) { /* counts and shares of a loaded set: all finite */
+		const hog_stats *s = &f->st;
+		printf(",\"stats\":{\"examples\":%llu,\"nnz_mean\":%.9g,\"nnz_min\":%llu,\"nnz_max\":%llu,"
+		       "\"used_features\":%llu,\"delta\":%.9g,\"rho_max\":%.9g,\"rho_mean\":%.9g,"
+		       "\"rho_sample\":%llu,\"top_feature\":%llu,\"top_count\":%llu,\"top_share\":%.9g,"
+		       "\"hot1pct_share\":%.9g}",
+		       (ull)s->examples, s->nnz_mean, (ull)s->nnz_min, (ull)s->nnz_max, (ull)s->used_features,
+		       s->delta, s->rho_max, s->rho_mean,
+		       (ull)(f->sample < m->examples ? f->sample : m->examples), (ull)s->top_feature,
+		       (ull)s->top_count, s->nnz ? (double)s->top_count / s->nnz : 0.0, s->hot1pct_share);
+	}
+	fputs("}\n", stdout);
+}
+
+#define ROW(label, ...) (printf("%-14s", label), printf(__VA_ARGS__), putchar('\n'))
+
+static void info_text(const struct info *f)
+{
+	const hog_meta *m = &f->m;
+	double n = m->examples ? (double)m->examples : 1;
+	ROW("file", "%s", f->path);
+	ROW("size", "%.1f %s (%llu bytes)", f->size < 1000000 ? f->size / 1e3 : f->size / 1e6,
+	    f->size < 1000000 ? "kB" : "MB", (ull)f->size);
+	ROW("format", "%s, version %u", f->format, m->version);
+	ROW("kind", "%s", hog_kind_name(m->kind));
+	ROW("task", "%s", hog_task_name(m->task));
+	ROW(m->kind == HOG_KIND_RATINGS ? "ratings" : "examples", "%llu", (ull)m->examples);
+	switch (m->kind) {
+	case HOG_KIND_SPARSE:
+		ROW("features", "%llu", (ull)m->features);
+		ROW("nonzeros", "%llu (%.1f per example, density %.3g%%)", (ull)m->nnz, m->nnz / n,
+		    m->features ? 100.0 * m->nnz / n / m->features : 0.0);
+		break;
+	case HOG_KIND_RATINGS:
+		ROW("users x items", "%llu x %llu (density %.3g%%)", (ull)m->users, (ull)m->items,
+		    m->users && m->items ? 100.0 * m->examples / ((double)m->users * m->items) : 0.0);
+		break;
+	case HOG_KIND_DENSE:
+		ROW("columns", "%llu", (ull)m->features);
+		if (m->dense_u8)
+			ROW("values", "u8, value = byte x %g", m->dense_scale);
+		else
+			ROW("values", "float");
+		break;
+	}
+	ROW("blocks", "%llu", (ull)m->blocks);
+	ROW("source", "%.60s%s", m->source[0] ? m->source : "-", strlen(m->source) > 60 ? "..." : "");
+	if (m->task == HOG_TASK_BINARY)
+		ROW("positives", "%llu (%.1f%%)", (ull)m->positives, 100.0 * m->positives / n);
+	if (m->task == HOG_TASK_MULTICLASS)
+		ROW("classes", "%u", m->classes);
+	ROW(m->kind == HOG_KIND_RATINGS ? "rating range" : "label range", "%g .. %g (mean %.4g)",
+	    m->label_min, m->label_max, m->label_sum / n);
+	if (!f->has_stats)
+		return;
+	const hog_stats *s = &f->st;
+	ROW("nnz/example", "mean %.1f, min %llu, max %llu (Omega)", s->nnz_mean, (ull)s->nnz_min,
+	    (ull)s->nnz_max);
+	ROW("used features", "%llu of %llu (%.1f%%)", (ull)s->used_features, (ull)m->features,
+	    m->features ? 100.0 * s->used_features / m->features : 0.0);
+	ROW("Delta", "%.4g (largest share of examples with one feature)", s->delta);
+	ROW("rho", "max %.4g, mean %.4g (sample of %llu examples)", s->rho_max, s->rho_mean,
+	    (ull)(f->sample < m->examples ? f->sample : m->examples));
+	ROW("top feature", "id %llu (LIBSVM index %llu): %.3g%% of nonzeros", (ull)s->top_feature,
+	    (ull)s->top_feature + 1, s->nnz ? 100.0 * s->top_count / s->nnz : 0.0);
+	ROW("hottest 1%", "of the features hold %.3g%% of the nonzeros", 100.0 * s->hot1pct_share);
+}
+
+static int data_info(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "json", no_argument, 0, 'j' }, { "sample", required_argument, 0, OPT_SAMPLE },
+		{ "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+	};
+	const char *cmd = "data info", *U = info_usage;
+	int json = 0, c, rc;
+	struct info f = { .sample = 1000 };
+	while ((c = getopt_long(argc, argv, ":jh", lo, NULL)) != -1) {
+		switch (c) {
+		case 'j': json = 1; break;
+		case OPT_SAMPLE:
+			rc = data_u64(cmd, U, "--sample", optarg, 0, 1ull << 40, &f.sample);
+			break;
+		case 'h': fputs(U, stdout); return 0;
+		default: return data_opt_error(cmd, U, c, argv);
+		}
+		if (rc)
+			return rc;
+	}
+	if (argc - optind != 1)
+		return cli_usage_error(cmd, U, argc == optind ? "no data set given" : "one data set at a time");
+	f.path = argv[optind];
+	hog_err err = { 0 };
+	hog_store *s;
+	if ((rc = hog_store_open(&s, f.path, &err)))
+		return cli_fail(&err, rc);
+	f.m = *hog_store_meta(s);
+	if (hog_store_meta_get(s, "format", f.format, sizeof f.format) != 0)
+		strcpy(f.format, "?");
+	hog_store_close(s);
+	struct stat st;
+	if (stat(f.path, &st) == 0)
+		f.size = (uint64_t)st.st_size;
+	if (f.m.kind == HOG_KIND_SPARSE && f.sample > 0) {
+		hog_data *d;
+		if ((rc = hog_data_load(&d, f.path, &err)))
+			return cli_fail(&err, rc);
+		rc = hog_data_stats(d, f.sample, 1, &f.st, &err);
+		hog_data_free(d);
+		if (rc)
+			return cli_fail(&err, rc);
+		f.has_stats = 1;
+	}
+	if (json)
+		info_json(&f);
+	else
+		info_text(&f);
+	return 0;
+}
+
+/* ------------------------------------------------------------ verify */
+
+static const char verify_usage[] =
+	"usage: hogwild data verify D.lmdb\n"
+	"\n"
+	"Checks every block of a data set: checksum, counts, offsets, ids, values.\n"
+	"Prints \"ok: N blocks, M examples\", or the first damage found and exits 1.\n"
+	"\n"
+	"  -h, --help        this text\n";
+
+static int data_verify(int argc, char **argv)
+{
+	static const struct option lo[] = { { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
+	const char *cmd = "data verify", *U = verify_usage;
+	int c, rc;
+	if ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1)
+		return c == 'h' ? (fputs(U, stdout), 0) : data_opt_error(cmd, U, c, argv);
+	if (argc - optind != 1)
+		return cli_usage_error(cmd, U, argc == optind ? "no data set given" : "one data set at a time");
+	const char *path = argv[optind];
+	hog_err err = { 0 };
+	uint64_t blocks = 0;
+	hog_meta m;
+	if ((rc = hog_store_verify(path, &blocks, &err)) || (rc = data_meta(path, &m, &err)))
+		return cli_fail(&err, rc);
+	printf("ok: %llu blocks, %llu examples\n", (ull)blocks, (ull)m.examples);
+	return 0;
+}
+
+/* ------------------------------------------------------------ split */
+
+static const char split_usage[] =
+	"usage: hogwild data split --fraction F [--seed S] IN.lmdb A.lmdb B.lmdb\n"
+	"\n"
+	"Splits a data set in two: each example goes to B.lmdb with probability F,\n"
+	"decided by a hash of the seed and its index, else to A.lmdb.\n"
+	"\n"
+	"  -f, --fraction F  share going to B.lmdb, in (0, 1) (required)\n"
+	"  -s, --seed S      seed of the hash (default 1)\n"
+	"  -h, --help        this text\n";
+
+static int data_split(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "fraction", required_argument, 0, 'f' }, { "seed", required_argument, 0, 's' },
+		{ "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+	};
+	const char *cmd = "data split", *U = split_usage;
+	double frac = 0;
+	uint64_t seed = 1;
+	int c, rc;
+	while ((c = getopt_long(argc, argv, ":f:s:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			rc = data_f64(cmd, U, "--fraction", optarg, 0, 1, 1, &frac);
+			break;
+		case 's':
+			rc = data_u64(cmd, U, "--seed", optarg, 0, UINT64_MAX, &seed);
+			break;
+		case 'h': fputs(U, stdout); return 0;
+		default: return data_opt_error(cmd, U, c, argv);
+		}
+		if (rc)
+			return rc;
+	}
+	if (frac == 0)
+		return cli_usage_error(cmd, U, "--fraction is required");
+	if (argc - optind != 3)
+		return cli_usage_error(cmd, U, "needs three operands: IN.lmdb A.lmdb B.lmdb");
+	const char *in = argv[optind], *a = argv[optind + 1], *b = argv[optind + 2];
+	if (data_same_file(a, b) || data_same_file(in, a) || data_same_file(in, b))
+		return cli_usage_error(cmd, U, "IN.lmdb, A.lmdb and B.lmdb must be three different files");
+	if ((rc = data_check_output("split", a)) || (rc = data_check_output("split", b)))
+		return rc;
+	hog_err err = { 0 };
+	hog_meta ma, mb;
+	if ((rc = hog_data_split(in, a, b, frac, seed, &err)) || (rc = data_meta(a, &ma, &err)) ||
+	    (rc = data_meta(b, &mb, &err)))
+		return cli_fail(&err, rc);
+	double n = (double)(ma.examples + mb.examples);
+	printf("%s: %llu examples -> %s: %llu (%.1f%%), %s: %llu (%.1f%%)\n", in,
+	       (ull)(ma.examples + mb.examples), a, (ull)ma.examples, n ? 100.0 * ma.examples / n : 0.0, b,
+	       (ull)mb.examples, n ? 100.0 * mb.examples / n : 0.0);
+	return 0;
+}
+
+/* ------------------------------------------------------------ export */
+
+static const char export_usage[] =
+	"usage: hogwild data export [--format libsvm] [--out FILE] D.lmdb\n"
+	"\n"
+	"Writes a sparse data set as LIBSVM text (ids from 1; floats printed so that\n"
+	"importing the text again gives the same values).\n"
+	"\n"
+	"  -f, --format FMT  libsvm, the only one (default libsvm)\n"
+	"  -o, --out FILE    write FILE atomically: FILE.tmp, synced, then renamed\n"
+	"                    (default: standard output)\n"
+	"  -h, --help        this text\n";
+
+static int data_export(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "format", required_argument, 0, 'f' }, { "out", required_argument, 0, 'o' },
+		{ "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+	};
+	const char *cmd = "data export", *U = export_usage, *outp = NULL;
+	int c, k, rc;
+	while ((c = getopt_long(argc, argv, ":f:o:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			rc = data_pick(cmd, U, "--format", optarg, "libsvm", &k);
+			break;
+		case 'o':
+			if (!*optarg)
+				return cli_usage_error(cmd, U, "--out: empty file name");
+			outp = optarg;
+			break;
+		case 'h': fputs(U, stdout); return 0;
+		default: return data_opt_error(cmd, U, c, argv);
+		}
+		if (rc)
+			return rc;
+	}
+	if (argc - optind != 1)
+		return cli_usage_error(cmd, U, argc == optind ? "no data set given" : "one data set at a time");
+	const char *in = argv[optind];
+	hog_err err = { 0 };
+	if (!outp)
+		return (rc = hog_export_libsvm(in, STDOUT_FILENO, &err)) ? cli_fail(&err, rc) : 0;
+	if (data_same_file(in, outp)) {
+		fprintf(stderr, "hogwild %s: %s is both the input and the output\n", cmd, outp);
+		return 1;
+	}
+	char tmp[4096];
+	if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", outp) >= sizeof tmp)
+		return cli_usage_error(cmd, U, "--out: file name too long");
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "hogwild %s: %s: %s\n", cmd, tmp, strerror(errno));
+		return 1;
+	}
+	/* errors of our own are put into err as the library would, for cli_fail */
+	rc = hog_export_libsvm(in, fd, &err);
+	if (rc == 0 && fsync(fd) != 0) {
+		rc = errno;
+		snprintf(err.msg, sizeof err.msg, "%.600s: cannot sync: %s", tmp, strerror(rc));
+	}
+	if (close(fd) != 0 && rc == 0) {
+		rc = errno;
+		snprintf(err.msg, sizeof err.msg, "%.600s: %s", tmp, strerror(rc));
+	}
+	if (rc == 0 && rename(tmp, outp) != 0) {
+		rc = errno;
+		snprintf(err.msg, sizeof err.msg, "%.600s: cannot rename into place: %s", outp, strerror(rc));
+	}
+	if (rc) {
+		unlink(tmp);
+		return cli_fail(&err, rc);
+	}
+	hog_fsync_dir(outp);
+	return 0;
+}
+
+/* ------------------------------------------------------------ dispatch */
+
+int cmd_data(int argc, char **argv)
+{
+	static const struct { const char *name; int (*fn)(int, char **); } subs[] = {
+		{ "import", data_import }, { "gen", data_gen }, { "info", data_info },
+		{ "verify", data_verify }, { "split", data_split }, { "export", data_export },
+	};
+	if (argc < 2)
+		return cli_usage_error("data", data_usage, "no subcommand given");
+	const char *c = argv[1];
+	if (!strcmp(c, "-h") || !strcmp(c, "--help") || !strcmp(c, "help")) {
+		fputs(data_usage, stdout);
+		return 0;
+	}
+	optind = 1; /* each subcommand runs getopt_long once, reporting errors itself */
+	opterr = 0;
+	for (size_t i = 0; i < sizeof subs / sizeof *subs; i++)
+		if (!strcmp(c, subs[i].name))
+			return subs[i].fn(argc - 1, argv + 1);
+	return cli_usage_error("data", data_usage, "unknown subcommand '%s'", c);
+}

@@ -79,6 +79,10 @@ int hog_input_line(hog_input *in, char **line, size_t *len, hog_err *err)
 			size_t n = nl ? (size_t)(nl - start) : avail;
 			if (n > in->max_line)
 				goto too_long;
+			const char *nul = memchr(start, 0, n);
+			if (nul)
+				return hog_err_set(err, HOG_EDATA, "%s:%llu:%zu: NUL byte (a binary or UTF-16 file?)", in->path,
+				                   (unsigned long long)in->line + 1, (size_t)(nul - start) + 1);
 			in->pos += n + (nl ? 1 : 0);
 			if (n && start[n - 1] == '\r')
 				n--;

@@ -74,6 +74,8 @@ static inline const char *hog_parse_f64(const char *p, double *out)
 	return p;
 slow:;
 	char *end;
+	if (hog_is_space(*s) || *s == '\n' || *s == '\r' || *s == '\v' || *s == '\f')
+		return NULL; /* strtod would skip it: "3: 5" is not "3:5" */
 	*out = strtod(s, &end);
 	return end == s ? NULL : end;
 }

@@ -118,8 +118,9 @@ struct hog_store {
 	MDB_txn *txn;
 	MDB_dbi meta_dbi, blocks_dbi;
 	hog_meta meta;
-	void **copies; /* aligned copies of misaligned blocks, freed at close */
+	void **copies; /* aligned copies of misaligned values, freed at close */
 	size_t ncopies;
+	void **block_copy; /* per block: its aligned copy, made once */
 };
 
 static int meta_get(hog_store *s, const char *key, MDB_val *v)
@@ -131,6 +132,8 @@ static int meta_get(hog_store *s, const char *key, MDB_val *v)
 int hog_store_meta_get(hog_store *s, const char *key, char *buf, size_t size)
 {
 	MDB_val v;
+	if (size == 0)
+		return ERANGE;
 	if (meta_get(s, key, &v) != 0)
 		return ENOENT;
 	size_t n = v.mv_size < size - 1 ? v.mv_size : size - 1;
@@ -256,6 +259,7 @@ int hog_store_open(hog_store **out, const char *path, hog_err *err)
 	}
 	if ((rc = store_read_meta(s, err)) != 0)
 		goto fail;
+	s->block_copy = calloc(s->meta.blocks + 1, sizeof *s->block_copy); /* NULL: copies are not cached */
 	*out = s;
 	return 0;
 fail:
@@ -293,7 +297,9 @@ static int store_view(hog_store *s, uint64_t index, MDB_val *v, uint64_t expect_
                       hog_block *b, hog_err *err)
 {
 	const void *p = v->mv_data;
-	if ((uintptr_t)p & 7) {
+	if (((uintptr_t)p & 7) && index < s->meta.blocks && s->block_copy && s->block_copy[index]) {
+		p = s->block_copy[index]; /* the file is read-only: the copy stays valid */
+	} else if ((uintptr_t)p & 7) {
 		void **c = realloc(s->copies, (s->ncopies + 1) * sizeof *c);
 		if (!c)
 			return hog_err_set(err, ENOMEM, "%s: out of memory", s->path);
@@ -302,6 +308,8 @@ static int store_view(hog_store *s, uint64_t index, MDB_val *v, uint64_t expect_
 			return hog_err_set(err, ENOMEM, "%s: out of memory", s->path);
 		memcpy(c[s->ncopies], p, v->mv_size);
 		p = c[s->ncopies++];
+		if (index < s->meta.blocks && s->block_copy)
+			s->block_copy[index] = (void *)p;
 	}
 	int rc = hog_block_decode(p, v->mv_size, index, expect_first, &s->meta, b, err);
 	if (rc)
@@ -381,6 +389,7 @@ void hog_store_close(hog_store *s)
 	for (size_t i = 0; i < s->ncopies; i++)
 		free(s->copies[i]);
 	free(s->copies);
+	free(s->block_copy);
 	free(s->path);
 	free(s);
 }

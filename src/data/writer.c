@@ -55,6 +55,8 @@ int hog_writer_open(hog_writer **out, const char *path, const hog_writer_opts *o
 	*out = NULL;
 	if (!o || o->kind < HOG_KIND_SPARSE || o->kind > HOG_KIND_DENSE)
 		return hog_err_set(err, HOG_ECONFIG, "%s: unknown data set kind", path);
+	if (o->kind == HOG_KIND_SPARSE && o->features > UINT32_MAX)
+		return hog_err_set(err, HOG_ECONFIG, "%s: dimensions beyond 2^32-1 are not supported", path);
 	if (o->kind == HOG_KIND_DENSE && (o->features == 0 || o->features > (1u << 24)))
 		return hog_err_set(err, HOG_ECONFIG, "%s: a dense data set needs 1..2^24 columns", path);
 	hog_writer *w = calloc(1, sizeof *w);
@@ -191,6 +193,9 @@ int hog_writer_add_sparse(hog_writer *w, float label, const uint32_t *ids, const
 		if (j && ids[j] <= ids[j - 1])
 			return hog_err_set(err, HOG_EDATA, "example %llu: feature ids not strictly increasing",
 			                   (unsigned long long)w->examples);
+		if (ids[j] == UINT32_MAX)
+			return hog_err_set(err, HOG_EDATA, "example %llu: feature id %u too large",
+			                   (unsigned long long)w->examples, ids[j]);
 		if (w->o.features && ids[j] >= w->o.features)
 			return hog_err_set(err, HOG_EDATA, "example %llu: feature id %u beyond the dimension %llu",
 			                   (unsigned long long)w->examples, ids[j], (unsigned long long)w->o.features);
@@ -215,12 +220,13 @@ int hog_writer_add_sparse(hog_writer *w, float label, const uint32_t *ids, const
 			return w_oom(w, err);
 		w->cap_nnz = cap;
 	}
-	memcpy(w->ids + w->nnz, ids, (size_t)nnz * 4);
-	if (vals) {
+	if (nnz)
+		memcpy(w->ids + w->nnz, ids, (size_t)nnz * 4);
+	if (vals && nnz) {
 		memcpy(w->vals + w->nnz, vals, (size_t)nnz * 4);
 		for (uint32_t j = 0; j < nnz && !w->blk_vals; j++)
 			w->blk_vals = vals[j] != 1.0f;
-	} else {
+	} else if (!vals) {
 		for (uint32_t j = 0; j < nnz; j++)
 			w->vals[w->nnz + j] = 1.0f;
 	}

@@ -1,0 +1,295 @@
+#!/bin/sh
+# Shell tests of the hogwild command line: exit codes (0 success, 1 data or
+# run-time error, 2 usage error), usage text on stdout for -h, and round trips
+# through the data subcommands on small fixtures made here.
+#
+#   HOG_BIN=/path/to/hogwild sh tests/cli.sh
+#
+# Each check prints one line ("ok - NAME" or "FAIL - NAME" with the reason and
+# the first lines of stderr); the last line is "cli: N passed, M failed" and the
+# exit status is nonzero when M > 0. To add a section (train, compare...), append
+# it before the summary at the end using the helpers:
+#   check NAME EXIT CMD...      run CMD, expect exit status EXIT and no sanitizer
+#                               report; its stdout and stderr stay in $OUT and
+#                               $ERR for the next checks
+#   check_grep NAME FILE RE     FILE has a line matching the extended regex RE
+#   check_true NAME CMD...      CMD (a test, a diff...) succeeds
+# $H is the binary, $T a private temporary directory (removed at exit).
+
+H=${HOG_BIN:-./hogwild}
+case $H in /*) ;; *) H=$(pwd)/$H ;; esac
+if [ ! -x "$H" ]; then
+	echo "cli: HOG_BIN=$H is not an executable (build it first)" >&2
+	exit 2
+fi
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+T=$(mktemp -d "${TMPDIR:-/tmp}/hogwild-cli.XXXXXX") || exit 2
+trap 'rm -rf "$T"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+OUT=$T/stdout
+ERR=$T/stderr
+PASS=0
+FAILED=0
+LC_ALL=C
+export LC_ALL
+
+pass() { PASS=$((PASS + 1)); echo "ok - $1"; }
+fail() {
+	FAILED=$((FAILED + 1))
+	echo "FAIL - $1"
+	if [ -s "$ERR" ]; then sed -n '1,4s/^/    | /p' "$ERR"; fi
+}
+
+check() {
+	name=$1 want=$2
+	shift 2
+	"$@" >"$OUT" 2>"$ERR"
+	got=$?
+	if grep -Eq 'Sanitizer|runtime error:' "$ERR"; then
+		fail "$name (sanitizer report)"
+	elif [ "$got" -eq "$want" ]; then
+		pass "$name"
+	else
+		fail "$name (exit $got, wanted $want)"
+	fi
+}
+
+check_grep() {
+	if grep -Eq -- "$3" "$2"; then pass "$1"; else fail "$1 (no line matching '$3' in $(basename "$2"))"; fi
+}
+
+check_true() {
+	name=$1
+	shift
+	if "$@" >/dev/null 2>&1; then pass "$name"; else fail "$name"; fi
+}
+
+# True when no file in $T matches the glob $1.
+none_like() {
+	for f in "$T"/$1; do
+		if [ -e "$f" ]; then return 1; fi
+	done
+	return 0
+}
+
+# The ids and values of a LIBSVM file in one canonical form ("%g" numbers, no
+# comments, qid or blank lines), to compare texts that differ only in spelling.
+normalize() {
+	awk '{ sub(/#.*/, "") }
+	NF == 0 { next }
+	{
+		printf "%g", $1
+		for (i = 2; i <= NF; i++) {
+			if ($i ~ /^qid:/) continue
+			split($i, a, ":")
+			printf " %d:%g", a[1], a[2]
+		}
+		printf "\n"
+	}' "$1"
+}
+
+# ------------------------------------------------------------ basics
+check "--version" 0 "$H" --version
+check_grep "--version names the data format" "$OUT" '^hogwild [0-9]+\.[0-9]+\.[0-9]+ \(data format [0-9]+\)'
+check "-h" 0 "$H" -h
+check_grep "-h prints the usage to stdout" "$OUT" '^usage: hogwild'
+check "no command" 2 "$H"
+check_grep "no command: usage on stderr" "$ERR" 'usage: hogwild'
+check "unknown command" 2 "$H" frobnicate
+check_grep "unknown command is named" "$ERR" 'frobnicate'
+
+for c in train eval predict compare topo demo; do
+	check "$c -h" 0 "$H" $c -h
+	check_grep "$c -h prints its usage" "$OUT" '^usage: hogwild'
+done
+
+check "data -h" 0 "$H" data -h
+check_grep "data -h lists the subcommands" "$OUT" 'import'
+check "data without a subcommand" 2 "$H" data
+check "data: unknown subcommand" 2 "$H" data frobnicate
+check_grep "data: unknown subcommand is named" "$ERR" 'frobnicate'
+for s in import gen info verify split export; do
+	check "data $s -h" 0 "$H" data $s -h
+	check_grep "data $s -h prints its usage" "$OUT" "^usage: hogwild data $s"
+	check_true "data $s -h: nothing on stderr" test ! -s "$ERR"
+	check "data $s --help" 0 "$H" data $s --help
+	check "data $s: unknown option" 2 "$H" data $s --no-such-option x.lmdb
+	check_grep "data $s: the unknown option is named" "$ERR" 'no-such-option'
+	check_grep "data $s: usage error prints the usage" "$ERR" "usage: hogwild data $s"
+	# every long option in the usage text is in the manual, when there is one
+	if [ -f "$SRC/man/hogwild.1" ]; then
+		"$H" data $s -h | grep -Eo -- '--[a-z][a-z0-9-]*' | sort -u >"$T/opts"
+		missing=
+		while read -r o; do # roff writes a dash as \-
+			esc=$(printf '%s' "$o" | sed 's/-/\\-/g')
+			grep -qF -e "$o" -e "$esc" "$SRC/man/hogwild.1" || missing="$missing $o"
+		done <"$T/opts"
+		check_true "data $s: every option is in man/hogwild.1${missing:+ (missing:$missing)}" test -z "$missing"
+	fi
+done
+
+# ------------------------------------------------------------ data import / info / verify / export
+cat >"$T/small.txt" <<'EOF'
+# a small LIBSVM file
+1 qid:1 1:0.5 3:2 # trailing comment
+-1 2:1 7:-0.25
+
+1 1:1 4:1e-3 5:3
+-1 6:1.5
+1 2:0.1 3:0.2 7:0.3
+EOF
+normalize "$T/small.txt" >"$T/small.norm"
+
+check "data import: usage error without --format" 2 "$H" data import "$T/small.txt" "$T/x.lmdb"
+check "data import: one operand only" 2 "$H" data import --format libsvm "$T/small.txt"
+check "data import: unknown format" 2 "$H" data import --format xml "$T/small.txt" "$T/x.lmdb"
+check_grep "data import: the bad option is named" "$ERR" '--format'
+check "data import: --dim negative" 2 "$H" data import --format libsvm --dim -5 "$T/small.txt" "$T/x.lmdb"
+check_grep "data import: --dim is named" "$ERR" '--dim'
+check "data import: --dim junk" 2 "$H" data import --format libsvm --dim 12abc "$T/small.txt" "$T/x.lmdb"
+check "data import: --dim zero" 2 "$H" data import --format libsvm --dim 0 "$T/small.txt" "$T/x.lmdb"
+check "data import: --block zero" 2 "$H" data import --format libsvm --block 0 "$T/small.txt" "$T/x.lmdb"
+check_grep "data import: --block is named" "$ERR" '--block'
+check "data import: --header bad" 2 "$H" data import --format csv --header maybe "$T/small.txt" "$T/x.lmdb"
+check "data import: --delim bad" 2 "$H" data import --format csv --delim '|' "$T/small.txt" "$T/x.lmdb"
+check "data import: --max-line junk" 2 "$H" data import --format libsvm --max-line lots "$T/small.txt" "$T/x.lmdb"
+check "data import: option without its value" 2 "$H" data import "$T/small.txt" "$T/x.lmdb" --format
+check_true "data import: usage errors leave no output" test ! -e "$T/x.lmdb"
+
+check "data import libsvm" 0 "$H" data import --format libsvm --quiet "$T/small.txt" "$T/small.lmdb"
+check_grep "data import: summary line" "$OUT" '5 examples, 7 features, 11 nonzeros, 1 block'
+check_grep "data import: MB/s and seconds" "$OUT" 'MB/s'
+check_true "data import: one line on stdout" test "$(wc -l <"$OUT")" -eq 1
+check_true "data import: nothing on stderr with --quiet" test ! -s "$ERR"
+check_true "data import: no temporary file left" none_like '*.tmp*'
+
+check "data info" 0 "$H" data info "$T/small.lmdb"
+check_grep "data info: kind" "$OUT" '^kind +sparse'
+check_grep "data info: task" "$OUT" '^task +binary'
+check_grep "data info: examples" "$OUT" '^examples +5$'
+check_grep "data info: features" "$OUT" '^features +7$'
+check_grep "data info: nonzeros" "$OUT" '^nonzeros +11 '
+check_grep "data info: format version" "$OUT" 'version 1'
+check_grep "data info: positives" "$OUT" '^positives +3 \(60\.0%\)'
+check_grep "data info: Delta" "$OUT" '^Delta '
+check_grep "data info: rho" "$OUT" '^rho '
+check_true "data info: lines under 80 columns" test -z "$(awk 'length > 79' "$OUT")"
+check "data info --sample 0" 0 "$H" data info --sample 0 "$T/small.lmdb"
+check_true "data info --sample 0 skips the statistics" test -z "$(grep '^Delta' "$OUT")"
+check "data info --json" 0 "$H" data info --json "$T/small.lmdb"
+check_true "data info --json: one line" test "$(wc -l <"$OUT")" -eq 1
+check_grep "data info --json: an object with the counts" "$OUT" '^\{.*"examples":5,.*"features":7,.*\}$'
+check_grep "data info --json: stats" "$OUT" '"stats":\{.*"delta":'
+if command -v python3 >/dev/null 2>&1; then
+	check_true "data info --json parses as JSON" python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$OUT"
+fi
+check "data info: --sample junk" 2 "$H" data info --sample -1 "$T/small.lmdb"
+check "data info: missing file" 1 "$H" data info "$T/no-such.lmdb"
+check "data info: not a data set" 1 "$H" data info "$T/small.txt"
+check "data info: two operands" 2 "$H" data info "$T/small.lmdb" "$T/small.lmdb"
+
+check "data verify" 0 "$H" data verify "$T/small.lmdb"
+check_grep "data verify: ok line" "$OUT" '^ok: 1 blocks, 5 examples$'
+check "data verify: not a data set" 1 "$H" data verify "$T/small.txt"
+check "data verify: no operand" 2 "$H" data verify
+
+check "data export" 0 "$H" data export "$T/small.lmdb"
+cp "$OUT" "$T/exported.txt"
+normalize "$T/exported.txt" >"$T/exported.norm"
+check_true "data export: same examples as the input" diff "$T/small.norm" "$T/exported.norm"
+check "data export --out" 0 "$H" data export --format libsvm --out "$T/out.txt" "$T/small.lmdb"
+check_true "data export --out: nothing on stdout" test ! -s "$OUT"
+check_true "data export --out: same text as stdout" cmp "$T/out.txt" "$T/exported.txt"
+check_true "data export --out: no temporary file left" test ! -e "$T/out.txt.tmp"
+check "data export: unknown format" 2 "$H" data export --format csv "$T/small.lmdb"
+check "data export: missing data set" 1 "$H" data export --out "$T/none.txt" "$T/no-such.lmdb"
+check_true "data export: a failure leaves no file" test ! -e "$T/none.txt" -a ! -e "$T/none.txt.tmp"
+
+# re-importing the export gives the same floats
+check "data import of the export" 0 "$H" data import -q --format libsvm "$T/exported.txt" "$T/again.lmdb"
+"$H" data export "$T/again.lmdb" >"$T/again.txt" 2>"$ERR"
+check_true "data export of the re-import is byte-identical" cmp "$T/exported.txt" "$T/again.txt"
+
+# gzip input and several files
+if command -v gzip >/dev/null 2>&1; then
+	gzip -c "$T/small.txt" >"$T/small.txt.gz"
+	check "data import: gzip and two files" 0 \
+		"$H" data import -q --format libsvm "$T/small.txt.gz" "$T/small.txt" "$T/two.lmdb"
+	check_grep "data import: two files give twice the examples" "$OUT" '10 examples'
+else
+	echo "skip - data import of gzip input (no gzip here)"
+	cp "$T/small.lmdb" "$T/two.lmdb"
+fi
+check "data import --dim" 0 "$H" data import -q --format libsvm --dim 100 "$T/small.txt" "$T/dim.lmdb"
+check_grep "data import --dim: the dimension given" "$OUT" '100 features'
+
+# ------------------------------------------------------------ bad input
+printf '1 1:1\n-1 2:1\n1 3:1 3:2\n' >"$T/bad.txt"
+check "data import: malformed input exits 1" 1 "$H" data import -q --format libsvm "$T/bad.txt" "$T/bad.lmdb"
+check_grep "data import: error names FILE:LINE:COLUMN" "$ERR" 'bad\.txt:3:7:'
+check_true "data import: a failure leaves no output" test ! -e "$T/bad.lmdb"
+check_true "data import: a failure leaves no temporary file" none_like 'bad.lmdb*'
+check "data import: directory as input" 1 "$H" data import -q --format libsvm "$T" "$T/dir.lmdb"
+check "data import: missing input" 1 "$H" data import -q --format libsvm "$T/no-such.txt" "$T/missing.lmdb"
+: >"$T/empty.txt"
+check "data import: empty input" 1 "$H" data import -q --format libsvm "$T/empty.txt" "$T/empty.lmdb"
+check_true "data import: empty input leaves no output" test ! -e "$T/empty.lmdb"
+cp "$T/small.txt" "$T/precious.txt"
+check "data import: refuses to replace a file that is not a data set" 1 \
+	"$H" data import -q --format libsvm "$T/small.txt" "$T/precious.txt"
+check_true "data import: ... and leaves it as it was" cmp "$T/small.txt" "$T/precious.txt"
+check "data import: replaces an older data set" 0 "$H" data import -q --format libsvm "$T/small.txt" "$T/two.lmdb"
+check_grep "data import: ... with the new contents" "$OUT" '5 examples'
+
+# ------------------------------------------------------------ data gen
+check "data gen sparse" 0 "$H" data gen -q --examples 2000 --features 500 --nnz 10 --seed 3 "$T/gs.lmdb"
+check_grep "data gen sparse: summary" "$OUT" '2000 examples, 500 features'
+check "data gen sparse: info" 0 "$H" data info "$T/gs.lmdb"
+check_grep "data gen sparse: info kind" "$OUT" '^kind +sparse'
+check_grep "data gen sparse: info examples" "$OUT" '^examples +2000$'
+check "data gen sparse: verify" 0 "$H" data verify "$T/gs.lmdb"
+"$H" data gen -q --examples 2000 --features 500 --nnz 10 --seed 3 "$T/gs2.lmdb" >/dev/null 2>&1
+"$H" data export --out "$T/gs.txt" "$T/gs.lmdb" 2>"$ERR"
+"$H" data export --out "$T/gs2.txt" "$T/gs2.lmdb" 2>"$ERR"
+check_true "data gen: the same seed gives the same set" cmp "$T/gs.txt" "$T/gs2.txt"
+check "data gen ratings" 0 "$H" data gen -q --kind ratings --examples 3000 --users 100 --items 50 --rank 4 "$T/gr.lmdb"
+check_grep "data gen ratings: summary" "$OUT" '3000 ratings'
+check "data gen ratings: info" 0 "$H" data info "$T/gr.lmdb"
+check_grep "data gen ratings: info kind" "$OUT" '^kind +ratings'
+check_grep "data gen ratings: users x items" "$OUT" '100 x 50'
+check "data gen dense" 0 "$H" data gen -q --kind dense --examples 500 --features 16 --classes 4 "$T/gd.lmdb"
+check "data gen dense: info --json" 0 "$H" data info --json "$T/gd.lmdb"
+check_grep "data gen dense: kind and columns" "$OUT" '"kind":"dense".*"columns":16'
+check_grep "data gen dense: classes" "$OUT" '"classes":4'
+check "data gen: negative --examples" 2 "$H" data gen --examples -5 "$T/g.lmdb"
+check_grep "data gen: --examples is named" "$ERR" '--examples'
+check "data gen: zero --examples" 2 "$H" data gen --examples 0 "$T/g.lmdb"
+check "data gen: junk --nnz" 2 "$H" data gen --nnz ten "$T/g.lmdb"
+check_grep "data gen: --nnz is named" "$ERR" '--nnz'
+check "data gen: unknown --kind" 2 "$H" data gen --kind tabular "$T/g.lmdb"
+check "data gen: --users with a sparse set" 2 "$H" data gen --users 10 "$T/g.lmdb"
+check "data gen: --noise out of range" 2 "$H" data gen --noise 2 "$T/g.lmdb"
+check "data gen: no output" 2 "$H" data gen
+check_true "data gen: usage errors leave no output" test ! -e "$T/g.lmdb"
+
+# ------------------------------------------------------------ data split
+check "data split" 0 "$H" data split --fraction 0.25 --seed 5 "$T/gs.lmdb" "$T/train.lmdb" "$T/test.lmdb"
+a=$("$H" data info --json --sample 0 "$T/train.lmdb" | sed 's/.*"examples":\([0-9]*\).*/\1/')
+b=$("$H" data info --json --sample 0 "$T/test.lmdb" | sed 's/.*"examples":\([0-9]*\).*/\1/')
+check_true "data split: the parts add up ($a + $b)" test "$((a + b))" -eq 2000
+check_true "data split: about a quarter in B ($b)" test "$b" -gt 380 -a "$b" -lt 620
+check "data split: verify A" 0 "$H" data verify "$T/train.lmdb"
+check "data split: verify B" 0 "$H" data verify "$T/test.lmdb"
+check "data split: fraction 1.5" 2 "$H" data split --fraction 1.5 "$T/gs.lmdb" "$T/a.lmdb" "$T/b.lmdb"
+check_grep "data split: --fraction is named" "$ERR" '--fraction'
+check "data split: fraction 0" 2 "$H" data split --fraction 0 "$T/gs.lmdb" "$T/a.lmdb" "$T/b.lmdb"
+check "data split: no fraction" 2 "$H" data split "$T/gs.lmdb" "$T/a.lmdb" "$T/b.lmdb"
+check "data split: two operands" 2 "$H" data split --fraction 0.5 "$T/gs.lmdb" "$T/a.lmdb"
+check "data split: missing input" 1 "$H" data split --fraction 0.5 "$T/no-such.lmdb" "$T/a.lmdb" "$T/b.lmdb"
+check_true "data split: usage errors leave no output" test ! -e "$T/a.lmdb" -a ! -e "$T/b.lmdb"
+
+# ------------------------------------------------------------ (new sections go here)
+
+echo "cli: $PASS passed, $FAILED failed"
+[ "$FAILED" -eq 0 ]

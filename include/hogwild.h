@@ -380,6 +380,9 @@ typedef struct hog_epoch_stats {
 	double test_loss, test_acc, test_auc; /**< NAN when there is no test set */
 	double delay_mean, delay_p99, delay_max; /**< sampled updates between read and write */
 	uint64_t delay_samples;
+	double bias_lost;          /**< sgd: |intended - actual| change of the bias over the summed
+	                                size of the changes made: update mass lost to races on the
+	                                hottest coordinate (~1e-6 from rounding alone) */
 } hog_epoch_stats;
 
 /** Training progress inside an epoch (for a progress line). */

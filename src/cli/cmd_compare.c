@@ -1,3 +1,327 @@
-/* Not built yet. */
-#include "cli/cli.h"
-int cmd_compare(int argc, char **argv) { (void)argc; (void)argv; return cli_usage_error("compare", NULL, "not built yet"); }
+/* hogwild compare: the same training under every update mode and thread count,
+ * on the same data, seed, epochs and schedule, with the serial run as the
+ * reference. Prints a table that fits 80 columns, writes CSV/JSON, and draws
+ * plots with gnuplot when it is installed. SIGINT prints the rows that finished
+ * and exits 130. The data is loaded once for all runs. */
+#include "cli/compare.h"
+#include "cli/train_opts.h"
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { OPT_MODES = OPT_TRAIN_LAST, OPT_THREADS_LIST, OPT_REPEAT, OPT_TARGET, OPT_CSV, OPT_JSON, OPT_PLOT, OPT_HELP };
+
+static const char usage[] =
+	"usage: hogwild compare --data D.lmdb [--test T.lmdb] [options]\n"
+	"Runs every (mode, threads) pair on the same data, seed, epochs and schedule,\n"
+	"with the serial run as the reference, and prints them side by side.\n"
+	"\n"
+	"      --modes LIST       modes to run (lockfree,buffered,atomic,striped,locked);\n"
+	"                         serial is always run as the reference\n"
+	"      --threads LIST     thread counts, e.g. 1,2,4 (1, 2, 4, ... up to every core)\n"
+	"      --repeat R         runs per cell; times are medians (1)\n"
+	"      --target-loss X    report the time to reach this test loss (default: within\n"
+	"                         1%% of the serial run's final test loss, or train loss)\n"
+	"      --csv FILE         also write the table as CSV\n"
+	"      --json FILE        also write every cell with its per-epoch figures as JSON\n"
+	"      --plot PREFIX      write PREFIX-speedup.{png,svg} and PREFIX-loss.{png,svg}\n"
+	"                         (needs gnuplot: apt-get install gnuplot-nox)\n"
+	"%s"
+	"  -h, --help             this text\n"
+	"Exit: 0 done, 1 data or run-time error, 2 usage, 130/143 stopped (finished rows printed).\n";
+
+static int parse_list(const char *s, int *out, int max, int (*parse)(const char *, int *))
+{
+	char buf[512];
+	int n = 0;
+	snprintf(buf, sizeof buf, "%s", s);
+	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (n == max || parse(tok, &out[n]))
+			return -1;
+		n++;
+	}
+	return n;
+}
+
+static int parse_mode(const char *s, int *v)
+{
+	*v = hog_mode_parse(s);
+	return *v < 0 || *v == HOG_MODE_SERIAL ? -1 : 0;
+}
+
+static int parse_threads(const char *s, int *v)
+{
+	long l;
+	if (cli_parse_int(s, 1, 4096, &l))
+		return -1;
+	*v = (int)l;
+	return 0;
+}
+
+static void on_epoch(void *ud, const hog_epoch_stats *s)
+{
+	cmp_run *r = ud;
+	if (r->nepochs < CMP_MAX_EPOCHS)
+		r->epochs[r->nepochs++] = *s;
+}
+
+static void on_progress(void *ud, const hog_progress *p)
+{
+	cmp_run *r = ud;
+	if (!r->show)
+		return;
+	fprintf(stderr, "\r%-9s %2d thr  run %d/%d  epoch %d/%d %3.0f%%   ", hog_mode_name(r->mode), r->threads,
+	        r->rep + 1, r->reps, p->epoch, p->epochs, 100.0 * p->done / (p->total ? p->total : 1));
+}
+
+int cmd_compare(int argc0, char **argv0)
+{
+	struct option lopts[64];
+	size_t n = 0;
+	for (; n < cli_train_nlong; n++) {
+		lopts[n] = cli_train_long[n];
+		if (lopts[n].val == OPT_THREADS || lopts[n].val == OPT_MODE)
+			lopts[n].val = lopts[n].val == OPT_THREADS ? OPT_THREADS_LIST : OPT_MODES;
+	}
+	lopts[n++] = (struct option){ "modes", required_argument, NULL, OPT_MODES };
+	lopts[n++] = (struct option){ "repeat", required_argument, NULL, OPT_REPEAT };
+	lopts[n++] = (struct option){ "target-loss", required_argument, NULL, OPT_TARGET };
+	lopts[n++] = (struct option){ "csv", required_argument, NULL, OPT_CSV };
+	lopts[n++] = (struct option){ "json", required_argument, NULL, OPT_JSON };
+	lopts[n++] = (struct option){ "plot", required_argument, NULL, OPT_PLOT };
+	lopts[n++] = (struct option){ "help", no_argument, NULL, OPT_HELP };
+	lopts[n] = (struct option){ NULL, 0, NULL, 0 };
+
+	int argc;
+	char **argv;
+	int rc = cli_config_expand("compare", lopts, argc0, argv0, &argc, &argv);
+	if (rc)
+		return rc;
+	cmp_plan plan;
+	memset(&plan, 0, sizeof plan);
+	hog_train_opts_init(&plan.base);
+	plan.repeat = 1;
+	plan.target = NAN;
+	cli_train_args a = { 0 };
+	int c;
+	long l;
+	optind = 1;
+	opterr = 0;
+	rc = -1;
+	while (rc < 0 && (c = getopt_long(argc, argv, ":hc:", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+		case OPT_HELP: printf(usage, cli_train_usage); rc = 0; break;
+		case 'c': break;
+		case OPT_MODES:
+			if ((plan.nmodes = parse_list(optarg, plan.modes, CMP_MAX_MODES, parse_mode)) <= 0)
+				rc = cli_usage_error("compare", NULL, "--modes: '%s' is not a list of lockfree, buffered, "
+				                     "atomic, striped, locked", optarg);
+			break;
+		case OPT_THREADS_LIST:
+			if ((plan.nthreads = parse_list(optarg, plan.threads, CMP_MAX_THREADS, parse_threads)) <= 0)
+				rc = cli_usage_error("compare", NULL, "--threads: '%s' is not a list of thread counts "
+				                     "1..4096", optarg);
+			break;
+		case OPT_REPEAT:
+			if (cli_parse_int(optarg, 1, 1000, &l))
+				rc = cli_usage_error("compare", NULL, "--repeat: '%s' is not a count 1..1000", optarg);
+			plan.repeat = (int)l;
+			break;
+		case OPT_TARGET:
+			if (cli_parse_double(optarg, 0, 1e9, &plan.target))
+				rc = cli_usage_error("compare", NULL, "--target-loss: '%s' is not a loss", optarg);
+			break;
+		case OPT_CSV: plan.csv = optarg; break;
+		case OPT_JSON: plan.json = optarg; break;
+		case OPT_PLOT: plan.plot = optarg; break;
+		case ':': rc = cli_usage_error("compare", NULL, "%s needs a value", argv[optind - 1]); break;
+		case '?':
+			rc = cli_usage_error("compare", NULL, "unknown option '%s' (see hogwild compare -h)", argv[optind - 1]);
+			break;
+		default:
+			if ((c = cli_train_option("compare", c, optarg, &plan.base, &a)))
+				rc = c;
+		}
+	}
+	if (rc < 0 && optind < argc)
+		rc = cli_usage_error("compare", NULL, "unexpected argument '%s'", argv[optind]);
+	if (rc >= 0) {
+		cli_config_free(argc, argv);
+		return rc;
+	}
+	hog_data *tr, *te;
+	if ((rc = cli_load_data("compare", &a, &tr, &te, a.quiet))) {
+		cli_config_free(argc, argv);
+		return rc;
+	}
+	plan.quiet = a.quiet;
+	rc = cmp_run_plan(&plan, tr, te, a.data);
+	hog_data_free(tr);
+	hog_data_free(te);
+	cli_config_free(argc, argv);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ driver */
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y; /* NaN sorts last (never reached) */
+}
+
+static double median(double *v, int n)
+{
+	if (n == 0)
+		return NAN;
+	for (int i = 0; i < n; i++)
+		if (isnan(v[i]))
+			v[i] = INFINITY;
+	qsort(v, n, sizeof *v, cmp_dbl);
+	double m = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+	return isinf(m) ? NAN : m;
+}
+
+/* Figures of one cell from its repeats: medians. */
+static void summarize(cmp_cell *cell, double target)
+{
+	double ep[1024], ttt[1024], tl[1024], acc[1024], trl[1024], lost[1024], dm[1024], dp[1024], dx[1024];
+	int k = 0;
+	for (int r = 0; r < cell->nruns && r < 1024; r++) {
+		const cmp_run *run = &cell->runs[r];
+		if (run->nepochs == 0)
+			continue;
+		const hog_epoch_stats *last = &run->epochs[run->nepochs - 1];
+		ep[k] = last->elapsed / run->nepochs;
+		tl[k] = last->test_loss;
+		acc[k] = last->test_acc;
+		trl[k] = last->train_loss;
+		lost[k] = last->bias_lost;
+		dm[k] = last->delay_mean;
+		dp[k] = last->delay_p99;
+		dx[k] = last->delay_max;
+		ttt[k] = NAN;
+		for (int e = 0; e < run->nepochs; e++) {
+			double loss = isnan(run->epochs[e].test_loss) ? run->epochs[e].train_loss : run->epochs[e].test_loss;
+			if (loss <= target) {
+				ttt[k] = run->epochs[e].elapsed;
+				break;
+			}
+		}
+		cell->examples = last->examples;
+		cell->nnz = last->nnz;
+		k++;
+	}
+	cell->epoch_s = median(ep, k);
+	cell->test_loss = median(tl, k);
+	cell->test_acc = median(acc, k);
+	cell->train_loss = median(trl, k);
+	cell->time_to_target = median(ttt, k);
+	cell->bias_lost = median(lost, k);
+	cell->delay_mean = median(dm, k);
+	cell->delay_p99 = median(dp, k);
+	cell->delay_max = median(dx, k);
+	cell->done = k > 0;
+}
+
+int cmp_run_plan(cmp_plan *p, const hog_data *tr, const hog_data *te, const char *data_name)
+{
+	if (!p->nmodes) {
+		static const int dflt[] = { HOG_MODE_LOCKFREE, HOG_MODE_BUFFERED, HOG_MODE_ATOMIC, HOG_MODE_STRIPED,
+		                            HOG_MODE_LOCKED };
+		p->nmodes = 5;
+		memcpy(p->modes, dflt, sizeof dflt);
+	}
+	int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (!p->nthreads) {
+		for (int t = 1; t < cores && p->nthreads < CMP_MAX_THREADS - 1; t *= 2)
+			p->threads[p->nthreads++] = t;
+		p->threads[p->nthreads++] = cores > 0 ? cores : 1;
+	}
+	int ncells = 1 + p->nmodes * p->nthreads;
+	cmp_cell *cells = calloc(ncells, sizeof *cells);
+	if (!cells)
+		return 1;
+	cells[0].mode = HOG_MODE_SERIAL;
+	cells[0].threads = 1;
+	for (int m = 0, i = 1; m < p->nmodes; m++)
+		for (int t = 0; t < p->nthreads; t++, i++) {
+			cells[i].mode = p->modes[m];
+			cells[i].threads = p->threads[t];
+		}
+	volatile int *stop = cli_stop_flag();
+	cli_catch_signals();
+	int show = !p->quiet && cli_progress_wanted(0), rc = 0, done_cells = 0;
+	hog_err err = { 0 };
+	for (int i = 0; i < ncells && !rc; i++) {
+		cmp_cell *cell = &cells[i];
+		cell->runs = calloc(p->repeat, sizeof *cell->runs);
+		if (!cell->runs) {
+			rc = 1;
+			break;
+		}
+		for (int r = 0; r < p->repeat; r++) {
+			cmp_run *run = &cell->runs[r];
+			run->mode = cell->mode;
+			run->threads = cell->threads;
+			run->rep = r;
+			run->reps = p->repeat;
+			run->show = show;
+			hog_train_opts o = p->base;
+			o.mode = cell->mode;
+			o.threads = cell->threads;
+			o.measure_delay = 1; /* cheap (1 in 64 examples), and the table shows it */
+			o.on_epoch = on_epoch;
+			o.on_progress = on_progress;
+			o.ud = run;
+			o.stop = stop;
+			o.checkpoint = NULL;
+			o.resume = NULL;
+			hog_train_result res;
+			int trc = hog_train(tr, te, &o, NULL, &res, &err);
+			if (show)
+				fputs("\r\033[K", stderr);
+			if (trc == HOG_EINTR) {
+				rc = 128 + (*stop ? *stop : SIGINT);
+				break;
+			}
+			if (trc == HOG_EDIVERGED) {
+				fprintf(stderr, "hogwild compare: %s with %d threads: %s\n", hog_mode_name(cell->mode),
+				        cell->threads, err.msg);
+				run->diverged = 1;
+				continue;
+			}
+			if (trc) {
+				rc = cli_fail(&err, trc);
+				break;
+			}
+			cell->nruns = r + 1;
+		}
+		cell->nruns = cell->nruns ? cell->nruns : 0;
+		if (!rc)
+			done_cells = i + 1;
+	}
+	double target = p->target;
+	if (cells[0].nruns) {
+		summarize(&cells[0], INFINITY);
+		if (isnan(target))
+			target = (isnan(cells[0].test_loss) ? cells[0].train_loss : cells[0].test_loss) * 1.01;
+	}
+	for (int i = 0; i < done_cells; i++)
+		summarize(&cells[i], target);
+	cmp_report rep = { .plan = p, .cells = cells, .ncells = done_cells, .target = target,
+	                   .data = data_name, .train = tr, .test = te };
+	cmp_print_table(&rep, stdout);
+	int wrc = cmp_write_files(&rep);
+	if (!rc)
+		rc = wrc;
+	if (rc >= 128)
+		fprintf(stderr, "hogwild compare: stopped; the rows above are the ones that finished\n");
+	for (int i = 0; i < ncells; i++)
+		free(cells[i].runs);
+	free(cells);
+	return rc;
+}

@@ -67,6 +67,8 @@ typedef struct kern_worker {
 	                           change since the last flush */
 	float *gsnap;           /* adarevision: g-bar of each coordinate read, until written */
 	double loss;            /* progressive loss of this epoch */
+	double bias_sum;        /* sgd: sum of the changes this worker made to the bias */
+	double bias_abs;        /* ... and of their sizes */
 } kern_worker;
 
 /* One coordinate's update through the shared record (all modes but buffered's
@@ -209,6 +211,10 @@ HOG_INLINE void write_update(const enum hog_mode MODE, const enum hog_rule RULE,
 	const float *reg = sh->reg;
 	const float beta = sh->beta;
 	uint32_t j = 0;
+	if (RULE == HOG_RULE_SGD) {
+		wk->bias_sum += -(lr * g); /* what the bias should move by, to count lost updates */
+		wk->bias_abs += fabsf(lr * g);
+	}
 	if (MODE == HOG_MODE_BUFFERED) {
 		upd_private(RULE, wk->hrec, wk->hdel, g, 0.0f, lr, beta);
 		for (; j < nhot; j++) {

@@ -1,0 +1,54 @@
+/* The compare driver's data: a plan (what to run), cells (one per mode and thread
+ * count, with their repeated runs and per-epoch figures), and the report writers
+ * (table, CSV, JSON, gnuplot plots). Used by `compare` and `demo`. */
+#ifndef HOG_CLI_COMPARE_H
+#define HOG_CLI_COMPARE_H
+#include "hogwild.h"
+#include <stdio.h>
+
+#define CMP_MAX_MODES 8
+#define CMP_MAX_THREADS 16
+#define CMP_MAX_EPOCHS 1000
+
+typedef struct cmp_run {
+	enum hog_mode mode;
+	int threads, rep, reps, show, diverged;
+	int nepochs;
+	hog_epoch_stats epochs[CMP_MAX_EPOCHS];
+} cmp_run;
+
+typedef struct cmp_cell {
+	enum hog_mode mode;
+	int threads;
+	cmp_run *runs;
+	int nruns, done;
+	uint64_t examples, nnz;  /* per epoch */
+	double epoch_s;          /* median time per epoch */
+	double train_loss, test_loss, test_acc, time_to_target, bias_lost;
+	double delay_mean, delay_p99, delay_max;
+} cmp_cell;
+
+typedef struct cmp_plan {
+	hog_train_opts base;
+	int modes[CMP_MAX_MODES], nmodes;
+	int threads[CMP_MAX_THREADS], nthreads;
+	int repeat, quiet;
+	double target;           /* NAN: 1% above the serial run's final loss */
+	const char *csv, *json, *plot;
+} cmp_plan;
+
+typedef struct cmp_report {
+	const cmp_plan *plan;
+	cmp_cell *cells;         /* cells[0] is the serial reference */
+	int ncells;              /* cells that finished */
+	double target;
+	const char *data;
+	const hog_data *train, *test;
+} cmp_report;
+
+/** Runs the plan and prints/writes the report. Returns the exit code. */
+int cmp_run_plan(cmp_plan *p, const hog_data *tr, const hog_data *te, const char *data_name);
+void cmp_print_table(const cmp_report *r, FILE *f);
+/** CSV, JSON and plots as the plan asks. Returns 0 or 1. */
+int cmp_write_files(const cmp_report *r);
+#endif

@@ -1,0 +1,279 @@
+/* The compare report: an 80-column table on stdout, CSV, JSON, and plots drawn by
+ * gnuplot (optional: without it, one line says how to get them). */
+#include "cli/compare.h"
+#include "cli/cli.h"
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static double speedup(const cmp_report *r, const cmp_cell *c)
+{
+	return c->epoch_s > 0 ? r->cells[0].epoch_s / c->epoch_s : NAN;
+}
+
+static void fmt_num(char *buf, size_t n, const char *fmt, double v)
+{
+	if (isfinite(v))
+		snprintf(buf, n, fmt, v);
+	else
+		snprintf(buf, n, "-");
+}
+
+void cmp_print_table(const cmp_report *r, FILE *f)
+{
+	const cmp_plan *p = r->plan;
+	const hog_train_opts *o = &p->base;
+	fprintf(f, "hogwild compare: %s, %llu examples, %llu nonzeros; %s loss, %s, lr %g,\n"
+	        "  %d epoch%s, seed %llu, %d run%s per cell (medians); target loss %.5f\n\n",
+	        r->data ? r->data : "data", (unsigned long long)(r->train ? r->train->n : 0),
+	        (unsigned long long)(r->train ? r->train->nnz : 0), hog_loss_name(o->loss), hog_rule_name(o->rule),
+	        o->lr, o->epochs, o->epochs == 1 ? "" : "s", (unsigned long long)o->seed, p->repeat,
+	        p->repeat == 1 ? "" : "s", r->target);
+	fprintf(f, "%-8s %3s %8s %7s %6s %7s %8s %8s %6s %8s\n", "mode", "thr", "s/epoch", "speedup", "Mex/s",
+	        "Mnnz/s", "train", r->test ? "test" : "", r->test ? "acc%" : "", "to target");
+	fprintf(f, "%-8s %3s %8s %7s %6s %7s %8s %8s %6s %8s\n", "", "", "", "", "", "/thread", "loss",
+	        r->test ? "loss" : "", "", "");
+	for (int i = 0; i < r->ncells; i++) {
+		const cmp_cell *c = &r->cells[i];
+		char ep[16], sp[16], ex[16], nz[16], trl[16], tl[16], acc[16], tt[16];
+		if (!c->done) {
+			fprintf(f, "%-8s %3d  diverged in every run\n", hog_mode_name(c->mode), c->threads);
+			continue;
+		}
+		fmt_num(ep, sizeof ep, "%.3f", c->epoch_s);
+		fmt_num(sp, sizeof sp, "%.2fx", speedup(r, c));
+		fmt_num(ex, sizeof ex, "%.2f", c->epoch_s > 0 ? c->examples / c->epoch_s / 1e6 : NAN);
+		fmt_num(nz, sizeof nz, "%.1f", c->epoch_s > 0 ? c->nnz / c->epoch_s / c->threads / 1e6 : NAN);
+		fmt_num(trl, sizeof trl, "%.5f", c->train_loss);
+		fmt_num(tl, sizeof tl, "%.5f", c->test_loss);
+		fmt_num(acc, sizeof acc, "%.2f", 100 * c->test_acc);
+		fmt_num(tt, sizeof tt, "%.2fs", c->time_to_target);
+		fprintf(f, "%-8s %3d %8s %7s %6s %7s %8s %8s %6s %8s\n", hog_mode_name(c->mode), c->threads, ep, sp, ex,
+		        nz, trl, r->test ? tl : "", r->test ? acc : "", isfinite(c->time_to_target) ? tt : "never");
+	}
+	/* staleness and lost updates: where more than one thread races */
+	int any = 0;
+	for (int i = 1; i < r->ncells; i++)
+		if (r->cells[i].threads > 1 && r->cells[i].done)
+			any = 1;
+	if (any) {
+		fprintf(f, "\nstaleness: updates landing between a worker's read and its write (sampled),\n"
+		        "and the share of bias changes lost to races (last epoch):\n");
+		fprintf(f, "%-8s %3s %10s %8s %8s %12s\n", "mode", "thr", "mean", "p99", "max", "bias lost");
+		for (int i = 1; i < r->ncells; i++) {
+			const cmp_cell *c = &r->cells[i];
+			if (c->threads < 2 || !c->done)
+				continue;
+			char lost[24];
+			fmt_num(lost, sizeof lost, "%.4f%%", 100 * c->bias_lost);
+			fprintf(f, "%-8s %3d %10.2f %8.0f %8.0f %12s\n", hog_mode_name(c->mode), c->threads, c->delay_mean,
+			        c->delay_p99, c->delay_max, lost);
+		}
+	}
+	fflush(f);
+}
+
+static FILE *open_tmp(const char *path, char *tmp, size_t n)
+{
+	snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
+	return fopen(tmp, "w");
+}
+
+static int close_rename(FILE *f, const char *tmp, const char *path)
+{
+	int bad = fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0;
+	if (fclose(f) != 0)
+		bad = 1;
+	if (bad || rename(tmp, path) != 0) {
+		fprintf(stderr, "hogwild: %s: %s\n", path, strerror(errno));
+		unlink(tmp);
+		return 1;
+	}
+	return 0;
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static int write_csv(const cmp_report *r, const char *path)
+{
+	char tmp[4200];
+	FILE *f = open_tmp(path, tmp, sizeof tmp);
+	if (!f) {
+		fprintf(stderr, "hogwild: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	fprintf(f, "mode,threads,runs,seconds_per_epoch,speedup,examples_per_s,nnz_per_s_per_thread,train_loss,"
+	        "test_loss,test_accuracy,time_to_target_s,delay_mean,delay_p99,delay_max,bias_lost\n");
+	for (int i = 0; i < r->ncells; i++) {
+		const cmp_cell *c = &r->cells[i];
+		fprintf(f, "%s,%d,%d,%.6g,%.6g,%.6g,%.6g,%.8g,%.8g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n", hog_mode_name(c->mode),
+		        c->threads, c->nruns, c->epoch_s, speedup(r, c), c->epoch_s > 0 ? c->examples / c->epoch_s : NAN,
+		        c->epoch_s > 0 ? c->nnz / c->epoch_s / c->threads : NAN, c->train_loss, c->test_loss, c->test_acc,
+		        c->time_to_target, c->delay_mean, c->delay_p99, c->delay_max, c->bias_lost);
+	}
+	return close_rename(f, tmp, path);
+}
+
+static int write_json(const cmp_report *r, const char *path)
+{
+	char tmp[4200];
+	FILE *f = open_tmp(path, tmp, sizeof tmp);
+	if (!f) {
+		fprintf(stderr, "hogwild: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	const hog_train_opts *o = &r->plan->base;
+	fputs("{\"data\":", f);
+	json_str(f, r->data ? r->data : "");
+	fprintf(f, ",\"loss\":\"%s\",\"optimizer\":\"%s\",\"epochs\":%d,\"seed\":%llu,\"repeat\":%d",
+	        hog_loss_name(o->loss), hog_rule_name(o->rule), o->epochs, (unsigned long long)o->seed, r->plan->repeat);
+	cli_json_num(f, "lr", o->lr, 1);
+	cli_json_num(f, "target_loss", r->target, 1);
+	fputs(",\"cells\":[", f);
+	for (int i = 0; i < r->ncells; i++) {
+		const cmp_cell *c = &r->cells[i];
+		fprintf(f, "%s{\"mode\":\"%s\",\"threads\":%d,\"runs\":%d", i ? "," : "", hog_mode_name(c->mode),
+		        c->threads, c->nruns);
+		cli_json_num(f, "seconds_per_epoch", c->epoch_s, 1);
+		cli_json_num(f, "speedup", speedup(r, c), 1);
+		cli_json_num(f, "examples_per_s", c->epoch_s > 0 ? c->examples / c->epoch_s : NAN, 1);
+		cli_json_num(f, "nnz_per_s_per_thread", c->epoch_s > 0 ? c->nnz / c->epoch_s / c->threads : NAN, 1);
+		cli_json_num(f, "train_loss", c->train_loss, 1);
+		cli_json_num(f, "test_loss", c->test_loss, 1);
+		cli_json_num(f, "test_accuracy", c->test_acc, 1);
+		cli_json_num(f, "time_to_target_s", c->time_to_target, 1);
+		cli_json_num(f, "delay_mean", c->delay_mean, 1);
+		cli_json_num(f, "delay_p99", c->delay_p99, 1);
+		cli_json_num(f, "delay_max", c->delay_max, 1);
+		cli_json_num(f, "bias_lost", c->bias_lost, 1);
+		fputs(",\"epochs\":[", f);
+		const cmp_run *run = c->nruns ? &c->runs[0] : NULL;
+		for (int e = 0; run && e < run->nepochs; e++) {
+			const hog_epoch_stats *s = &run->epochs[e];
+			fprintf(f, "%s{\"epoch\":%d", e ? "," : "", s->epoch);
+			cli_json_num(f, "seconds", s->seconds, 1);
+			cli_json_num(f, "elapsed", s->elapsed, 1);
+			cli_json_num(f, "train_loss", s->train_loss, 1);
+			cli_json_num(f, "test_loss", s->test_loss, 1);
+			cli_json_num(f, "test_accuracy", s->test_acc, 1);
+			fputc('}', f);
+		}
+		fputs("]}", f);
+	}
+	fputs("]}\n", f);
+	return close_rename(f, tmp, path);
+}
+
+static int have_gnuplot(void)
+{
+	return system("command -v gnuplot >/dev/null 2>&1") == 0;
+}
+
+/* Plot data and a gnuplot script beside the plots, then run gnuplot. */
+static int write_plots(const cmp_report *r, const char *prefix)
+{
+	char dat[4200], gp[4200];
+	snprintf(dat, sizeof dat, "%s-data.txt", prefix);
+	snprintf(gp, sizeof gp, "%s.gp", prefix);
+	FILE *f = fopen(dat, "w");
+	if (!f) {
+		fprintf(stderr, "hogwild: %s: %s\n", dat, strerror(errno));
+		return 1;
+	}
+	const cmp_plan *p = r->plan;
+	/* block per mode: threads speedup (gnuplot index), then per mode at the most threads:
+	 * elapsed loss */
+	for (int m = 0; m < p->nmodes; m++) {
+		fprintf(f, "# speedup %s\n", hog_mode_name(p->modes[m]));
+		for (int i = 1; i < r->ncells; i++)
+			if ((int)r->cells[i].mode == p->modes[m] && r->cells[i].done)
+				fprintf(f, "%d %.6g\n", r->cells[i].threads, speedup(r, &r->cells[i]));
+		fputs("\n\n", f);
+	}
+	int nloss = 0;
+	for (int i = 0; i < r->ncells; i++) {
+		const cmp_cell *c = &r->cells[i];
+		int most = 0;
+		for (int j = 1; j < r->ncells; j++)
+			if ((int)r->cells[j].mode == (int)c->mode && r->cells[j].threads > most)
+				most = r->cells[j].threads;
+		if (i > 0 && c->threads != most)
+			continue;
+		if (!c->nruns)
+			continue;
+		fprintf(f, "# loss %s %d\n0 nan\n", hog_mode_name(c->mode), c->threads);
+		for (int e = 0; e < c->runs[0].nepochs; e++) {
+			const hog_epoch_stats *s = &c->runs[0].epochs[e];
+			fprintf(f, "%.6g %.8g\n", s->elapsed, isnan(s->test_loss) ? s->train_loss : s->test_loss);
+		}
+		fputs("\n\n", f);
+		nloss++;
+	}
+	fclose(f);
+	if (!(f = fopen(gp, "w"))) {
+		fprintf(stderr, "hogwild: %s: %s\n", gp, strerror(errno));
+		return 1;
+	}
+	int maxt = 1;
+	for (int t = 0; t < p->nthreads; t++)
+		if (p->threads[t] > maxt)
+			maxt = p->threads[t];
+	for (int svg = 0; svg < 2; svg++) {
+		const char *ext = svg ? "svg" : "png";
+		fprintf(f, "set terminal %s size 800,500\n", svg ? "svg" : "pngcairo");
+		fprintf(f, "set output '%s-speedup.%s'\nset title 'Speed-up over serial'\nset xlabel 'threads'\n"
+		        "set ylabel 'speed-up (x)'\nset key top left\nset grid\nset xrange [0.8:%d]\n", prefix, ext,
+		        maxt + 1);
+		fprintf(f, "plot x title 'linear' with lines dashtype 2 lc 'gray'");
+		for (int m = 0; m < p->nmodes; m++)
+			fprintf(f, ", '%s' index %d using 1:2 with linespoints title '%s'", dat, m, hog_mode_name(p->modes[m]));
+		fprintf(f, "\nunset xrange\nset output '%s-loss.%s'\nset title '%s loss vs wall time'\n"
+		        "set xlabel 'seconds'\nset ylabel 'loss'\nset key top right\n", prefix, ext,
+		        r->test ? "Test" : "Training");
+		fputs("plot ", f);
+		for (int k = 0, i = 0; k < nloss; k++, i++)
+			fprintf(f, "%s'%s' index %d using 1:2 with linespoints title columnhead(1)", k ? ", " : "", dat,
+			        p->nmodes + k);
+		fputs("\n", f);
+	}
+	fclose(f);
+	if (!have_gnuplot()) {
+		fprintf(stderr, "hogwild: plots not drawn: gnuplot is not installed (apt-get install gnuplot-nox);\n"
+		        "         the data and script are in %s and %s\n", dat, gp);
+		return 0;
+	}
+	char cmd[9000];
+	snprintf(cmd, sizeof cmd, "gnuplot '%s'", gp);
+	if (system(cmd) != 0) {
+		fprintf(stderr, "hogwild: gnuplot failed on %s\n", gp);
+		return 1;
+	}
+	fprintf(stderr, "plots: %s-speedup.png, %s-loss.png (and .svg)\n", prefix, prefix);
+	return 0;
+}
+
+int cmp_write_files(const cmp_report *r)
+{
+	int rc = 0;
+	if (r->plan->csv)
+		rc |= write_csv(r, r->plan->csv);
+	if (r->plan->json)
+		rc |= write_json(r, r->plan->json);
+	if (r->plan->plot && r->ncells > 0)
+		rc |= write_plots(r, r->plan->plot);
+	return rc;
+}

@@ -289,6 +289,121 @@ check "data split: two operands" 2 "$H" data split --fraction 0.5 "$T/gs.lmdb" "
 check "data split: missing input" 1 "$H" data split --fraction 0.5 "$T/no-such.lmdb" "$T/a.lmdb" "$T/b.lmdb"
 check_true "data split: usage errors leave no output" test ! -e "$T/a.lmdb" -a ! -e "$T/b.lmdb"
 
+# ------------------------------------------------------------ train / eval / predict
+"$H" data gen -q --examples 6000 --features 300 --nnz 12 --seed 4 "$T/tall.lmdb" >/dev/null 2>&1
+"$H" data split --fraction 0.25 --seed 2 "$T/tall.lmdb" "$T/ttr.lmdb" "$T/tte.lmdb" >/dev/null 2>&1
+check "train: lockfree, 2 threads, saves" 0 "$H" train --data "$T/ttr.lmdb" --test "$T/tte.lmdb" --mode lockfree \
+	--threads 2 --epochs 3 --save "$T/m.bin" --metrics "$T/m.jsonl"
+check_grep "train: one table line per epoch" "$OUT" '^ +3 +[0-9.]+ '
+check_true "train: model written" test -s "$T/m.bin"
+check_true "train: three JSON lines" test "$(wc -l < "$T/m.jsonl")" -eq 3
+check_grep "train: JSON has test accuracy" "$T/m.jsonl" '"epoch":3,.*"test_acc":0\.[0-9]+'
+if command -v python3 >/dev/null 2>&1; then
+	check "train: metrics parse as JSON" 0 python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' "$T/m.jsonl"
+fi
+check "eval: the saved model" 0 "$H" eval --model "$T/m.bin" --data "$T/tte.lmdb"
+check_grep "eval: accuracy line" "$OUT" '^accuracy +[0-9.]+%'
+check "eval: --json" 0 "$H" eval --json --model "$T/m.bin" --data "$T/tte.lmdb"
+check_grep "eval: JSON accuracy" "$OUT" '"accuracy":0\.[0-9]+'
+check "predict: labels to a file" 0 "$H" predict --labels --model "$T/m.bin" --data "$T/tte.lmdb" --out "$T/p.txt"
+n=$("$H" data info --json --sample 0 "$T/tte.lmdb" | sed 's/.*"examples":\([0-9]*\).*/\1/')
+check_true "predict: one line per example ($n)" test "$(wc -l < "$T/p.txt")" -eq "$n"
+check_true "predict: only -1 and 1" test -z "$(grep -Ev '^(-1|1)$' "$T/p.txt")"
+check "predict: probabilities to stdout" 0 "$H" predict --probabilities --model "$T/m.bin" --data "$T/tte.lmdb"
+check_true "predict: probabilities in (0,1)" awk '$1 <= 0 || $1 >= 1 { bad = 1 } END { exit bad }' "$OUT"
+# checkpoint and resume: a 2-epoch run continued to 4 equals a straight 4-epoch run (serial)
+"$H" train --data "$T/ttr.lmdb" --mode serial --epochs 4 --save "$T/s4.bin" >/dev/null 2>&1
+"$H" train --data "$T/ttr.lmdb" --mode serial --epochs 2 --checkpoint "$T/ck.bin" >/dev/null 2>&1
+check "train: --resume" 0 "$H" train --data "$T/ttr.lmdb" --mode serial --epochs 4 --resume "$T/ck.bin" --save "$T/r4.bin"
+check_true "train: resumed model equals the straight one" cmp "$T/s4.bin" "$T/r4.bin"
+# config file, flags override it
+printf '# a comment\nepochs = 2\nmode = atomic\n[train]\nthreads = 2\n[compare]\nrepeat = 9\n' > "$T/c.ini"
+check "train: -c config" 0 "$H" train -c "$T/c.ini" --data "$T/ttr.lmdb" --metrics "$T/c.jsonl"
+check_grep "train: config sets mode and threads" "$T/c.jsonl" '"threads":2,"mode":"atomic"'
+check_true "train: config sets epochs" test "$(wc -l < "$T/c.jsonl")" -eq 2
+check "train: a flag overrides the config" 0 "$H" train -c "$T/c.ini" --epochs 1 --data "$T/ttr.lmdb" --metrics "$T/c1.jsonl"
+check_true "train: ... one epoch" test "$(wc -l < "$T/c1.jsonl")" -eq 1
+printf 'epochs = 2\nnot-an-option = 1\n' > "$T/bad.ini"
+check "train: unknown key in config" 2 "$H" train -c "$T/bad.ini" --data "$T/ttr.lmdb"
+check_grep "train: ... named with FILE:LINE" "$ERR" 'bad.ini:2:'
+# bad flag values
+check "train: negative threads" 2 "$H" train --data "$T/ttr.lmdb" --threads -1
+check_grep "train: --threads named" "$ERR" '--threads'
+check "train: unknown mode" 2 "$H" train --data "$T/ttr.lmdb" --mode fast
+check_grep "train: --mode named" "$ERR" '--mode'
+check "train: zero epochs" 2 "$H" train --data "$T/ttr.lmdb" --epochs 0
+check_grep "train: --epochs named" "$ERR" '--epochs'
+check "train: lr zero" 2 "$H" train --data "$T/ttr.lmdb" --lr 0
+check_grep "train: --lr named" "$ERR" '--lr'
+check "train: negative lr" 2 "$H" train --data "$T/ttr.lmdb" --lr -0.1
+check "train: missing --data" 2 "$H" train --epochs 1
+check "train: missing data file" 1 "$H" train --data "$T/nope.lmdb"
+check_grep "train: missing file named" "$ERR" 'nope.lmdb'
+check "train: ratings data for a linear model" 1 "$H" train --data "$T/gr.lmdb"
+check_grep "train: wrong kind named" "$ERR" 'sparse'
+check "train: --model mf not built" 2 "$H" train --data "$T/ttr.lmdb" --model mf
+check "eval: not a model file" 1 "$H" eval --model "$T/small.txt" --data "$T/tte.lmdb"
+check_grep "eval: ... says so" "$ERR" 'not a hogwild model'
+# SIGTERM during a long run: checkpoint written, exit 143
+"$H" train --data "$T/ttr.lmdb" --mode serial --epochs 100000 --checkpoint "$T/sig.bin" >"$OUT" 2>"$ERR" &
+pid=$!
+sleep 1
+kill -TERM $pid
+wait $pid
+check_true "train: SIGTERM exits 143" test $? -eq 143
+check_true "train: ... with a checkpoint" test -s "$T/sig.bin"
+"$H" train --data "$T/ttr.lmdb" --mode lockfree --threads 2 --epochs 100000 --resume "$T/sig.bin" --quiet >"$OUT" 2>"$ERR" &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid
+check_true "train: resumed, then SIGINT exits 130" test $? -eq 130
+check_grep "train: ... saying where the checkpoint is" "$ERR" 'checkpoint written to .*sig.bin'
+check "train: the checkpoint loads" 0 "$H" eval --model "$T/sig.bin" --data "$T/tte.lmdb"
+
+# ------------------------------------------------------------ compare / demo
+check "compare: tiny set, 2 modes" 0 "$H" compare --data "$T/ttr.lmdb" --test "$T/tte.lmdb" --modes lockfree,atomic \
+	--threads 1,2 --epochs 2 --repeat 2 --csv "$T/cmp.csv" --json "$T/cmp.json"
+for cell in 'serial +1 ' 'lockfree +1 ' 'lockfree +2 ' 'atomic +1 ' 'atomic +2 '; do
+	check_grep "compare: row $cell" "$OUT" "^$cell"
+done
+check_true "compare: CSV header + 5 rows" test "$(wc -l < "$T/cmp.csv")" -eq 6
+check_true "compare: CSV has 15 columns everywhere" awk -F, 'NF != 15 { exit 1 }' "$T/cmp.csv"
+check_grep "compare: CSV serial speed-up is 1" "$T/cmp.csv" '^serial,1,2,[0-9.e-]+,1,'
+if command -v python3 >/dev/null 2>&1; then
+	check "compare: JSON parses, 5 cells with epochs" 0 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["cells"])==5 and all(len(c["epochs"])==2 for c in d["cells"])' "$T/cmp.json"
+fi
+check "compare: unknown mode" 2 "$H" compare --data "$T/ttr.lmdb" --modes lockfree,magic
+check_grep "compare: --modes named" "$ERR" '--modes'
+check "compare: bad thread list" 2 "$H" compare --data "$T/ttr.lmdb" --threads 1,0
+check "compare: missing --data" 2 "$H" compare --modes lockfree
+check "compare: config [compare] section" 0 "$H" compare -c "$T/c.ini" --repeat 1 --data "$T/ttr.lmdb" --modes locked --threads 2 --epochs 1
+"$H" compare --data "$T/ttr.lmdb" --modes striped,atomic --threads 2 --epochs 20000 >"$OUT" 2>"$ERR" &
+pid=$!
+sleep 2
+kill -INT $pid
+wait $pid
+check_true "compare: SIGINT exits 130" test $? -eq 130
+check_grep "compare: ... and prints the finished rows" "$OUT" '^mode +thr'
+check_grep "compare: ... saying it stopped" "$ERR" 'stopped'
+check "demo --quick" 0 "$H" demo --quick --dir "$T/demo"
+check_grep "demo: serial reference" "$OUT" '^serial +1 '
+check_grep "demo: buffered row" "$OUT" '^buffered +[0-9]+ '
+check_grep "demo: locked row" "$OUT" '^locked +[0-9]+ '
+check_true "demo: CSV written" test -s "$T/demo/compare.csv"
+check "demo: bad option" 2 "$H" demo --fast
+
+# ------------------------------------------------------------ every long option is in the man page
+if [ -f "$SRC/man/hogwild.1" ]; then
+	opts=$(grep -rhoE '\{ *"[a-z][a-z0-9-]+" *, *(no_argument|required_argument|optional_argument)' "$SRC/src" |
+		sed -E 's/\{ *"([^"]+)".*/\1/' | sort -u)
+	missing=""
+	for o in $opts; do
+		sed 's/\\-/-/g' "$SRC/man/hogwild.1" | grep -q -- "--$o" || missing="$missing $o"
+	done
+	check_true "man: every long option documented (missing:${missing:- none})" test -z "$missing"
+fi
+
 # ------------------------------------------------------------ (new sections go here)
 
 echo "cli: $PASS passed, $FAILED failed"

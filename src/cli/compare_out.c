@@ -205,6 +205,7 @@ static int write_plots(const cmp_report *r, const char *prefix)
 		fputs("\n\n", f);
 	}
 	int nloss = 0;
+	char titles[CMP_MAX_MODES * CMP_MAX_THREADS + 1][48];
 	for (int i = 0; i < r->ncells; i++) {
 		const cmp_cell *c = &r->cells[i];
 		int most = 0;
@@ -215,7 +216,9 @@ static int write_plots(const cmp_report *r, const char *prefix)
 			continue;
 		if (!c->nruns)
 			continue;
-		fprintf(f, "# loss %s %d\n0 nan\n", hog_mode_name(c->mode), c->threads);
+		fprintf(f, "# loss %s %d\n", hog_mode_name(c->mode), c->threads);
+		snprintf(titles[nloss], sizeof titles[nloss], "%s, %d thread%s", hog_mode_name(c->mode), c->threads,
+		         c->threads == 1 ? "" : "s");
 		for (int e = 0; e < c->runs[0].nepochs; e++) {
 			const hog_epoch_stats *s = &c->runs[0].epochs[e];
 			fprintf(f, "%.6g %.8g\n", s->elapsed, isnan(s->test_loss) ? s->train_loss : s->test_loss);
@@ -246,8 +249,8 @@ static int write_plots(const cmp_report *r, const char *prefix)
 		        r->test ? "Test" : "Training");
 		fputs("plot ", f);
 		for (int k = 0, i = 0; k < nloss; k++, i++)
-			fprintf(f, "%s'%s' index %d using 1:2 with linespoints title columnhead(1)", k ? ", " : "", dat,
-			        p->nmodes + k);
+			fprintf(f, "%s'%s' index %d using 1:2 with linespoints title '%s'", k ? ", " : "", dat, p->nmodes + k,
+			        titles[k]);
 		fputs("\n", f);
 	}
 	fclose(f);

@@ -150,7 +150,8 @@ asan:
 
 tsan:
 	@scripts/setup.sh --if-missing
-	@$(MAKE) --no-print-directory SAN=thread test-unit
+	@TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp $$TSAN_OPTIONS" \
+	  $(MAKE) --no-print-directory SAN=thread test-unit
 
 setup:
 	scripts/setup.sh

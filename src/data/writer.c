@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define WRITE_MAPSIZE (1ull << 40)
+#define MAP_START ((size_t)256 << 20) /* grown by doubling as the file grows */
 #define TXN_BYTES ((size_t)256 << 20)
 
 struct meta_kv { char *key, *val; size_t len; };
@@ -38,7 +38,7 @@ struct hog_writer {
 	/* totals */
 	uint64_t examples, total_nnz, blocks, max_id, max_user, max_item, positives;
 	int any_id;
-	size_t txn_bytes;
+	size_t txn_bytes, committed, mapsize;
 	double lmin, lmax, lsum;
 	int all_pm1, all_01, all_small_int;
 	struct meta_kv *kv;
@@ -96,7 +96,7 @@ int hog_writer_open(hog_writer **out, const char *path, const hog_writer_opts *o
 	}
 	unlink(w->tmp);
 	if ((rc = mdb_env_create(&w->env)) || (rc = mdb_env_set_maxdbs(w->env, 4)) ||
-	    (rc = mdb_env_set_mapsize(w->env, WRITE_MAPSIZE))) {
+	    (rc = mdb_env_set_mapsize(w->env, w->mapsize = MAP_START))) {
 		rc = hog_err_lmdb(err, rc, "creating environment", w->tmp);
 		goto fail;
 	}
@@ -133,12 +133,31 @@ static int flush_block(hog_writer *w, hog_err *err)
 		flags |= HOG_BLOCK_F_U8;
 	uint64_t m = w->o.kind == HOG_KIND_SPARSE ? w->nnz : w->o.kind == HOG_KIND_DENSE ? w->o.features : 0;
 	size_t bytes = hog_block_bytes(w->o.kind, w->n, m, flags);
+	int rc;
+	/* Grow the map before it can fill: LMDB can only resize between transactions,
+	 * and reserving a huge map up front fails where address space is short
+	 * (sanitizers, 32-bit limits). Slack covers page rounding and the tree. */
+	size_t need = w->committed + w->txn_bytes + bytes + bytes / 8 + ((size_t)64 << 20);
+	if (need > w->mapsize) {
+		if ((rc = mdb_txn_commit(w->txn)) != 0) {
+			w->txn = NULL;
+			return hog_err_lmdb(err, rc, "committing", w->tmp);
+		}
+		w->txn = NULL;
+		w->committed += w->txn_bytes;
+		w->txn_bytes = 0;
+		while (w->mapsize < 2 * need)
+			w->mapsize *= 2;
+		if ((rc = mdb_env_set_mapsize(w->env, w->mapsize)) != 0 ||
+		    (rc = mdb_txn_begin(w->env, NULL, 0, &w->txn)) != 0)
+			return hog_err_lmdb(err, rc, "growing the map", w->tmp);
+	}
 	unsigned char kb[8];
 	uint64_t idx = w->blocks;
 	for (int i = 7; i >= 0; i--, idx >>= 8)
 		kb[i] = (unsigned char)idx;
 	MDB_val k = { 8, kb }, v = { bytes, NULL };
-	int rc = mdb_put(w->txn, w->blocks_dbi, &k, &v, MDB_APPEND | MDB_RESERVE);
+	rc = mdb_put(w->txn, w->blocks_dbi, &k, &v, MDB_APPEND | MDB_RESERVE);
 	if (rc)
 		return hog_err_lmdb(err, rc, "writing a block", w->tmp);
 	void *dst = v.mv_data, *tmpbuf = NULL;
@@ -166,6 +185,7 @@ static int flush_block(hog_writer *w, hog_err *err)
 		w->txn = NULL;
 		if ((rc = mdb_txn_begin(w->env, NULL, 0, &w->txn)) != 0)
 			return hog_err_lmdb(err, rc, "starting a transaction", w->tmp);
+		w->committed += w->txn_bytes;
 		w->txn_bytes = 0;
 	}
 	return 0;

@@ -98,10 +98,10 @@ int hog_model_predict(const hog_model *m, const hog_data *d, float *out, hog_err
 	if (d->meta.kind != HOG_KIND_SPARSE)
 		return hog_err_set(err, HOG_EMISMATCH, "a linear model needs a sparse data set, not %s",
 		                   hog_kind_name(d->meta.kind));
-	int64_t n = (int64_t)d->n;
-#pragma omp parallel for schedule(static)
-	for (int64_t i = 0; i < n; i++)
-		out[i] = margin(m, d, (uint64_t)i);
+	/* one thread: fast enough for evaluation, and OpenMP's own synchronization is
+	 * invisible to ThreadSanitizer (the trainer's team evaluates in parallel) */
+	for (uint64_t i = 0; i < d->n; i++)
+		out[i] = margin(m, d, i);
 	return 0;
 }
 
@@ -147,9 +147,7 @@ int hog_model_eval_margins(enum hog_loss loss, const float *margins, const float
 {
 	double sl = 0, sll = 0, sse = 0;
 	uint64_t right = 0;
-	int64_t nn = (int64_t)n;
-#pragma omp parallel for reduction(+ : sl, sll, sse, right) schedule(static)
-	for (int64_t i = 0; i < nn; i++) {
+	for (uint64_t i = 0; i < n; i++) {
 		float m = margins[i], y = labels[i];
 		sl += hog_loss_value(loss, m, y);
 		if (binary) {

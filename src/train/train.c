@@ -131,6 +131,7 @@ typedef struct trainer {
 	worker **w;
 	hog_barrier bar;
 	atomic_int action;          /* 0 go on, 1 stop (signal), 2 diverged, 3 error */
+	atomic_int go, gone, short_team; /* hand-over into and out of the parallel region */
 	int start_epoch;
 	uint64_t *start_pos;
 	uint64_t t_base;
@@ -1012,17 +1013,24 @@ int hog_train(const hog_data *train, const hog_data *test, const hog_train_opts 
 	atomic_init(&t->action, 0);
 	t->last_ckpt = now_s();
 	omp_set_dynamic(0);
-	int got = 0;
+	/* Release everything set up so far to the workers, and acquire what they did
+	 * when they are done: libgomp's own fork and join are futexes that
+	 * ThreadSanitizer cannot see, these atomics it can. */
+	atomic_init(&t->gone, 0);
+	atomic_init(&t->short_team, 0);
+	atomic_store_explicit(&t->go, 1, memory_order_release);
 #pragma omp parallel num_threads(t->T)
 	{
-#pragma omp single
-		got = omp_get_num_threads();
-		/* implicit barrier of single: everyone sees got */
-		if (got == t->T)
+		(void)atomic_load_explicit(&t->go, memory_order_acquire);
+		if (omp_get_num_threads() == t->T)
 			run_team(t);
+		else if (omp_get_thread_num() == 0)
+			atomic_store(&t->short_team, omp_get_num_threads());
+		atomic_fetch_add_explicit(&t->gone, 1, memory_order_release);
 	}
-	if (got != t->T) {
-		rc = hog_err_set(err, EAGAIN, "asked for %d threads, OpenMP gave %d", t->T, got);
+	(void)atomic_load_explicit(&t->gone, memory_order_acquire);
+	if (atomic_load(&t->short_team)) {
+		rc = hog_err_set(err, EAGAIN, "asked for %d threads, OpenMP gave %d", t->T, atomic_load(&t->short_team));
 		goto done;
 	}
 	switch (atomic_load(&t->action)) {

@@ -332,7 +332,7 @@ static void test_bad_options(void)
 	CU_ASSERT_EQUAL(hog_train(small_tr, NULL, &o, &m, NULL, &err), HOG_ECONFIG);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--epochs"));
 	o = base_opts(HOG_MODE_LOCKFREE, 1, 1);
-	o.lr = 0;
+	o.lr = -0.5;
 	CU_ASSERT_EQUAL(hog_train(small_tr, NULL, &o, &m, NULL, &err), HOG_ECONFIG);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--lr"));
 	o = base_opts(HOG_MODE_LOCKFREE, 1, 1);

@@ -60,6 +60,9 @@ struct hog_model {
 int hog_model_eval_margins(enum hog_loss loss, const float *margins, const float *labels, uint64_t n,
                            int binary, hog_eval *ev);
 
+/** The default step size for a data set and step rule (hog_train_opts.lr = 0). */
+double hog_default_lr(const hog_data *d, enum hog_rule rule);
+
 /** A zeroed model. */
 hog_model *hog_model_new(uint64_t dim, enum hog_loss loss, enum hog_rule rule);
 

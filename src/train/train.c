@@ -39,7 +39,7 @@ void hog_train_opts_init(hog_train_opts *o)
 	o->sched = HOG_SCHED_BACKOFF;
 	o->bind = HOG_BIND_CORE;
 	o->epochs = 20;
-	o->lr = 0.5;
+	o->lr = 0; /* chosen from the data's scale */
 	o->backoff = 0.9;
 	o->l2 = 1e-6;
 	o->adagrad_beta = 1.0;
@@ -400,6 +400,23 @@ static int cmp_key(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 	return x < y ? -1 : x > y;
+}
+
+/* The default step: SGD's 1/(1 + mean |x|^2) keeps the first steps below the
+ * curvature of the loss whatever the scale of the features (0.5 for unit-norm
+ * rows like RCV1's; ~0.067 for a9a's 14 binary features); AdaGrad normalizes by
+ * the gradients itself, so its alpha needs no scale. */
+double hog_default_lr(const hog_data *d, enum hog_rule rule)
+{
+	if (rule != HOG_RULE_SGD)
+		return 0.1;
+	double sq = 0;
+	if (d->vals)
+		for (uint64_t j = 0; j < d->nnz; j++)
+			sq += (double)d->vals[j] * d->vals[j];
+	else
+		sq = (double)d->nnz;
+	return 1.0 / (1.0 + sq / (double)(d->n ? d->n : 1));
 }
 
 /* Renumbers features by falling frequency and precomputes the regularizer. */
@@ -897,7 +914,7 @@ static int check_opts(const hog_train_opts *o, const hog_data *tr, const hog_dat
 		return hog_err_set(err, HOG_ECONFIG, "--threads must be 1..4096 (or 0 for every core), not %d", o->threads);
 	if (o->epochs < 1)
 		return hog_err_set(err, HOG_ECONFIG, "--epochs must be at least 1, not %d", o->epochs);
-	if (!(o->lr > 0) || !isfinite(o->lr))
+	if (!(o->lr >= 0) || !isfinite(o->lr))
 		return hog_err_set(err, HOG_ECONFIG, "--lr must be positive, not %g", o->lr);
 	if (!(o->backoff > 0 && o->backoff <= 1))
 		return hog_err_set(err, HOG_ECONFIG, "--backoff must be in (0, 1], not %g", o->backoff);
@@ -942,6 +959,8 @@ int hog_train(const hog_data *train, const hog_data *test, const hog_train_opts 
 	t->S = hog_rule_stride(opts->rule);
 	if (t->o.t0 <= 0)
 		t->o.t0 = (double)train->n;
+	if (t->o.lr == 0)
+		t->o.lr = hog_default_lr(train, opts->rule);
 	if (!t->o.round_examples)
 		t->o.round_examples = 1u << 15;
 	openblas_set_num_threads(1); /* no BLAS threads inside our workers */

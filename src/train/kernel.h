@@ -63,8 +63,8 @@ typedef struct kern_shared {
 
 /* What the kernel keeps per worker. */
 typedef struct kern_worker {
-	float *hrec, *hdel;     /* buffered: private records of hot coordinates and their
-	                           change since the last flush */
+	float *hrec, *hbase;    /* buffered: private records of the hot coordinates, and the
+	                           shared values they started from at the last flush */
 	float *gsnap;           /* adarevision: g-bar of each coordinate read, until written */
 	double loss;            /* progressive loss of this epoch */
 	double bias_sum;        /* sgd: sum of the changes this worker made to the bias */
@@ -123,23 +123,17 @@ HOG_INLINE void upd_shared(const enum hog_mode MODE, const enum hog_rule RULE, _
 	}
 }
 
-/* Buffered mode's hot coordinates: the worker's private record changes at once,
- * and the change is summed for the next flush. */
-HOG_INLINE void upd_private(const enum hog_rule RULE, float *rec, float *del, float gx, float r, float lr,
-                            float beta)
+/* Buffered mode's hot coordinates: only the worker's private record changes; the
+ * flush adds (record - base) to the shared one. */
+HOG_INLINE void upd_private(const enum hog_rule RULE, float *rec, float gx, float r, float lr, float beta)
 {
 	float w = rec[0], gv = gx + r * w;
 	if (RULE == HOG_RULE_SGD) {
-		float d = -(lr * gv);
-		rec[0] = w + d;
-		del[0] += d;
+		rec[0] = w - lr * gv;
 	} else {
 		float G = rec[1] + gv * gv;
 		rec[1] = G;
-		del[1] += gv * gv;
-		float d = -((lr / (beta + sqrtf(G))) * gv);
-		rec[0] = w + d;
-		del[0] += d;
+		rec[0] = w - (lr / (beta + sqrtf(G))) * gv;
 	}
 }
 
@@ -216,11 +210,9 @@ HOG_INLINE void write_update(const enum hog_mode MODE, const enum hog_rule RULE,
 		wk->bias_abs += fabsf(lr * g);
 	}
 	if (MODE == HOG_MODE_BUFFERED) {
-		upd_private(RULE, wk->hrec, wk->hdel, g, 0.0f, lr, beta);
-		for (; j < nhot; j++) {
-			size_t v = (size_t)ids[j] * S;
-			upd_private(RULE, wk->hrec + v, wk->hdel + v, g * (VALS ? xs[j] : 1.0f), reg[ids[j]], lr, beta);
-		}
+		upd_private(RULE, wk->hrec, g, 0.0f, lr, beta);
+		for (; j < nhot; j++)
+			upd_private(RULE, wk->hrec + (size_t)ids[j] * S, g * (VALS ? xs[j] : 1.0f), reg[ids[j]], lr, beta);
 	} else {
 		upd_shared(MODE, RULE, &P[0], g, 0.0f, RULE == HOG_RULE_ADAREVISION ? wk->gsnap[0] : 0.0f, lr, beta);
 	}

@@ -141,8 +141,11 @@ demo:
 	@$(MAKE) --no-print-directory all
 	./$(BIN) demo
 
-bench: all
+bench: all $(BUILD)/bench_load
 	sh bench/run_all.sh
+
+$(BUILD)/bench_load: bench/bench_load.c $(LIBA)
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(LIBA) $(LDFLAGS_ALL) $(LDLIBS_ALL)
 
 asan:
 	@scripts/setup.sh --if-missing

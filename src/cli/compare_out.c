@@ -2,6 +2,7 @@
  * gnuplot (optional: without it, one line says how to get them). */
 #include "cli/compare.h"
 #include "cli/cli.h"
+#include "model/linear.h"
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -25,11 +26,12 @@ void cmp_print_table(const cmp_report *r, FILE *f)
 {
 	const cmp_plan *p = r->plan;
 	const hog_train_opts *o = &p->base;
-	fprintf(f, "hogwild compare: %s, %llu examples, %llu nonzeros; %s loss, %s, lr %g,\n"
+	double lr = o->lr > 0 ? o->lr : r->train ? hog_default_lr(r->train, o->rule) : 0;
+	fprintf(f, "hogwild compare: %s, %llu examples, %llu nonzeros; %s loss, %s, lr %.4g%s,\n"
 	        "  %d epoch%s, seed %llu, %d run%s per cell (medians); target loss %.5f\n\n",
 	        r->data ? r->data : "data", (unsigned long long)(r->train ? r->train->n : 0),
 	        (unsigned long long)(r->train ? r->train->nnz : 0), hog_loss_name(o->loss), hog_rule_name(o->rule),
-	        o->lr, o->epochs, o->epochs == 1 ? "" : "s", (unsigned long long)o->seed, p->repeat,
+	        lr, o->lr > 0 ? "" : " (auto)", o->epochs, o->epochs == 1 ? "" : "s", (unsigned long long)o->seed, p->repeat,
 	        p->repeat == 1 ? "" : "s", r->target);
 	fprintf(f, "%-8s %3s %8s %7s %6s %7s %8s %8s %6s %8s\n", "mode", "thr", "s/epoch", "speedup", "Mex/s",
 	        "Mnnz/s", "train", r->test ? "test" : "", r->test ? "acc%" : "", "to target");
@@ -141,7 +143,7 @@ static int write_json(const cmp_report *r, const char *path)
 	json_str(f, r->data ? r->data : "");
 	fprintf(f, ",\"loss\":\"%s\",\"optimizer\":\"%s\",\"epochs\":%d,\"seed\":%llu,\"repeat\":%d",
 	        hog_loss_name(o->loss), hog_rule_name(o->rule), o->epochs, (unsigned long long)o->seed, r->plan->repeat);
-	cli_json_num(f, "lr", o->lr, 1);
+	cli_json_num(f, "lr", o->lr > 0 ? o->lr : r->train ? hog_default_lr(r->train, o->rule) : NAN, 1);
 	cli_json_num(f, "target_loss", r->target, 1);
 	fputs(",\"cells\":[", f);
 	for (int i = 0; i < r->ncells; i++) {

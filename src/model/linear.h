@@ -38,6 +38,20 @@ static inline float hog_loss_deriv(enum hog_loss l, float m, float y)
 	return 0;
 }
 
+/* Loss and derivative together: the logistic loss needs one expf for both
+ * (with z = -y m and e = exp(-|z|): loss = max(z,0) + log1p(e), and
+ * dloss/dm = -y / (1 + exp(y m)) = -y / (1 + e) when z > 0, -y e / (1 + e) else). */
+static inline float hog_loss_both(enum hog_loss l, float m, float y, float *loss)
+{
+	if (l == HOG_LOSS_LOGISTIC) {
+		float z = -y * m, e = expf(-fabsf(z));
+		*loss = (z > 0 ? z : 0.0f) + log1pf(e);
+		return z > 0 ? -y / (1.0f + e) : -y * e / (1.0f + e);
+	}
+	*loss = hog_loss_value(l, m, y);
+	return hog_loss_deriv(l, m, y);
+}
+
 struct hog_model {
 	uint64_t dim;
 	enum hog_loss loss;

@@ -235,8 +235,8 @@ HOG_INLINE void process_example(const enum hog_mode MODE, const enum hog_rule RU
 			nhot++;
 	lock_example(MODE, sh, ids, nnz);
 	float m = read_margin(MODE, RULE, VALS, sh, wk, ids, xs, nnz, nhot);
-	wk->loss += hog_loss_value(LOSS, m, y);
-	float g = hog_loss_deriv(LOSS, m, y);
+	float loss, g = hog_loss_both(LOSS, m, y, &loss);
+	wk->loss += loss;
 	write_update(MODE, RULE, VALS, sh, wk, ids, xs, nnz, nhot, g, lr);
 	unlock_example(MODE, sh, ids, nnz);
 }

@@ -1,0 +1,40 @@
+# Shared by the bench scripts: where things are, the machine description that
+# heads every result file, and a median helper. Source it from a bench script.
+set -eu
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+H=${HOG_BIN:-$ROOT/hogwild}
+RESULTS=$ROOT/bench/results
+WORK=${BENCH_WORK:-${TMPDIR:-/tmp}/hogwild-bench}
+DATA=${HOG_DATA:-$ROOT/../shared/data}
+mkdir -p "$RESULTS" "$WORK"
+[ -x "$H" ] || { echo "bench: build hogwild first (make)" >&2; exit 2; }
+
+# machine_header FILE TITLE: starts a result file with the machine and the commit.
+machine_header() {
+	{
+		echo "# $2"
+		echo
+		echo "- date: $(date -u +%Y-%m-%dT%H:%MZ)"
+		echo "- commit: $(cd "$ROOT" && git rev-parse --short HEAD 2>/dev/null || echo unknown)$(cd "$ROOT" && git diff --quiet 2>/dev/null || echo ' (with local changes)')"
+		echo "- hogwild: $("$H" --version)"
+		echo "- machine: $(nproc) CPUs, $(free -g | awk '/Mem:/ {print $2}') GiB; $(lscpu | sed -n 's/^Model name: *//p')"
+		echo
+		echo '```'
+		lscpu | grep -E '^(Architecture|CPU\(s\)|Model name|Thread|Core|Socket|NUMA node|L1d|L2|L3|Hypervisor)'
+		echo '```'
+		echo
+	} > "$1"
+}
+
+# median: reads numbers, one per line, prints their median.
+median() {
+	sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) { print "nan"; exit } if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# rcv1_set: makes (once) the RCV1-shaped set and a 10% test split in $WORK.
+rcv1_set() {
+	if [ ! -f "$WORK/rcv1_tr.lmdb" ]; then
+		"$H" data gen -q --seed 1 "$WORK/rcv1.lmdb"
+		"$H" data split --fraction 0.1 --seed 1 "$WORK/rcv1.lmdb" "$WORK/rcv1_tr.lmdb" "$WORK/rcv1_te.lmdb" >/dev/null
+	fi
+}

@@ -24,7 +24,7 @@ lmdb=$(stat -c %s "$WORK/rcv1.lmdb")
 	echo
 	echo "| what | median of 5 | runs (s) |"
 	echo "|---|---|---|"
-	echo "| import (\`hogwild data import --format libsvm\`, wall, incl. fsync) | $imp s = $(awk -v b=$bytes -v s=$imp 'BEGIN{printf "%.0f MB/s, %.2f M examples/s", b/s/1e6, 0}') | $(tr '\n' ' ' < "$WORK/imp.txt") |"
+	echo "| import (\`hogwild data import --format libsvm\`, wall, incl. fsync) | $imp s = $(awk -v b=$bytes -v s=$imp -v n=$n 'BEGIN{printf "%.0f MB/s, %.2f M examples/s", b/s/1e6, n/s/1e6}') | $(tr '\n' ' ' < "$WORK/imp.txt") |"
 	echo "| load into memory (\`hog_data_load\`, checks every block) | $load s = $(awk -v b=$lmdb -v s=$load 'BEGIN{printf "%.2f GB/s of LMDB file", b/s/1e9}') | $(tr '\n' ' ' < "$WORK/load.txt") |"
 	echo
 	echo "Examples/s on import: $(awk -v n=$n -v s=$imp 'BEGIN{printf "%.2f million", n/s/1e6}'). LMDB file: $((lmdb / 1000000)) MB."

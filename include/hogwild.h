@@ -315,9 +315,9 @@ enum hog_bind {
  * |----------|-------------------|-----------------------------------------|
  * | serial   | one thread        | plain (the reference; bit-reproducible) |
  * | lockfree | relaxed atomic    | relaxed atomic store (Hogwild!)         |
- * | buffered | private replica   | hot coordinates summed per worker and   |
- * |          | of hot coordinates| added with CAS every K examples; the    |
- * |          |                   | rest as lockfree                        |
+ * | buffered | private replica   | every K examples, each worker adds its  |
+ * |          | of hot coordinates| change / T to the hot coordinates       |
+ * |          |                   | (averaging); the rest as lockfree       |
  * | atomic   | relaxed atomic    | compare-and-swap add per coordinate     |
  * | striped  | under the locks of the touched stripes, taken in order      |
  * | locked   | under one global lock                                       |
@@ -413,7 +413,7 @@ typedef struct hog_train_opts {
 	uint64_t seed;             /**< shuffling and sharding; default 1 */
 	int delay;                 /**< apply each update K examples after its read; default 0 */
 	int hot;                   /**< buffered: hot coordinates (-1: chosen from frequencies) */
-	int flush_every;           /**< buffered: examples between flushes; default 256 */
+	int flush_every;           /**< buffered: examples between flushes; default 1024 */
 	int stripes;               /**< striped: coordinates per lock; default 64 */
 	int measure_delay;         /**< sample the delay between read and write (1 in 64 examples) */
 	uint32_t round_examples;   /**< examples per worker between meetings of the team, where

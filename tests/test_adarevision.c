@@ -249,6 +249,16 @@ static void test_delay_measured(void)
 	CU_ASSERT(r.last.train_loss < 0.69 && fabs(r.last.train_loss - l0) < 0.05);
 	hog_model_free(a);
 	hog_model_free(b);
+	/* every step rule trains as well with a short delay as without (a delayed read
+	 * once used the wrong record stride for adagrad: its loss went to ~200) */
+	for (int rule = 0; rule < 3; rule++) {
+		hog_model *m0 = run(HOG_MODE_LOCKFREE, rule, 1, 0, &r);
+		double base = r.last.train_loss;
+		hog_model *m1 = run(HOG_MODE_LOCKFREE, rule, 1, 8, &r);
+		CU_ASSERT(fabs(r.last.train_loss - base) < 0.02);
+		hog_model_free(m0);
+		hog_model_free(m1);
+	}
 	/* two threads: at least K, and every mode runs with a delay */
 	for (int mode = HOG_MODE_LOCKFREE; mode < HOG_MODE_COUNT; mode++) {
 		if (mode == HOG_MODE_BUFFERED)

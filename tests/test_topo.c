@@ -535,10 +535,11 @@ static void test_topo_shared(void)
 
 static void test_topo_names(void)
 {
-	CU_ASSERT_STRING_EQUAL(hog_topo_bind_name(HOG_BIND_CORE), "core");
-	CU_ASSERT_STRING_EQUAL(hog_topo_bind_name(HOG_BIND_NUMA), "numa");
-	CU_ASSERT_STRING_EQUAL(hog_topo_bind_name(HOG_BIND_NONE), "none");
-	CU_ASSERT_PTR_NULL(hog_topo_bind_name((enum hog_bind)42));
+	CU_ASSERT_STRING_EQUAL(hog_bind_name(HOG_BIND_CORE), "core");
+	CU_ASSERT_STRING_EQUAL(hog_bind_name(HOG_BIND_NUMA), "numa");
+	CU_ASSERT_STRING_EQUAL(hog_bind_name(HOG_BIND_NONE), "none");
+	CU_ASSERT_EQUAL(hog_bind_parse("numa"), HOG_BIND_NUMA);
+	CU_ASSERT_EQUAL(hog_bind_parse("socket"), -1);
 	CU_ASSERT_PTR_NOT_NULL(hog_topo_backend());
 	hog_place p[3] = { { 0, 0, 2, 0 }, { 1, 1, 0, 1 }, { 2, 2, 2, 2 } };
 	CU_ASSERT_EQUAL(hog_topo_plan_nodes(p, 3), 2);

@@ -78,21 +78,21 @@ static void on_progress(void *ud, const hog_progress *p)
 
 int cmd_compare(int argc0, char **argv0)
 {
+	static const struct option own[] = {
+		{ "modes", required_argument, NULL, OPT_MODES },
+		{ "repeat", required_argument, NULL, OPT_REPEAT },
+		{ "target-loss", required_argument, NULL, OPT_TARGET },
+		{ "csv", required_argument, NULL, OPT_CSV },
+		{ "json", required_argument, NULL, OPT_JSON },
+		{ "plot", required_argument, NULL, OPT_PLOT },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct option lopts[64];
-	size_t n = 0;
-	for (; n < cli_train_nlong; n++) {
-		lopts[n] = cli_train_long[n];
-		if (lopts[n].val == OPT_THREADS || lopts[n].val == OPT_MODE)
-			lopts[n].val = lopts[n].val == OPT_THREADS ? OPT_THREADS_LIST : OPT_MODES;
-	}
-	lopts[n++] = (struct option){ "modes", required_argument, NULL, OPT_MODES };
-	lopts[n++] = (struct option){ "repeat", required_argument, NULL, OPT_REPEAT };
-	lopts[n++] = (struct option){ "target-loss", required_argument, NULL, OPT_TARGET };
-	lopts[n++] = (struct option){ "csv", required_argument, NULL, OPT_CSV };
-	lopts[n++] = (struct option){ "json", required_argument, NULL, OPT_JSON };
-	lopts[n++] = (struct option){ "plot", required_argument, NULL, OPT_PLOT };
-	lopts[n++] = (struct option){ "help", no_argument, NULL, OPT_HELP };
-	lopts[n] = (struct option){ NULL, 0, NULL, 0 };
+	size_t n = cli_train_table(lopts, 64, own);
+	for (size_t i = 0; i < n; i++) /* compare takes lists: --threads 1,2,4 and --mode as --modes */
+		if (lopts[i].val == OPT_THREADS || lopts[i].val == OPT_MODE)
+			lopts[i].val = lopts[i].val == OPT_THREADS ? OPT_THREADS_LIST : OPT_MODES;
 
 	int argc;
 	char **argv;

@@ -131,7 +131,7 @@ int cmd_demo(int argc, char **argv)
 	if (rc == 0)
 		printf("\nwritten: %s, %s (plots: %s-*.png when gnuplot is installed)\n"
 		       "modes: lockfree = plain Hogwild! (relaxed atomic loads/stores); buffered = lock-free\n"
-		       "with the hot coordinates summed per worker and added every 256 examples; atomic =\n"
+		       "with the hot coordinates kept per worker and averaged in every 1024 examples; atomic =\n"
 		       "CAS per coordinate; striped = a lock per 64 coordinates; locked = one global lock.\n",
 		       csv, json, plot);
 	return rc;

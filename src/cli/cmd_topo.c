@@ -47,15 +47,10 @@ int cmd_topo(int argc, char **argv)
 				                       "from 1 to 65536", optarg);
 			break;
 		case 'b':
-			if (!strcmp(optarg, "core"))
-				bind = HOG_BIND_CORE;
-			else if (!strcmp(optarg, "numa"))
-				bind = HOG_BIND_NUMA;
-			else if (!strcmp(optarg, "none"))
-				bind = HOG_BIND_NONE;
-			else
+			if (hog_bind_parse(optarg) < 0)
 				return cli_usage_error("topo", NULL, "--bind: '%s' is not core, numa or none",
 				                       optarg);
+			bind = (enum hog_bind)hog_bind_parse(optarg);
 			break;
 		case 's':
 			if (!*optarg)

@@ -85,17 +85,17 @@ static void on_epoch(void *ud, const hog_epoch_stats *s)
 
 int cmd_train(int argc0, char **argv0)
 {
+	static const struct option own[] = {
+		{ "save", required_argument, NULL, OPT_SAVE },
+		{ "checkpoint", required_argument, NULL, OPT_CHECKPOINT },
+		{ "checkpoint-every", required_argument, NULL, OPT_CHECKPOINT_EVERY },
+		{ "resume", required_argument, NULL, OPT_RESUME },
+		{ "metrics", required_argument, NULL, OPT_METRICS },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct option lopts[64];
-	size_t n = 0;
-	for (; n < cli_train_nlong; n++)
-		lopts[n] = cli_train_long[n];
-	lopts[n++] = (struct option){ "save", required_argument, NULL, OPT_SAVE };
-	lopts[n++] = (struct option){ "checkpoint", required_argument, NULL, OPT_CHECKPOINT };
-	lopts[n++] = (struct option){ "checkpoint-every", required_argument, NULL, OPT_CHECKPOINT_EVERY };
-	lopts[n++] = (struct option){ "resume", required_argument, NULL, OPT_RESUME };
-	lopts[n++] = (struct option){ "metrics", required_argument, NULL, OPT_METRICS };
-	lopts[n++] = (struct option){ "help", no_argument, NULL, OPT_HELP };
-	lopts[n] = (struct option){ NULL, 0, NULL, 0 };
+	cli_train_table(lopts, 64, own);
 
 	int argc;
 	char **argv;

@@ -35,6 +35,17 @@ const struct option cli_train_long[] = {
 };
 const size_t cli_train_nlong = sizeof cli_train_long / sizeof *cli_train_long - 1;
 
+size_t cli_train_table(struct option *out, size_t cap, const struct option *own)
+{
+	size_t n = 0;
+	for (; n < cli_train_nlong && n + 1 < cap; n++)
+		out[n] = cli_train_long[n];
+	for (; own && own->name && n + 1 < cap; own++)
+		out[n++] = *own;
+	out[n] = (struct option){ NULL, 0, NULL, 0 };
+	return n;
+}
+
 const char cli_train_usage[] =
 	"  -c, --config FILE      INI file of options (flags given here override it)\n"
 	"      --data D.lmdb      training set (required)\n"
@@ -54,7 +65,7 @@ const char cli_train_usage[] =
 	"      --delay K          write each update K examples after its read (0)\n"
 	"      --measure-delay    sample updates landing between read and write (off)\n"
 	"      --hot N            buffered mode: hot coordinates (auto: written once per flush)\n"
-	"      --flush-every K    buffered mode: examples between flushes (256)\n"
+	"      --flush-every K    buffered mode: examples between flushes (1024)\n"
 	"      --stripe-size N    striped mode: coordinates per lock, a power of two (64)\n"
 	"      --bind B           core | numa | none: pin workers with hwloc (core)\n"
 	"      --seed S           sharding and shuffling seed (1)\n"

@@ -17,6 +17,11 @@ enum {
 extern const struct option cli_train_long[];
 extern const size_t cli_train_nlong;
 
+/* Fills @p out (room for @p cap entries) with the shared options followed by a
+ * command's own (@p own, ending in a zero entry) and a terminating zero entry.
+ * Returns the number of options. */
+size_t cli_train_table(struct option *out, size_t cap, const struct option *own);
+
 /* What the shared options set besides hog_train_opts. */
 typedef struct cli_train_args {
 	const char *data, *test, *model;

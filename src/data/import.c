@@ -20,6 +20,21 @@ void hog_import_progress(hog_import_ctx *c, const hog_input *in)
 		c->o->progress(c->o->progress_ud, c->done_bytes + in->consumed, c->total_bytes);
 }
 
+void hog_import_tick(hog_import_ctx *c, const hog_input *in, size_t len, uint64_t *since)
+{
+	if ((*since += len) > (8u << 20)) {
+		*since = 0;
+		hog_import_progress(c, in);
+	}
+}
+
+int hog_import_file_done(hog_import_ctx *c, hog_input *in, int rc)
+{
+	c->done_bytes += in->size;
+	hog_input_close(in);
+	return rc < 0 || rc > 1 ? rc : 0; /* 1 is "a line was read": not an error */
+}
+
 void hog_import_source(const hog_import_ctx *c, char *buf, size_t size)
 {
 	size_t at = 0;
@@ -138,15 +153,10 @@ static int libsvm_file(hog_import_ctx *c, const char *path, hog_writer *w, uint3
 			hog_err_prefix(err, "%s:%llu", path, (unsigned long long)in.line);
 			goto done;
 		}
-		if ((since_progress += len) > (8u << 20)) {
-			since_progress = 0;
-			hog_import_progress(c, &in);
-		}
+		hog_import_tick(c, &in, len, &since_progress);
 	}
 done:
-	c->done_bytes += in.size;
-	hog_input_close(&in);
-	return rc < 0 || rc > 1 ? rc : 0;
+	return hog_import_file_done(c, &in, rc);
 }
 
 int hog_import_libsvm(hog_import_ctx *c, hog_err *err)

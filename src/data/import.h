@@ -24,6 +24,11 @@ int hog_import_idx(hog_import_ctx *c, hog_err *err);
 
 /** Calls the progress hook with the bytes read so far (cheap; rate-limit inside). */
 void hog_import_progress(hog_import_ctx *c, const hog_input *in);
+/** Counts @p len more bytes and calls the progress hook every 8 MB. */
+void hog_import_tick(hog_import_ctx *c, const hog_input *in, size_t len, uint64_t *since);
+/** Closes a finished input, adds its size to the bytes done, and turns the last
+ * line-reader status into the importer's return code. */
+int hog_import_file_done(hog_import_ctx *c, hog_input *in, int rc);
 /** "a.txt, b.txt" (truncated) into buf, for the meta 'source' entry. */
 void hog_import_source(const hog_import_ctx *c, char *buf, size_t size);
 

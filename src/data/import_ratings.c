@@ -284,15 +284,10 @@ static int rat_file(rat_state *st, const char *path, hog_err *err)
 			hog_err_prefix(err, "%s:%llu", path, (unsigned long long)in.line);
 			goto done;
 		}
-		if ((since_progress += len) > (8u << 20)) {
-			since_progress = 0;
-			hog_import_progress(c, &in);
-		}
+		hog_import_tick(c, &in, len, &since_progress);
 	}
 done:
-	c->done_bytes += in.size;
-	hog_input_close(&in);
-	return rc < 0 || rc > 1 ? rc : 0;
+	return hog_import_file_done(c, &in, rc);
 }
 
 int hog_import_ratings(hog_import_ctx *c, hog_err *err)

@@ -115,7 +115,4 @@ int hog_topo_describe(const hog_topo *t, char *buf, size_t size);
 int hog_topo_plan_describe(const hog_topo *t, const hog_place *plan, int n, enum hog_bind bind,
                            char *buf, size_t size);
 
-/** Name of a binding mode: "core", "numa", "none" (NULL for an unknown value). */
-const char *hog_topo_bind_name(enum hog_bind bind);
-
 #endif

@@ -44,16 +44,6 @@ const char *hog_topo_backend(void)
 #endif
 }
 
-const char *hog_topo_bind_name(enum hog_bind bind)
-{
-	switch (bind) {
-	case HOG_BIND_CORE: return "core";
-	case HOG_BIND_NUMA: return "numa";
-	case HOG_BIND_NONE: return "none";
-	}
-	return NULL;
-}
-
 static int hog_topo_cmp_core(const void *a, const void *b)
 {
 	const hog_topo_core *x = a, *y = b;
@@ -220,7 +210,7 @@ int hog_topo_is_real(const hog_topo *t) { return t->real; }
 int hog_topo_plan(const hog_topo *t, int nthreads, enum hog_bind bind, hog_place *out,
                   int *oversubscribed, hog_err *err)
 {
-	if (!hog_topo_bind_name(bind))
+	if ((unsigned)bind > HOG_BIND_NONE)
 		return hog_err_set(err, HOG_ECONFIG, "placement: unknown binding mode %d", (int)bind);
 	if (nthreads < 1)
 		return hog_err_set(err, HOG_ECONFIG, "placement: %d threads (need at least 1)", nthreads);
@@ -236,7 +226,7 @@ int hog_topo_plan(const hog_topo *t, int nthreads, enum hog_bind bind, hog_place
 
 int hog_topo_bind_self(const hog_topo *t, const hog_place *p, enum hog_bind bind, hog_err *err)
 {
-	if (!hog_topo_bind_name(bind))
+	if ((unsigned)bind > HOG_BIND_NONE)
 		return hog_err_set(err, HOG_ECONFIG, "binding: unknown mode %d", (int)bind);
 	if (bind == HOG_BIND_NONE)
 		return 0;
@@ -474,7 +464,7 @@ int hog_topo_plan_describe(const hog_topo *t, const hog_place *plan, int n, enum
 {
 	hog_topo_text o = { buf, size, 0 };
 	int nodes = hog_topo_plan_nodes(plan, n);
-	const char *bn = hog_topo_bind_name(bind);
+	const char *bn = (unsigned)bind <= HOG_BIND_NONE ? hog_bind_name(bind) : NULL;
 	hog_topo_add(&o, "plan: %d worker%s on %d of %d NUMA node%s, binding %s", n, hog_topo_s(n),
 	             nodes, t->nnuma, hog_topo_s(t->nnuma), bn ? bn : "?");
 	if (bind == HOG_BIND_CORE)

@@ -22,16 +22,6 @@ struct hog_topo {
 
 const char *hog_topo_backend(void) { return "none"; }
 
-const char *hog_topo_bind_name(enum hog_bind bind)
-{
-	switch (bind) {
-	case HOG_BIND_CORE: return "core";
-	case HOG_BIND_NUMA: return "numa";
-	case HOG_BIND_NONE: return "none";
-	}
-	return NULL;
-}
-
 int hog_topo_open(hog_topo **out, const char *synthetic, hog_err *err)
 {
 	*out = NULL;
@@ -85,7 +75,7 @@ int hog_topo_is_real(const hog_topo *t) { (void)t; return 0; }
 int hog_topo_plan(const hog_topo *t, int nthreads, enum hog_bind bind, hog_place *out,
                   int *oversubscribed, hog_err *err)
 {
-	if (!hog_topo_bind_name(bind))
+	if ((unsigned)bind > HOG_BIND_NONE)
 		return hog_err_set(err, HOG_ECONFIG, "placement: unknown binding mode %d", (int)bind);
 	if (nthreads < 1)
 		return hog_err_set(err, HOG_ECONFIG, "placement: %d threads (need at least 1)", nthreads);
@@ -102,7 +92,7 @@ int hog_topo_bind_self(const hog_topo *t, const hog_place *p, enum hog_bind bind
 {
 	(void)t;
 	(void)p;
-	if (!hog_topo_bind_name(bind))
+	if ((unsigned)bind > HOG_BIND_NONE)
 		return hog_err_set(err, HOG_ECONFIG, "binding: unknown mode %d", (int)bind);
 	return 0; /* no hwloc: threads stay where the OS puts them */
 }
@@ -250,7 +240,7 @@ int hog_topo_plan_describe(const hog_topo *t, const hog_place *plan, int n, enum
                            char *buf, size_t size)
 {
 	hog_topo_text o = { buf, size, 0 };
-	const char *bn = hog_topo_bind_name(bind);
+	const char *bn = (unsigned)bind <= HOG_BIND_NONE ? hog_bind_name(bind) : NULL;
 	hog_topo_add(&o, "plan: %d worker%s on 1 NUMA node, binding %s (not applied: built without "
 	             "hwloc)\n", n, hog_topo_s(n), bn ? bn : "?");
 	for (int i = 0; i < n; i++)

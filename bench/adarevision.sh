@@ -59,9 +59,9 @@ if command -v gnuplot >/dev/null 2>&1; then
 set terminal pngcairo size 800,500
 set output '$RESULTS/adarevision-$set.png'
 set title 'Test loss after $EPOCHS epochs vs delay ($set, 1 thread)'
-set logscale x
+set logscale xy
 set xlabel 'delay (updates between read and write; 0 plotted at 1)'
-set ylabel 'test loss'
+set ylabel 'test loss (log scale)'
 set grid
 plot '$WORK/ar-$set-sgd.dat' with linespoints title 'sgd', '$WORK/ar-$set-adagrad.dat' with linespoints title 'adagrad', '$WORK/ar-$set-adarevision.dat' with linespoints title 'adarevision'
 GP

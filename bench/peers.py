@@ -17,7 +17,8 @@ Xte, yte = load_svmlight_file(test, n_features=dim)
 ytr = np.where(ytr > 0, 1, -1)
 yte = np.where(yte > 0, 1, -1)
 n = Xtr.shape[0]
-clf = SGDClassifier(loss="log_loss", alpha=1e-6, learning_rate="optimal", random_state=1)
+# alpha = 1/n is liblinear's C = 1 in scikit-learn's per-example scale
+clf = SGDClassifier(loss="log_loss", alpha=1.0 / n, learning_rate="optimal", random_state=1)
 rng = np.random.default_rng(1)
 spent = 0.0
 for e in range(1, epochs + 1):

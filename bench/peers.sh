@@ -33,8 +33,8 @@ for r in rows:
     if key not in tools:
         tools.append(key)
 final = {k: max((r for r in rows if (r["tool"], r["threads"]) == k), key=lambda r: r["epoch"]) for k in tools}
-target = min(f["accuracy"] for f in final.values()) - 0.001
-print(f"Target: {100*target:.2f}% test accuracy (the lowest final accuracy of the tools, less 0.1 point).\n")
+target = max(f["accuracy"] for f in final.values()) - 0.005
+print(f"Target: {100*target:.2f}% test accuracy (the best final accuracy of the tools, less 0.5 point).\n")
 print("| tool | threads | final accuracy | epochs | time to target (s) | total time (s) |")
 print("|---|---|---|---|---|---|")
 for k in tools:
@@ -51,7 +51,7 @@ machine_header "$OUT" "hogwild against scikit-learn and liblinear"
 {
 	echo "hogwild: \`hogwild train --epochs $EPOCHS\` (serial on 1 thread, buffered on 2; default step size and l2 1e-6),"
 	echo "seconds = training time without loading. scikit-learn $(/usr/bin/python3 -c 'import sklearn; print(sklearn.__version__)'):"
-	echo "\`SGDClassifier(loss='log_loss', alpha=1e-6)\`, one \`partial_fit\` per epoch on a shuffled copy, loading not timed."
+	echo "\`SGDClassifier(loss='log_loss', alpha=1/n)\` (liblinear's C=1), one \`partial_fit\` per epoch on a shuffled copy, loading not timed."
 	echo "liblinear $(dpkg-query -W -f '${Version}' liblinear-tools 2>/dev/null): \`liblinear-train -s 0 -c 1\`, wall time including reading its text input."
 	echo
 	echo "## RCV1-shaped (generated, 90/10 split)"

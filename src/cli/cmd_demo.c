@@ -129,10 +129,12 @@ int cmd_demo(int argc, char **argv)
 	hog_data_free(dtr);
 	hog_data_free(dte);
 	if (rc == 0)
-		printf("\nwritten: %s, %s (plots: %s-*.png when gnuplot is installed)\n"
-		       "modes: lockfree = plain Hogwild! (relaxed atomic loads/stores); buffered = lock-free\n"
-		       "with the hot coordinates kept per worker and averaged in every 1024 examples; atomic =\n"
-		       "CAS per coordinate; striped = a lock per 64 coordinates; locked = one global lock.\n",
+		printf("\nwritten: %s,\n         %s (plots: %s-*.png with gnuplot)\n"
+		       "modes: lockfree = plain Hogwild! (relaxed atomic loads and stores);\n"
+		       "       buffered = lock-free, the hot coordinates kept per worker and\n"
+		       "                  averaged in every 1024 examples;\n"
+		       "       atomic = CAS per coordinate; striped = a lock per 64 coordinates;\n"
+		       "       locked = one global lock.\n",
 		       csv, json, plot);
 	return rc;
 }

@@ -134,7 +134,7 @@ static void test_block_sparse_values(void)
 	          (const char *)out.labels < (const char *)e.buf + e.len);
 	uint32_t n;
 	uint64_t first;
-	CU_ASSERT_EQUAL(hog_block_peek(e.buf, e.len, &n, &first), 0);
+	CU_ASSERT_EQUAL(hog_block_peek(e.buf, e.len, &n, &first, NULL, NULL), 0);
 	CU_ASSERT_EQUAL(n, 3);
 	CU_ASSERT_EQUAL(first, FIRST);
 	free(e.buf);
@@ -232,7 +232,7 @@ static void test_block_bad_magic(void)
 	expect_bad(&e, e.len, &m, HOG_ECORRUPT, "magic");
 	uint32_t n;
 	uint64_t first;
-	CU_ASSERT_EQUAL(hog_block_peek(e.buf, e.len, &n, &first), HOG_ECORRUPT);
+	CU_ASSERT_EQUAL(hog_block_peek(e.buf, e.len, &n, &first, NULL, NULL), HOG_ECORRUPT);
 	free(e.buf);
 }
 
@@ -435,7 +435,7 @@ static void test_block_counts(void)
 	expect_bad(&e, e.len, &m, HOG_ECORRUPT, "implausible");
 	uint32_t n;
 	uint64_t first;
-	CU_ASSERT_EQUAL(hog_block_peek(e.buf, e.len, &n, &first), HOG_ECORRUPT);
+	CU_ASSERT_EQUAL(hog_block_peek(e.buf, e.len, &n, &first, NULL, NULL), HOG_ECORRUPT);
 	v = 3;
 	memcpy((char *)e.buf + 16, &v, 8);
 	v = 1ull << 41; /* absurd nnz */

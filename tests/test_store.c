@@ -510,6 +510,24 @@ static void test_store_meta_damage(void)
 	CU_ASSERT(has(&err, "block 2"));
 }
 
+/* The loader checks blocks on several threads: with several damaged blocks it
+ * must name the first one, whichever thread finds which. */
+static void test_store_load_names_first_damage(void)
+{
+	for (int rep = 0; rep < 4; rep++) {
+		const char *p = write_sparse("crc_many.lmdb", 400, 8, 0); /* 50 blocks */
+		lm_block_flip(p, 17, 64 + 5);
+		lm_block_flip(p, 9, 64 + 5);
+		lm_block_flip(p, 42, 64 + 5);
+		hog_data *d = NULL;
+		hog_err err;
+		CU_ASSERT_EQUAL(hog_data_load(&d, p, &err), HOG_ECORRUPT);
+		CU_ASSERT_PTR_NULL(d);
+		CU_ASSERT(has(&err, "block 9:"));
+		CU_ASSERT(has(&err, p));
+	}
+}
+
 static void test_store_block_checksum(void)
 {
 	const char *p = write_sparse("crc.lmdb", 10, 4, 0);
@@ -700,6 +718,7 @@ int test_store_register(void)
 	TU_ADD(s, test_store_sparse_roundtrip);
 	TU_ADD(s, test_store_ratings_dense_roundtrip);
 	TU_ADD(s, test_store_data_load); /* reads the sets of the test above */
+	TU_ADD(s, test_store_load_names_first_damage);
 	TU_ADD(s, test_store_many_readers);
 	TU_ADD(s, test_store_meta_reserved);
 	TU_ADD(s, test_store_not_ours);

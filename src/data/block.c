@@ -106,7 +106,7 @@ void hog_block_encode(void *buf, const hog_block *b, uint32_t flags)
 	put32(h + 12, block_crc(h, total));
 }
 
-int hog_block_peek(const void *buf, size_t len, uint32_t *n, uint64_t *first)
+int hog_block_peek(const void *buf, size_t len, uint32_t *n, uint64_t *first, uint64_t *m, uint32_t *flags)
 {
 	const unsigned char *h = buf;
 	if (len < HOG_BLOCK_HEADER || get32(h) != HOG_BLOCK_MAGIC)
@@ -114,8 +114,14 @@ int hog_block_peek(const void *buf, size_t len, uint32_t *n, uint64_t *first)
 	uint64_t nn = get64(h + 16);
 	if (nn > UINT32_MAX)
 		return HOG_ECORRUPT;
-	*n = (uint32_t)nn;
-	*first = get64(h + 32);
+	if (n)
+		*n = (uint32_t)nn;
+	if (first)
+		*first = get64(h + 32);
+	if (m)
+		*m = get64(h + 24);
+	if (flags)
+		*flags = get32(h + 8);
 	return 0;
 }
 

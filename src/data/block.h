@@ -23,7 +23,8 @@ void hog_block_encode(void *buf, const hog_block *b, uint32_t flags);
 int hog_block_decode(const void *buf, size_t len, uint64_t index, uint64_t expect_first,
                      const hog_meta *meta, hog_block *b, hog_err *err);
 
-/** Reads the example count and first index of a block without checking it. */
-int hog_block_peek(const void *buf, size_t len, uint32_t *n, uint64_t *first);
+/** Reads the example count, first index, nnz-or-columns and flags of a block
+ * without checking it (any pointer may be NULL). */
+int hog_block_peek(const void *buf, size_t len, uint32_t *n, uint64_t *first, uint64_t *m, uint32_t *flags);
 
 #endif

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <lmdb.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -332,7 +333,7 @@ int hog_store_block(hog_store *s, uint64_t index, hog_block *b, hog_err *err)
 		return hog_err_lmdb(err, rc, "reading a block", s->path);
 	uint32_t n;
 	uint64_t first;
-	if (hog_block_peek(v.mv_data, v.mv_size, &n, &first) != 0)
+	if (hog_block_peek(v.mv_data, v.mv_size, &n, &first, NULL, NULL) != 0)
 		return hog_err_set(err, HOG_ECORRUPT, "%s: block %llu: bad header", s->path, (unsigned long long)index);
 	return store_view(s, index, &v, first, b, err);
 }
@@ -485,6 +486,143 @@ static int load_block(void *ud, const hog_block *b, hog_err *err)
 	return 0;
 }
 
+/* Loading in parallel: one pass over the cursor collects every block's place and
+ * header counts (and makes the rare aligned copy); then threads check and copy
+ * disjoint blocks into their final places. The lowest damaged block is the one
+ * reported, so messages do not depend on timing. */
+typedef struct load_job {
+	hog_store *s;
+	hog_data *d;
+	const void **ptr;
+	size_t *len;
+	uint64_t *ex_at, *nnz_at, nblocks;
+	unsigned k, T;
+	uint64_t bad;    /* lowest failing block, UINT64_MAX if none */
+	int rc;
+	hog_err err;
+} load_job;
+
+static void *load_worker(void *arg)
+{
+	load_job *j = arg;
+	j->bad = UINT64_MAX;
+	for (uint64_t i = j->k; i < j->nblocks; i += j->T) {
+		hog_block b;
+		hog_err e = { 0 };
+		int rc = hog_block_decode(j->ptr[i], j->len[i], i, j->ex_at[i], &j->s->meta, &b, &e);
+		if (!rc) {
+			struct load_state ls = { .d = j->d, .at = j->ex_at[i], .nnz_at = j->nnz_at[i] };
+			rc = load_block(&ls, &b, &e);
+		}
+		if (rc) {
+			j->bad = i;
+			j->rc = rc;
+			j->err = e;
+			break; /* later blocks of this thread have higher numbers */
+		}
+	}
+	return NULL;
+}
+
+/* Returns 0 (loaded), a negative/errno code (error in err), or 1 when the block
+ * headers' counts do not add up to the meta data: the caller then reads in order,
+ * which names the damaged block precisely. */
+static int load_parallel(hog_store *s, hog_data *d, const char *path, hog_err *err)
+{
+	uint64_t nb = s->meta.blocks;
+	const void **ptr = calloc(nb + 1, sizeof *ptr);
+	size_t *len = calloc(nb + 1, sizeof *len);
+	uint64_t *ex_at = calloc(nb + 1, sizeof *ex_at), *nnz_at = calloc(nb + 1, sizeof *nnz_at);
+	int rc = 0, any_vals = 0;
+	if (!ptr || !len || !ex_at || !nnz_at) {
+		rc = hog_err_set(err, ENOMEM, "%s: out of memory", path);
+		goto out;
+	}
+	MDB_cursor *cur;
+	if ((rc = mdb_cursor_open(s->txn, s->blocks_dbi, &cur))) {
+		rc = hog_err_lmdb(err, rc, "reading blocks", path);
+		goto out;
+	}
+	MDB_val k, v;
+	uint64_t i = 0, ex = 0, nz = 0;
+	for (int c = mdb_cursor_get(cur, &k, &v, MDB_FIRST); c == 0; c = mdb_cursor_get(cur, &k, &v, MDB_NEXT), i++) {
+		unsigned char kb[8];
+		key_be(i, kb);
+		uint32_t n, flags;
+		uint64_t m;
+		if (i >= nb || k.mv_size != 8 || memcmp(k.mv_data, kb, 8) != 0 ||
+		    hog_block_peek(v.mv_data, v.mv_size, &n, NULL, &m, &flags) != 0) {
+			rc = 1;
+			break;
+		}
+		const void *p = v.mv_data;
+		if ((uintptr_t)p & 7) {
+			void **cp = realloc(s->copies, (s->ncopies + 1) * sizeof *cp);
+			if (!cp || !(cp = s->copies = cp, cp[s->ncopies] = aligned_alloc(8, (v.mv_size + 7) & ~(size_t)7))) {
+				rc = hog_err_set(err, ENOMEM, "%s: out of memory", path);
+				break;
+			}
+			memcpy(cp[s->ncopies], p, v.mv_size);
+			p = cp[s->ncopies++];
+		}
+		ptr[i] = p;
+		len[i] = v.mv_size;
+		ex_at[i] = ex;
+		nnz_at[i] = nz;
+		ex += n;
+		if (d->meta.kind == HOG_KIND_SPARSE) {
+			nz += m;
+			any_vals |= (flags & HOG_BLOCK_F_VALUES) != 0;
+		}
+	}
+	mdb_cursor_close(cur);
+	if (!rc && (i != nb || ex != d->n || (d->meta.kind == HOG_KIND_SPARSE && nz != d->nnz)))
+		rc = 1;
+	if (rc)
+		goto out;
+	if (any_vals && !(d->vals = malloc(d->nnz * sizeof *d->vals + 4))) {
+		rc = hog_err_set(err, ENOMEM, "%s: out of memory for values", path);
+		goto out;
+	}
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned T = (unsigned)(ncpu < 1 ? 1 : ncpu > 8 ? 8 : ncpu);
+	if (T > nb)
+		T = nb ? (unsigned)nb : 1;
+	load_job jobs[8];
+	pthread_t th[8];
+	unsigned started = 0;
+	for (unsigned t = 0; t < T; t++) {
+		jobs[t] = (load_job){ .s = s, .d = d, .ptr = ptr, .len = len, .ex_at = ex_at, .nnz_at = nnz_at,
+		                      .nblocks = nb, .k = t, .T = T };
+		if (t == 0 || pthread_create(&th[t], NULL, load_worker, &jobs[t]) != 0)
+			continue; /* thread 0 is this one; a refused thread's blocks are done below */
+		started |= 1u << t;
+	}
+	load_worker(&jobs[0]);
+	for (unsigned t = 1; t < T; t++) {
+		if (started & (1u << t))
+			pthread_join(th[t], NULL);
+		else
+			load_worker(&jobs[t]);
+	}
+	uint64_t worst = UINT64_MAX;
+	for (unsigned t = 0; t < T; t++)
+		if (jobs[t].bad < worst) {
+			worst = jobs[t].bad;
+			rc = jobs[t].rc;
+			if (err)
+				*err = jobs[t].err;
+		}
+	if (worst != UINT64_MAX && strncmp(err ? err->msg : "", path, strlen(path)) != 0)
+		hog_err_prefix(err, "%s", path);
+out:
+	free(ptr);
+	free(len);
+	free(ex_at);
+	free(nnz_at);
+	return rc;
+}
+
 int hog_data_load(hog_data **out, const char *path, hog_err *err)
 {
 	*out = NULL;
@@ -519,6 +657,17 @@ int hog_data_load(hog_data **out, const char *path, hog_err *err)
 	if (oom) {
 		rc = hog_err_set(err, ENOMEM, "%s: out of memory loading %llu examples", path, (unsigned long long)n);
 		goto fail;
+	}
+	if ((rc = load_parallel(s, d, path, err)) <= 0) { /* > 0: counts disagree, read in order */
+		if (rc)
+			goto fail;
+		hog_store_close(s);
+		*out = d;
+		return 0;
+	}
+	if (d->vals) { /* the sequential reader allocates values itself */
+		free(d->vals);
+		d->vals = NULL;
 	}
 	struct load_state ls = { .d = d };
 	if ((rc = store_each(s, load_block, &ls, err)) != 0) {

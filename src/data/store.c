@@ -270,6 +270,29 @@ fail:
 
 const hog_meta *hog_store_meta(const hog_store *s) { return &s->meta; }
 
+/* A stored value, 8-byte aligned: in place when LMDB put it on an aligned address
+ * (overflow pages), else a copy kept until close. Small values sit unaligned in
+ * leaf pages. @p block is the block number (its copy is made once), or
+ * UINT64_MAX for other values. NULL when out of memory. */
+static const void *store_aligned(hog_store *s, const MDB_val *v, uint64_t block)
+{
+	if (!((uintptr_t)v->mv_data & 7))
+		return v->mv_data;
+	int cached = block < s->meta.blocks && s->block_copy;
+	if (cached && s->block_copy[block])
+		return s->block_copy[block]; /* the file is read-only: the copy stays valid */
+	void **c = realloc(s->copies, (s->ncopies + 1) * sizeof *c);
+	if (!c)
+		return NULL;
+	s->copies = c;
+	if (!(c[s->ncopies] = aligned_alloc(8, v->mv_size ? (v->mv_size + 7) & ~(size_t)7 : 8)))
+		return NULL;
+	memcpy(c[s->ncopies], v->mv_data, v->mv_size);
+	if (cached)
+		s->block_copy[block] = c[s->ncopies];
+	return c[s->ncopies++];
+}
+
 const uint64_t *hog_store_idmap(hog_store *s, const char *which, uint64_t *n)
 {
 	char key[64];
@@ -278,18 +301,9 @@ const uint64_t *hog_store_idmap(hog_store *s, const char *which, uint64_t *n)
 	*n = 0;
 	if (meta_get(s, key, &v) != 0 || v.mv_size % 8 != 0)
 		return NULL;
-	const void *p = v.mv_data;
-	if ((uintptr_t)p & 7) { /* small values sit unaligned in a leaf page: copy */
-		void **c = realloc(s->copies, (s->ncopies + 1) * sizeof *c);
-		if (!c)
-			return NULL;
-		s->copies = c;
-		if (!(c[s->ncopies] = malloc(v.mv_size ? v.mv_size : 8)))
-			return NULL;
-		memcpy(c[s->ncopies], p, v.mv_size);
-		p = c[s->ncopies++];
-	}
-	*n = v.mv_size / 8;
+	const void *p = store_aligned(s, &v, UINT64_MAX);
+	if (p)
+		*n = v.mv_size / 8;
 	return p;
 }
 
@@ -297,21 +311,9 @@ const uint64_t *hog_store_idmap(hog_store *s, const char *which, uint64_t *n)
 static int store_view(hog_store *s, uint64_t index, MDB_val *v, uint64_t expect_first,
                       hog_block *b, hog_err *err)
 {
-	const void *p = v->mv_data;
-	if (((uintptr_t)p & 7) && index < s->meta.blocks && s->block_copy && s->block_copy[index]) {
-		p = s->block_copy[index]; /* the file is read-only: the copy stays valid */
-	} else if ((uintptr_t)p & 7) {
-		void **c = realloc(s->copies, (s->ncopies + 1) * sizeof *c);
-		if (!c)
-			return hog_err_set(err, ENOMEM, "%s: out of memory", s->path);
-		s->copies = c;
-		if (!(c[s->ncopies] = aligned_alloc(8, (v->mv_size + 7) & ~(size_t)7)))
-			return hog_err_set(err, ENOMEM, "%s: out of memory", s->path);
-		memcpy(c[s->ncopies], p, v->mv_size);
-		p = c[s->ncopies++];
-		if (index < s->meta.blocks && s->block_copy)
-			s->block_copy[index] = (void *)p;
-	}
+	const void *p = store_aligned(s, v, index);
+	if (!p)
+		return hog_err_set(err, ENOMEM, "%s: out of memory", s->path);
 	int rc = hog_block_decode(p, v->mv_size, index, expect_first, &s->meta, b, err);
 	if (rc)
 		return hog_err_prefix(err, "%s", s->path);
@@ -555,15 +557,10 @@ static int load_parallel(hog_store *s, hog_data *d, const char *path, hog_err *e
 			rc = 1;
 			break;
 		}
-		const void *p = v.mv_data;
-		if ((uintptr_t)p & 7) {
-			void **cp = realloc(s->copies, (s->ncopies + 1) * sizeof *cp);
-			if (!cp || !(cp = s->copies = cp, cp[s->ncopies] = aligned_alloc(8, (v.mv_size + 7) & ~(size_t)7))) {
-				rc = hog_err_set(err, ENOMEM, "%s: out of memory", path);
-				break;
-			}
-			memcpy(cp[s->ncopies], p, v.mv_size);
-			p = cp[s->ncopies++];
+		const void *p = store_aligned(s, &v, i);
+		if (!p) {
+			rc = hog_err_set(err, ENOMEM, "%s: out of memory", path);
+			break;
 		}
 		ptr[i] = p;
 		len[i] = v.mv_size;

@@ -135,7 +135,6 @@ typedef struct trainer {
 	atomic_int go, gone, short_team; /* hand-over into and out of the parallel region */
 	int start_epoch;
 	uint64_t *start_pos;
-	uint64_t t_base;
 	int epochs_done;
 	double elapsed, last_ckpt;
 	hog_epoch_stats last;
@@ -245,7 +244,7 @@ typedef uint64_t (*round_fn)(trainer *t, worker *w, int epoch, uint64_t from, ui
 	{                                                                                            \
 		const kern_shared *sh = &t->ks;                                                          \
 		const int measure = t->o.measure_delay;                                                  \
-		const uint64_t T = (uint64_t)t->T, base = (uint64_t)epoch * t->tr->n + t->t_base;        \
+		const uint64_t T = (uint64_t)t->T, base = (uint64_t)epoch * t->tr->n;                      \
 		uint64_t i = from;                                                                       \
 		for (uint32_t chunk = 1; i < to; chunk++) {                                              \
 			if ((chunk & 15) == 0 && stop_requested(t))                                    \
@@ -389,7 +388,7 @@ static void drain_pending(trainer *t, worker *w, int epoch, uint64_t ex)
 static uint64_t round_delayed(trainer *t, worker *w, int epoch, uint64_t from, uint64_t to)
 {
 	const uint32_t K1 = (uint32_t)t->o.delay + 1;
-	const uint64_t T = (uint64_t)t->T, base = (uint64_t)epoch * t->tr->n + t->t_base;
+	const uint64_t T = (uint64_t)t->T, base = (uint64_t)epoch * t->tr->n;
 	const enum hog_loss loss = t->o.loss;
 	uint64_t i;
 	for (i = from; i < to; i++) {
@@ -653,7 +652,7 @@ static hog_model *snapshot_model(const trainer *t)
 	m->warmup = t->o.warmup;
 	m->seed = t->o.seed;
 	m->epochs_done = t->epochs_done;
-	m->t = (uint64_t)t->epochs_done * t->tr->n + t->t_base;
+	m->t = (uint64_t)t->epochs_done * t->tr->n;
 	return m;
 }
 
@@ -771,7 +770,7 @@ static void progress(trainer *t, int epoch, double t_epoch)
 		loss += t->w[k]->k.loss;
 	}
 	p.train_loss = p.done ? loss / p.done : NAN;
-	p.lr = lr_at(t, epoch, (uint64_t)epoch * t->tr->n + t->t_base + p.done);
+	p.lr = lr_at(t, epoch, (uint64_t)epoch * t->tr->n + p.done);
 	t->o.on_progress(t->o.ud, &p);
 }
 
@@ -1043,7 +1042,6 @@ int hog_train(const hog_data *train, const hog_data *test, const hog_train_opts 
 	}
 	if (opts->resume && (rc = load_resume(t)))
 		goto done;
-	t->t_base = 0;
 	if (t->start_epoch >= opts->epochs) {
 		rc = hog_err_set(err, HOG_ECONFIG, "the checkpoint has done %d epochs already; ask for more with --epochs",
 		                 t->start_epoch);

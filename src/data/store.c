@@ -10,6 +10,8 @@
  * it into place after a full sync, so a data set is either whole or absent. */
 #include "data/store.h"
 #include "data/block.h"
+#include "sys/file.h"
+#include "sys/names.h"
 #include "sys/err.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -28,80 +30,11 @@
 
 /* ---------------------------------------------------------------- helpers */
 
-const char *hog_kind_name(enum hog_kind k)
-{
-	switch (k) {
-	case HOG_KIND_SPARSE: return "sparse";
-	case HOG_KIND_RATINGS: return "ratings";
-	case HOG_KIND_DENSE: return "dense";
-	}
-	return "unknown";
-}
-
-const char *hog_task_name(enum hog_task t)
-{
-	switch (t) {
-	case HOG_TASK_BINARY: return "binary";
-	case HOG_TASK_MULTICLASS: return "multiclass";
-	case HOG_TASK_REGRESSION: return "regression";
-	case HOG_TASK_RATINGS: return "ratings";
-	}
-	return "unknown";
-}
-
-enum hog_task hog_task_parse(const char *s)
-{
-	for (int t = HOG_TASK_BINARY; t <= HOG_TASK_RATINGS; t++)
-		if (!strcmp(s, hog_task_name((enum hog_task)t)))
-			return (enum hog_task)t;
-	return 0;
-}
-
 static enum hog_kind kind_parse(const char *s)
 {
 	for (int k = HOG_KIND_SPARSE; k <= HOG_KIND_DENSE; k++)
 		if (!strcmp(s, hog_kind_name((enum hog_kind)k)))
 			return (enum hog_kind)k;
-	return 0;
-}
-
-char *hog_tmp_path(const char *path)
-{
-	size_t n = strlen(path) + 32;
-	char *t = malloc(n);
-	if (t)
-		snprintf(t, n, "%s.tmp.%ld", path, (long)getpid());
-	return t;
-}
-
-int hog_fsync_dir(const char *path)
-{
-	char *dir = strdup(path);
-	if (!dir)
-		return ENOMEM;
-	char *slash = strrchr(dir, '/');
-	if (slash == dir)
-		slash[1] = 0;
-	else if (slash)
-		*slash = 0;
-	else
-		strcpy(dir, ".");
-	int fd = open(dir, O_RDONLY | O_DIRECTORY), rc = 0;
-	if (fd < 0 || fsync(fd) != 0)
-		rc = errno;
-	if (fd >= 0)
-		close(fd);
-	free(dir);
-	return rc == EINVAL ? 0 : rc; /* some file systems cannot sync directories */
-}
-
-int hog_check_regular_input(const char *path, hog_err *err)
-{
-	struct stat st;
-	if (stat(path, &st) != 0)
-		return hog_err_set(err, errno, "%s: %s", path, strerror(errno));
-	if (S_ISDIR(st.st_mode))
-		return hog_err_set(err, EISDIR, "%s: is a directory, not a file", path);
 	return 0;
 }
 

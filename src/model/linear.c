@@ -8,7 +8,8 @@
  *  104 u32 schedule  108 u32 0  112 f64 t0  120 u64 warmup
  *  128 u64 positions[nworkers], then f32 params[nparams], then u32 CRC-32 of all before. */
 #include "model/linear.h"
-#include "data/store.h"
+#include "sys/file.h"
+#include "sys/names.h"
 #include "sys/err.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -22,24 +23,6 @@
 #define MODEL_MAGIC "HOGMODEL"
 #define MODEL_VERSION 1
 #define MODEL_HEADER 128
-
-static const char *const mode_names[] = { "serial", "lockfree", "buffered", "atomic", "striped", "locked" };
-static const char *const loss_names[] = { "logistic", "hinge", "squared" };
-static const char *const rule_names[] = { "sgd", "adagrad", "adarevision" };
-static const char *const sched_names[] = { "constant", "backoff", "invt" };
-static const char *const bind_names[] = { "core", "numa", "none" };
-
-#define NAMEFN(fn, parse, T, tab) \
-	const char *fn(T v) { return (unsigned)v < sizeof tab / sizeof *tab ? tab[v] : "unknown"; } \
-	int parse(const char *s) { \
-		for (unsigned i = 0; s && i < sizeof tab / sizeof *tab; i++) \
-			if (!strcmp(s, tab[i])) return (int)i; \
-		return -1; }
-NAMEFN(hog_mode_name, hog_mode_parse, enum hog_mode, mode_names)
-NAMEFN(hog_loss_name, hog_loss_parse, enum hog_loss, loss_names)
-NAMEFN(hog_rule_name, hog_rule_parse, enum hog_rule, rule_names)
-NAMEFN(hog_sched_name, hog_sched_parse, enum hog_sched, sched_names)
-NAMEFN(hog_bind_name, hog_bind_parse, enum hog_bind, bind_names)
 
 hog_model *hog_model_new(uint64_t dim, enum hog_loss loss, enum hog_rule rule)
 {

@@ -1,6 +1,6 @@
 /* INI config files (see ini.h). */
 #include "sys/ini.h"
-#include "data/store.h"
+#include "sys/file.h"
 #include "sys/err.h"
 #include <ctype.h>
 #include <errno.h>

@@ -15,7 +15,8 @@
  * The shuffle of epoch e in worker k is seeded by (seed, e, k), so a serial run is
  * bit-reproducible and a run resumed from a checkpoint continues exactly.
  */
-#include "data/store.h"
+#include "sys/file.h"
+#include "sys/names.h"
 #include "model/linear.h"
 #include "sys/err.h"
 #include "sys/topo.h"

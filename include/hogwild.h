@@ -335,8 +335,16 @@ enum hog_mode {
 	HOG_MODE_ATOMIC = 3,
 	HOG_MODE_STRIPED = 4,
 	HOG_MODE_LOCKED = 5,
+	HOG_MODE_GRID = 6,     /**< mf: conflict-free blocks (FPSGD): no two workers hold one row */
 };
-#define HOG_MODE_COUNT 6
+#define HOG_MODE_COUNT 7
+
+/** The models (DESIGN §4): one training engine serves them all. */
+enum hog_model_kind {
+	HOG_MODEL_LINEAR = 1, /**< sparse linear: w.x + b */
+	HOG_MODEL_MF = 2,     /**< matrix factorization of (user, item, rating) triples */
+	HOG_MODEL_MLP = 3,    /**< dense layers (not built yet) */
+};
 
 enum hog_loss { HOG_LOSS_LOGISTIC = 0, HOG_LOSS_HINGE = 1, HOG_LOSS_SQUARED = 2 };
 
@@ -361,6 +369,8 @@ const char *hog_loss_name(enum hog_loss l);
 const char *hog_rule_name(enum hog_rule r);
 const char *hog_sched_name(enum hog_sched s);
 const char *hog_bind_name(enum hog_bind b);
+const char *hog_model_kind_name(enum hog_model_kind k);
+int hog_model_kind_parse(const char *s);
 int hog_mode_parse(const char *s);
 int hog_loss_parse(const char *s);
 int hog_rule_parse(const char *s);
@@ -377,7 +387,8 @@ typedef struct hog_epoch_stats {
 	double ex_per_s, nnz_per_s_per_thread;
 	double lr;                 /**< step size at the end of the epoch */
 	double train_loss;         /**< progressive: mean loss of the examples before their update */
-	double test_loss, test_acc, test_auc; /**< NAN when there is no test set */
+	double test_loss, test_acc, test_auc; /**< NAN when there is no test set (or not binary) */
+	double test_rmse, test_mae;  /**< regression and ratings; NAN otherwise */
 	double delay_mean, delay_p99, delay_max; /**< sampled updates between read and write */
 	uint64_t delay_samples;
 	double bias_lost;          /**< sgd: |intended - actual| change of the bias over the summed
@@ -395,6 +406,7 @@ typedef struct hog_progress {
 
 /** Everything that says how to train; hog_train_opts_init() fills the defaults. */
 typedef struct hog_train_opts {
+	enum hog_model_kind model; /**< default linear */
 	enum hog_mode mode;        /**< default lockfree */
 	enum hog_loss loss;        /**< default logistic */
 	enum hog_rule rule;        /**< default sgd */
@@ -416,6 +428,9 @@ typedef struct hog_train_opts {
 	int flush_every;           /**< buffered: examples between flushes; default 1024 */
 	int stripes;               /**< striped: coordinates per lock; default 64 */
 	int measure_delay;         /**< sample the delay between read and write (1 in 64 examples) */
+	uint32_t rank;             /**< mf: factors per user and item; default 32 */
+	int biases;                /**< mf: learn a global mean and user and item biases */
+	uint32_t grid;             /**< mf grid mode: blocks per side (0: 2 * threads + 1) */
 	uint32_t round_examples;   /**< examples per worker between meetings of the team, where
 	                                stop requests, checkpoints and progress are handled
 	                                (default 32768) */
@@ -433,8 +448,8 @@ typedef struct hog_train_opts {
 /** Fills @p o with the defaults. */
 void hog_train_opts_init(hog_train_opts *o);
 
-/** A trained linear model (weights in the data set's feature order, a bias, and
- * the step rule's state). */
+/** A trained model of any kind (hog_model_kind): its shapes, parameters and the
+ * step rule's state. One file format serves every kind (hog_model_save()). */
 typedef struct hog_model hog_model;
 
 /** Summary of a finished run. */
@@ -446,7 +461,8 @@ typedef struct hog_train_result {
 	int hot;                   /**< buffered: hot coordinates used */
 } hog_train_result;
 
-/** Trains a linear model on @p train (sparse, binary or regression labels),
+/** Trains the model o->model names: linear on sparse sets (binary or regression
+ * labels), mf on ratings sets;
  * evaluating on @p test (may be NULL) after every epoch.
  * @return 0; HOG_ECONFIG (bad option, named in err); HOG_EMISMATCH (data of the
  * wrong kind, a checkpoint that does not fit); HOG_EDIVERGED (NaN/Inf loss: the
@@ -463,11 +479,15 @@ typedef struct hog_eval {
 	double logloss;    /**< binary: mean logistic loss of sigmoid(margin) */
 	double accuracy;   /**< binary: share of sign(margin) == label */
 	double auc;        /**< binary: area under the ROC curve */
-	double rmse;       /**< regression */
+	double rmse;       /**< regression, ratings */
+	double mae;        /**< regression, ratings: mean absolute error */
 } hog_eval;
 
-/** Margins w.x + b for every example of @p d (sparse; ids beyond the model's
- * dimension count as zero weight). @p out has d->n entries. */
+/** Predictions for every example of @p d: linear, the margins w.x + b (ids
+ * beyond the model's dimension count as zero weight); mf, the predicted rating
+ * (users or items never seen in training get the global mean plus the biases
+ * that exist). @p out has d->n entries.
+ * @return 0 or HOG_EMISMATCH (a data set of the wrong kind for the model). */
 int hog_model_predict(const hog_model *m, const hog_data *d, float *out, hog_err *err);
 /** Evaluates @p m on @p d. */
 int hog_model_eval(const hog_model *m, const hog_data *d, hog_eval *ev, hog_err *err);
@@ -480,12 +500,17 @@ int hog_model_load(hog_model **m, const char *path, hog_err *err);
 void hog_model_free(hog_model *m);
 /** Shapes and hyper-parameters of a model. */
 typedef struct hog_model_info {
-	uint64_t dim;
+	enum hog_model_kind kind;
+	uint64_t dim;              /**< linear: features */
+	uint64_t users, items;     /**< mf */
+	uint32_t rank;             /**< mf: factors per row */
+	int biases;                /**< mf: global mean and biases learned */
+	double mean;               /**< mf: the global mean (0 without biases) */
 	enum hog_loss loss;
 	enum hog_rule rule;
 	int epochs_done;           /**< epochs completed (a checkpoint inside an epoch counts it not) */
-	double bias;
-	const float *weights;      /**< dim weights, stride 1 (a copy owned by the model) */
+	double bias;               /**< linear */
+	const float *weights;      /**< linear: dim weights, stride 1 (a copy owned by the model) */
 } hog_model_info;
 void hog_model_info_get(const hog_model *m, hog_model_info *info);
 

@@ -1,0 +1,82 @@
+/* The model record every kind shares, the table of what each kind does with it
+ * (predict, evaluate, check its shapes), and the one model file format.
+ *
+ * A model is a flat array of floats (params) whose layout its kind defines, the
+ * shapes that fix that layout, and the hyper-parameters it was trained with.
+ * Kinds are chosen through hog_model_kinds[] (model.c), never by `if (kind == ...)`
+ * in shared code: a new kind is a new file with its table (the ggml habit).
+ *
+ * Checkpoint bookkeeping (worker positions inside an epoch, hashes of the data
+ * set and options) belongs to the training engine: it travels beside the model
+ * in the same file (hog_ckpt), not inside hog_model.
+ */
+#ifndef HOG_MODEL_MODEL_H
+#define HOG_MODEL_MODEL_H
+#include "hogwild.h"
+
+#define HOG_MODEL_KIND_MAX 3
+
+struct hog_model {
+	enum hog_model_kind kind;
+	enum hog_loss loss;
+	enum hog_rule rule;
+	enum hog_sched sched;
+	uint32_t stride;     /* floats per coordinate record (the step rule's state) */
+	uint64_t shape[4];   /* linear: dim; mf: users, items, rank, padded rank */
+	uint32_t flags;      /* mf: HOG_MF_BIASES */
+	double aux;          /* mf: the global mean */
+	uint64_t nparams;
+	float *params;       /* the kind's layout (linear.h, mf.h) */
+	float *weights;      /* linear: dim weights, made for hog_model_info_get */
+	int epochs_done;
+	uint64_t t;          /* examples processed in all, for the 1/t schedule */
+	double lr, l2, beta, backoff, t0;
+	uint64_t seed;
+	uint64_t warmup;
+};
+
+/* What a kind does with a model record. */
+typedef struct hog_model_kind_ops {
+	const char *name;
+	/* Number of floats the shapes call for; 0 when the shapes are inconsistent. */
+	uint64_t (*nparams)(const hog_model *m);
+	/* Whether data set @p d can be used with @p m (kind, dimension, ids): 0 or
+	 * HOG_EMISMATCH with both shapes named. */
+	int (*fits)(const hog_model *m, const hog_data *d, hog_err *err);
+	/* One prediction per example (fits() has passed). */
+	void (*predict)(const hog_model *m, const hog_data *d, float *out);
+	/* Figures from the predictions of predict(). */
+	void (*eval)(const hog_model *m, const hog_data *d, const float *pred, hog_eval *ev);
+	/* The kind's part of hog_model_info. */
+	void (*info)(const hog_model *m, hog_model_info *info);
+} hog_model_kind_ops;
+
+extern const hog_model_kind_ops hog_linear_kind, hog_mf_kind;
+
+/* The table for @p kind, or NULL when the kind is unknown or not built. */
+const hog_model_kind_ops *hog_model_kind_get(enum hog_model_kind kind);
+
+/* A zeroed model of @p kind with the shapes set (nparams is derived). */
+hog_model *hog_model_alloc(enum hog_model_kind kind, enum hog_loss loss, enum hog_rule rule,
+                           const uint64_t shape[4], uint32_t flags);
+
+/* The training engine's bookkeeping saved beside the model in a checkpoint. */
+typedef struct hog_ckpt {
+	int in_epoch;        /* 1: saved inside epoch epochs_done+1 at positions[] */
+	uint32_t nworkers;
+	uint64_t *positions; /* examples each worker had done in that epoch */
+	uint64_t data_hash;  /* of the training set (counts and a sample of its contents) */
+	uint64_t opts_hash;  /* of the options that change the result */
+} hog_ckpt;
+
+/* hog_model_save() with the engine's bookkeeping (@p ck may be NULL). */
+int hog_model_save_ckpt(const hog_model *m, const hog_ckpt *ck, const char *path, hog_err *err);
+/* hog_model_load() that also returns the bookkeeping (@p ck may be NULL; free
+ * ck->positions). */
+int hog_model_load_ckpt(hog_model **m, hog_ckpt *ck, const char *path, hog_err *err);
+
+/** Loss, accuracy and AUC (binary) or RMSE and MAE from precomputed margins. */
+int hog_model_eval_margins(enum hog_loss loss, const float *margins, const float *labels, uint64_t n,
+                           int binary, hog_eval *ev);
+
+#endif

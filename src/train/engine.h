@@ -1,0 +1,174 @@
+/* The training engine and what a model plugs into it.
+ *
+ * train.c is the engine, written once for every model: the worker team (OpenMP,
+ * pinned with hwloc, NUMA-local shards), epochs of rounds with barriers between
+ * them, step-size schedules, stop requests and divergence, checkpoints and
+ * resume, progress and per-epoch figures, delay sampling.
+ *
+ * A model brings a hog_trainer_ops table, chosen once per run from
+ * hog_train_opts.model (the ggml habit: no `if (model == ...)` in the engine):
+ * its shared parameters and their layout, each worker's shard, a round of its
+ * kernel specialized per (mode, rule, loss) and picked once, evaluation, and the
+ * conversion to and from a hog_model. The engine calls the model once per round
+ * (tens of thousands of examples), never per example.
+ */
+#ifndef HOG_TRAIN_ENGINE_H
+#define HOG_TRAIN_ENGINE_H
+#include "hogwild.h"
+#include "model/model.h"
+#include "sys/topo.h"
+#include "train/sync.h"
+#include <math.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#define HOG_DELAY_SAMPLE_MASK 63u     /* sample 1 in 64 examples for the delay figures */
+#define HOG_DELAY_SAMPLES_MAX (1u << 16)
+
+/* The engine's part of one worker; the model keeps its own in `m`. */
+typedef struct eng_worker {
+	int id;
+	uint64_t n;                 /* examples this worker does in an epoch (set by worker_init) */
+	uint32_t *order;            /* n: this epoch's visiting order (the engine shuffles it) */
+	uint64_t pos;               /* examples done in this epoch */
+	uint64_t ex_done;           /* examples done in this epoch (this run) */
+	uint64_t units_done;        /* the model's work unit (linear: nonzeros) in this epoch */
+	double loss;                /* progressive loss of this epoch */
+	void *m;                    /* the model's per-worker state */
+	uint64_t *dsamples;         /* sampled delays */
+	uint32_t ndsamples;
+	_Alignas(64) _Atomic uint64_t applied; /* examples written, read by delay samplers */
+	char pad[56];
+} eng_worker;
+
+typedef struct hog_engine hog_engine;
+
+/* Examples [from, to) of the worker's order in @p epoch. Returns the position
+ * reached: `to`, less when a stop was requested, or (grid) a little more. */
+typedef uint64_t (*eng_round_fn)(hog_engine *e, eng_worker *w, int epoch, uint64_t from, uint64_t to);
+
+/* What a model brings to the engine. Entries marked optional may be NULL. */
+typedef struct hog_trainer_ops {
+	const char *name;
+	/* The data sets and options this model takes, with a message naming what is
+	 * wrong; fills the model's defaults into *o (step size, rank ...). */
+	int (*check)(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err *err);
+	/* Before the team starts: shared parameters and tables (sets e->model). */
+	int (*setup)(hog_engine *e);
+	/* On the worker's own thread, after binding (first touch places memory on
+	 * its node): the shard; sets w->n, allocates w->order (n entries) and w->m. */
+	int (*worker_init)(hog_engine *e, eng_worker *w);
+	void (*worker_free)(hog_engine *e, eng_worker *w);
+	/* The round for this run's options, chosen once. */
+	eng_round_fn (*round)(const hog_engine *e);
+	/* optional: a worker before its epoch starts, and after each round (flushes) */
+	void (*epoch_begin)(hog_engine *e, eng_worker *w, int epoch);
+	void (*round_end)(hog_engine *e, eng_worker *w, int epoch, int last);
+	/* optional: thread 0, once the whole team is ready to start an epoch */
+	void (*epoch_started)(hog_engine *e, int epoch);
+	/* A value that is NaN or Inf once training has diverged (the bias, say). */
+	float (*probe)(const hog_engine *e);
+	/* optional: the test set, slice k of T, in parallel (predictions into the
+	 * model's own buffer) */
+	void (*eval_slice)(hog_engine *e, int k);
+	/* thread 0 after an epoch: test figures (when there is a test set) and any of
+	 * the model's own (bias_lost) */
+	void (*epoch_stats)(hog_engine *e, hog_epoch_stats *s);
+	/* The model as it stands; and back from a checkpoint (shapes checked). */
+	hog_model *(*snapshot)(const hog_engine *e);
+	int (*restore)(hog_engine *e, const hog_model *m);
+	void (*free)(hog_engine *e);
+} hog_trainer_ops;
+
+extern const hog_trainer_ops hog_linear_trainer, hog_mf_trainer;
+
+struct hog_engine {
+	hog_train_opts o;           /* with the model's defaults filled in */
+	const hog_trainer_ops *ops;
+	const hog_data *tr, *te;
+	void *model;                /* the model's shared state */
+	int T;                      /* workers */
+	hog_topo *topo;
+	hog_place *plan;
+	eng_worker **w;
+	hog_barrier bar;
+	atomic_int action;          /* 0 go on, 1 stop (signal), 2 diverged, 3 error */
+	atomic_int go, gone, short_team; /* hand-over into and out of the parallel region */
+	int start_epoch;
+	uint64_t *start_pos;
+	int epochs_done;
+	double elapsed, last_ckpt;
+	hog_epoch_stats last;
+	hog_err *err;
+	hog_err werr;               /* errors inside the team, reported once */
+	uint64_t data_hash, opts_hash;
+};
+
+/* ---------------------------------------------------------------- helpers */
+
+/* The stop flag is set from a signal handler: read it atomically. */
+static inline int eng_stop_requested(const hog_engine *e)
+{
+	return e->o.stop && __atomic_load_n(e->o.stop, __ATOMIC_RELAXED);
+}
+
+/* Step size for epoch @p ep after @p ex examples in all (the schedule, then the
+ * warm-up ramp). AdaGrad and AdaRevision take o.lr as their alpha. */
+static inline float eng_lr_at(const hog_engine *e, int ep, uint64_t ex)
+{
+	double lr = e->o.lr;
+	if (e->o.rule == HOG_RULE_SGD) {
+		if (e->o.sched == HOG_SCHED_BACKOFF)
+			lr *= pow(e->o.backoff, ep);
+		else if (e->o.sched == HOG_SCHED_INVT)
+			lr /= 1.0 + (double)ex / e->o.t0;
+	}
+	if (e->o.warmup && ex < e->o.warmup)
+		lr *= (double)(ex + 1) / (double)e->o.warmup;
+	return (float)lr;
+}
+
+/* Examples the whole team has written (for delay sampling). */
+static inline uint64_t eng_team_applied(const hog_engine *e)
+{
+	uint64_t s = 0;
+	for (int k = 0; k < e->T; k++)
+		s += atomic_load_explicit(&e->w[k]->applied, memory_order_relaxed);
+	return s;
+}
+
+/* One more example written by @p w (only its own thread writes it). */
+static inline void eng_count_applied(eng_worker *w)
+{
+	atomic_store_explicit(&w->applied, atomic_load_explicit(&w->applied, memory_order_relaxed) + 1,
+	                      memory_order_relaxed);
+}
+
+static inline void eng_note_delay(eng_worker *w, uint64_t d)
+{
+	if (w->ndsamples < HOG_DELAY_SAMPLES_MAX)
+		w->dsamples[w->ndsamples++] = d;
+}
+
+/* splitmix64: seeds and shuffles */
+static inline uint64_t eng_mix64(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+void eng_shuffle_u32(uint32_t *a, uint64_t n, uint64_t seed);
+
+/* Worker k's share [*lo, *hi) of n items dealt evenly. */
+static inline void eng_share(uint64_t n, int k, int T, uint64_t *lo, uint64_t *hi)
+{
+	*lo = n * (uint64_t)k / (uint64_t)T;
+	*hi = n * (uint64_t)(k + 1) / (uint64_t)T;
+}
+
+/* The hog_model fields every kind takes from the run's options. */
+void eng_model_hyper(const hog_engine *e, hog_model *m);
+
+#endif

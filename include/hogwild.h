@@ -376,6 +376,8 @@ const char *hog_model_kind_name(enum hog_model_kind k);
 int hog_model_kind_parse(const char *s);
 /** 1 when this build can train models of kind @p k, else 0. */
 int hog_model_kind_built(enum hog_model_kind k);
+/** The update modes a model of kind @p k takes: bit (1 << mode) for each. */
+unsigned hog_model_kind_modes(enum hog_model_kind k);
 int hog_mode_parse(const char *s);
 int hog_loss_parse(const char *s);
 int hog_rule_parse(const char *s);
@@ -466,6 +468,8 @@ typedef struct hog_train_result {
 	double seconds;            /**< training time (evaluation excluded) */
 	hog_epoch_stats last;      /**< the last epoch's figures */
 	int hot;                   /**< buffered: hot coordinates used */
+	double lr;                 /**< the step size (alpha) used, after the model's default */
+	enum hog_loss loss;        /**< the loss used (mf: always squared) */
 } hog_train_result;
 
 /** Trains the model o->model names: linear on sparse sets (binary or regression

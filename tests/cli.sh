@@ -378,7 +378,7 @@ for cell in 'serial +1 ' 'lockfree +1 ' 'lockfree +2 ' 'atomic +1 ' 'atomic +2 '
 	check_grep "compare: row $cell" "$OUT" "^$cell"
 done
 check_true "compare: CSV header + 5 rows" test "$(wc -l < "$T/cmp.csv")" -eq 6
-check_true "compare: CSV has 15 columns everywhere" awk -F, 'NF != 15 { exit 1 }' "$T/cmp.csv"
+check_true "compare: CSV has 16 columns everywhere" awk -F, 'NF != 16 { exit 1 }' "$T/cmp.csv"
 check_grep "compare: CSV serial speed-up is 1" "$T/cmp.csv" '^serial,1,2,[0-9.e-]+,1,'
 if command -v python3 >/dev/null 2>&1; then
 	check "compare: JSON parses, 5 cells with epochs" 0 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["cells"])==5 and all(len(c["epochs"])==2 for c in d["cells"])' "$T/cmp.json"

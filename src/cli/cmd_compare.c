@@ -118,7 +118,7 @@ int cmd_compare(int argc0, char **argv0)
 		case OPT_MODES:
 			if ((plan.nmodes = parse_list(optarg, plan.modes, CMP_MAX_MODES, parse_mode)) <= 0)
 				rc = cli_usage_error("compare", NULL, "--modes: '%s' is not a list of lockfree, buffered, "
-				                     "atomic, striped, locked", optarg);
+				                     "atomic, striped, locked, grid", optarg);
 			break;
 		case OPT_THREADS_LIST:
 			if ((plan.nthreads = parse_list(optarg, plan.threads, CMP_MAX_THREADS, parse_threads)) <= 0)
@@ -188,7 +188,7 @@ static double median(double *v, int n)
 /* Figures of one cell from its repeats: medians. */
 static void summarize(cmp_cell *cell, double target)
 {
-	double ep[1024], ttt[1024], tl[1024], acc[1024], trl[1024], lost[1024], dm[1024], dp[1024], dx[1024];
+	double ep[1024], ttt[1024], tl[1024], acc[1024], rmse[1024], trl[1024], lost[1024], dm[1024], dp[1024], dx[1024];
 	int k = 0;
 	for (int r = 0; r < cell->nruns && r < 1024; r++) {
 		const cmp_run *run = &cell->runs[r];
@@ -198,6 +198,7 @@ static void summarize(cmp_cell *cell, double target)
 		ep[k] = last->elapsed / run->nepochs;
 		tl[k] = last->test_loss;
 		acc[k] = last->test_acc;
+		rmse[k] = last->test_rmse;
 		trl[k] = last->train_loss;
 		lost[k] = last->bias_lost;
 		dm[k] = last->delay_mean;
@@ -218,6 +219,7 @@ static void summarize(cmp_cell *cell, double target)
 	cell->epoch_s = median(ep, k);
 	cell->test_loss = median(tl, k);
 	cell->test_acc = median(acc, k);
+	cell->test_rmse = median(rmse, k);
 	cell->train_loss = median(trl, k);
 	cell->time_to_target = median(ttt, k);
 	cell->bias_lost = median(lost, k);
@@ -229,12 +231,14 @@ static void summarize(cmp_cell *cell, double target)
 
 int cmp_run_plan(cmp_plan *p, const hog_data *tr, const hog_data *te, const char *data_name)
 {
-	if (!p->nmodes) {
-		static const int dflt[] = { HOG_MODE_LOCKFREE, HOG_MODE_BUFFERED, HOG_MODE_ATOMIC, HOG_MODE_STRIPED,
-		                            HOG_MODE_LOCKED };
-		p->nmodes = 5;
-		memcpy(p->modes, dflt, sizeof dflt);
+	if (!p->nmodes) { /* every mode the model takes */
+		unsigned mask = hog_model_kind_modes(p->base.model);
+		for (int m = HOG_MODE_SERIAL + 1; m < HOG_MODE_ALL && p->nmodes < CMP_MAX_MODES; m++)
+			if (mask >> m & 1u)
+				p->modes[p->nmodes++] = m;
 	}
+	double lr_used = NAN;
+	enum hog_loss loss_used = p->base.loss;
 	int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (!p->nthreads) {
 		for (int t = 1; t < cores && p->nthreads < CMP_MAX_THREADS - 1; t *= 2)
@@ -299,6 +303,8 @@ int cmp_run_plan(cmp_plan *p, const hog_data *tr, const hog_data *te, const char
 				break;
 			}
 			cell->nruns = r + 1;
+			lr_used = res.lr;
+			loss_used = res.loss;
 		}
 		cell->nruns = cell->nruns ? cell->nruns : 0;
 		if (!rc)
@@ -312,7 +318,7 @@ int cmp_run_plan(cmp_plan *p, const hog_data *tr, const hog_data *te, const char
 	}
 	for (int i = 0; i < done_cells; i++)
 		summarize(&cells[i], target);
-	cmp_report rep = { .plan = p, .cells = cells, .ncells = done_cells, .target = target,
+	cmp_report rep = { .plan = p, .cells = cells, .ncells = done_cells, .target = target, .lr = lr_used, .loss = loss_used,
 	                   .data = data_name, .train = tr, .test = te };
 	cmp_print_table(&rep, stdout);
 	int wrc = cmp_write_files(&rep);

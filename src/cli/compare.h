@@ -24,7 +24,7 @@ typedef struct cmp_cell {
 	int nruns, done;
 	uint64_t examples, nnz;  /* per epoch */
 	double epoch_s;          /* median time per epoch */
-	double train_loss, test_loss, test_acc, time_to_target, bias_lost;
+	double train_loss, test_loss, test_acc, test_rmse, time_to_target, bias_lost;
 	double delay_mean, delay_p99, delay_max;
 } cmp_cell;
 
@@ -42,6 +42,8 @@ typedef struct cmp_report {
 	cmp_cell *cells;         /* cells[0] is the serial reference */
 	int ncells;              /* cells that finished */
 	double target;
+	double lr;               /* the step size the runs used (after the model's default) */
+	enum hog_loss loss;      /* the loss they used */
 	const char *data;
 	const hog_data *train, *test;
 } cmp_report;

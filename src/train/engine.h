@@ -50,6 +50,7 @@ typedef uint64_t (*eng_round_fn)(hog_engine *e, eng_worker *w, int epoch, uint64
 /* What a model brings to the engine. Entries marked optional may be NULL. */
 typedef struct hog_trainer_ops {
 	const char *name;
+	unsigned modes;             /* bit (1 << hog_mode) for every mode the model takes */
 	/* The data sets and options this model takes, with a message naming what is
 	 * wrong; fills the model's defaults into *o (step size, rank ...). */
 	int (*check)(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err *err);

@@ -735,8 +735,6 @@ static int lin_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, 
 	if (tr->dim >= UINT32_MAX - 1)
 		return hog_err_set(err, HOG_EMISMATCH, "data set dimension out of range (%llu features)",
 		                   (unsigned long long)tr->dim);
-	if (o->mode == HOG_MODE_GRID)
-		return hog_err_set(err, HOG_ECONFIG, "grid mode is for matrix factorization (--model mf)");
 	if (o->mode == HOG_MODE_BUFFERED && (o->rule == HOG_RULE_ADAREVISION || o->delay))
 		return hog_err_set(err, HOG_ECONFIG, "buffered mode supports sgd and adagrad without --delay; "
 		                   "use lockfree or atomic for adarevision or --delay");
@@ -750,6 +748,7 @@ static int lin_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, 
 
 const hog_trainer_ops hog_linear_trainer = {
 	.name = "linear",
+	.modes = (1u << HOG_MODE_COUNT) - 1, /* every common mode; not grid */
 	.check = lin_check,
 	.setup = lin_setup,
 	.worker_init = lin_worker_init,

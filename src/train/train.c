@@ -33,6 +33,11 @@ int hog_model_kind_built(enum hog_model_kind k)
 	return (unsigned)k <= HOG_MODEL_KIND_MAX && trainers[k] != NULL;
 }
 
+unsigned hog_model_kind_modes(enum hog_model_kind k)
+{
+	return hog_model_kind_built(k) ? trainers[k]->modes : 0;
+}
+
 void hog_train_opts_init(hog_train_opts *o)
 {
 	memset(o, 0, sizeof *o);
@@ -451,6 +456,9 @@ int hog_train(const hog_data *train, const hog_data *test, const hog_train_opts 
 	int rc = check_common(opts, train, err);
 	if (rc)
 		return rc;
+	if (!(ops->modes >> opts->mode & 1u))
+		return hog_err_set(err, HOG_ECONFIG, "%s mode is not available for the %s model", hog_mode_name(opts->mode),
+		                   ops->name);
 	hog_engine *e = calloc(1, sizeof *e);
 	if (!e)
 		return hog_err_set(err, ENOMEM, "out of memory");
@@ -541,6 +549,8 @@ int hog_train(const hog_data *train, const hog_data *test, const hog_train_opts 
 		break;
 	}
 	if (res) {
+		res->lr = e->o.lr;
+		res->loss = e->o.loss;
 		res->epochs_done = e->epochs_done;
 		res->threads = e->T;
 		res->seconds = e->elapsed;

@@ -176,8 +176,11 @@ demo:
 	@$(MAKE) --no-print-directory all
 	./$(BIN) demo
 
-bench: all $(BUILD)/bench_load
+bench: all $(BUILD)/bench_load $(BUILD)/bench_gemm
 	sh bench/run_all.sh
+
+$(BUILD)/bench_gemm: bench/bench_gemm.c $(LIBA)
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(LIBA) $(LDFLAGS_ALL) $(LDLIBS_ALL)
 
 $(BUILD)/bench_load: bench/bench_load.c $(LIBA)
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(LIBA) $(LDFLAGS_ALL) $(LDLIBS_ALL)

@@ -3,21 +3,25 @@
  * fast kernels on a CPU this OpenBLAS does not recognize.
  *
  * Threads. Debian ships OpenBLAS in a pthread and an OpenMP variant (chosen with
- * update-alternatives for libblas.so.3 / libopenblas.so.0); both read
- * openblas_set_num_threads(1) into the global they use for a call's thread count
- * (blas_cpu_number). The OpenMP variant additionally runs a call single-threaded
- * when it is made inside an OpenMP parallel region (our worker team is one), so
- * either way a worker's sgemm runs on the worker's own thread; test_backend
- * checks openblas_get_num_threads() == 1 after a backend opens.
+ * update-alternatives for libblas.so.3 / libopenblas.so.0; the pthread one is the
+ * default). In both, openblas_set_num_threads(1) holds for every later call
+ * (bench/results/blas-threads.md, measured with bench/blas_threads.c on 0.3.21).
+ * The OpenMP variant implements it with omp_set_num_threads(1) on the calling
+ * thread, so a later `#pragma omp parallel` there without a num_threads clause
+ * gets one thread: parallel regions in hogwild name their thread count. Inside
+ * an OpenMP team (our workers) that variant runs each call on the calling thread
+ * anyway. test_backend checks openblas_get_num_threads() == 1 after a backend
+ * opens.
  *
  * Kernels. Debian's OpenBLAS 0.3.21 is built DYNAMIC_ARCH and chooses its kernels
  * by CPUID when the library loads; it does not know Sapphire Rapids and falls
  * back to "Prescott" (SSE3): 3-4x slower sgemm than its SkylakeX (AVX-512)
  * kernels on the same CPU (bench/results/gemm.md). OPENBLAS_CORETYPE overrides
- * the choice but is read only at load time, hence hog_backend_blas_reexec(). */
+ * the choice but is read only at load time, hence hog_backend_blas_reexec().
+ * (Not every such machine misdetects: on the Rocket Lake-class VM of
+ * bench/results/gemm.md OpenBLAS picks SkylakeX unaided, and nothing re-executes.) */
 #include "backend/backend.h"
 #include <cblas.h>
-#include <ctype.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

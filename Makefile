@@ -182,6 +182,11 @@ bench: all $(BUILD)/bench_load $(BUILD)/bench_gemm
 $(BUILD)/bench_gemm: bench/bench_gemm.c $(LIBA)
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(LIBA) $(LDFLAGS_ALL) $(LDLIBS_ALL)
 
+# cuBLAS alone, the ceiling bench_gemm --device cuda is compared with (bench/gpu.sh)
+$(BUILD)/bench_cublas: bench/bench_cublas.cu
+	$(if $(NVCC),,$(error bench_cublas needs nvcc (CUDA_HOME=$(CUDA_HOME))))
+	$(Q)$(NVCC) -std=c++17 -O2 $(CUDA_ARCH) -o $@ $< -L$(CUDA_HOME)/lib64 -Xlinker -rpath,$(CUDA_HOME)/lib64 -lcublas
+
 $(BUILD)/bench_load: bench/bench_load.c $(LIBA)
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(LIBA) $(LDFLAGS_ALL) $(LDLIBS_ALL)
 

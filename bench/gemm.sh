@@ -45,6 +45,7 @@ median "$tmp/plain" >"$tmp/m3"; median "$tmp/skylakex" >"$tmp/m4"
 	echo "- BLAS: $(grep -m1 '^# device' "$tmp/plain" | sed 's/.*; //')"
 	echo "- command: sh bench/gemm.sh $ROUNDS $SECS (median of $ROUNDS interleaved rounds, ${SECS}s per shape; one thread)"
 	echo "- the machine is shared with other jobs: numbers are noisy, compare columns, not runs"
+	echo "  (load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs)"
 	echo
 	echo "Columns (GFLOP/s): **before**: OpenBLAS on its generic Prescott kernels, as a plain run"
 	echo "was on a CPU it does not recognize; **after**: the same situation (OpenBLAS reporting"

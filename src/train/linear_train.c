@@ -463,7 +463,8 @@ static int lin_setup(hog_engine *e)
 		return hog_err_set(e->err, ENOMEM, "out of memory for the model");
 	for (uint64_t i = 0; i < tr->n; i++)
 		L->perm[i] = (uint32_t)i;
-	eng_shuffle_u32(L->perm, tr->n, e->o.seed);
+	if (!e->o.no_shuffle)
+		eng_shuffle_u32(L->perm, tr->n, e->o.seed);
 	L->ks.P = L->P;
 	L->ks.reg = L->reg;
 	L->ks.beta = (float)e->o.adagrad_beta;
@@ -538,7 +539,7 @@ static int build_shard(hog_engine *e, eng_worker *ew, lin_worker *w)
 	const lin_state *L = e->model;
 	const hog_data *d = e->tr;
 	uint64_t n0, n1;
-	eng_share(d->n, ew->id, e->T, &n0, &n1);
+	eng_worker_share(e, ew, d->n, &n0, &n1); /* with MPI, this rank's slice */
 	const uint32_t *rows = L->perm + n0;
 	uint64_t n = n1 - n0, nnz = 0, nnz_max = 0;
 	for (uint64_t i = 0; i < n; i++) {
@@ -668,6 +669,19 @@ static int lin_restore(hog_engine *e, const hog_model *m)
 	return 0;
 }
 
+/* MPI: the whole parameter vector, weights and the step rule's sums. Sending
+ * only the coordinates the ranks touched since the last averaging would need
+ * their union first (an all-gather of ids) and costs more than the dense sum
+ * until fewer than about a tenth of the coordinates change between two
+ * averagings: see bench/results/mpi.md. */
+static size_t lin_shared_params(hog_engine *e, eng_span *sp, size_t cap)
+{
+	lin_state *L = e->model;
+	if (cap >= 1)
+		sp[0] = (eng_span){ (float *)L->P, (size_t)L->D * L->S };
+	return 1;
+}
+
 /* ------------------------------------------------------------ evaluation */
 
 /* The team computes the test margins, one slice each. */
@@ -762,6 +776,7 @@ const hog_trainer_ops hog_linear_trainer = {
 	.probe = lin_probe,
 	.eval_slice = lin_eval_slice,
 	.epoch_stats = lin_epoch_stats,
+	.shared_params = lin_shared_params,
 	.snapshot = lin_snapshot,
 	.restore = lin_restore,
 	.free = lin_free,

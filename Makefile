@@ -171,10 +171,13 @@ demo:
 	@$(MAKE) --no-print-directory all
 	./$(BIN) demo
 
-bench: all $(BUILD)/bench_load
+bench: all $(BUILD)/bench_load $(BUILD)/bench_allreduce
 	sh bench/run_all.sh
 
 $(BUILD)/bench_load: bench/bench_load.c $(LIBA)
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(LIBA) $(LDFLAGS_ALL) $(LDLIBS_ALL)
+
+$(BUILD)/bench_allreduce: bench/bench_allreduce.c $(LIBA)
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(LIBA) $(LDFLAGS_ALL) $(LDLIBS_ALL)
 
 asan:

@@ -495,8 +495,10 @@ static void run_team(hog_engine *e)
 				ops->round_end(e, w, ep, r + 1 == rounds);
 			hog_barrier_wait(&e->bar);
 			if (k == 0) {
+				double synced = e->sync_seconds;
 				spent += now_s() - t_round;
 				between_rounds(e, ep, r + 1 == rounds, t_epoch);
+				spent += e->sync_seconds - synced; /* the ranks' averaging is training time */
 			}
 			hog_barrier_wait(&e->bar);
 			act = atomic_load(&e->action);

@@ -63,6 +63,7 @@ static void test_mpi_not_started(void)
 	int k[2] = { 0, 3 };
 	CU_ASSERT_EQUAL(hog_mpi_sum_f32(f, 3, &err), 0);
 	CU_ASSERT_EQUAL(hog_mpi_sum_f64(d, 2, &err), 0);
+	CU_ASSERT_EQUAL(hog_mpi_sum_to_rank0_f32(f, 3, &err), 0);
 	CU_ASSERT_EQUAL(hog_mpi_max_int(k, 2, &err), 0);
 	CU_ASSERT_TRUE(f[0] == 1.5f && f[1] == -2.0f && f[2] == 3.25f);
 	CU_ASSERT_TRUE(d[0] == 0.125 && d[1] == 7.0);

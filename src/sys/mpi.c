@@ -151,6 +151,24 @@ int hog_mpi_sum_f32(float *buf, size_t n, hog_err *err)
 	return reduce(buf, n, sizeof *buf, MPI_FLOAT, MPI_SUM, err, "averaging the models of the ranks");
 }
 
+int hog_mpi_sum_to_rank0_f32(float *buf, size_t n, hog_err *err)
+{
+	if (!started || team == MPI_COMM_NULL)
+		return 0;
+	int me;
+	MPI_Comm_rank(team, &me);
+	float *p = buf;
+	while (n) {
+		int k = n > INT_MAX ? INT_MAX : (int)n;
+		int rc = MPI_Reduce(me == 0 ? MPI_IN_PLACE : p, me == 0 ? p : NULL, k, MPI_FLOAT, MPI_SUM, 0, team);
+		if (rc != MPI_SUCCESS)
+			return fail(err, rc, "gathering the ranks' own parameters on rank 0");
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
 int hog_mpi_sum_f64(double *buf, size_t n, hog_err *err)
 {
 	return reduce(buf, n, sizeof *buf, MPI_DOUBLE, MPI_SUM, err, "summing the ranks' figures");

@@ -19,6 +19,11 @@ const char *hog_mpi_backend(void);
 /* In place: buf[i] = sum over ranks of buf[i]. */
 int hog_mpi_sum_f32(float *buf, size_t n, hog_err *err);
 int hog_mpi_sum_f64(double *buf, size_t n, hog_err *err);
+/* Rank 0's buf[i] = sum over ranks of buf[i]; the others' buffers are left as
+ * they were. For parameters each rank owns a part of (mf's user factors: a
+ * rank holds its own users' rows and zeros elsewhere), so that rank 0 has the
+ * whole model before it writes a checkpoint. */
+int hog_mpi_sum_to_rank0_f32(float *buf, size_t n, hog_err *err);
 /* In place: buf[i] = max over ranks (stop and error flags). */
 int hog_mpi_max_int(int *buf, size_t n, hog_err *err);
 /* lo[i], hi[i] = min and max over ranks of v[i] (do all ranks agree?). */

@@ -38,6 +38,7 @@ void hog_mpi_finish(void) {}
 void hog_mpi_abort(int code) { (void)code; } /* one rank: the caller returns its status itself */
 
 int hog_mpi_sum_f32(float *buf, size_t n, hog_err *err) { (void)buf, (void)n, (void)err; return 0; }
+int hog_mpi_sum_to_rank0_f32(float *buf, size_t n, hog_err *err) { (void)buf, (void)n, (void)err; return 0; }
 int hog_mpi_sum_f64(double *buf, size_t n, hog_err *err) { (void)buf, (void)n, (void)err; return 0; }
 int hog_mpi_max_int(int *buf, size_t n, hog_err *err) { (void)buf, (void)n, (void)err; return 0; }
 

@@ -187,6 +187,20 @@ int hog_mpi_minmax_u64(const uint64_t *v, uint64_t *lo, uint64_t *hi, size_t n, 
 	return rc ? rc : reduce(hi, n, sizeof *hi, MPI_UINT64_T, MPI_MAX, err, "comparing the ranks' options and data");
 }
 
+void hog_mpi_local(int *rank, int *size)
+{
+	MPI_Comm node;
+	*rank = 0;
+	*size = 1;
+	if (!started || team == MPI_COMM_NULL)
+		return;
+	if (MPI_Comm_split_type(team, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+		return;
+	MPI_Comm_rank(node, rank);
+	MPI_Comm_size(node, size);
+	MPI_Comm_free(&node);
+}
+
 double hog_mpi_time(void)
 {
 	return MPI_Wtime();

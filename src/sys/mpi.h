@@ -28,6 +28,9 @@ int hog_mpi_sum_to_rank0_f32(float *buf, size_t n, hog_err *err);
 int hog_mpi_max_int(int *buf, size_t n, hog_err *err);
 /* lo[i], hi[i] = min and max over ranks of v[i] (do all ranks agree?). */
 int hog_mpi_minmax_u64(const uint64_t *v, uint64_t *lo, uint64_t *hi, size_t n, hog_err *err);
+/* This rank's place among the team's ranks on the same machine (shared
+ * memory), and how many there are: 0 and 1 when MPI is not started. */
+void hog_mpi_local(int *rank, int *size);
 /* Seconds on MPI's clock (the all-reduce benchmark). */
 double hog_mpi_time(void);
 #endif

@@ -627,7 +627,15 @@ int hog_train(const hog_data *train, const hog_data *test, const hog_train_opts 
 
 	if ((rc = hog_topo_open(&e->topo, opts->topology, err)))
 		goto done;
-	e->T = opts->mode == HOG_MODE_SERIAL ? 1 : opts->threads ? opts->threads : hog_topo_cores(e->topo);
+	/* Ranks sharing a machine share its cores: the plan is made for all their
+	 * workers and each rank takes its part (hwloc sees the whole machine
+	 * whatever mpirun bound the process to); --threads 0 is every core of the
+	 * rank's part. */
+	int lrank, lsize;
+	hog_mpi_local(&lrank, &lsize);
+	e->T = opts->mode == HOG_MODE_SERIAL ? 1 : opts->threads ? opts->threads : hog_topo_cores(e->topo) / lsize;
+	if (e->T < 1)
+		e->T = 1;
 	if ((uint64_t)e->T * (uint64_t)e->ranks > train->n)
 		e->T = (int)(train->n / (uint64_t)e->ranks) > 0 ? (int)(train->n / (uint64_t)e->ranks) : 1;
 	if (e->o.sync_every) /* a round holds sync_every examples of the rank: one averaging each */
@@ -637,8 +645,18 @@ int hog_train(const hog_data *train, const hog_data *test, const hog_train_opts 
 		rc = hog_err_set(err, ENOMEM, "out of memory");
 		goto done;
 	}
-	if ((rc = hog_topo_plan(e->topo, e->T, opts->bind, e->plan, NULL, err)))
+	if (lsize > 1) {
+		hog_place *all = calloc((size_t)e->T * lsize, sizeof *all);
+		if (!all || (rc = hog_topo_plan(e->topo, e->T * lsize, opts->bind, all, NULL, err))) {
+			free(all);
+			rc = all ? rc : hog_err_set(err, ENOMEM, "out of memory");
+			goto done;
+		}
+		memcpy(e->plan, all + (size_t)lrank * e->T, e->T * sizeof *all);
+		free(all);
+	} else if ((rc = hog_topo_plan(e->topo, e->T, opts->bind, e->plan, NULL, err))) {
 		goto done;
+	}
 	for (int k = 0; k < e->T; k++) {
 		if (!(e->w[k] = aligned_alloc(64, sizeof(eng_worker)))) {
 			rc = hog_err_set(err, ENOMEM, "out of memory");

@@ -500,7 +500,7 @@ else
 		--sync-every 1000 --checkpoint "$T/mk.bin" >"$OUT" 2>"$ERR" &
 	mp=$!
 	i=0
-	while [ ! -s "$T/mk.bin" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	while [ ! -s "$T/mk.bin" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 	sleep 0.3
 	kill -KILL "$(cat "$T/pid.1")" 2>/dev/null
 	wait $mp

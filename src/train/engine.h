@@ -135,8 +135,10 @@ static inline int eng_stop_requested(const hog_engine *e)
 	return e->o.stop && __atomic_load_n(e->o.stop, __ATOMIC_RELAXED);
 }
 
-/* Step size for epoch @p ep after @p ex examples in all (the schedule, then the
- * warm-up ramp). AdaGrad and AdaRevision take o.lr as their alpha. */
+/* Step size for epoch @p ep after @p ex examples in all, every worker of every
+ * rank counted (a worker at position i of its order: about ep n + i T ranks):
+ * the schedule, then the warm-up ramp. AdaGrad and AdaRevision take o.lr as
+ * their alpha. */
 static inline float eng_lr_at(const hog_engine *e, int ep, uint64_t ex)
 {
 	double lr = e->o.lr;

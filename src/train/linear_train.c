@@ -129,7 +129,7 @@ HOG_INLINE void prefetch_row(const lin_worker *w, uint32_t r, const int VALS)
 		const kern_shared *sh = &L->ks;                                                          \
 		const uint32_t *order = ew->order;                                                       \
 		const int measure = e->o.measure_delay;                                                  \
-		const uint64_t T = (uint64_t)e->T, base = (uint64_t)epoch * e->tr->n;                    \
+		const uint64_t T = (uint64_t)e->T * e->ranks, base = (uint64_t)epoch * e->tr->n;         \
 		uint64_t i = from, nnz_done = 0;                                                         \
 		for (uint32_t chunk = 1; i < to; chunk++) {                                              \
 			if ((chunk & 15) == 0 && eng_stop_requested(e))                                      \
@@ -279,7 +279,7 @@ static uint64_t round_delayed(hog_engine *e, eng_worker *ew, int epoch, uint64_t
 {
 	lin_worker *w = ew->m;
 	const uint32_t K1 = (uint32_t)e->o.delay + 1;
-	const uint64_t T = (uint64_t)e->T, base = (uint64_t)epoch * e->tr->n;
+	const uint64_t T = (uint64_t)e->T * e->ranks, base = (uint64_t)epoch * e->tr->n;
 	const enum hog_loss loss = e->o.loss;
 	uint64_t i;
 	for (i = from; i < to; i++) {
@@ -334,7 +334,7 @@ static void lin_round_end(hog_engine *e, eng_worker *ew, int epoch, int last)
 static void lin_stop(hog_engine *e, eng_worker *ew, int epoch)
 {
 	if (e->o.delay)
-		drain_pending(e, ew, eng_lr_at(e, epoch, (uint64_t)epoch * e->tr->n + ew->pos * e->T));
+		drain_pending(e, ew, eng_lr_at(e, epoch, (uint64_t)epoch * e->tr->n + ew->pos * e->T * e->ranks));
 }
 
 static void lin_epoch_started(hog_engine *e, int epoch)

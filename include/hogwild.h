@@ -506,6 +506,8 @@ typedef struct hog_train_result {
 	double seconds;            /**< training time (evaluation excluded) */
 	hog_epoch_stats last;      /**< the last epoch's figures */
 	int hot;                   /**< buffered: hot coordinates used */
+	double sync_seconds;       /**< MPI: of seconds, the time spent averaging the ranks'
+	                                models, waits for the slowest rank included */
 } hog_train_result;
 
 /** Trains the model o->model names: linear on sparse sets (binary or regression

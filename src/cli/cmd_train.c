@@ -186,9 +186,12 @@ int cmd_train(int argc0, char **argv0)
 		char on[48] = "";
 		if (ranks > 1)
 			snprintf(on, sizeof on, " on each of %d MPI ranks", ranks);
-		fprintf(stderr, "hogwild: %s mode, %d thread%s%s, %s, %d epoch%s in %.2fs%s\n", hog_mode_name(o.mode),
+		char avg[48] = "";
+		if (ranks > 1)
+			snprintf(avg, sizeof avg, " (%.2fs of it averaging)", res.sync_seconds);
+		fprintf(stderr, "hogwild: %s mode, %d thread%s%s, %s, %d epoch%s in %.2fs%s%s\n", hog_mode_name(o.mode),
 		        res.threads, res.threads == 1 ? "" : "s", on, hog_rule_name(o.rule), res.epochs_done,
-		        res.epochs_done == 1 ? "" : "s", res.seconds, trc ? " (stopped)" : "");
+		        res.epochs_done == 1 ? "" : "s", res.seconds, avg, trc ? " (stopped)" : "");
 		if (o.mode == HOG_MODE_BUFFERED)
 			fprintf(stderr, "hogwild: buffered mode kept %d hot coordinates per worker\n", res.hot);
 	}

@@ -724,6 +724,7 @@ int hog_train(const hog_data *train, const hog_data *test, const hog_train_opts 
 		res->seconds = e->elapsed;
 		res->last = e->last;
 		res->hot = e->hot;
+		res->sync_seconds = e->sync_seconds;
 	}
 	if (model_out && rc != HOG_EDIVERGED) {
 		if ((*model_out = ops->snapshot(e)))

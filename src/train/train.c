@@ -422,9 +422,8 @@ static void between_rounds(hog_engine *e, int ep, int last_round, double t_epoch
 		if (atomic_load(&e->action) == 0 && (rc = average_models(e)))
 			atomic_store(&e->action, 3);
 	}
-	if (atomic_load(&e->action)) {
-	} else if (e->o.checkpoint_every > 0 && !last_round && !e->o.delay &&
-	           now_s() - e->last_ckpt >= e->o.checkpoint_every) {
+	if (!atomic_load(&e->action) && e->o.checkpoint_every > 0 && !last_round && !e->o.delay &&
+	    now_s() - e->last_ckpt >= e->o.checkpoint_every) {
 		/* (with --delay, updates wait in private queues: checkpoints only at epoch ends) */
 		if ((rc = write_checkpoint(e, 1)))
 			team_fail(e, rc, "writing a checkpoint");
@@ -647,9 +646,12 @@ int hog_train(const hog_data *train, const hog_data *test, const hog_train_opts 
 	}
 	if (lsize > 1) {
 		hog_place *all = calloc((size_t)e->T * lsize, sizeof *all);
-		if (!all || (rc = hog_topo_plan(e->topo, e->T * lsize, opts->bind, all, NULL, err))) {
+		if (!all) {
+			rc = hog_err_set(err, ENOMEM, "out of memory");
+			goto done;
+		}
+		if ((rc = hog_topo_plan(e->topo, e->T * lsize, opts->bind, all, NULL, err))) {
 			free(all);
-			rc = all ? rc : hog_err_set(err, ENOMEM, "out of memory");
 			goto done;
 		}
 		memcpy(e->plan, all + (size_t)lrank * e->T, e->T * sizeof *all);

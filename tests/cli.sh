@@ -416,10 +416,12 @@ fi
 
 # ------------------------------------------------------------ several ranks (MPI)
 # mpirun as root needs --allow-run-as-root; two cores run three ranks only with
-# --oversubscribe; containers without ptrace lack the single-copy mechanism.
+# --oversubscribe; containers without ptrace lack the single-copy mechanism; a
+# machine without ssh needs no remote launcher for ranks that all run here.
 OMPI_MCA_btl_vader_single_copy_mechanism=none
 OMPI_MCA_rmaps_base_oversubscribe=1
-export OMPI_MCA_btl_vader_single_copy_mechanism OMPI_MCA_rmaps_base_oversubscribe
+: "${OMPI_MCA_plm_rsh_agent:=false}"
+export OMPI_MCA_btl_vader_single_copy_mechanism OMPI_MCA_rmaps_base_oversubscribe OMPI_MCA_plm_rsh_agent
 # Under ASan, leak checking is off for the ranks: Open MPI's plugins, unloaded at
 # MPI_Finalize, leave allocations LeakSanitizer cannot even name (the same
 # engine paths are leak-checked by the single-process runs above).

@@ -5,6 +5,8 @@
 #   CUDA=auto build the CUDA backend (src/backend/cuda.cu) when nvcc is found in
 #             $(CUDA_HOME)/bin or on PATH; 1: required; 0: never
 #   CUDA_HOME=/usr/local/cuda  CUDA_ARCH=the -gencode list (Ampere, Hopper + PTX)
+#   MPI=auto  train across machines with MPI (mpirun): 1 on, 0 off, auto when Open MPI
+#             is found (pkg-config ompi-c, or mpicc)
 #   DEBUG=0   1: -O0 -g3, assertions on
 #   V=0       1: echo every command
 #   PREFIX=/usr/local  DESTDIR=  mandir=$(PREFIX)/share/man
@@ -19,6 +21,7 @@ HWLOC   ?= 1
 CUDA    ?= auto
 CUDA_HOME ?= /usr/local/cuda
 CUDA_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=[sm_90,compute_90]
+MPI     ?= auto
 DEBUG   ?= 0
 V       ?= 0
 SAN     ?=
@@ -26,6 +29,7 @@ BUILD   ?= build
 
 CC      ?= cc
 PKG_CONFIG ?= pkg-config
+comma := ,
 
 ifeq ($(V),1)
 Q :=
@@ -40,6 +44,27 @@ ifeq ($(HWLOC),1)
 DEPS_REQ += hwloc:libhwloc-dev
 endif
 DEPS_TEST := cunit:libcunit1-dev
+
+# MPI: pkg-config's ompi-c first, else what the mpicc wrapper would add
+# (--showme is Open MPI's, -show MPICH's).
+MPI_PC := $(shell $(PKG_CONFIG) --exists ompi-c 2>/dev/null && echo y)
+MPICC  := $(shell command -v mpicc 2>/dev/null)
+ifeq ($(MPI),auto)
+MPI_ON := $(if $(MPI_PC)$(MPICC),1,0)
+else
+MPI_ON := $(MPI)
+endif
+ifeq ($(MPI_ON),1)
+ifneq ($(MPI_PC),)
+MPI_CFLAGS := $(shell $(PKG_CONFIG) --cflags ompi-c)
+MPI_LIBS   := $(shell $(PKG_CONFIG) --libs ompi-c)
+else ifneq ($(MPICC),)
+MPI_CFLAGS := $(shell $(MPICC) --showme:compile 2>/dev/null || $(MPICC) -show 2>/dev/null | sed 's/^[^ ]* //')
+MPI_LIBS   := $(shell $(MPICC) --showme:link 2>/dev/null)
+else
+MPI_MISSING := libopenmpi-dev
+endif
+endif
 
 pc_missing = $(foreach d,$(1),$(if $(shell $(PKG_CONFIG) --exists $(word 1,$(subst :, ,$(d))) && echo y),,$(word 2,$(subst :, ,$(d)))))
 MISSING      := $(strip $(call pc_missing,$(DEPS_REQ)))
@@ -84,8 +109,8 @@ endif
 
 CPPFLAGS_ALL := -Iinclude -Isrc -D_GNU_SOURCE -DHOG_HWLOC=$(HWLOC) -DHOG_CUDA=$(CUDA_BUILT) $(CPPFLAGS)
 CFLAGS_ALL   := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -fopenmp \
-                -pthread $(OPT_CFLAGS) $(shell $(PKG_CONFIG) --cflags $(PC_NAMES) 2>/dev/null) $(CFLAGS)
-LDLIBS_ALL   := $(shell $(PKG_CONFIG) --libs $(PC_NAMES) 2>/dev/null) $(CUDA_LIBS) -lm $(LDLIBS)
+                -pthread $(OPT_CFLAGS) $(shell $(PKG_CONFIG) --cflags $(PC_NAMES) 2>/dev/null) $(MPI_CFLAGS) $(CFLAGS)
+LDLIBS_ALL   := $(shell $(PKG_CONFIG) --libs $(PC_NAMES) 2>/dev/null) $(MPI_LIBS) $(CUDA_LIBS) -lm $(LDLIBS)
 LDFLAGS_ALL  := -fopenmp -pthread $(SANLD) $(LDFLAGS)
 
 # Sources: every .c under src/ except the CLI goes into the library; hwloc is one optional file.
@@ -94,6 +119,11 @@ ifeq ($(HWLOC),1)
 LIB_SRC := $(filter-out src/sys/topo_stub.c,$(LIB_SRC))
 else
 LIB_SRC := $(filter-out src/sys/topo_hwloc.c,$(LIB_SRC))
+endif
+ifeq ($(MPI_ON),1)
+LIB_SRC := $(filter-out src/sys/mpi_stub.c,$(LIB_SRC))
+else
+LIB_SRC := $(filter-out src/sys/mpi.c,$(LIB_SRC))
 endif
 CLI_SRC  := $(wildcard src/cli/*.c)
 TEST_SRC := $(wildcard tests/test_*.c)
@@ -115,12 +145,12 @@ TESTBIN := $(OBJDIR)/tests/run_tests
 all: deps-check $(BIN)
 
 deps-check:
-ifneq ($(MISSING),)
-	@echo "hogwild: missing libraries; install the Debian packages: $(MISSING)" >&2
+ifneq ($(MISSING)$(MPI_MISSING),)
+	@echo "hogwild: missing libraries; install the Debian packages: $(MISSING) $(MPI_MISSING)$(if $(MPI_MISSING), (or build with MPI=0))" >&2
 	@echo "         (or run: scripts/setup.sh)" >&2
 	@exit 1
 else
-	@echo "hogwild: building with$(foreach n,$(PC_NAMES), $(n) $(shell $(PKG_CONFIG) --modversion $(n)))$(if $(filter 1,$(HWLOC)),, (no hwloc: threads not pinned))$(if $(filter 1,$(CUDA_BUILT)), cuda $(CUDA_VERSION) ($(NVCC)), (no CUDA: --device cpu only))$(if $(SAN), [$(SAN) sanitizer])"
+	@echo "hogwild: building with$(foreach n,$(PC_NAMES), $(n) $(shell $(PKG_CONFIG) --modversion $(n)))$(if $(filter 1,$(HWLOC)),, (no hwloc: threads not pinned))$(if $(filter 1,$(CUDA_BUILT)), cuda $(CUDA_VERSION) ($(NVCC)), (no CUDA: --device cpu only))$(if $(filter 1,$(MPI_ON)),$(comma) MPI $(or $(shell $(PKG_CONFIG) --modversion ompi-c 2>/dev/null),(mpicc)),$(comma) no MPI (one machine only))$(if $(SAN), [$(SAN) sanitizer])"
 endif
 
 # Objects depend on the flags: a changed flag line rebuilds everything.
@@ -180,7 +210,7 @@ demo:
 	@$(MAKE) --no-print-directory all
 	./$(BIN) demo
 
-bench: all $(BUILD)/bench_load $(BUILD)/bench_gemm
+bench: all $(BUILD)/bench_load $(BUILD)/bench_gemm $(BUILD)/bench_allreduce
 	sh bench/run_all.sh
 
 $(BUILD)/bench_gemm: bench/bench_gemm.c $(LIBA)
@@ -192,6 +222,9 @@ $(BUILD)/bench_cublas: bench/bench_cublas.cu
 	$(Q)$(NVCC) -std=c++17 -O2 $(CUDA_ARCH) -o $@ $< -L$(CUDA_LIBDIR) -Xlinker -rpath,$(CUDA_LIBDIR) -lcublas
 
 $(BUILD)/bench_load: bench/bench_load.c $(LIBA)
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(LIBA) $(LDFLAGS_ALL) $(LDLIBS_ALL)
+
+$(BUILD)/bench_allreduce: bench/bench_allreduce.c $(LIBA)
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(LIBA) $(LDFLAGS_ALL) $(LDLIBS_ALL)
 
 asan:

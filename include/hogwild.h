@@ -50,6 +50,7 @@ enum hog_error {
 	HOG_ELMDB = -1009,     /**< LMDB reported an error; the message says which */
 	HOG_ECUDA = -1010,     /**< the CUDA backend failed */
 	HOG_EMISMATCH = -1011, /**< a file that does not fit what it is used with */
+	HOG_EMPI = -1020,      /**< MPI failed, or the ranks of a job disagree (options, data) */
 };
 
 /** Error context: filled by a failing call, read by the caller. */
@@ -438,6 +439,11 @@ typedef struct hog_train_opts {
 	uint32_t rank;             /**< mf: factors per user and item; default 32 */
 	int biases;                /**< mf: learn a global mean and user and item biases */
 	uint32_t grid;             /**< mf grid mode: blocks per side (0: 2 * threads + 1) */
+	uint64_t sync_every;       /**< MPI: examples per rank between averagings of the ranks'
+	                                models (0: every round, 32768 per worker); rounds are
+	                                sized so that an averaging falls on a round boundary */
+	int no_shuffle;            /**< visit the examples in the data set's order, the same every
+	                                epoch (tests that compare against a written-out order) */
 	uint32_t round_examples;   /**< examples per worker between meetings of the team, where
 	                                stop requests, checkpoints and progress are handled
 	                                (default 32768) */
@@ -457,6 +463,40 @@ typedef struct hog_train_opts {
 /** Fills @p o with the defaults. */
 void hog_train_opts_init(hog_train_opts *o);
 
+/** @name Several machines (MPI)
+ * Built with MPI (Makefile MPI=1, or auto when Open MPI is installed), a program
+ * started by mpirun calls hog_mpi_start() once; hog_train() then trains data
+ * parallel: each rank its own share of the examples with its own team of
+ * threads, the ranks averaging their models every hog_train_opts.sync_every
+ * examples and at every epoch's end; rank 0 alone calls on_epoch/on_progress
+ * and writes checkpoints. Without MPI these say so and hog_train() runs alone.
+ * @{ */
+/** 1 when this build has MPI. */
+int hog_mpi_built(void);
+/** 1 when the environment says mpirun/mpiexec started this process. */
+int hog_mpi_launched(void);
+/** Starts MPI (thread support "funneled": only the calling thread talks MPI;
+ * hog_train() keeps to that). @return 0; HOG_ENOTSUP (built without MPI);
+ * HOG_EMPI. */
+int hog_mpi_start(hog_err *err);
+/** This process's rank in the training team (0 when MPI is not started). */
+int hog_mpi_rank(void);
+/** Ranks in the training team (1 when MPI is not started). */
+int hog_mpi_size(void);
+/** Ranks in the whole job (1 when MPI is not started). */
+int hog_mpi_world(void);
+/** Trains with the first @p n ranks of the job only (hogwild compare --ranks);
+ * 0: all of them. @return 1 when this rank is in the team, 0 when it sits out. */
+int hog_mpi_team(int n, hog_err *err);
+/** Waits for every rank of the job. */
+void hog_mpi_barrier(void);
+/** Ends MPI (after the last hog_train()). */
+void hog_mpi_finish(void);
+/** Ends every rank of the job with status @p code (a rank that cannot go on
+ * while the others wait in a collective); without MPI it does nothing. */
+void hog_mpi_abort(int code);
+/** @} */
+
 /** A trained model of any kind (hog_model_kind): its shapes, parameters and the
  * step rule's state. One file format serves every kind (hog_model_save()). */
 typedef struct hog_model hog_model;
@@ -470,6 +510,8 @@ typedef struct hog_train_result {
 	int hot;                   /**< buffered: hot coordinates used */
 	double lr;                 /**< the step size (alpha) used, after the model's default */
 	enum hog_loss loss;        /**< the loss used (mf: always squared) */
+	double sync_seconds;       /**< MPI: of seconds, the time spent averaging the ranks'
+	                                models, waits for the slowest rank included */
 } hog_train_result;
 
 /** Trains the model o->model names: linear on sparse sets (binary or regression

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { OPT_MODES = OPT_TRAIN_LAST, OPT_THREADS_LIST, OPT_REPEAT, OPT_TARGET, OPT_CSV, OPT_JSON, OPT_PLOT, OPT_HELP };
+enum { OPT_MODES = OPT_TRAIN_LAST, OPT_THREADS_LIST, OPT_RANKS, OPT_REPEAT, OPT_TARGET, OPT_CSV, OPT_JSON, OPT_PLOT, OPT_HELP };
 
 static const char usage[] =
 	"usage: hogwild compare --data D.lmdb [--test T.lmdb] [options]\n"
@@ -21,6 +21,8 @@ static const char usage[] =
 	"      --modes LIST       modes to run (lockfree,buffered,atomic,striped,locked);\n"
 	"                         serial is always run as the reference\n"
 	"      --threads LIST     thread counts, e.g. 1,2,4 (1, 2, 4, ... up to every core)\n"
+	"      --ranks LIST       MPI rank counts, e.g. 1,2: under mpirun -np N (N at least the\n"
+	"                         largest), each row runs on that many ranks (1)\n"
 	"      --repeat R         runs per cell; times are medians (1)\n"
 	"      --target-loss X    report the time to reach this test loss (default: within\n"
 	"                         1%% of the serial run's final test loss, or train loss)\n"
@@ -80,6 +82,7 @@ int cmd_compare(int argc0, char **argv0)
 {
 	static const struct option own[] = {
 		{ "modes", required_argument, NULL, OPT_MODES },
+		{ "ranks", required_argument, NULL, OPT_RANKS },
 		{ "repeat", required_argument, NULL, OPT_REPEAT },
 		{ "target-loss", required_argument, NULL, OPT_TARGET },
 		{ "csv", required_argument, NULL, OPT_CSV },
@@ -125,6 +128,13 @@ int cmd_compare(int argc0, char **argv0)
 				rc = cli_usage_error("compare", NULL, "--threads: '%s' is not a list of thread counts "
 				                     "1..4096", optarg);
 			break;
+		case OPT_RANKS:
+			if (!hog_mpi_built())
+				rc = cli_usage_error("compare", NULL, "--ranks: this hogwild was built without MPI (install "
+				                     "libopenmpi-dev and rebuild with make MPI=1)");
+			else if ((plan.nranks = parse_list(optarg, plan.ranks, CMP_MAX_THREADS, parse_threads)) <= 0)
+				rc = cli_usage_error("compare", NULL, "--ranks: '%s' is not a list of rank counts", optarg);
+			break;
 		case OPT_REPEAT:
 			if (cli_parse_int(optarg, 1, 1000, &l))
 				rc = cli_usage_error("compare", NULL, "--repeat: '%s' is not a count 1..1000", optarg);
@@ -152,9 +162,25 @@ int cmd_compare(int argc0, char **argv0)
 		cli_config_free(argc, argv);
 		return rc;
 	}
+	if ((rc = cli_mpi_start("compare"))) {
+		cli_config_free(argc, argv);
+		return rc;
+	}
+	for (int i = 0; i < plan.nranks; i++)
+		if (plan.ranks[i] > hog_mpi_world()) {
+			rc = cli_usage_error("compare", NULL, "--ranks %d: start under mpirun -np %d (or more); this job has "
+			                     "%d rank%s", plan.ranks[i], plan.ranks[i], hog_mpi_world(),
+			                     hog_mpi_world() == 1 ? "" : "s");
+			cli_config_free(argc, argv);
+			hog_mpi_finish();
+			return rc;
+		}
+	if (hog_mpi_rank())
+		a.quiet = 1;
 	hog_data *tr, *te;
 	if ((rc = cli_load_data("compare", &a, &tr, &te, a.quiet))) {
 		cli_config_free(argc, argv);
+		hog_mpi_finish();
 		return rc;
 	}
 	plan.quiet = a.quiet;
@@ -162,6 +188,7 @@ int cmd_compare(int argc0, char **argv0)
 	hog_data_free(tr);
 	hog_data_free(te);
 	cli_config_free(argc, argv);
+	hog_mpi_finish();
 	return rc;
 }
 
@@ -245,17 +272,24 @@ int cmp_run_plan(cmp_plan *p, const hog_data *tr, const hog_data *te, const char
 			p->threads[p->nthreads++] = t;
 		p->threads[p->nthreads++] = cores > 0 ? cores : 1;
 	}
-	int ncells = 1 + p->nmodes * p->nthreads;
+	if (!p->nranks)
+		p->ranks[p->nranks++] = 1;
+	int ncells = 1 + p->nmodes * p->nthreads * p->nranks;
 	cmp_cell *cells = calloc(ncells, sizeof *cells);
 	if (!cells)
 		return 1;
 	cells[0].mode = HOG_MODE_SERIAL;
-	cells[0].threads = 1;
+	cells[0].threads = cells[0].ranks = 1;
 	for (int m = 0, i = 1; m < p->nmodes; m++)
-		for (int t = 0; t < p->nthreads; t++, i++) {
-			cells[i].mode = p->modes[m];
-			cells[i].threads = p->threads[t];
-		}
+		for (int t = 0; t < p->nthreads; t++)
+			for (int q = 0; q < p->nranks; q++, i++) {
+				cells[i].mode = p->modes[m];
+				cells[i].threads = p->threads[t];
+				cells[i].ranks = p->ranks[q];
+			}
+	/* under mpirun: each row trains on its first `ranks` ranks while the others
+	 * wait; the job's rank 0 is in every row and alone prints */
+	const int lead = hog_mpi_rank() == 0;
 	volatile int *stop = cli_stop_flag();
 	cli_catch_signals();
 	int show = !p->quiet && cli_progress_wanted(0), rc = 0, done_cells = 0;
@@ -285,7 +319,14 @@ int cmp_run_plan(cmp_plan *p, const hog_data *tr, const hog_data *te, const char
 			o.checkpoint = NULL;
 			o.resume = NULL;
 			hog_train_result res;
-			int trc = hog_train(tr, te, &o, NULL, &res, &err);
+			memset(&res, 0, sizeof res);
+			int in = hog_mpi_team(cell->ranks, &err), trc = 0;
+			if (in < 0)
+				trc = in;
+			else if (in)
+				trc = hog_train(tr, te, &o, NULL, &res, &err);
+			hog_mpi_team(0, NULL);
+			hog_mpi_barrier();
 			if (show)
 				fputs("\r\033[K", stderr);
 			if (trc == HOG_EINTR) {
@@ -320,8 +361,11 @@ int cmp_run_plan(cmp_plan *p, const hog_data *tr, const hog_data *te, const char
 		summarize(&cells[i], target);
 	cmp_report rep = { .plan = p, .cells = cells, .ncells = done_cells, .target = target, .lr = lr_used, .loss = loss_used,
 	                   .data = data_name, .train = tr, .test = te };
-	cmp_print_table(&rep, stdout);
-	int wrc = cmp_write_files(&rep);
+	int wrc = 0;
+	if (lead) {
+		cmp_print_table(&rep, stdout);
+		wrc = cmp_write_files(&rep);
+	}
 	if (!rc)
 		rc = wrc;
 	if (rc >= 128)

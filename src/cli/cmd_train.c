@@ -1,7 +1,8 @@
 /* hogwild train: load a data set, train a linear model with the chosen update
  * mode and step rule, report every epoch on stdout (and as JSON lines with
  * --metrics), save the model. SIGINT/SIGTERM stop at the next round with a
- * checkpoint (exit 130/143). */
+ * checkpoint (exit 130/143). Under mpirun every rank runs this; rank 0 alone
+ * reports, writes --metrics, --save and the checkpoints. */
 #include "cli/train_opts.h"
 #include <math.h>
 #include <signal.h>
@@ -152,13 +153,21 @@ int cmd_train(int argc0, char **argv0)
 	}
 	if (o.resume && !o.checkpoint)
 		o.checkpoint = o.resume; /* keep checkpointing where we resumed from */
-	hog_data *tr, *te;
-	if ((rc = cli_load_data("train", &a, &tr, &te, a.quiet))) {
+	if ((rc = cli_mpi_start("train"))) {
 		cli_config_free(argc, argv);
 		return rc;
 	}
+	const int rank = hog_mpi_rank(), ranks = hog_mpi_size();
+	if (rank)
+		a.quiet = 1;
+	hog_data *tr, *te;
+	if ((rc = cli_load_data("train", &a, &tr, &te, a.quiet))) {
+		cli_config_free(argc, argv);
+		hog_mpi_finish();
+		return rc;
+	}
 	train_ui ui = { .quiet = a.quiet || !cli_progress_wanted(0), .o = &o };
-	if (metrics && !(ui.metrics = fopen(metrics, "a"))) {
+	if (metrics && rank == 0 && !(ui.metrics = fopen(metrics, "a"))) {
 		fprintf(stderr, "hogwild: %s: cannot open for writing\n", metrics);
 		rc = 1;
 		goto out;
@@ -176,17 +185,26 @@ int cmd_train(int argc0, char **argv0)
 		shown.threads = 1;
 	int trc = hog_train(tr, te, &o, &m, &res, &err);
 	shown.threads = res.threads ? res.threads : 1;
-	if (trc == 0 || trc == HOG_EINTR) {
-		fprintf(stderr, "hogwild: %s mode, %d thread%s, %s, %d epoch%s in %.2fs%s\n", hog_mode_name(o.mode),
-		        res.threads, res.threads == 1 ? "" : "s", hog_rule_name(o.rule), res.epochs_done,
-		        res.epochs_done == 1 ? "" : "s", res.seconds, trc ? " (stopped)" : "");
+	if (rank)
+		save = NULL;
+	if ((trc == 0 || trc == HOG_EINTR) && rank == 0) {
+		char on[48] = "";
+		if (ranks > 1)
+			snprintf(on, sizeof on, " on each of %d MPI ranks", ranks);
+		char avg[48] = "";
+		if (ranks > 1)
+			snprintf(avg, sizeof avg, " (%.2fs of it averaging)", res.sync_seconds);
+		fprintf(stderr, "hogwild: %s mode, %d thread%s%s, %s, %d epoch%s in %.2fs%s%s\n", hog_mode_name(o.mode),
+		        res.threads, res.threads == 1 ? "" : "s", on, hog_rule_name(o.rule), res.epochs_done,
+		        res.epochs_done == 1 ? "" : "s", res.seconds, avg, trc ? " (stopped)" : "");
 		if (o.mode == HOG_MODE_BUFFERED)
 			fprintf(stderr, "hogwild: buffered mode kept %d hot coordinates per worker\n", res.hot);
 	}
 	if (trc == 0 && save && m && (rc = hog_model_save(m, save, &err))) {
 		rc = cli_fail(&err, rc);
 	} else if (trc == HOG_EINTR) {
-		fprintf(stderr, "hogwild: %s\n", err.msg);
+		if (rank == 0)
+			fprintf(stderr, "hogwild: %s\n", err.msg);
 		int sig = *cli_stop_flag();
 		rc = 128 + (sig ? sig : SIGINT);
 	} else if (trc) {
@@ -203,5 +221,6 @@ out:
 	hog_data_free(tr);
 	hog_data_free(te);
 	cli_config_free(argc, argv);
+	hog_mpi_finish();
 	return rc;
 }

@@ -20,6 +20,7 @@ typedef struct cmp_run {
 typedef struct cmp_cell {
 	enum hog_mode mode;
 	int threads;
+	int ranks;               /* MPI ranks (1: this process alone) */
 	cmp_run *runs;
 	int nruns, done;
 	uint64_t examples, nnz;  /* per epoch */
@@ -32,6 +33,7 @@ typedef struct cmp_plan {
 	hog_train_opts base;
 	int modes[CMP_MAX_MODES], nmodes;
 	int threads[CMP_MAX_THREADS], nthreads;
+	int ranks[CMP_MAX_THREADS], nranks; /* --ranks (none: 1) */
 	int repeat, quiet;
 	double target;           /* NAN: 1% above the serial run's final loss */
 	const char *csv, *json, *plot;

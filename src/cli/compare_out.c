@@ -59,8 +59,11 @@ void cmp_print_table(const cmp_report *r, FILE *f)
 		else
 			fmt_num(acc, sizeof acc, "%.4f", c->test_rmse);
 		fmt_num(tt, sizeof tt, "%.2fs", c->time_to_target);
-		fprintf(f, "%-8s %3d %8s %7s %6s %7s %8s %8s %6s %8s\n", hog_mode_name(c->mode), c->threads, ep, sp, ex,
-		        nz, trl, r->test ? tl : "", r->test ? acc : "", isfinite(c->time_to_target) ? tt : "never");
+		char rk[24] = ""; /* compare --ranks: rows of several MPI ranks say how many */
+		if (c->ranks > 1)
+			snprintf(rk, sizeof rk, "  x%d ranks", c->ranks);
+		fprintf(f, "%-8s %3d %8s %7s %6s %7s %8s %8s %6s %8s%s\n", hog_mode_name(c->mode), c->threads, ep, sp, ex,
+		        nz, trl, r->test ? tl : "", r->test ? acc : "", isfinite(c->time_to_target) ? tt : "never", rk);
 	}
 	/* staleness and lost updates: where more than one thread races */
 	int any = 0;

@@ -143,7 +143,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(c, "--version") || !strcmp(c, "-V")) {
-		printf("hogwild %s (data format %d)\n", HOG_VERSION_STRING, HOG_FORMAT_VERSION);
+		printf("hogwild %s (data format %d)%s\n", HOG_VERSION_STRING, HOG_FORMAT_VERSION,
+		       hog_mpi_built() ? " with MPI" : "");
 		return 0;
 	}
 	static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {

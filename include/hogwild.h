@@ -433,6 +433,13 @@ typedef struct hog_train_opts {
 	int flush_every;           /**< buffered: examples between flushes; default 1024 */
 	int stripes;               /**< striped: coordinates per lock; default 64 */
 	int measure_delay;         /**< sample the delay between read and write (1 in 64 examples) */
+	int average;               /**< linear: hand back (and evaluate) the average of the last
+	                                epoch's iterates instead of the last one (averaged SGD, kept
+	                                sparse); checkpoints keep the iterate itself. Default 0 here;
+	                                the command line turns it on */
+	int normalize;             /**< linear: scale each feature by 1 / max |x| over the training
+	                                set (rounded to a power of two); the model file holds weights
+	                                for the unscaled features. Default 0 */
 	uint32_t rank;             /**< mf: factors per user and item; default 32 */
 	int biases;                /**< mf: learn a global mean and user and item biases */
 	uint32_t grid;             /**< mf grid mode: blocks per side (0: 2 * threads + 1) */

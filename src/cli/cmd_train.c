@@ -106,7 +106,7 @@ int cmd_train(int argc0, char **argv0)
 	if (rc)
 		return rc;
 	hog_train_opts o;
-	hog_train_opts_init(&o);
+	cli_train_opts_init(&o);
 	cli_train_args a = { 0 };
 	const char *save = NULL, *metrics = NULL;
 	int c;

@@ -80,6 +80,10 @@ typedef struct hog_trainer_ops {
 	void (*epoch_stats)(hog_engine *e, hog_epoch_stats *s);
 	/* The model as it stands; and back from a checkpoint (shapes checked). */
 	hog_model *(*snapshot)(const hog_engine *e);
+	/* optional: the model handed back after a run that finished, when it is not
+	 * the state training continues from (linear --average: the last epoch's
+	 * average, while checkpoints keep the state); NULL: snapshot */
+	hog_model *(*result)(const hog_engine *e);
 	int (*restore)(hog_engine *e, const hog_model *m);
 	void (*free)(hog_engine *e);
 } hog_trainer_ops;

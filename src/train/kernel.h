@@ -59,6 +59,8 @@ typedef struct kern_shared {
 	uint32_t stripe_shift;  /* coordinates per stripe = 1 << shift */
 	uint32_t hot;           /* buffered: coordinates 0..hot-1 are kept per worker */
 	float beta;             /* AdaGrad / AdaRevision */
+	_Atomic float *U;       /* --average: per coordinate, sum of (change x its time in the
+	                           epoch); NULL when off (see avg_add) */
 } kern_shared;
 
 /* What the kernel keeps per worker. */
@@ -69,24 +71,47 @@ typedef struct kern_worker {
 	double loss;            /* progressive loss of this epoch */
 	double bias_sum;        /* sgd: sum of the changes this worker made to the bias */
 	double bias_abs;        /* ... and of their sizes */
+	float avg_c;            /* --average: examples before this one in the epoch (all workers) */
+	float *hU;              /* --average, buffered: the hot coordinates' U, flushed with them */
 } kern_worker;
+
+/* Averaged SGD kept sparse and lazy (Xu 2011's trick, in the form this model
+ * allows): a coordinate changes only when an example touches it (the
+ * regularizer is applied per touch, l2 n / d_v), so over the epoch's N iterates
+ *   sum_t w(t) = N w(N) - sum_k delta_k c_k
+ * where delta_k is the k-th change of the coordinate and c_k the number of
+ * examples before it in the epoch. One accumulator per coordinate, U = sum
+ * delta c, gives the average w - U / N at any time: an update still touches only
+ * the example's coordinates (one more load and store each). U restarts at every
+ * epoch: the model handed back is the average of the last epoch's iterates
+ * (suffix averaging, Rakhlin, Shamir & Sridharan 2012), not dragged by the first
+ * epochs' poor weights. Under the lockfree race U loses updates like w does. */
+HOG_INLINE void avg_add(const enum hog_mode MODE, _Atomic float *u, float d)
+{
+	if (MODE == HOG_MODE_ATOMIC)
+		cas_add(u, d);
+	else
+		ast(u, ald(u) + d);
+}
 
 /* One coordinate's update through the shared record (all modes but buffered's
  * hot part). gx is the loss gradient times x, r the regularizer's factor, gold the
  * g-bar read with the weights (AdaRevision). Under striped/locked the caller holds
  * the lock, and the relaxed loads and stores are plain moves. */
-HOG_INLINE void upd_shared(const enum hog_mode MODE, const enum hog_rule RULE, _Atomic float *rec,
-                           float gx, float r, float gold, float lr, float beta)
+HOG_INLINE float upd_shared(const enum hog_mode MODE, const enum hog_rule RULE, _Atomic float *rec,
+                            float gx, float r, float gold, float lr, float beta)
 {
 	const int CAS = MODE == HOG_MODE_ATOMIC;
 	if (RULE == HOG_RULE_SGD) {
 		if (CAS) {
-			float o = ald(rec);
-			while (!atomic_compare_exchange_weak_explicit(rec, &o, o - lr * (gx + r * o), HOG_RLX, HOG_RLX))
+			float o = ald(rec), n;
+			while (!atomic_compare_exchange_weak_explicit(rec, &o, n = o - lr * (gx + r * o), HOG_RLX, HOG_RLX))
 				;
+			return n - o;
 		} else {
-			float w = ald(rec);
-			ast(rec, w - lr * (gx + r * w));
+			float w = ald(rec), n = w - lr * (gx + r * w);
+			ast(rec, n);
+			return n - w;
 		}
 	} else if (RULE == HOG_RULE_ADAGRAD) {
 		float w = ald(rec), gv = gx + r * w, G;
@@ -99,6 +124,7 @@ HOG_INLINE void upd_shared(const enum hog_mode MODE, const enum hog_rule RULE, _
 			cas_add(rec, -(eta * gv));
 		else
 			ast(rec, ald(rec) - eta * gv);
+		return -(eta * gv);
 	} else { /* AdaRevision, DESIGN §6 (McMahan & Streeter 2014, Algorithm 2) */
 		float x = ald(rec), g = gx + r * x;
 		float gbar = CAS ? cas_add(&rec[1], g) : ald(&rec[1]);
@@ -120,12 +146,13 @@ HOG_INLINE void upd_shared(const enum hog_mode MODE, const enum hog_rule RULE, _
 			cas_add(rec, dx);
 		else
 			ast(rec, ald(rec) + dx);
+		return dx;
 	}
 }
 
 /* Buffered mode's hot coordinates: only the worker's private record changes; the
  * flush adds (record - base) to the shared one. */
-HOG_INLINE void upd_private(const enum hog_rule RULE, float *rec, float gx, float r, float lr, float beta)
+HOG_INLINE float upd_private(const enum hog_rule RULE, float *rec, float gx, float r, float lr, float beta)
 {
 	float w = rec[0], gv = gx + r * w;
 	if (RULE == HOG_RULE_SGD) {
@@ -135,6 +162,7 @@ HOG_INLINE void upd_private(const enum hog_rule RULE, float *rec, float gx, floa
 		rec[1] = G;
 		rec[0] = w - (lr / (beta + sqrtf(G))) * gv;
 	}
+	return rec[0] - w;
 }
 
 HOG_INLINE void lock_example(const enum hog_mode MODE, const kern_shared *sh, const uint32_t *ids, uint32_t nnz)
@@ -204,23 +232,35 @@ HOG_INLINE void write_update(const enum hog_mode MODE, const enum hog_rule RULE,
 	_Atomic float *P = sh->P;
 	const float *reg = sh->reg;
 	const float beta = sh->beta;
+	_Atomic float *const U = sh->U;
+	const float c = wk->avg_c;
 	uint32_t j = 0;
 	if (RULE == HOG_RULE_SGD) {
 		wk->bias_sum += -(lr * g); /* what the bias should move by, to count lost updates */
 		wk->bias_abs += fabsf(lr * g);
 	}
+	/* (U: a branch the predictor always gets right, rather than twice the rounds) */
 	if (MODE == HOG_MODE_BUFFERED) {
-		upd_private(RULE, wk->hrec, g, 0.0f, lr, beta);
-		for (; j < nhot; j++)
-			upd_private(RULE, wk->hrec + (size_t)ids[j] * S, g * (VALS ? xs[j] : 1.0f), reg[ids[j]], lr, beta);
+		float d = upd_private(RULE, wk->hrec, g, 0.0f, lr, beta);
+		if (U)
+			wk->hU[0] += d * c;
+		for (; j < nhot; j++) {
+			d = upd_private(RULE, wk->hrec + (size_t)ids[j] * S, g * (VALS ? xs[j] : 1.0f), reg[ids[j]], lr, beta);
+			if (U)
+				wk->hU[ids[j]] += d * c;
+		}
 	} else {
-		upd_shared(MODE, RULE, &P[0], g, 0.0f, RULE == HOG_RULE_ADAREVISION ? wk->gsnap[0] : 0.0f, lr, beta);
+		float d = upd_shared(MODE, RULE, &P[0], g, 0.0f, RULE == HOG_RULE_ADAREVISION ? wk->gsnap[0] : 0.0f, lr, beta);
+		if (U)
+			avg_add(MODE, &U[0], d * c);
 	}
 	for (; j < nnz; j++) {
 		uint32_t id = ids[j];
-		upd_shared(MODE == HOG_MODE_BUFFERED ? HOG_MODE_LOCKFREE : MODE, RULE, &P[(size_t)id * S],
-		           g * (VALS ? xs[j] : 1.0f), reg[id], RULE == HOG_RULE_ADAREVISION ? wk->gsnap[j + 1] : 0.0f,
-		           lr, beta);
+		float d = upd_shared(MODE == HOG_MODE_BUFFERED ? HOG_MODE_LOCKFREE : MODE, RULE, &P[(size_t)id * S],
+		                     g * (VALS ? xs[j] : 1.0f), reg[id],
+		                     RULE == HOG_RULE_ADAREVISION ? wk->gsnap[j + 1] : 0.0f, lr, beta);
+		if (U)
+			avg_add(MODE == HOG_MODE_BUFFERED ? HOG_MODE_LOCKFREE : MODE, &U[id], d * c);
 	}
 }
 

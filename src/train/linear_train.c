@@ -58,6 +58,9 @@ typedef struct lin_state {
 	float *test_margins;
 	hog_spin *locks;
 	uint32_t nlocks;
+	_Atomic float *U;           /* --average: D accumulators (kernel.h, avg_add) */
+	float *xscale;              /* --normalize: per internal id, the factor on its values (a
+	                               power of two: 1 / max |x| rounded up), 1 for the bias */
 	kern_shared ks;
 	float bias_start;           /* the bias when the epoch began */
 } lin_state;
@@ -96,6 +99,12 @@ static void flush_hot(const hog_engine *e, int id, lin_worker *w)
 		}
 		rec[i] = base[i] = p;
 	}
+	if (w->k.hU) /* the average's accumulators move as the weights did: by a share */
+		for (uint32_t v = 0; v < L->ks.hot; v++)
+			if (w->k.hU[v] != 0.0f) {
+				ast(&L->U[v], ald(&L->U[v]) + w->k.hU[v] * share);
+				w->k.hU[v] = 0;
+			}
 	w->since_flush = 0;
 }
 
@@ -147,6 +156,7 @@ HOG_INLINE void prefetch_row(const lin_worker *w, uint32_t r, const int VALS)
 				uint64_t seen = 0;                                                               \
 				int sample = measure && (i & HOG_DELAY_SAMPLE_MASK) == 0;                        \
 				if (sample) seen = eng_team_applied(e);                                          \
+				w->k.avg_c = (float)(i * T);                                                     \
 				process_example(MODE, RULE, LOSS, VALS, sh, &w->k, w->ids + lo,                  \
 				                VALS ? w->xs + lo : NULL, nnz, w->y[r], lr);                     \
 				nnz_done += nnz;                                                                 \
@@ -286,6 +296,7 @@ static uint64_t round_delayed(hog_engine *e, eng_worker *ew, int epoch, uint64_t
 		if ((i & 1023) == 0 && eng_stop_requested(e))
 			break;
 		float lr = eng_lr_at(e, epoch, base + i * T);
+		w->k.avg_c = (float)(i * T);
 		uint32_t row = ew->order[i], slot = w->qhead;
 		pending *p = &w->q[slot];
 		float *snap = w->qsnap + (size_t)slot * (w->nnz_max + 1);
@@ -342,6 +353,9 @@ static void lin_epoch_started(hog_engine *e, int epoch)
 	lin_state *L = e->model;
 	(void)epoch;
 	L->bias_start = ald(&L->P[0]);
+	if (L->U) /* each epoch's average starts afresh (suffix averaging, kernel.h) */
+		for (uint64_t v = 0; v < L->D; v++)
+			ast(&L->U[v], 0.0f);
 }
 
 static float lin_probe(const hog_engine *e)
@@ -362,17 +376,46 @@ static int cmp_key(const void *a, const void *b)
  * curvature of the loss whatever the scale of the features (0.5 for unit-norm
  * rows like RCV1's; ~0.067 for a9a's 14 binary features); AdaGrad normalizes by
  * the gradients itself, so its alpha needs no scale. */
-double hog_default_lr(const hog_data *d, enum hog_rule rule)
+static double default_lr(const hog_data *d, enum hog_rule rule, const float *scale)
 {
 	if (rule != HOG_RULE_SGD)
 		return 0.1;
 	double sq = 0;
 	if (d->vals)
-		for (uint64_t j = 0; j < d->nnz; j++)
-			sq += (double)d->vals[j] * d->vals[j];
+		for (uint64_t j = 0; j < d->nnz; j++) {
+			double x = (double)d->vals[j] * (scale ? scale[d->ids[j]] : 1.0f);
+			sq += x * x;
+		}
 	else
 		sq = (double)d->nnz;
 	return 1.0 / (1.0 + sq / (double)(d->n ? d->n : 1));
+}
+
+double hog_default_lr(const hog_data *d, enum hog_rule rule)
+{
+	return default_lr(d, rule, NULL);
+}
+
+/* --normalize: per data set feature, the factor that brings its largest |value|
+ * into (1/2, 1]. Max-abs rather than standardization: subtracting a mean would
+ * fill in every zero of a sparse row. A power of two, so scaling and unscaling
+ * the weights (model file, checkpoints) is exact. Features never seen, or only
+ * as zeros, keep 1. NULL when out of memory. */
+static float *feature_scales(const hog_data *d)
+{
+	float *s = malloc((d->dim + 1) * sizeof *s);
+	if (!s)
+		return NULL;
+	for (uint64_t v = 0; v <= d->dim; v++)
+		s[v] = 0;
+	if (d->vals)
+		for (uint64_t j = 0; j < d->nnz; j++)
+			s[d->ids[j]] = fmaxf(s[d->ids[j]], fabsf(d->vals[j]));
+	for (uint64_t v = 0; v <= d->dim; v++) {
+		int ex;
+		s[v] = s[v] > 0 && isfinite(s[v]) ? ldexpf(1.0f, -(frexpf(s[v], &ex), ex)) : 1.0f;
+	}
+	return s;
 }
 
 /* Renumbers features by falling frequency and precomputes the regularizer. */
@@ -400,6 +443,19 @@ static int setup_features(hog_engine *e, lin_state *L)
 		uint32_t v = (uint32_t)key[r];
 		L->map[v] = (uint32_t)(r + 1);
 		L->inv[r + 1] = v;
+	}
+	if (e->o.normalize) {
+		float *s = feature_scales(d);
+		if (!s || !(L->xscale = malloc(L->D * sizeof *L->xscale))) {
+			free(s);
+			free(cnt);
+			free(key);
+			return hog_err_set(e->err, ENOMEM, "out of memory for %llu features", (unsigned long long)L->dim);
+		}
+		L->xscale[0] = 1;
+		for (uint64_t r = 1; r < L->D; r++)
+			L->xscale[r] = s[L->inv[r]];
+		free(s);
 	}
 	/* l2 * n / d_v, clamped so that one step never more than zeroes a weight */
 	double cap = e->o.rule == HOG_RULE_SGD ? 1.0 / e->o.lr : e->o.adagrad_beta / e->o.lr;
@@ -439,6 +495,9 @@ static void lin_free(hog_engine *e)
 	free(L->test_ids);
 	free(L->test_margins);
 	free(L->locks);
+	free(L->xscale);
+	if (L->U)
+		hog_topo_free(e->topo, (void *)L->U, L->D * sizeof(float));
 	free(L);
 	e->model = NULL;
 }
@@ -461,6 +520,13 @@ static int lin_setup(hog_engine *e)
 	L->perm = malloc(tr->n * sizeof *L->perm);
 	if (!L->P || !L->perm)
 		return hog_err_set(e->err, ENOMEM, "out of memory for the model");
+	if (e->o.average) {
+		if (!(L->U = hog_topo_alloc_interleaved(e->topo, L->D * sizeof(float))))
+			return hog_err_set(e->err, ENOMEM, "out of memory for the averaged model");
+		for (uint64_t v = 0; v < L->D; v++)
+			atomic_init(&L->U[v], 0.0f);
+	}
+	L->ks.U = L->U;
 	for (uint64_t i = 0; i < tr->n; i++)
 		L->perm[i] = (uint32_t)i;
 	eng_shuffle_u32(L->perm, tr->n, e->o.seed);
@@ -575,7 +641,10 @@ static int build_shard(hog_engine *e, eng_worker *ew, lin_worker *w)
 		w->off[i + 1] = at + k;
 		for (uint64_t j = 0; j < k; j++)
 			w->ids[at + j] = L->map[d->ids[lo + j]];
-		if (d->vals)
+		if (d->vals && L->xscale)
+			for (uint64_t j = 0; j < k; j++)
+				w->xs[at + j] = d->vals[lo + j] * L->xscale[w->ids[at + j]];
+		else if (d->vals)
 			memcpy(w->xs + at, d->vals + lo, k * sizeof(float));
 		if (e->o.mode == HOG_MODE_STRIPED) /* stripes must be locked in order */
 			sort_row(w->ids + at, d->vals ? w->xs + at : NULL, k);
@@ -601,6 +670,8 @@ static int lin_worker_init(hog_engine *e, eng_worker *ew)
 		w->k.hrec = hog_topo_alloc_local(e->topo, (size_t)L->ks.hot * S * 4);
 		w->k.hbase = hog_topo_alloc_local(e->topo, (size_t)L->ks.hot * S * 4);
 		if (!w->k.hrec || !w->k.hbase)
+			return ENOMEM;
+		if (L->U && !(w->k.hU = calloc(L->ks.hot, sizeof *w->k.hU)))
 			return ENOMEM;
 	}
 	uint32_t K1 = (uint32_t)e->o.delay + 1;
@@ -629,6 +700,7 @@ static void lin_worker_free(hog_engine *e, eng_worker *ew)
 	if (w->k.hbase)
 		hog_topo_free(e->topo, w->k.hbase, (size_t)L->ks.hot * L->S * 4);
 	free(w->gsnap_own);
+	free(w->k.hU);
 	free(w->q);
 	free(w->qsnap);
 	free(w);
@@ -637,8 +709,20 @@ static void lin_worker_free(hog_engine *e, eng_worker *ew)
 
 /* ------------------------------------------------------------ model I/O */
 
-/* The model as it stands, in the data set's feature order. */
-static hog_model *lin_snapshot(const hog_engine *e)
+/* Weight of internal coordinate r as training left it, or its average over the
+ * last epoch (kernel.h: w - U / N), in the data set's units (--normalize). */
+static float weight_of(const hog_engine *e, uint64_t r, int averaged)
+{
+	const lin_state *L = e->model;
+	float w = ald(&L->P[(size_t)r * L->S]);
+	if (averaged)
+		w -= ald(&L->U[r]) / (float)e->tr->n;
+	return L->xscale ? w * L->xscale[r] : w;
+}
+
+/* The model in the data set's feature order: as it stands (checkpoints: what
+ * resuming continues from), or with the last epoch's average as its weights. */
+static hog_model *model_out(const hog_engine *e, int averaged)
 {
 	const lin_state *L = e->model;
 	hog_model *m = hog_model_new(L->dim, e->o.loss, e->o.rule);
@@ -647,10 +731,20 @@ static hog_model *lin_snapshot(const hog_engine *e)
 	const uint32_t S = L->S;
 	for (uint64_t v = 0; v < L->dim; v++)
 		for (uint32_t k = 0; k < S; k++)
-			m->params[v * S + k] = ald(&L->P[(size_t)L->map[v] * S + k]);
+			m->params[v * S + k] = k ? ald(&L->P[(size_t)L->map[v] * S + k]) : weight_of(e, L->map[v], averaged);
 	for (uint32_t k = 0; k < S; k++)
-		m->params[L->dim * S + k] = ald(&L->P[k]);
+		m->params[L->dim * S + k] = k ? ald(&L->P[k]) : weight_of(e, 0, averaged);
 	return m;
+}
+
+static hog_model *lin_snapshot(const hog_engine *e)
+{
+	return model_out(e, 0);
+}
+
+static hog_model *lin_result(const hog_engine *e)
+{
+	return model_out(e, e->o.average);
 }
 
 static int lin_restore(hog_engine *e, const hog_model *m)
@@ -661,8 +755,10 @@ static int lin_restore(hog_engine *e, const hog_model *m)
 		                   e->o.resume, (unsigned long long)m->dim, (unsigned long long)L->dim);
 	const uint32_t S = L->S;
 	for (uint64_t v = 0; v < L->dim; v++)
-		for (uint32_t k = 0; k < S; k++)
-			ast(&L->P[(size_t)L->map[v] * S + k], m->params[v * S + k]);
+		for (uint32_t k = 0; k < S; k++) { /* (the scales are powers of two: exact) */
+			float p = m->params[v * S + k];
+			ast(&L->P[(size_t)L->map[v] * S + k], k || !L->xscale ? p : p / L->xscale[L->map[v]]);
+		}
 	for (uint32_t k = 0; k < S; k++)
 		ast(&L->P[k], m->params[L->dim * S + k]);
 	return 0;
@@ -678,6 +774,16 @@ static void lin_eval_slice(hog_engine *e, int k)
 	const uint32_t S = L->S;
 	uint64_t a, b;
 	eng_share(d->n, k, e->T, &a, &b);
+	if (L->U || L->xscale) { /* the weights the model file will hold */
+		for (uint64_t i = a; i < b; i++) {
+			float m = weight_of(e, 0, L->U != NULL);
+			for (uint64_t j = d->offsets[i]; j < d->offsets[i + 1]; j++)
+				if (L->test_ids[j] != UINT32_MAX)
+					m += weight_of(e, L->test_ids[j], L->U != NULL) * (d->vals ? d->vals[j] : 1.0f);
+			L->test_margins[i] = m;
+		}
+		return;
+	}
 	for (uint64_t i = a; i < b; i++) {
 		float m = ald(&L->P[0]);
 		for (uint64_t j = d->offsets[i]; j < d->offsets[i + 1]; j++)
@@ -743,8 +849,13 @@ static int lin_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, 
 	if ((o->loss == HOG_LOSS_LOGISTIC || o->loss == HOG_LOSS_HINGE) && tr->meta.task != HOG_TASK_BINARY)
 		return hog_err_set(err, HOG_EMISMATCH, "%s loss needs binary labels; this data set's task is %s",
 		                   hog_loss_name(o->loss), hog_task_name(tr->meta.task));
-	if (o->lr == 0)
-		o->lr = hog_default_lr(tr, o->rule);
+	if (o->lr == 0) {
+		float *s = o->normalize ? feature_scales(tr) : NULL;
+		if (o->normalize && !s)
+			return hog_err_set(err, ENOMEM, "out of memory");
+		o->lr = default_lr(tr, o->rule, s);
+		free(s);
+	}
 	return 0;
 }
 
@@ -763,6 +874,7 @@ const hog_trainer_ops hog_linear_trainer = {
 	.eval_slice = lin_eval_slice,
 	.epoch_stats = lin_epoch_stats,
 	.snapshot = lin_snapshot,
+	.result = lin_result,
 	.restore = lin_restore,
 	.free = lin_free,
 };

@@ -128,7 +128,9 @@ static uint64_t opts_hash(const hog_train_opts *o)
 {
 	int64_t v[] = { o->model, o->mode, o->hot, o->flush_every, o->stripes, o->rank, o->biases, o->grid,
 		            o->delay };
-	return fnv(FNV0, v, sizeof v);
+	uint64_t h = fnv(FNV0, v, sizeof v);
+	int64_t later[] = { o->average, o->normalize }; /* hashed only when set: older checkpoints still fit */
+	return o->average || o->normalize ? fnv(h, later, sizeof later) : h;
 }
 
 /* ---------------------------------------------------------- checkpoints */
@@ -548,7 +550,7 @@ int hog_train(const hog_data *train, const hog_data *test, const hog_train_opts 
 		res->hot = e->hot;
 	}
 	if (model_out && rc != HOG_EDIVERGED) {
-		if ((*model_out = ops->snapshot(e)))
+		if ((*model_out = !rc && ops->result ? ops->result(e) : ops->snapshot(e)))
 			eng_model_hyper(e, *model_out);
 		else if (!rc)
 			rc = hog_err_set(err, ENOMEM, "out of memory");

@@ -45,6 +45,11 @@ typedef struct lin_worker {
 	uint32_t qhead, qlen;
 } lin_worker;
 
+typedef struct lin_pos { /* --average: a worker's position in the epoch, read by the others */
+	_Alignas(64) _Atomic uint64_t v;
+	char pad[56];
+} lin_pos;
+
 typedef struct lin_state {
 	uint64_t dim, D;            /* features; coordinates = dim + 1 */
 	uint32_t S;
@@ -58,7 +63,8 @@ typedef struct lin_state {
 	float *test_margins;
 	hog_spin *locks;
 	uint32_t nlocks;
-	_Atomic float *U;           /* --average: D accumulators (kernel.h, avg_add) */
+	_Atomic uint64_t *A;        /* --average: D (mean, time) words (kernel.h, avg_touch) */
+	lin_pos *pos;               /* --average: T positions */
 	float *xscale;              /* --normalize: per internal id, the factor on its values (a
 	                               power of two: 1 / max |x| rounded up), 1 for the bias */
 	kern_shared ks;
@@ -94,17 +100,13 @@ static void flush_hot(const hog_engine *e, int id, lin_worker *w)
 		uint32_t i = start + k < n ? start + k : start + k - n;
 		float d = rec[i] - base[i], p = ald(&P[i]);
 		if (d != 0.0f) {
+			if (L->A && (S == 1 || i % S == 0)) /* the shared value changes here only */
+				avg_touch(HOG_MODE_LOCKFREE, &L->A[i / S], p, w->k.avg_c, w->k.avg_inv);
 			p += (S == 1 || i % S == 0) ? d * share : d;
 			ast(&P[i], p);
 		}
 		rec[i] = base[i] = p;
 	}
-	if (w->k.hU) /* the average's accumulators move as the weights did: by a share */
-		for (uint32_t v = 0; v < L->ks.hot; v++)
-			if (w->k.hU[v] != 0.0f) {
-				ast(&L->U[v], ald(&L->U[v]) + w->k.hU[v] * share);
-				w->k.hU[v] = 0;
-			}
 	w->since_flush = 0;
 }
 
@@ -129,6 +131,22 @@ HOG_INLINE void prefetch_row(const lin_worker *w, uint32_t r, const int VALS)
 	__builtin_prefetch(&w->y[r]);
 }
 
+/* --average: the examples the team has done in this epoch, from the workers'
+ * positions, published and read every 64 examples (between two readings each
+ * worker is taken to advance at the same pace). Not i * T: a worker that waits
+ * for locks or the scheduler falls behind, and the average's accumulators then
+ * count its updates at the wrong time (measured: striped and atomic test
+ * accuracy scattered over 2 points from run to run with 2 threads). */
+static uint64_t team_pos(const hog_engine *e, const eng_worker *ew, uint64_t i)
+{
+	const lin_state *L = e->model;
+	atomic_store_explicit(&L->pos[ew->id].v, i, memory_order_relaxed);
+	uint64_t c = 0;
+	for (int q = 0; q < e->T; q++)
+		c += atomic_load_explicit(&L->pos[q].v, memory_order_relaxed);
+	return c;
+}
+
 /* Examples [from, to) of the worker's order for this epoch, specialized. Checks
  * the stop flag and recomputes the step size every 64 examples. */
 #define ROUND_BODY(MODE, RULE, LOSS, VALS)                                                       \
@@ -145,6 +163,7 @@ HOG_INLINE void prefetch_row(const lin_worker *w, uint32_t r, const int VALS)
 				break;                                                                           \
 			const float lr = eng_lr_at(e, epoch, base + i * T);                                  \
 			const uint64_t end = to - i > 64 ? i + 64 : to;                                      \
+			const uint64_t c0 = L->A ? team_pos(e, ew, i) - i * T : 0;                           \
 			for (; i < end; i++) {                                                               \
 				uint32_t r = order[i];                                                           \
 				uint64_t lo = w->off[r];                                                         \
@@ -156,7 +175,8 @@ HOG_INLINE void prefetch_row(const lin_worker *w, uint32_t r, const int VALS)
 				uint64_t seen = 0;                                                               \
 				int sample = measure && (i & HOG_DELAY_SAMPLE_MASK) == 0;                        \
 				if (sample) seen = eng_team_applied(e);                                          \
-				w->k.avg_c = (float)(i * T);                                                     \
+				w->k.avg_c = (uint32_t)(c0 + i * T);                                             \
+				w->k.avg_inv = 1.0f / (float)w->k.avg_c;                                         \
 				process_example(MODE, RULE, LOSS, VALS, sh, &w->k, w->ids + lo,                  \
 				                VALS ? w->xs + lo : NULL, nnz, w->y[r], lr);                     \
 				nnz_done += nnz;                                                                 \
@@ -291,12 +311,16 @@ static uint64_t round_delayed(hog_engine *e, eng_worker *ew, int epoch, uint64_t
 	const uint32_t K1 = (uint32_t)e->o.delay + 1;
 	const uint64_t T = (uint64_t)e->T, base = (uint64_t)epoch * e->tr->n;
 	const enum hog_loss loss = e->o.loss;
-	uint64_t i;
+	const lin_state *L = e->model;
+	uint64_t i, c0 = L->A ? team_pos(e, ew, from) - from * T : 0;
 	for (i = from; i < to; i++) {
 		if ((i & 1023) == 0 && eng_stop_requested(e))
 			break;
 		float lr = eng_lr_at(e, epoch, base + i * T);
-		w->k.avg_c = (float)(i * T);
+		if (L->A && (i & 63) == 0)
+			c0 = team_pos(e, ew, i) - i * T;
+		w->k.avg_c = (uint32_t)(c0 + i * T);
+		w->k.avg_inv = 1.0f / (float)w->k.avg_c;
 		uint32_t row = ew->order[i], slot = w->qhead;
 		pending *p = &w->q[slot];
 		float *snap = w->qsnap + (size_t)slot * (w->nnz_max + 1);
@@ -327,7 +351,10 @@ static eng_round_fn lin_round(const hog_engine *e)
 static void lin_epoch_begin(hog_engine *e, eng_worker *ew, int epoch)
 {
 	lin_worker *w = ew->m;
+	const lin_state *L = e->model;
 	(void)epoch;
+	if (L->pos) /* (the barrier after this: nobody reads the last epoch's) */
+		atomic_store_explicit(&L->pos[ew->id].v, 0, memory_order_relaxed);
 	w->k.loss = 0;
 	w->k.bias_sum = w->k.bias_abs = 0;
 	if (e->o.mode == HOG_MODE_BUFFERED)
@@ -353,9 +380,9 @@ static void lin_epoch_started(hog_engine *e, int epoch)
 	lin_state *L = e->model;
 	(void)epoch;
 	L->bias_start = ald(&L->P[0]);
-	if (L->U) /* each epoch's average starts afresh (suffix averaging, kernel.h) */
+	if (L->A) /* each epoch's average starts afresh (suffix averaging, kernel.h) */
 		for (uint64_t v = 0; v < L->D; v++)
-			ast(&L->U[v], 0.0f);
+			atomic_store_explicit(&L->A[v], 0, memory_order_relaxed);
 }
 
 static float lin_probe(const hog_engine *e)
@@ -412,8 +439,9 @@ static float *feature_scales(const hog_data *d)
 		for (uint64_t j = 0; j < d->nnz; j++)
 			s[d->ids[j]] = fmaxf(s[d->ids[j]], fabsf(d->vals[j]));
 	for (uint64_t v = 0; v <= d->dim; v++) {
-		int ex;
-		s[v] = s[v] > 0 && isfinite(s[v]) ? ldexpf(1.0f, -(frexpf(s[v], &ex), ex)) : 1.0f;
+		int ex = 0;
+		float f = s[v] > 0 && isfinite(s[v]) ? frexpf(s[v], &ex) : 0.0f; /* s = f 2^ex, f in [1/2, 1) */
+		s[v] = f == 0.0f ? 1.0f : ldexpf(1.0f, f == 0.5f ? 1 - ex : -ex);
 	}
 	return s;
 }
@@ -496,8 +524,9 @@ static void lin_free(hog_engine *e)
 	free(L->test_margins);
 	free(L->locks);
 	free(L->xscale);
-	if (L->U)
-		hog_topo_free(e->topo, (void *)L->U, L->D * sizeof(float));
+	free(L->pos);
+	if (L->A)
+		hog_topo_free(e->topo, (void *)L->A, L->D * sizeof *L->A);
 	free(L);
 	e->model = NULL;
 }
@@ -521,12 +550,16 @@ static int lin_setup(hog_engine *e)
 	if (!L->P || !L->perm)
 		return hog_err_set(e->err, ENOMEM, "out of memory for the model");
 	if (e->o.average) {
-		if (!(L->U = hog_topo_alloc_interleaved(e->topo, L->D * sizeof(float))))
+		if (!(L->A = hog_topo_alloc_interleaved(e->topo, L->D * sizeof *L->A)))
 			return hog_err_set(e->err, ENOMEM, "out of memory for the averaged model");
 		for (uint64_t v = 0; v < L->D; v++)
-			atomic_init(&L->U[v], 0.0f);
+			atomic_init(&L->A[v], 0);
+		if (!(L->pos = aligned_alloc(64, (size_t)e->T * sizeof *L->pos)))
+			return hog_err_set(e->err, ENOMEM, "out of memory");
+		for (int q = 0; q < e->T; q++)
+			atomic_init(&L->pos[q].v, 0);
 	}
-	L->ks.U = L->U;
+	L->ks.A = L->A;
 	for (uint64_t i = 0; i < tr->n; i++)
 		L->perm[i] = (uint32_t)i;
 	eng_shuffle_u32(L->perm, tr->n, e->o.seed);
@@ -671,8 +704,6 @@ static int lin_worker_init(hog_engine *e, eng_worker *ew)
 		w->k.hbase = hog_topo_alloc_local(e->topo, (size_t)L->ks.hot * S * 4);
 		if (!w->k.hrec || !w->k.hbase)
 			return ENOMEM;
-		if (L->U && !(w->k.hU = calloc(L->ks.hot, sizeof *w->k.hU)))
-			return ENOMEM;
 	}
 	uint32_t K1 = (uint32_t)e->o.delay + 1;
 	w->k.gsnap = w->gsnap_own = malloc((w->nnz_max + 1) * 4);
@@ -700,7 +731,6 @@ static void lin_worker_free(hog_engine *e, eng_worker *ew)
 	if (w->k.hbase)
 		hog_topo_free(e->topo, w->k.hbase, (size_t)L->ks.hot * L->S * 4);
 	free(w->gsnap_own);
-	free(w->k.hU);
 	free(w->q);
 	free(w->qsnap);
 	free(w);
@@ -710,13 +740,13 @@ static void lin_worker_free(hog_engine *e, eng_worker *ew)
 /* ------------------------------------------------------------ model I/O */
 
 /* Weight of internal coordinate r as training left it, or its average over the
- * last epoch (kernel.h: w - U / N), in the data set's units (--normalize). */
+ * last epoch (kernel.h), in the data set's units (--normalize). */
 static float weight_of(const hog_engine *e, uint64_t r, int averaged)
 {
 	const lin_state *L = e->model;
 	float w = ald(&L->P[(size_t)r * L->S]);
 	if (averaged)
-		w -= ald(&L->U[r]) / (float)e->tr->n;
+		w = (float)avg_final(atomic_load_explicit(&L->A[r], memory_order_relaxed), w, e->tr->n);
 	return L->xscale ? w * L->xscale[r] : w;
 }
 
@@ -774,12 +804,12 @@ static void lin_eval_slice(hog_engine *e, int k)
 	const uint32_t S = L->S;
 	uint64_t a, b;
 	eng_share(d->n, k, e->T, &a, &b);
-	if (L->U || L->xscale) { /* the weights the model file will hold */
+	if (L->A || L->xscale) { /* the weights the model file will hold */
 		for (uint64_t i = a; i < b; i++) {
-			float m = weight_of(e, 0, L->U != NULL);
+			float m = weight_of(e, 0, L->A != NULL);
 			for (uint64_t j = d->offsets[i]; j < d->offsets[i + 1]; j++)
 				if (L->test_ids[j] != UINT32_MAX)
-					m += weight_of(e, L->test_ids[j], L->U != NULL) * (d->vals ? d->vals[j] : 1.0f);
+					m += weight_of(e, L->test_ids[j], L->A != NULL) * (d->vals ? d->vals[j] : 1.0f);
 			L->test_margins[i] = m;
 		}
 		return;

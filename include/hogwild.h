@@ -486,6 +486,15 @@ typedef struct hog_train_result {
 int hog_train(const hog_data *train, const hog_data *test, const hog_train_opts *o,
               hog_model **model_out, hog_train_result *res, hog_err *err);
 
+/** hog_train() that keeps one copy of the training set in memory: @p train
+ * becomes the trainer's, which may rearrange it in place (linear: ids
+ * renumbered, each row's nonzeros reordered, values scaled) and trains on it
+ * there instead of copying it into per-worker shards. It is freed before the
+ * call returns, whatever the outcome. The model is the one hog_train() gives
+ * (bit for bit in serial mode). */
+int hog_train_consume(hog_data *train, const hog_data *test, const hog_train_opts *o,
+                      hog_model **model_out, hog_train_result *res, hog_err *err);
+
 /** Evaluation of a model on a data set. */
 typedef struct hog_eval {
 	uint64_t examples;

@@ -169,7 +169,9 @@ int cmd_train(int argc0, char **argv0)
 	hog_train_opts shown = o;
 	if (!shown.threads)
 		shown.threads = 1;
-	int trc = hog_train(tr, te, &o, &m, &res, &err);
+	/* one copy of the data in memory: the trainer rearranges it and frees it */
+	int trc = hog_train_consume(tr, te, &o, &m, &res, &err);
+	tr = NULL;
 	shown.threads = res.threads ? res.threads : 1;
 	if (trc == 0 || trc == HOG_EINTR) {
 		fprintf(stderr, "hogwild: %s mode, %d thread%s, %s, %d epoch%s in %.2fs%s\n", hog_mode_name(o.mode),

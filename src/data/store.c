@@ -430,6 +430,7 @@ typedef struct load_job {
 	hog_data *d;
 	const void **ptr;
 	size_t *len;
+	const unsigned char *mapped; /* block i is read in the map (not an aligned copy) */
 	uint64_t *ex_at, *nnz_at, nblocks;
 	unsigned k, T;
 	uint64_t bad;    /* lowest failing block, UINT64_MAX if none */
@@ -449,6 +450,10 @@ static void *load_worker(void *arg)
 			struct load_state ls = { .d = j->d, .at = j->ex_at[i], .nnz_at = j->nnz_at[i] };
 			rc = load_block(&ls, &b, &e);
 		}
+		/* copied: its pages of the map leave the resident set, or loading holds
+		 * the data set twice at its peak (the map and the arrays) */
+		if (!rc && j->mapped[i])
+			hog_map_release(j->ptr[i], j->len[i]);
 		if (rc) {
 			j->bad = i;
 			j->rc = rc;
@@ -468,8 +473,9 @@ static int load_parallel(hog_store *s, hog_data *d, const char *path, hog_err *e
 	const void **ptr = calloc(nb + 1, sizeof *ptr);
 	size_t *len = calloc(nb + 1, sizeof *len);
 	uint64_t *ex_at = calloc(nb + 1, sizeof *ex_at), *nnz_at = calloc(nb + 1, sizeof *nnz_at);
+	unsigned char *mapped = calloc(nb + 1, 1);
 	int rc = 0, any_vals = 0;
-	if (!ptr || !len || !ex_at || !nnz_at) {
+	if (!ptr || !len || !ex_at || !nnz_at || !mapped) {
 		rc = hog_err_set(err, ENOMEM, "%s: out of memory", path);
 		goto out;
 	}
@@ -497,6 +503,7 @@ static int load_parallel(hog_store *s, hog_data *d, const char *path, hog_err *e
 		}
 		ptr[i] = p;
 		len[i] = v.mv_size;
+		mapped[i] = p == v.mv_data;
 		ex_at[i] = ex;
 		nnz_at[i] = nz;
 		ex += n;
@@ -522,7 +529,7 @@ static int load_parallel(hog_store *s, hog_data *d, const char *path, hog_err *e
 	pthread_t th[8];
 	unsigned started = 0;
 	for (unsigned t = 0; t < T; t++) {
-		jobs[t] = (load_job){ .s = s, .d = d, .ptr = ptr, .len = len, .ex_at = ex_at, .nnz_at = nnz_at,
+		jobs[t] = (load_job){ .s = s, .d = d, .ptr = ptr, .len = len, .mapped = mapped, .ex_at = ex_at, .nnz_at = nnz_at,
 		                      .nblocks = nb, .k = t, .T = T };
 		if (t == 0 || pthread_create(&th[t], NULL, load_worker, &jobs[t]) != 0)
 			continue; /* thread 0 is this one; a refused thread's blocks are done below */
@@ -548,6 +555,7 @@ static int load_parallel(hog_store *s, hog_data *d, const char *path, hog_err *e
 out:
 	free(ptr);
 	free(len);
+	free(mapped);
 	free(ex_at);
 	free(nnz_at);
 	return rc;

@@ -30,6 +30,8 @@ typedef struct eng_worker {
 	int id;
 	uint64_t n;                 /* examples this worker does in an epoch (set by worker_init) */
 	uint32_t *order;            /* n: this epoch's visiting order (the engine shuffles it) */
+	const uint32_t *rows;       /* optional (worker_init): the n items the order is a shuffle
+	                               of; NULL: 0..n-1 (the model's own shard) */
 	uint64_t pos;               /* examples done in this epoch */
 	uint64_t ex_done;           /* examples done in this epoch (this run) */
 	uint64_t units_done;        /* the model's work unit (linear: nonzeros) in this epoch */
@@ -56,7 +58,9 @@ typedef struct hog_trainer_ops {
 	/* Before the team starts: shared parameters and tables (sets e->model). */
 	int (*setup)(hog_engine *e);
 	/* On the worker's own thread, after binding (first touch places memory on
-	 * its node): the shard; sets w->n, allocates w->order (n entries) and w->m. */
+	 * its node): the shard; sets w->n, allocates w->order (n entries) and w->m,
+	 * and may set w->rows. With e->own the shard may be a view of the data set,
+	 * with w->rows naming its examples: one copy of the data in memory. */
 	int (*worker_init)(hog_engine *e, eng_worker *w);
 	void (*worker_free)(hog_engine *e, eng_worker *w);
 	/* The round for this run's options, chosen once. */
@@ -94,6 +98,8 @@ struct hog_engine {
 	hog_train_opts o;           /* with the model's defaults filled in */
 	const hog_trainer_ops *ops;
 	const hog_data *tr, *te;
+	hog_data *own;              /* hog_train_consume(): tr, the model's to rearrange and train
+	                               on in place rather than copy (NULL: tr is read-only) */
 	void *model;                /* the model's shared state */
 	int T;                      /* workers */
 	hog_topo *topo;

@@ -627,6 +627,44 @@ static void hot_first(uint32_t *ids, float *xs, uint64_t n, uint32_t hot, float 
 		memcpy(xs + h, cx, c * sizeof *xs);
 }
 
+/* hog_train_consume(): the worker's share stays where the data set holds it,
+ * its rows rewritten in place as build_shard() would copy them (the workers'
+ * rows are disjoint: no two touch one). The engine visits a shuffle of the rows'
+ * numbers (ew->rows), which makes the same swaps as the shuffle of 0..n-1 that
+ * a copied shard gets: the same examples in the same order. What is lost is
+ * the copy's placement on the worker's NUMA node. */
+static int shard_in_place(hog_engine *e, eng_worker *ew, lin_worker *w, const uint32_t *rows)
+{
+	const lin_state *L = e->model;
+	hog_data *d = e->own;
+	float *tmp = e->o.mode == HOG_MODE_BUFFERED ? malloc((w->nnz_max + 1) * 8) : NULL;
+	if ((e->o.mode == HOG_MODE_BUFFERED && !tmp) || !(ew->order = malloc((ew->n ? ew->n : 1) * 4))) {
+		free(tmp);
+		return ENOMEM;
+	}
+	for (uint64_t i = 0; i < ew->n; i++) {
+		uint64_t lo = d->offsets[rows[i]], k = d->offsets[rows[i] + 1] - lo;
+		uint32_t *ids = d->ids + lo;
+		float *xs = d->vals ? d->vals + lo : NULL;
+		for (uint64_t j = 0; j < k; j++) {
+			ids[j] = L->map[ids[j]];
+			if (xs && L->xscale)
+				xs[j] *= L->xscale[ids[j]];
+		}
+		if (e->o.mode == HOG_MODE_STRIPED)
+			sort_row(ids, xs, k);
+		else if (e->o.mode == HOG_MODE_BUFFERED)
+			hot_first(ids, xs, k, L->ks.hot, tmp);
+	}
+	free(tmp);
+	w->y = d->labels;
+	w->off = d->offsets;
+	w->ids = d->ids;
+	w->xs = d->vals;
+	ew->rows = rows;
+	return 0;
+}
+
 /* Copies worker k's share of the examples into memory on its node (the worker
  * is bound: first touch places it), with ids renumbered. Rows keep their order
  * except where a mode needs another: striped sorts them (locks are taken in
@@ -649,6 +687,8 @@ static int build_shard(hog_engine *e, eng_worker *ew, lin_worker *w)
 	ew->n = n;
 	w->nnz = nnz;
 	w->nnz_max = nnz_max;
+	if (e->own)
+		return shard_in_place(e, ew, w, rows);
 	size_t bytes = n * 4 + (n + 1) * 8 + nnz * 4 + (d->vals ? nnz * 4 : 0) + n * 4 + 64 * 5;
 	char *p = hog_topo_alloc_local(e->topo, bytes);
 	if (!p)
@@ -726,6 +766,8 @@ static void lin_worker_free(hog_engine *e, eng_worker *ew)
 		return;
 	if (w->shard)
 		hog_topo_free(e->topo, w->shard, w->shard_bytes);
+	else if (e->own) /* a view: only the order is the worker's */
+		free(ew->order);
 	if (w->k.hrec)
 		hog_topo_free(e->topo, w->k.hrec, (size_t)L->ks.hot * L->S * 4);
 	if (w->k.hbase)

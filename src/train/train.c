@@ -351,8 +351,8 @@ static void run_team(hog_engine *e)
 		nmax = e->w[q]->n > nmax ? e->w[q]->n : nmax;
 	const uint64_t R = e->o.round_examples, rounds = (nmax + R - 1) / R;
 	for (int ep = e->start_epoch; ep < e->o.epochs; ep++) {
-		for (uint64_t i = 0; i < w->n; i++)
-			w->order[i] = (uint32_t)i;
+		for (uint64_t i = 0; i < w->n; i++) /* (the same swaps whatever the items) */
+			w->order[i] = w->rows ? w->rows[i] : (uint32_t)i;
 		uint64_t seed = e->o.seed ^ 0x5EEDull;
 		seed = eng_mix64(&seed) ^ ((uint64_t)ep << 20) ^ (uint64_t)k;
 		eng_shuffle_u32(w->order, w->n, eng_mix64(&seed));
@@ -439,8 +439,8 @@ static int check_common(const hog_train_opts *o, const hog_data *tr, hog_err *er
 	return 0;
 }
 
-int hog_train(const hog_data *train, const hog_data *test, const hog_train_opts *opts, hog_model **model_out,
-              hog_train_result *res, hog_err *err)
+static int train_run(const hog_data *train, hog_data *own, const hog_data *test, const hog_train_opts *opts,
+                     hog_model **model_out, hog_train_result *res, hog_err *err)
 {
 	if (model_out)
 		*model_out = NULL;
@@ -459,6 +459,7 @@ int hog_train(const hog_data *train, const hog_data *test, const hog_train_opts 
 	e->o = *opts;
 	e->ops = ops;
 	e->tr = train;
+	e->own = own;
 	e->te = test;
 	e->err = err;
 	if ((rc = ops->check(&e->o, train, test, err))) {
@@ -572,5 +573,19 @@ done:
 	free(e->start_pos);
 	hog_topo_close(e->topo);
 	free(e);
+	return rc;
+}
+
+int hog_train(const hog_data *train, const hog_data *test, const hog_train_opts *opts, hog_model **model_out,
+              hog_train_result *res, hog_err *err)
+{
+	return train_run(train, NULL, test, opts, model_out, res, err);
+}
+
+int hog_train_consume(hog_data *train, const hog_data *test, const hog_train_opts *opts, hog_model **model_out,
+                      hog_train_result *res, hog_err *err)
+{
+	int rc = train_run(train, train, test, opts, model_out, res, err);
+	hog_data_free(train);
 	return rc;
 }

@@ -61,10 +61,11 @@ fi
 for s in $SHAPES; do
 	zipf=${s%%:*} rest=${s#*:}
 	nnz=${rest%%:*} bin=${rest#*:}
-	name="gen-zipf$zipf-nnz$nnz$([ "$bin" = 1 ] && echo -binary)"
+	flag="" tag=""
+	if [ "$bin" = 1 ]; then flag=--binary tag=-binary; fi
+	name="gen-zipf$zipf-nnz$nnz$tag"
 	if [ ! -f "$WORK/$name-tr.lmdb" ]; then
-		"$H" data gen -q --seed 3 -n "$N" -d 47236 --nnz "$nnz" --zipf "$zipf" $([ "$bin" = 1 ] && echo --binary) \
-			"$WORK/$name.lmdb" >/dev/null
+		"$H" data gen -q --seed 3 -n "$N" -d 47236 --nnz "$nnz" --zipf "$zipf" $flag "$WORK/$name.lmdb" >/dev/null
 		"$H" data split --fraction 0.2 --seed 1 "$WORK/$name.lmdb" "$WORK/$name-tr.lmdb" "$WORK/$name-te.lmdb" >/dev/null
 	fi
 	one_set "$name" "$WORK/$name-tr.lmdb" "$WORK/$name-te.lmdb" 47236

@@ -138,6 +138,11 @@ const hog_meta *hog_store_meta(const hog_store *s);
 /** Reads block @p index, checks its checksum and every count, offset and id, and
  * fills @p b. @return 0, HOG_ECORRUPT naming the block, or HOG_ELMDB. */
 int hog_store_block(hog_store *s, uint64_t index, hog_block *b, hog_err *err);
+/** Done with @p b for now: the pages of the memory map under its arrays leave
+ * this process's resident set (the page cache keeps them while memory allows).
+ * The view stays valid: reading it again faults them back in. Safe to call from
+ * any thread; a block held in an aligned copy is left alone. */
+void hog_store_release(hog_store *s, const hog_block *b);
 /** Reads a meta entry as text. @return 0 or ENOENT when the key is absent. */
 int hog_store_meta_get(hog_store *s, const char *key, char *buf, size_t size);
 /** Ratings: the original ids of users (@p which = "users") or items ("items"):
@@ -494,6 +499,15 @@ int hog_train(const hog_data *train, const hog_data *test, const hog_train_opts 
  * (bit for bit in serial mode). */
 int hog_train_consume(hog_data *train, const hog_data *test, const hog_train_opts *o,
                       hog_model **model_out, hog_train_result *res, hog_err *err);
+
+/** Trains on the data set at @p path without loading it, for sets larger than
+ * memory: each worker reads its own blocks from the memory map, a shuffled order
+ * of blocks per epoch and a shuffled order of examples inside each, and the page
+ * cache does the I/O (a block's pages leave the resident set when the worker is
+ * done with it). Setup reads the whole set once (feature counts). The test set
+ * is in memory. Models that cannot stream (mf) refuse with HOG_ENOTSUP. */
+int hog_train_stream(const char *path, const hog_data *test, const hog_train_opts *o,
+                     hog_model **model_out, hog_train_result *res, hog_err *err);
 
 /** Evaluation of a model on a data set. */
 typedef struct hog_eval {

@@ -52,6 +52,7 @@ typedef uint64_t (*eng_round_fn)(hog_engine *e, eng_worker *w, int epoch, uint64
 /* What a model brings to the engine. Entries marked optional may be NULL. */
 typedef struct hog_trainer_ops {
 	const char *name;
+	int streams;                /* 1: trains from e->store's blocks (hog_train_stream) */
 	/* The data sets and options this model takes, with a message naming what is
 	 * wrong; fills the model's defaults into *o (step size, rank ...). */
 	int (*check)(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err *err);
@@ -100,6 +101,8 @@ struct hog_engine {
 	const hog_data *tr, *te;
 	hog_data *own;              /* hog_train_consume(): tr, the model's to rearrange and train
 	                               on in place rather than copy (NULL: tr is read-only) */
+	hog_store *store;           /* hog_train_stream(): the blocks to train from; tr then holds
+	                               the meta data and counts only (no arrays) */
 	void *model;                /* the model's shared state */
 	int T;                      /* workers */
 	hog_topo *topo;

@@ -27,8 +27,22 @@ typedef struct pending { /* one example read but not yet written (--delay) */
 	uint64_t seen; /* team's applied count at the read; UINT64_MAX: not sampled */
 } pending;
 
+typedef struct lin_seg { /* --stream: a run of an epoch's order inside one block */
+	uint32_t slot;              /* the worker's block (index into its list) */
+	uint64_t from, to;          /* positions in the epoch's order */
+} lin_seg;
+
 typedef struct lin_worker {
 	kern_worker k;
+	/* --stream: the worker's blocks, the current one decoded into the shard's
+	 * arrays (sized for the largest block), and the epoch's segments */
+	const uint32_t *sblk;       /* its blocks (numbers), nsblk of them */
+	uint64_t nsblk;
+	uint64_t *sfirst;           /* nsblk + 1: its examples before each block */
+	lin_seg *seg;
+	uint64_t nseg, cur_seg;
+	int64_t loaded;             /* the slot whose block is in the arrays, -1: none */
+	float *stmp;                /* buffered: hot_first()'s room */
 	/* the shard, in memory on the worker's node */
 	uint64_t nnz, nnz_max;
 	float *y;
@@ -69,6 +83,12 @@ typedef struct lin_state {
 	                               power of two: 1 / max |x| rounded up), 1 for the bias */
 	kern_shared ks;
 	float bias_start;           /* the bias when the epoch began */
+	/* --stream */
+	hog_block *blk;             /* every block's view (read and checked once in setup) */
+	uint64_t nb;
+	uint32_t *bperm;            /* blocks dealt to workers */
+	int svals;                  /* some block has values */
+	uint64_t blk_n, blk_nnz, row_nnz; /* the largest block's examples, nonzeros; longest row */
 } lin_state;
 
 /* Buffered mode: move each hot coordinate by this worker's change since the last
@@ -341,11 +361,224 @@ static uint64_t round_delayed(hog_engine *e, eng_worker *ew, int epoch, uint64_t
 	return i;
 }
 
+static uint64_t round_stream(hog_engine *e, eng_worker *ew, int epoch, uint64_t from, uint64_t to);
+
+static eng_round_fn in_memory_round(const hog_engine *e)
+{
+	const lin_state *L = e->model;
+	return round_table[e->o.mode][e->o.rule][e->o.loss][e->store ? L->svals : e->tr->vals != NULL];
+}
+
 static eng_round_fn lin_round(const hog_engine *e)
 {
 	if (e->o.delay)
 		return round_delayed;
-	return round_table[e->o.mode][e->o.rule][e->o.loss][e->tr->vals != NULL];
+	return e->store ? round_stream : in_memory_round(e);
+}
+
+/* ------------------------------------------------------------ --stream
+ *
+ * hog_train_stream(): no hog_data, only the store's blocks. Setup reads every
+ * block once (checksums, feature counts, the largest block) and keeps its view;
+ * the blocks are dealt to the workers by a seeded shuffle. Each epoch a worker
+ * visits its blocks in a shuffled order and each block's examples in a shuffled
+ * order (stream_order), so its epoch is a run of segments, one per block. A
+ * round decodes the segment's block into the worker's arrays (ids renumbered,
+ * values scaled, rows sorted as build_shard() does) and runs the in-memory
+ * round of this run's mode, rule and loss over it: the kernel is the same. The
+ * block's pages then leave the resident set; the page cache keeps them while
+ * memory allows, and reads them again from the file when it does not. */
+
+static void sort_row(uint32_t *ids, float *xs, uint64_t n);
+static void hot_first(uint32_t *ids, float *xs, uint64_t n, uint32_t hot, float *tmp);
+
+/* Every block once: its view, feature counts, the largest |x| and sum of x^2
+ * per feature (the default step and --normalize's scales), the sizes the
+ * workers' arrays need. Sets o.lr when it is 0, as check() does for a loaded set. */
+static int stream_scan(hog_engine *e, lin_state *L, uint64_t *cnt, float **scales)
+{
+	const hog_meta *m = &e->tr->meta;
+	L->nb = m->blocks;
+	float *mx = calloc(L->dim + 1, sizeof *mx);
+	double *sq = calloc(L->dim + 1, sizeof *sq);
+	if (!mx || !sq || !(L->bperm = malloc((L->nb + 1) * sizeof *L->bperm))) {
+		free(mx);
+		free(sq);
+		return hog_err_set(e->err, ENOMEM, "out of memory for %llu features", (unsigned long long)L->dim);
+	}
+	int rc = 0;
+	uint64_t ex = 0;
+	for (uint64_t b = 0; b < L->nb && !rc; b++) {
+		hog_block *k = &L->blk[b];
+		if ((rc = hog_store_block(e->store, b, k, e->err)))
+			break;
+		if (k->kind != HOG_KIND_SPARSE || k->first != ex) {
+			rc = hog_err_set(e->err, HOG_ECORRUPT, "block %llu does not follow on from the one before",
+			                 (unsigned long long)b);
+			break;
+		}
+		ex += k->n;
+		L->svals |= k->vals != NULL;
+		L->blk_n = k->n > L->blk_n ? k->n : L->blk_n;
+		L->blk_nnz = k->nnz > L->blk_nnz ? k->nnz : L->blk_nnz;
+		for (uint32_t i = 0; i < k->n; i++) {
+			uint64_t r = k->offsets[i + 1] - k->offsets[i];
+			L->row_nnz = r > L->row_nnz ? r : L->row_nnz;
+		}
+		for (uint64_t j = 0; j < k->nnz; j++) {
+			uint32_t v = k->ids[j];
+			float x = k->vals ? k->vals[j] : 1.0f;
+			cnt[v]++;
+			mx[v] = fmaxf(mx[v], fabsf(x));
+			sq[v] += (double)x * x;
+		}
+		hog_store_release(e->store, k);
+	}
+	if (!rc && ex != e->tr->n)
+		rc = hog_err_set(e->err, HOG_ECORRUPT, "the blocks hold %llu examples, the meta data says %llu",
+		                 (unsigned long long)ex, (unsigned long long)e->tr->n);
+	/* the scales of feature_scales(), from the largest |x| */
+	for (uint64_t v = 0; v <= L->dim && !rc; v++) {
+		int exn = 0;
+		float f = mx[v] > 0 && isfinite(mx[v]) ? frexpf(mx[v], &exn) : 0.0f;
+		mx[v] = f == 0.0f ? 1.0f : ldexpf(1.0f, f == 0.5f ? 1 - exn : -exn);
+	}
+	if (!rc && e->o.lr == 0) {
+		double t = 0;
+		for (uint64_t v = 0; v < L->dim; v++)
+			t += sq[v] * (e->o.normalize ? (double)mx[v] * mx[v] : 1.0);
+		e->o.lr = e->o.rule == HOG_RULE_SGD ? 1.0 / (1.0 + t / (double)(e->tr->n ? e->tr->n : 1)) : 0.1;
+	}
+	free(sq);
+	if (rc) {
+		free(mx);
+		return rc;
+	}
+	for (uint64_t b = 0; b < L->nb; b++)
+		L->bperm[b] = (uint32_t)b;
+	eng_shuffle_u32(L->bperm, L->nb, e->o.seed ^ 0xB10Cull);
+	*scales = mx;
+	return 0;
+}
+
+/* The worker's blocks and arrays sized for the largest block. */
+static int stream_shard(hog_engine *e, eng_worker *ew, lin_worker *w)
+{
+	const lin_state *L = e->model;
+	uint64_t b0, b1;
+	eng_share(L->nb, ew->id, e->T, &b0, &b1);
+	w->sblk = L->bperm + b0;
+	w->nsblk = b1 - b0;
+	w->loaded = -1;
+	if (!(w->sfirst = malloc((w->nsblk + 1) * sizeof *w->sfirst)) ||
+	    !(w->seg = malloc((w->nsblk + 1) * sizeof *w->seg)))
+		return ENOMEM;
+	uint64_t n = 0;
+	for (uint64_t j = 0; j < w->nsblk; j++) {
+		w->sfirst[j] = n;
+		n += L->blk[w->sblk[j]].n;
+	}
+	w->sfirst[w->nsblk] = n;
+	ew->n = n;
+	w->nnz_max = L->row_nnz;
+	if (e->o.mode == HOG_MODE_BUFFERED && !(w->stmp = malloc((w->nnz_max + 1) * 8)))
+		return ENOMEM;
+	const uint64_t bn = L->blk_n, bz = L->blk_nnz;
+	size_t bytes = bn * 4 + (bn + 1) * 8 + bz * 4 + (L->svals ? bz * 4 : 0) + n * 4 + 64 * 5;
+	char *p = hog_topo_alloc_local(e->topo, bytes);
+	if (!p)
+		return ENOMEM;
+	w->shard = p;
+	w->shard_bytes = bytes;
+#define TAKE(ptr, sz) do { ptr = (void *)p; p += ((sz) + 63) & ~(size_t)63; } while (0)
+	TAKE(w->y, bn * 4);
+	TAKE(w->off, (bn + 1) * 8);
+	TAKE(w->ids, bz * 4);
+	if (L->svals)
+		TAKE(w->xs, bz * 4);
+	TAKE(ew->order, n * 4);
+#undef TAKE
+	return 0;
+}
+
+/* This epoch's order: the worker's blocks shuffled, and inside each block its
+ * examples shuffled, seeded by (seed, epoch, worker) so that a resumed run
+ * visits the same order. The order holds example numbers inside their block;
+ * the segments say which block each run of positions reads. */
+static void stream_order(hog_engine *e, eng_worker *ew, int epoch)
+{
+	lin_worker *w = ew->m;
+	uint64_t s = e->o.seed ^ 0x5EEDull;
+	s = eng_mix64(&s) ^ ((uint64_t)epoch << 20) ^ (uint64_t)ew->id;
+	uint32_t *slots = (uint32_t *)w->seg; /* (room: a lin_seg is larger than a slot) */
+	for (uint64_t j = 0; j < w->nsblk; j++)
+		slots[j] = (uint32_t)j;
+	eng_shuffle_u32(slots, w->nsblk, eng_mix64(&s));
+	/* (filled back to front: slots[j] is read before seg[j] overwrites it) */
+	uint64_t at = ew->n;
+	for (uint64_t q = w->nsblk; q-- > 0;) {
+		uint32_t j = slots[q];
+		uint64_t m = w->sfirst[j + 1] - w->sfirst[j];
+		at -= m;
+		w->seg[q] = (lin_seg){ .slot = j, .from = at, .to = at + m };
+	}
+	for (uint64_t q = 0; q < w->nsblk; q++) {
+		uint32_t *o = ew->order + w->seg[q].from;
+		uint64_t m = w->seg[q].to - w->seg[q].from;
+		for (uint64_t i = 0; i < m; i++)
+			o[i] = (uint32_t)i;
+		eng_shuffle_u32(o, m, eng_mix64(&s));
+	}
+	w->nseg = w->nsblk;
+	w->cur_seg = 0;
+}
+
+/* Decodes the worker's block @p slot into its arrays, as build_shard() copies rows. */
+static void stream_load(hog_engine *e, lin_worker *w, uint32_t slot)
+{
+	const lin_state *L = e->model;
+	const hog_block *b = &L->blk[w->sblk[slot]];
+	const int binary = e->tr->meta.task == HOG_TASK_BINARY;
+	float *tmp = w->stmp;
+	w->off[0] = 0;
+	for (uint32_t i = 0; i < b->n; i++) {
+		uint64_t lo = b->offsets[i], k = b->offsets[i + 1] - lo;
+		w->y[i] = binary ? (b->labels[i] > 0 ? 1.0f : -1.0f) : b->labels[i];
+		w->off[i + 1] = b->offsets[i + 1];
+		uint32_t *ids = w->ids + lo;
+		float *xs = w->xs ? w->xs + lo : NULL;
+		for (uint64_t j = 0; j < k; j++) {
+			ids[j] = L->map[b->ids[lo + j]];
+			if (xs)
+				xs[j] = (b->vals ? b->vals[lo + j] : 1.0f) * (L->xscale ? L->xscale[ids[j]] : 1.0f);
+		}
+		if (e->o.mode == HOG_MODE_STRIPED)
+			sort_row(ids, xs, k);
+		else if (e->o.mode == HOG_MODE_BUFFERED)
+			hot_first(ids, xs, k, L->ks.hot, tmp);
+	}
+	hog_store_release(e->store, b);
+	w->loaded = slot;
+}
+
+static uint64_t round_stream(hog_engine *e, eng_worker *ew, int epoch, uint64_t from, uint64_t to)
+{
+	lin_worker *w = ew->m;
+	const eng_round_fn fn = in_memory_round(e);
+	while (from < to) {
+		while (w->cur_seg + 1 < w->nseg && w->seg[w->cur_seg].to <= from)
+			w->cur_seg++;
+		while (w->cur_seg > 0 && w->seg[w->cur_seg].from > from) /* (resumed inside an epoch) */
+			w->cur_seg--;
+		const lin_seg *g = &w->seg[w->cur_seg];
+		if (w->loaded != (int64_t)g->slot)
+			stream_load(e, w, g->slot);
+		uint64_t end = g->to < to ? g->to : to, got = fn(e, ew, epoch, from, end);
+		if (got < end)
+			return got; /* a stop request */
+		from = end;
+	}
+	return from;
 }
 
 static void lin_epoch_begin(hog_engine *e, eng_worker *ew, int epoch)
@@ -355,6 +588,8 @@ static void lin_epoch_begin(hog_engine *e, eng_worker *ew, int epoch)
 	(void)epoch;
 	if (L->pos) /* (the barrier after this: nobody reads the last epoch's) */
 		atomic_store_explicit(&L->pos[ew->id].v, 0, memory_order_relaxed);
+	if (e->store)
+		stream_order(e, ew, epoch);
 	w->k.loss = 0;
 	w->k.bias_sum = w->k.bias_abs = 0;
 	if (e->o.mode == HOG_MODE_BUFFERED)
@@ -460,8 +695,16 @@ static int setup_features(hog_engine *e, lin_state *L)
 		free(key);
 		return hog_err_set(e->err, ENOMEM, "out of memory for %llu features", (unsigned long long)L->dim);
 	}
-	for (uint64_t j = 0; j < d->nnz; j++)
-		cnt[d->ids[j]]++;
+	float *scales = NULL;
+	int rc = e->store ? stream_scan(e, L, cnt, &scales) : 0;
+	if (rc) {
+		free(cnt);
+		free(key);
+		return rc;
+	}
+	if (!e->store)
+		for (uint64_t j = 0; j < d->nnz; j++)
+			cnt[d->ids[j]]++;
 	/* sort (count desc, id asc) by packing: counts < 2^32 for n < 2^32 examples */
 	for (uint64_t v = 0; v < L->dim; v++)
 		key[v] = ((uint64_t)(UINT32_MAX - (cnt[v] > UINT32_MAX ? UINT32_MAX : cnt[v])) << 32) | v;
@@ -473,7 +716,7 @@ static int setup_features(hog_engine *e, lin_state *L)
 		L->inv[r + 1] = v;
 	}
 	if (e->o.normalize) {
-		float *s = feature_scales(d);
+		float *s = scales ? scales : feature_scales(d);
 		if (!s || !(L->xscale = malloc(L->D * sizeof *L->xscale))) {
 			free(s);
 			free(cnt);
@@ -485,6 +728,7 @@ static int setup_features(hog_engine *e, lin_state *L)
 			L->xscale[r] = s[L->inv[r]];
 		free(s);
 	}
+	free(e->o.normalize ? NULL : scales);
 	/* l2 * n / d_v, clamped so that one step never more than zeroes a weight */
 	double cap = e->o.rule == HOG_RULE_SGD ? 1.0 / e->o.lr : e->o.adagrad_beta / e->o.lr;
 	L->reg[0] = 0;
@@ -525,6 +769,8 @@ static void lin_free(hog_engine *e)
 	free(L->locks);
 	free(L->xscale);
 	free(L->pos);
+	free(L->blk);
+	free(L->bperm);
 	if (L->A)
 		hog_topo_free(e->topo, (void *)L->A, L->D * sizeof *L->A);
 	free(L);
@@ -535,6 +781,10 @@ static int lin_setup(hog_engine *e)
 {
 	const hog_data *tr = e->tr, *te = e->te;
 	lin_state *L = calloc(1, sizeof *L);
+	if (L && e->store && !(L->blk = calloc(tr->meta.blocks + 1, sizeof *L->blk))) {
+		free(L);
+		L = NULL;
+	}
 	if (!L)
 		return hog_err_set(e->err, ENOMEM, "out of memory");
 	e->model = L;
@@ -546,8 +796,8 @@ static int lin_setup(hog_engine *e)
 		return rc;
 	L->P_bytes = L->D * L->S * sizeof(float);
 	L->P = hog_topo_alloc_interleaved(e->topo, L->P_bytes);
-	L->perm = malloc(tr->n * sizeof *L->perm);
-	if (!L->P || !L->perm)
+	L->perm = e->store ? NULL : malloc(tr->n * sizeof *L->perm);
+	if (!L->P || (!e->store && !L->perm))
 		return hog_err_set(e->err, ENOMEM, "out of memory for the model");
 	if (e->o.average) {
 		if (!(L->A = hog_topo_alloc_interleaved(e->topo, L->D * sizeof *L->A)))
@@ -560,9 +810,11 @@ static int lin_setup(hog_engine *e)
 			atomic_init(&L->pos[q].v, 0);
 	}
 	L->ks.A = L->A;
-	for (uint64_t i = 0; i < tr->n; i++)
-		L->perm[i] = (uint32_t)i;
-	eng_shuffle_u32(L->perm, tr->n, e->o.seed);
+	if (L->perm) {
+		for (uint64_t i = 0; i < tr->n; i++)
+			L->perm[i] = (uint32_t)i;
+		eng_shuffle_u32(L->perm, tr->n, e->o.seed);
+	}
 	L->ks.P = L->P;
 	L->ks.reg = L->reg;
 	L->ks.beta = (float)e->o.adagrad_beta;
@@ -735,7 +987,7 @@ static int lin_worker_init(hog_engine *e, eng_worker *ew)
 	if (!w)
 		return ENOMEM;
 	ew->m = w;
-	int rc = build_shard(e, ew, w);
+	int rc = e->store ? stream_shard(e, ew, w) : build_shard(e, ew, w);
 	if (rc)
 		return rc;
 	const uint32_t S = L->S;
@@ -768,6 +1020,9 @@ static void lin_worker_free(hog_engine *e, eng_worker *ew)
 		hog_topo_free(e->topo, w->shard, w->shard_bytes);
 	else if (e->own) /* a view: only the order is the worker's */
 		free(ew->order);
+	free(w->sfirst);
+	free(w->seg);
+	free(w->stmp);
 	if (w->k.hrec)
 		hog_topo_free(e->topo, w->k.hrec, (size_t)L->ks.hot * L->S * 4);
 	if (w->k.hbase)
@@ -921,7 +1176,10 @@ static int lin_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, 
 	if ((o->loss == HOG_LOSS_LOGISTIC || o->loss == HOG_LOSS_HINGE) && tr->meta.task != HOG_TASK_BINARY)
 		return hog_err_set(err, HOG_EMISMATCH, "%s loss needs binary labels; this data set's task is %s",
 		                   hog_loss_name(o->loss), hog_task_name(tr->meta.task));
-	if (o->lr == 0) {
+	const int stream = tr->nnz && !tr->ids; /* hog_train_stream(): counts, no arrays */
+	if (stream && o->delay)
+		return hog_err_set(err, HOG_ECONFIG, "--delay holds updates across blocks: not with --stream");
+	if (o->lr == 0 && !stream) { /* (streaming: from the blocks, in setup) */
 		float *s = o->normalize ? feature_scales(tr) : NULL;
 		if (o->normalize && !s)
 			return hog_err_set(err, ENOMEM, "out of memory");
@@ -933,6 +1191,7 @@ static int lin_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, 
 
 const hog_trainer_ops hog_linear_trainer = {
 	.name = "linear",
+	.streams = 1,
 	.check = lin_check,
 	.setup = lin_setup,
 	.worker_init = lin_worker_init,

@@ -439,8 +439,8 @@ static int check_common(const hog_train_opts *o, const hog_data *tr, hog_err *er
 	return 0;
 }
 
-static int train_run(const hog_data *train, hog_data *own, const hog_data *test, const hog_train_opts *opts,
-                     hog_model **model_out, hog_train_result *res, hog_err *err)
+static int train_run(const hog_data *train, hog_data *own, hog_store *store, const hog_data *test,
+                     const hog_train_opts *opts, hog_model **model_out, hog_train_result *res, hog_err *err)
 {
 	if (model_out)
 		*model_out = NULL;
@@ -453,6 +453,9 @@ static int train_run(const hog_data *train, hog_data *own, const hog_data *test,
 	int rc = check_common(opts, train, err);
 	if (rc)
 		return rc;
+	if (store && !ops->streams)
+		return hog_err_set(err, HOG_ENOTSUP, "the %s model cannot train from a stream of blocks (--stream)",
+		                   hog_model_kind_name(opts->model));
 	hog_engine *e = calloc(1, sizeof *e);
 	if (!e)
 		return hog_err_set(err, ENOMEM, "out of memory");
@@ -460,6 +463,7 @@ static int train_run(const hog_data *train, hog_data *own, const hog_data *test,
 	e->ops = ops;
 	e->tr = train;
 	e->own = own;
+	e->store = store;
 	e->te = test;
 	e->err = err;
 	if ((rc = ops->check(&e->o, train, test, err))) {
@@ -579,13 +583,34 @@ done:
 int hog_train(const hog_data *train, const hog_data *test, const hog_train_opts *opts, hog_model **model_out,
               hog_train_result *res, hog_err *err)
 {
-	return train_run(train, NULL, test, opts, model_out, res, err);
+	return train_run(train, NULL, NULL, test, opts, model_out, res, err);
 }
 
 int hog_train_consume(hog_data *train, const hog_data *test, const hog_train_opts *opts, hog_model **model_out,
                       hog_train_result *res, hog_err *err)
 {
-	int rc = train_run(train, train, test, opts, model_out, res, err);
+	int rc = train_run(train, train, NULL, test, opts, model_out, res, err);
 	hog_data_free(train);
+	return rc;
+}
+
+int hog_train_stream(const char *path, const hog_data *test, const hog_train_opts *opts, hog_model **model_out,
+                     hog_train_result *res, hog_err *err)
+{
+	if (model_out)
+		*model_out = NULL;
+	if (res)
+		memset(res, 0, sizeof *res);
+	hog_store *s;
+	int rc = hog_store_open(&s, path, err);
+	if (rc)
+		return rc;
+	/* the counts without the arrays: what the engine and check() read */
+	hog_data d = { .meta = *hog_store_meta(s) };
+	d.n = d.meta.examples;
+	d.dim = d.meta.features;
+	d.nnz = d.meta.nnz;
+	rc = train_run(&d, NULL, s, test, opts, model_out, res, err);
+	hog_store_close(s);
 	return rc;
 }

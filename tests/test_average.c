@@ -1,7 +1,9 @@
 /* The serial trainer against a plain loop written here, averaged SGD against a
  * running average of the iterates, --normalize against training on data scaled
  * by hand, and the figures issue 11 asks of the defaults: the final epoch close
- * to the best one, every mode close to serial.
+ * to the best one, every mode close to serial; training in place
+ * (hog_train_consume) equal to training on a copy; --stream against the plain
+ * loop visiting its block order.
  *
  * The reference loop knows only what the documentation promises: examples are
  * dealt by a seeded Fisher-Yates shuffle of splitmix64 (seed), and each epoch
@@ -12,6 +14,7 @@
 #include "hogwild.h"
 #include "model/model.h"
 #include "util.h"
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,14 +40,54 @@ static void ref_shuffle(uint32_t *a, uint64_t n, uint64_t seed)
 	}
 }
 
+/* The examples of epoch @p ep in the order a serial run visits them. */
+typedef void (*ref_order_fn)(uint64_t n, uint64_t seed, int ep, uint32_t *seq);
+
+/* In memory: dealt by a shuffle of the seed, then a shuffle per epoch. */
+static void order_in_memory(uint64_t n, uint64_t seed, int ep, uint32_t *seq)
+{
+	uint32_t *deal = malloc(n * 4), *order = malloc(n * 4);
+	ref_shuffle(deal, n, seed);
+	uint64_t s = seed ^ 0x5EEDull;
+	s = ref_mix(&s) ^ ((uint64_t)ep << 20);
+	ref_shuffle(order, n, ref_mix(&s));
+	for (uint64_t i = 0; i < n; i++)
+		seq[i] = deal[order[i]];
+	free(deal);
+	free(order);
+}
+
+/* --stream, blocks of REF_BLOCK examples: the blocks dealt by a shuffle of
+ * (seed ^ 0xB10C); each epoch the blocks in a shuffled order, and the examples
+ * of each block in a shuffled order, from one seeded sequence. */
+#define REF_BLOCK 500
+static void order_stream(uint64_t n, uint64_t seed, int ep, uint32_t *seq)
+{
+	uint64_t nb = (n + REF_BLOCK - 1) / REF_BLOCK, at = 0;
+	uint32_t *deal = malloc(nb * 4), *slots = malloc(nb * 4), *in = malloc(REF_BLOCK * 4);
+	ref_shuffle(deal, nb, seed ^ 0xB10Cull);
+	uint64_t s = seed ^ 0x5EEDull;
+	s = ref_mix(&s) ^ ((uint64_t)ep << 20);
+	ref_shuffle(slots, nb, ref_mix(&s));
+	for (uint64_t q = 0; q < nb; q++) {
+		uint64_t b = deal[slots[q]], first = b * REF_BLOCK, m = n - first < REF_BLOCK ? n - first : REF_BLOCK;
+		ref_shuffle(in, m, ref_mix(&s));
+		for (uint64_t i = 0; i < m; i++)
+			seq[at++] = (uint32_t)(first + in[i]);
+	}
+	free(deal);
+	free(slots);
+	free(in);
+}
+
 /* Serial logistic SGD with the backoff schedule, as a plain loop. w has dim + 1
  * entries, the bias last. When avg is not NULL it receives the mean of the
  * iterates after each example of the last epoch (in double). */
-static void ref_train(const hog_data *d, double lr0, double l2, double backoff, uint64_t seed, int epochs,
-                      float *w, double *avg)
+static void ref_train_in(const hog_data *d, ref_order_fn order_of, double lr0, double l2, double backoff,
+                         uint64_t seed, int epochs, float *w, double *avg)
 {
 	const uint64_t n = d->n, D = d->dim;
-	uint32_t *deal = malloc(n * 4), *order = malloc(n * 4);
+	uint32_t *seq = malloc(n * 4);
 	uint64_t *cnt = calloc(D, 8);
 	float *reg = malloc(D * 4);
 	double *sum = avg ? calloc(D + 1, sizeof *sum) : NULL;
@@ -55,14 +98,11 @@ static void ref_train(const hog_data *d, double lr0, double l2, double backoff, 
 		reg[v] = (float)(g < 1.0 / lr0 ? g : 1.0 / lr0);
 	}
 	memset(w, 0, (D + 1) * sizeof *w);
-	ref_shuffle(deal, n, seed);
 	for (int ep = 0; ep < epochs; ep++) {
-		uint64_t s = seed ^ 0x5EEDull;
-		s = ref_mix(&s) ^ ((uint64_t)ep << 20);
-		ref_shuffle(order, n, ref_mix(&s));
+		order_of(n, seed, ep, seq);
 		float lr = (float)(lr0 * pow(backoff, ep));
 		for (uint64_t i = 0; i < n; i++) {
-			uint32_t r = deal[order[i]];
+			uint32_t r = seq[i];
 			float m = w[D], y = d->labels[r];
 			for (uint64_t j = d->offsets[r]; j < d->offsets[r + 1]; j++)
 				m += w[d->ids[j]] * (d->vals ? d->vals[j] : 1.0f);
@@ -80,11 +120,16 @@ static void ref_train(const hog_data *d, double lr0, double l2, double backoff, 
 	if (avg)
 		for (uint64_t v = 0; v <= D; v++)
 			avg[v] = sum[v] / (double)n;
-	free(deal);
-	free(order);
+	free(seq);
 	free(cnt);
 	free(reg);
 	free(sum);
+}
+
+static void ref_train(const hog_data *d, double lr0, double l2, double backoff, uint64_t seed, int epochs,
+                      float *w, double *avg)
+{
+	ref_train_in(d, order_in_memory, lr0, l2, backoff, seed, epochs, w, avg);
 }
 
 static hog_data *load_gen(const char *name, const hog_gen_opts *g, double test_fraction, hog_data **te)
@@ -389,6 +434,70 @@ static void test_consume_equals_copy(void)
 	hog_data_free(d);
 }
 
+/* --stream in serial mode equals the plain loop visiting the blocks' order
+ * (with and without --average), and reaches the in-memory run's accuracy. */
+static void test_stream_is_the_plain_loop(void)
+{
+	hog_gen_opts g = { .kind = HOG_KIND_SPARSE, .seed = 9, .examples = 5200, .features = 300,
+	                   .nnz_per_example = 12, .noise = 0.05, .block_examples = REF_BLOCK };
+	hog_data *d = load_gen("stream", &g, 0, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	CU_ASSERT_EQUAL(d->meta.blocks, 11);
+	const char *path = tu_path("stream.lmdb");
+	for (int av = 0; av < 2; av++) {
+		hog_train_opts o = serial_opts(3);
+		o.average = av;
+		hog_model *m = NULL;
+		hog_err err;
+		int rc = hog_train_stream(path, NULL, &o, &m, NULL, &err);
+		if (rc)
+			fprintf(stderr, "\nstream: %s\n", err.msg);
+		CU_ASSERT_EQUAL_FATAL(rc, 0);
+		float *w = malloc((d->dim + 1) * sizeof *w);
+		double *avg = malloc((d->dim + 1) * sizeof *avg), big;
+		ref_train_in(d, order_stream, o.lr, o.l2, o.backoff, o.seed, o.epochs, w, av ? avg : NULL);
+		double diff = av ? max_diff(m, NULL, avg, d->dim, &big) : max_diff(m, w, NULL, d->dim, &big);
+		if (diff > (av ? 1e-5 : 1e-6) * big || getenv("HOG_TEST_VERBOSE"))
+			fprintf(stderr, "\nstream%s vs plain loop: %g (largest %g)\n", av ? " averaged" : "", diff, big);
+		CU_ASSERT(big > 0.1);
+		CU_ASSERT(diff <= (av ? 1e-5 : 1e-6) * big);
+		/* not the in-memory order: the comparison can tell */
+		ref_train(d, o.lr, o.l2, o.backoff, o.seed, o.epochs, w, NULL);
+		if (!av)
+			CU_ASSERT(max_diff(m, w, NULL, d->dim, &big) > 1e-3 * big);
+		free(w);
+		free(avg);
+		hog_model_free(m);
+	}
+	/* the same quality as in memory, on a test set, with defaults and 2 threads */
+	hog_data *te = NULL, *tr = load_gen("stream2", &(hog_gen_opts){ .kind = HOG_KIND_SPARSE, .seed = 10,
+	                                    .examples = 30000, .features = 3000, .nnz_per_example = 20,
+	                                    .block_examples = 1000 }, 0.25, &te);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tr);
+	hog_train_opts o;
+	hog_train_opts_init(&o);
+	o.bind = HOG_BIND_NONE;
+	o.average = 1;
+	o.threads = 2;
+	o.epochs = 5;
+	hog_train_result a, b;
+	hog_err err;
+	CU_ASSERT_EQUAL_FATAL(hog_train(tr, te, &o, NULL, &a, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(hog_train_stream(tu_path("stream2_tr.lmdb"), te, &o, NULL, &b, &err), 0);
+	if (fabs(a.last.test_acc - b.last.test_acc) > 0.005 || getenv("HOG_TEST_VERBOSE"))
+		fprintf(stderr, "\nin memory %.4f, streamed %.4f\n", a.last.test_acc, b.last.test_acc);
+	CU_ASSERT(fabs(a.last.test_acc - b.last.test_acc) <= 0.005);
+	/* refused: --delay, a missing file */
+	o.delay = 4;
+	CU_ASSERT_EQUAL(hog_train_stream(tu_path("stream2_tr.lmdb"), te, &o, NULL, NULL, &err), HOG_ECONFIG);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--stream"));
+	o.delay = 0;
+	CU_ASSERT_EQUAL(hog_train_stream(tu_path("no_such.lmdb"), te, &o, NULL, NULL, &err), ENOENT);
+	hog_data_free(tr);
+	hog_data_free(te);
+	hog_data_free(d);
+}
+
 int test_average_register(void)
 {
 	CU_pSuite s = CU_add_suite("average", NULL, NULL);
@@ -399,5 +508,6 @@ int test_average_register(void)
 	TU_ADD(s, test_normalize);
 	TU_ADD(s, test_last_epoch_is_best);
 	TU_ADD(s, test_consume_equals_copy);
+	TU_ADD(s, test_stream_is_the_plain_loop);
 	return 0;
 }

@@ -157,6 +157,7 @@ int cmd_train(int argc0, char **argv0)
 		cli_train_args ta = a;
 		ta.data = a.test;
 		ta.test = NULL;
+		rc = 0;
 		if (!a.data)
 			rc = cli_usage_error("train", NULL, "--data is required (a data set made by 'hogwild data import' or 'gen')");
 		else if (a.test)

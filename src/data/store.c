@@ -278,17 +278,18 @@ void hog_store_release(hog_store *s, const hog_block *b)
 	const void *arr[] = { b->labels, b->offsets, b->ids, b->vals, b->users, b->items, b->ratings, b->xf, b->xu8 };
 	const size_t len[] = { b->n * 4u, (b->n + 1u) * 4u, b->nnz * 4, b->nnz * 4, b->n * 4u, b->n * 4u, b->n * 4u,
 		                   (size_t)b->n * b->cols * 4, (size_t)b->n * b->cols };
-	MDB_envinfo info;
-	if (mdb_env_info(s->env, &info) != 0)
+	/* a copy of ours must never be released (its contents would be lost): only a
+	 * block known to have none (without the table of copies, none is released) */
+	if (!s->block_copy || b->index >= s->meta.blocks || s->block_copy[b->index])
 		return;
-	uintptr_t lo = UINTPTR_MAX, hi = 0, m0 = (uintptr_t)info.me_mapaddr, m1 = m0 + info.me_mapsize;
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
 	for (size_t i = 0; i < sizeof arr / sizeof *arr; i++)
 		if (arr[i]) {
 			uintptr_t a = (uintptr_t)arr[i];
 			lo = a < lo ? a : lo;
 			hi = a + len[i] > hi ? a + len[i] : hi;
 		}
-	if (lo >= m0 && hi <= m1 && hi > lo) /* in the map, not a copy of ours */
+	if (hi > lo)
 		hog_map_release((const void *)lo, hi - lo);
 }
 

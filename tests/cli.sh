@@ -439,6 +439,17 @@ check_grep "train: --average named" "$ERR" '--average'
 printf '[train]\naverage = off\n' >"$T/avg.ini"
 check "train: average = off in a config" 0 "$H" train -c "$T/avg.ini" --data "$T/ttr.lmdb" --mode serial --epochs 3 --quiet --save "$T/ma3.bin"
 check_true "average: ... is --average off" cmp -s "$T/ma0.bin" "$T/ma3.bin"
+check "train --stream" 0 "$H" train --data "$T/ttr.lmdb" --test "$T/tte.lmdb" --mode lockfree --threads 2 --epochs 3 --stream --quiet --save "$T/ms.bin"
+check_grep "train --stream: reports the epochs" "$OUT" '^ +3 '
+check "eval: the streamed model" 0 "$H" eval --model "$T/ms.bin" --data "$T/tte.lmdb"
+check_true "eval: ... learned (AUC above 0.8)" awk '/^auc/ { exit !($2 + 0 > 0.8) }' "$OUT"
+check "train --stream without --test" 0 "$H" train --data "$T/ttr.lmdb" --mode serial --epochs 1 --stream --quiet
+check "train --stream --delay" 2 "$H" train --data "$T/ttr.lmdb" --epochs 1 --stream --delay 4 --quiet
+check_grep "train --stream --delay: named" "$ERR" '--delay'
+check "train --stream: no such data set" 1 "$H" train --data "$T/nothing.lmdb" --epochs 1 --stream --quiet
+check_grep "train --stream: the file named" "$ERR" 'nothing.lmdb'
+check "train --stream: a ratings set" 1 "$H" train --data "$T/gr.lmdb" --epochs 1 --stream --quiet
+check_grep "train --stream: ... needs a sparse set" "$ERR" "sparse"
 
 # ------------------------------------------------------------ (new sections go here)
 

@@ -9,8 +9,11 @@
  *    summed over an epoch is lambda w_v) is precomputed;
  *  - the examples are dealt to the workers by a seeded permutation.
  * Each worker copies its share into memory on its own NUMA node with ids
- * renumbered (rows sorted where a mode needs it). The per-example kernel is
- * kernel.h's, instantiated once per (mode, rule, loss, has-values).
+ * renumbered (rows sorted where a mode needs it) -- or, handed the data set
+ * (hog_train_consume), rewrites its share in place and trains there; or, given
+ * the store (--stream), decodes one block at a time. The per-example kernel is
+ * kernel.h's, instantiated once per (mode, rule, loss, has-values). --average
+ * and --normalize change what the model hands back (weight_of).
  */
 #include "model/linear.h"
 #include "sys/err.h"

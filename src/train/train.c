@@ -12,6 +12,11 @@
  * The visiting order of epoch e in worker k is seeded by (seed, e, k), so a
  * serial run is bit-reproducible and a run resumed from a checkpoint continues
  * exactly where it stopped.
+ *
+ * Three ways in, one engine: hog_train() reads a loaded set (models copy their
+ * shards from it); hog_train_consume() hands the set over, so a model may train
+ * on it in place (one copy in memory, e->own); hog_train_stream() gives the
+ * store's blocks instead (e->store, models with .streams).
  */
 #include "train/engine.h"
 #include "sys/err.h"

@@ -123,8 +123,8 @@ static void flush_hot(const hog_engine *e, int id, lin_worker *w)
 		uint32_t i = start + k < n ? start + k : start + k - n;
 		float d = rec[i] - base[i], p = ald(&P[i]);
 		if (d != 0.0f) {
-			if (L->A && (S == 1 || i % S == 0)) /* the shared value changes here only */
-				avg_touch(HOG_MODE_LOCKFREE, &L->A[i / S], p, w->k.avg_c, w->k.avg_inv);
+			if (L->ks.A && (S == 1 || i % S == 0)) /* the shared value changes here only */
+				avg_touch(HOG_MODE_LOCKFREE, &L->ks.A[i / S], p, w->k.avg_c, w->k.avg_inv);
 			p += (S == 1 || i % S == 0) ? d * share : d;
 			ast(&P[i], p);
 		}
@@ -186,7 +186,7 @@ static uint64_t team_pos(const hog_engine *e, const eng_worker *ew, uint64_t i)
 				break;                                                                           \
 			const float lr = eng_lr_at(e, epoch, base + i * T);                                  \
 			const uint64_t end = to - i > 64 ? i + 64 : to;                                      \
-			const uint64_t c0 = L->A ? team_pos(e, ew, i) - i * T : 0;                           \
+			const uint64_t c0 = sh->A ? team_pos(e, ew, i) - i * T : 0;                          \
 			for (; i < end; i++) {                                                               \
 				uint32_t r = order[i];                                                           \
 				uint64_t lo = w->off[r];                                                         \
@@ -335,12 +335,12 @@ static uint64_t round_delayed(hog_engine *e, eng_worker *ew, int epoch, uint64_t
 	const uint64_t T = (uint64_t)e->T, base = (uint64_t)epoch * e->tr->n;
 	const enum hog_loss loss = e->o.loss;
 	const lin_state *L = e->model;
-	uint64_t i, c0 = L->A ? team_pos(e, ew, from) - from * T : 0;
+	uint64_t i, c0 = L->ks.A ? team_pos(e, ew, from) - from * T : 0;
 	for (i = from; i < to; i++) {
 		if ((i & 1023) == 0 && eng_stop_requested(e))
 			break;
 		float lr = eng_lr_at(e, epoch, base + i * T);
-		if (L->A && (i & 63) == 0)
+		if (L->ks.A && (i & 63) == 0)
 			c0 = team_pos(e, ew, i) - i * T;
 		w->k.avg_c = (uint32_t)(c0 + i * T);
 		w->k.avg_inv = 1.0f / (float)w->k.avg_c;
@@ -618,7 +618,12 @@ static void lin_epoch_started(hog_engine *e, int epoch)
 	lin_state *L = e->model;
 	(void)epoch;
 	L->bias_start = ald(&L->P[0]);
-	if (L->A) /* each epoch's average starts afresh (suffix averaging, kernel.h) */
+	/* Each epoch's average starts afresh (suffix averaging, kernel.h), so only
+	 * the last epoch's reaches the model handed back: without a test set to
+	 * report on after every epoch, the earlier epochs skip the work (measured:
+	 * +60-80% a serial epoch on 71-nonzero rows, bench/results/bias-step.md). */
+	L->ks.A = e->te || epoch == e->o.epochs - 1 ? L->A : NULL;
+	if (L->ks.A)
 		for (uint64_t v = 0; v < L->D; v++)
 			atomic_store_explicit(&L->A[v], 0, memory_order_relaxed);
 }
@@ -812,7 +817,7 @@ static int lin_setup(hog_engine *e)
 		for (int q = 0; q < e->T; q++)
 			atomic_init(&L->pos[q].v, 0);
 	}
-	L->ks.A = L->A;
+	L->ks.A = L->A; /* (per epoch: lin_epoch_started) */
 	if (L->perm) {
 		for (uint64_t i = 0; i < tr->n; i++)
 			L->perm[i] = (uint32_t)i;

@@ -498,6 +498,47 @@ static void test_stream_is_the_plain_loop(void)
 	hog_data_free(d);
 }
 
+/* --stream stopped inside an epoch (a checkpoint there) and resumed equals the
+ * straight run: the block order and the position in it are found again. */
+static volatile int stream_stop;
+static void stop_in_second(void *ud, const hog_progress *p)
+{
+	(void)ud;
+	if (p->epoch == 2 && p->done > 1500)
+		__atomic_store_n(&stream_stop, 1, __ATOMIC_RELAXED);
+}
+
+static void test_stream_resume(void)
+{
+	const char *path = tu_path("stream.lmdb"), *ck = tu_path("stream.ckpt"); /* (made by the test above) */
+	hog_train_opts o = serial_opts(3);
+	o.round_examples = 700; /* rounds end inside blocks of 500 */
+	o.average = 1;
+	hog_model *straight = NULL, *m = NULL, *resumed = NULL;
+	hog_err err;
+	CU_ASSERT_EQUAL_FATAL(hog_train_stream(path, NULL, &o, &straight, NULL, &err), 0);
+	o.checkpoint = ck;
+	o.stop = &stream_stop;
+	o.on_progress = stop_in_second;
+	stream_stop = 0;
+	hog_train_result r;
+	CU_ASSERT_EQUAL(hog_train_stream(path, NULL, &o, &m, &r, &err), HOG_EINTR);
+	CU_ASSERT_EQUAL(r.epochs_done, 1);
+	stream_stop = 0;
+	o.on_progress = NULL;
+	o.resume = ck;
+	int rc = hog_train_stream(path, NULL, &o, &resumed, NULL, &err);
+	if (rc)
+		fprintf(stderr, "\nresume: %s\n", err.msg);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	/* the weights: the average restarts in the resumed epoch, not the last one */
+	CU_ASSERT_EQUAL_FATAL(straight->nparams, resumed->nparams);
+	CU_ASSERT(!memcmp(straight->params, resumed->params, straight->nparams * sizeof(float)));
+	hog_model_free(straight);
+	hog_model_free(m);
+	hog_model_free(resumed);
+}
+
 int test_average_register(void)
 {
 	CU_pSuite s = CU_add_suite("average", NULL, NULL);
@@ -509,5 +550,6 @@ int test_average_register(void)
 	TU_ADD(s, test_last_epoch_is_best);
 	TU_ADD(s, test_consume_equals_copy);
 	TU_ADD(s, test_stream_is_the_plain_loop);
+	TU_ADD(s, test_stream_resume);
 	return 0;
 }

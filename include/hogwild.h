@@ -139,6 +139,11 @@ const hog_meta *hog_store_meta(const hog_store *s);
 /** Reads block @p index, checks its checksum and every count, offset and id, and
  * fills @p b. @return 0, HOG_ECORRUPT naming the block, or HOG_ELMDB. */
 int hog_store_block(hog_store *s, uint64_t index, hog_block *b, hog_err *err);
+/** Done with @p b for now: the pages of the memory map under its arrays leave
+ * this process's resident set (the page cache keeps them while memory allows).
+ * The view stays valid: reading it again faults them back in. Safe to call from
+ * any thread; a block held in an aligned copy is left alone. */
+void hog_store_release(hog_store *s, const hog_block *b);
 /** Reads a meta entry as text. @return 0 or ENOENT when the key is absent. */
 int hog_store_meta_get(hog_store *s, const char *key, char *buf, size_t size);
 /** Ratings: the original ids of users (@p which = "users") or items ("items"):
@@ -436,6 +441,13 @@ typedef struct hog_train_opts {
 	int flush_every;           /**< buffered: examples between flushes; default 1024 */
 	int stripes;               /**< striped: coordinates per lock; default 64 */
 	int measure_delay;         /**< sample the delay between read and write (1 in 64 examples) */
+	int average;               /**< linear: hand back (and evaluate) the average of the last
+	                                epoch's iterates instead of the last one (averaged SGD, kept
+	                                sparse); checkpoints keep the iterate itself. Default 0 here;
+	                                the command line turns it on */
+	int normalize;             /**< linear: scale each feature by 1 / max |x| over the training
+	                                set (rounded to a power of two); the model file holds weights
+	                                for the unscaled features. Default 0 */
 	uint32_t rank;             /**< mf: factors per user and item; default 32 */
 	int biases;                /**< mf: learn a global mean and user and item biases */
 	uint32_t grid;             /**< mf grid mode: blocks per side (0: 2 * threads + 1) */
@@ -524,6 +536,24 @@ typedef struct hog_train_result {
  * return *model_out (if not NULL) gets the model as it stands, or NULL. */
 int hog_train(const hog_data *train, const hog_data *test, const hog_train_opts *o,
               hog_model **model_out, hog_train_result *res, hog_err *err);
+
+/** hog_train() that keeps one copy of the training set in memory: @p train
+ * becomes the trainer's, which may rearrange it in place (linear: ids
+ * renumbered, each row's nonzeros reordered, values scaled) and trains on it
+ * there instead of copying it into per-worker shards. It is freed before the
+ * call returns, whatever the outcome. The model is the one hog_train() gives
+ * (bit for bit in serial mode). */
+int hog_train_consume(hog_data *train, const hog_data *test, const hog_train_opts *o,
+                      hog_model **model_out, hog_train_result *res, hog_err *err);
+
+/** Trains on the data set at @p path without loading it, for sets larger than
+ * memory: each worker reads its own blocks from the memory map, a shuffled order
+ * of blocks per epoch and a shuffled order of examples inside each, and the page
+ * cache does the I/O (a block's pages leave the resident set when the worker is
+ * done with it). Setup reads the whole set once (feature counts). The test set
+ * is in memory. Models that cannot stream (mf) refuse with HOG_ENOTSUP. */
+int hog_train_stream(const char *path, const hog_data *test, const hog_train_opts *o,
+                     hog_model **model_out, hog_train_result *res, hog_err *err);
 
 /** Evaluation of a model on a data set. */
 typedef struct hog_eval {

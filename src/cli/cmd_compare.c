@@ -104,7 +104,7 @@ int cmd_compare(int argc0, char **argv0)
 		return rc;
 	cmp_plan plan;
 	memset(&plan, 0, sizeof plan);
-	hog_train_opts_init(&plan.base);
+	cli_train_opts_init(&plan.base);
 	plan.repeat = 1;
 	plan.target = NAN;
 	cli_train_args a = { 0 };

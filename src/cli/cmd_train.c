@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_SAVE = OPT_TRAIN_LAST, OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_RESUME, OPT_FORCE, OPT_METRICS, OPT_HELP };
+enum { OPT_SAVE = OPT_TRAIN_LAST, OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_RESUME, OPT_FORCE, OPT_METRICS, OPT_STREAM, OPT_HELP };
 
 static const char usage[] =
 	"usage: hogwild train --data D.lmdb [--test T.lmdb] [options]\n"
@@ -27,6 +27,8 @@ static const char usage[] =
 	"      --force            resume even when the data set or options differ from the\n"
 	"                         checkpoint's (the model's shapes must still fit)\n"
 	"      --metrics FILE     append one JSON line per epoch\n"
+	"      --stream           train from the data set's blocks in place, for sets larger\n"
+	"                         than memory: shuffled blocks, the page cache reads (off)\n"
 	"  -h, --help             this text\n"
 	"Exit: 0 done, 1 data or run-time error, 2 usage, 130/143 stopped by SIGINT/SIGTERM.\n";
 
@@ -100,6 +102,7 @@ int cmd_train(int argc0, char **argv0)
 		{ "resume", required_argument, NULL, OPT_RESUME },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "metrics", required_argument, NULL, OPT_METRICS },
+		{ "stream", no_argument, NULL, OPT_STREAM },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -112,9 +115,10 @@ int cmd_train(int argc0, char **argv0)
 	if (rc)
 		return rc;
 	hog_train_opts o;
-	hog_train_opts_init(&o);
+	cli_train_opts_init(&o);
 	cli_train_args a = { 0 };
 	const char *save = NULL, *metrics = NULL;
+	int stream = 0;
 	int c;
 	double d;
 	optind = 1;
@@ -138,6 +142,7 @@ int cmd_train(int argc0, char **argv0)
 		case OPT_RESUME: o.resume = optarg; break;
 		case OPT_FORCE: o.force_resume = 1; break;
 		case OPT_METRICS: metrics = optarg; break;
+		case OPT_STREAM: stream = 1; break;
 		case ':': rc = cli_usage_error("train", NULL, "%s needs a value", argv[optind - 1]); break;
 		case '?': rc = cli_usage_error("train", NULL, "unknown option '%s' (see hogwild train -h)", argv[optind - 1]); break;
 		default:
@@ -160,8 +165,20 @@ int cmd_train(int argc0, char **argv0)
 	const int rank = hog_mpi_rank(), ranks = hog_mpi_size();
 	if (rank)
 		a.quiet = 1;
-	hog_data *tr, *te;
-	if ((rc = cli_load_data("train", &a, &tr, &te, a.quiet))) {
+	hog_data *tr = NULL, *te = NULL;
+	if (stream) { /* the test set only: the training set is read block by block */
+		cli_train_args ta = a;
+		ta.data = a.test;
+		ta.test = NULL;
+		rc = 0;
+		if (!a.data)
+			rc = cli_usage_error("train", NULL, "--data is required (a data set made by 'hogwild data import' or 'gen')");
+		else if (a.test)
+			rc = cli_load_data("train", &ta, &te, &tr, a.quiet);
+	} else {
+		rc = cli_load_data("train", &a, &tr, &te, a.quiet);
+	}
+	if (rc) {
 		cli_config_free(argc, argv);
 		hog_mpi_finish();
 		return rc;
@@ -183,7 +200,9 @@ int cmd_train(int argc0, char **argv0)
 	hog_train_opts shown = o;
 	if (!shown.threads)
 		shown.threads = 1;
-	int trc = hog_train(tr, te, &o, &m, &res, &err);
+	/* one copy of the data in memory: the trainer rearranges it and frees it */
+	int trc = stream ? hog_train_stream(a.data, te, &o, &m, &res, &err) : hog_train_consume(tr, te, &o, &m, &res, &err);
+	tr = NULL;
 	shown.threads = res.threads ? res.threads : 1;
 	if (rank)
 		save = NULL;

@@ -33,6 +33,8 @@ const struct option cli_train_long[] = {
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "sync-every", required_argument, NULL, OPT_SYNC_EVERY },
 	{ "no-shuffle", no_argument, NULL, OPT_NO_SHUFFLE },
+	{ "average", required_argument, NULL, OPT_AVERAGE },
+	{ "normalize", no_argument, NULL, OPT_NORMALIZE },
 	{ NULL, 0, NULL, 0 },
 };
 const size_t cli_train_nlong = sizeof cli_train_long / sizeof *cli_train_long - 1;
@@ -64,6 +66,10 @@ const char cli_train_usage[] =
 	"      --l2 X             lambda of (lambda/2)|w|^2 beside the mean loss (1e-6)\n"
 	"      --optimizer R      sgd | adagrad | adarevision (sgd)\n"
 	"      --adagrad-beta B   beta of adagrad/adarevision: lr/(beta+sqrt(sum g^2)) (1)\n"
+	"      --average on|off   linear: the model is the average of the last epoch's\n"
+	"                         iterates (averaged SGD), not the last iterate (on)\n"
+	"      --normalize        linear: scale each feature by 1/max|x| of the training set\n"
+	"                         (for raw, unscaled values); the model keeps raw units (off)\n"
 	"      --delay K          write each update K examples after its read (0)\n"
 	"      --measure-delay    sample updates landing between read and write (off)\n"
 	"      --hot N            buffered mode: hot coordinates (auto: written once per flush)\n"
@@ -76,6 +82,12 @@ const char cli_train_usage[] =
 	"                         the ranks' models; also at every epoch's end (32768 x threads)\n"
 	"      --no-shuffle       visit the examples in the data set's order every epoch\n"
 	"      --quiet            no progress line\n";
+
+void cli_train_opts_init(hog_train_opts *o)
+{
+	hog_train_opts_init(o);
+	o->average = 1;
+}
 
 static int bad(const char *cmd, const char *opt, const char *arg, const char *want)
 {
@@ -173,6 +185,11 @@ int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o,
 		o->seed = u;
 		break;
 	case OPT_MEASURE_DELAY: o->measure_delay = 1; break;
+	case OPT_AVERAGE:
+		if (strcmp(arg, "on") && strcmp(arg, "off")) return bad(cmd, "average", arg, "on or off");
+		o->average = !strcmp(arg, "on");
+		break;
+	case OPT_NORMALIZE: o->normalize = 1; break;
 	case OPT_TOPOLOGY: o->topology = arg; break;
 	case OPT_QUIET: a->quiet = 1; break;
 	case OPT_CONFIG: break; /* expanded before parsing */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -50,4 +51,12 @@ int hog_check_regular_input(const char *path, hog_err *err)
 	if (S_ISDIR(st.st_mode))
 		return hog_err_set(err, EISDIR, "%s: is a directory, not a file", path);
 	return 0;
+}
+
+void hog_map_release(const void *p, size_t len)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = ((uintptr_t)p + pg - 1) & ~(uintptr_t)(pg - 1), b = ((uintptr_t)p + len) & ~(uintptr_t)(pg - 1);
+	if (b > a) /* advice: a refusal costs memory, never data */
+		(void)madvise((void *)a, b - a, MADV_DONTNEED);
 }

@@ -48,8 +48,10 @@ double cli_now(void);
 /** Checks, before any work, that @p path can be written: not a directory, its
  * directory exists and takes a new file. Removes stale temporaries of @p path
  * (cli_remove_stale). @p opt ("--save") names the option in the message; NULL
- * for an operand. Returns 0, or 1 (2 for an empty name) after the message. */
-int cli_check_output(const char *cmd, const char *opt, const char *path);
+ * for an operand. An existing target that is not a regular file is refused
+ * (the rename would replace it) unless @p append (--metrics: /dev/null, a FIFO).
+ * Returns 0, or 1 (2 for an empty name) after the message. */
+int cli_check_output(const char *cmd, const char *opt, const char *path, int append);
 /** Removes "PATH.tmp.PID" files of processes that no longer exist, saying so. */
 void cli_remove_stale(const char *cmd, const char *path);
 /** Refuses an input that is not a regular file (a FIFO, a device, a directory):

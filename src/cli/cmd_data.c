@@ -131,7 +131,7 @@ static int data_check_output(const char *cmd, const char *path)
 	struct stat st;
 	char full[32];
 	snprintf(full, sizeof full, "data %s", cmd);
-	int rc = cli_check_output(full, NULL, path);
+	int rc = cli_check_output(full, NULL, path, 0);
 	if (rc)
 		return rc;
 	if (stat(path, &st) != 0)
@@ -839,7 +839,7 @@ static int data_export(int argc, char **argv)
 		fprintf(stderr, "hogwild %s: %s is both the input and the output\n", cmd, outp);
 		return 1;
 	}
-	if ((rc = cli_check_output(cmd, "--out", outp)))
+	if ((rc = cli_check_output(cmd, "--out", outp, 0)))
 		return rc;
 	char *tmp = hog_tmp_path(outp);
 	if (!tmp) {

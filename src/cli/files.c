@@ -41,7 +41,7 @@ void cli_remove_stale(const char *cmd, const char *path)
 	hog_tmp_remove_stale(path, files_stale_note, (void *)cmd);
 }
 
-int cli_check_output(const char *cmd, const char *opt, const char *path)
+int cli_check_output(const char *cmd, const char *opt, const char *path, int append)
 {
 	char dir[4096], probe[4200];
 	struct stat st;
@@ -56,6 +56,14 @@ int cli_check_output(const char *cmd, const char *opt, const char *path)
 	}
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		fprintf(stderr, "hogwild %s: %s%s%s: is a directory; give a file name\n", cmd, o, sep, path);
+		return 1;
+	}
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if (append)
+			return 0; /* /dev/null, a FIFO, a terminal: opened for writing as they are */
+		/* a rename would replace the device or FIFO itself (as root, /dev/null) */
+		fprintf(stderr, "hogwild %s: %s%s%s: is a %s; this output is written to a temporary file and "
+		        "renamed, so it must be a regular file\n", cmd, o, sep, path, hog_file_type(st.st_mode));
 		return 1;
 	}
 	files_dir(path, dir, sizeof dir);
@@ -123,14 +131,15 @@ int cli_close_stdout(int rc)
 {
 	errno = 0;
 	int bad = fflush(stdout) != 0 || ferror(stdout);
-	int e = errno;
+	int e = errno, gone = bad && cli_stdout_gone(); /* before fclose closes the descriptor */
 	if (fclose(stdout) != 0 && !bad) {
 		bad = 1;
 		e = errno;
+		gone = e == EPIPE;
 	}
 	if (!bad)
 		return rc;
-	if (e == EPIPE || cli_stdout_gone())
+	if (e == EPIPE || gone)
 		return rc; /* the reader closed the pipe: its choice, not an error */
 	fprintf(stderr, "hogwild: standard output: %s\n", e ? strerror(e) : "write error");
 	return rc ? rc : 1;

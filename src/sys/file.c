@@ -196,7 +196,7 @@ int hog_tmp_remove_stale(const char *path, void (*fn)(void *ud, const char *file
 		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue;
 		char full[HOG_TMP_PATH];
-		if ((size_t)snprintf(full, sizeof full, "%s/%s", dir, n) >= sizeof full)
+		if ((size_t)snprintf(full, sizeof full, "%s%s%s", slash ? dir : "", slash ? "/" : "", n) >= sizeof full)
 			continue;
 		if (unlink(full) == 0) {
 			removed++;

@@ -131,6 +131,7 @@ static int data_check_output(const char *cmd, const char *path)
 	struct stat st;
 	char full[32];
 	snprintf(full, sizeof full, "data %s", cmd);
+	cli_catch_cleanup_signals(); /* from here on a stop removes what we write */
 	int rc = cli_check_output(full, NULL, path, 0);
 	if (rc)
 		return rc;
@@ -839,6 +840,7 @@ static int data_export(int argc, char **argv)
 		fprintf(stderr, "hogwild %s: %s is both the input and the output\n", cmd, outp);
 		return 1;
 	}
+	cli_catch_cleanup_signals(); /* from here on a stop removes what we write */
 	if ((rc = cli_check_output(cmd, "--out", outp, 0)))
 		return rc;
 	char *tmp = hog_tmp_path(outp);
@@ -847,7 +849,6 @@ static int data_export(int argc, char **argv)
 		return 1;
 	}
 	int slot = hog_tmp_track(tmp); /* before the file exists: the handler removes it */
-	cli_catch_cleanup_signals();
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		fprintf(stderr, "hogwild %s: %s: %s\n", cmd, outp, strerror(errno));

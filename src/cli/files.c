@@ -75,14 +75,17 @@ int cli_check_output(const char *cmd, const char *opt, const char *path, int app
 	/* The one sure test of "a new file can be made here" (read-only mounts,
 	 * permissions, ACLs, quotas at zero): make one. */
 	snprintf(probe, sizeof probe, "%s.tmp.%ld", path, (long)getpid());
+	int slot = hog_tmp_track(probe); /* a signal handler of ours removes it too */
 	int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0 && errno != EEXIST) {
-		fprintf(stderr, "hogwild %s: %s%s%s: cannot write in %s: %s\n", cmd, o, sep, path, dir, strerror(errno));
-		return 1;
-	}
+	int e = errno;
 	if (fd >= 0) {
 		close(fd);
 		unlink(probe);
+	}
+	hog_tmp_untrack(slot);
+	if (fd < 0 && e != EEXIST) {
+		fprintf(stderr, "hogwild %s: %s%s%s: cannot write in %s: %s\n", cmd, o, sep, path, dir, strerror(e));
+		return 1;
 	}
 	cli_remove_stale(cmd, path);
 	return 0;

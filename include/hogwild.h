@@ -239,6 +239,12 @@ typedef struct hog_import_opts {
 	uint32_t block_examples;  /**< examples per block */
 	hog_progress_fn progress; /**< called every few MB; may be NULL */
 	void *progress_ud;
+	uint64_t skip_lines;      /**< csv, ratings: lines skipped at the start of each file,
+	                               before the header is looked for */
+	/** Called with one line of information for the user (a header line detected and
+	 * skipped, with its FILE:LINE); the library prints nothing itself. May be NULL. */
+	void (*note)(void *ud, const char *msg);
+	void *note_ud;
 } hog_import_opts;
 
 /** Imports @p nin input files (plain or gzip) into a new data set at @p out.

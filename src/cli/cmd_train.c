@@ -4,6 +4,8 @@
  * checkpoint (exit 130/143). Under mpirun every rank runs this; rank 0 alone
  * reports, writes --metrics, --save and the checkpoints. */
 #include "cli/train_opts.h"
+#include "sys/topo.h"
+#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -34,9 +36,30 @@ static const char usage[] =
 
 typedef struct train_ui {
 	int quiet, progress_drawn;
+	int threads;            /* the workers the run uses (o->threads may be 0: every core) */
 	FILE *metrics;
+	const char *metrics_path;
+	int metrics_errno;      /* first failed write to --metrics, 0 if none */
 	const hog_train_opts *o;
 } train_ui;
+
+/* The workers hog_train() will start: one for serial, --threads, or every core
+ * of the topology it plans on (the same rule as the trainer's). */
+static int train_threads(const hog_train_opts *o)
+{
+	if (o->mode == HOG_MODE_SERIAL)
+		return 1;
+	if (o->threads > 0)
+		return o->threads;
+	hog_topo *t;
+	hog_err e = { 0 };
+	int n = 0;
+	if (hog_topo_open(&t, o->topology, &e) == 0) {
+		n = hog_topo_cores(t);
+		hog_topo_close(t);
+	}
+	return n > 0 ? n : 1;
+}
 
 static void on_progress(void *ud, const hog_progress *p)
 {
@@ -46,7 +69,7 @@ static void on_progress(void *ud, const hog_progress *p)
 	double rate = p->seconds > 0 ? p->done / p->seconds : 0;
 	double eta = rate > 0 ? (p->total - p->done) / rate + (p->epochs - p->epoch) * (p->total / rate) : 0;
 	fprintf(stderr, "\repoch %d/%d %3.0f%%  %.3g ex/s/thread  lr %.3g  loss %.4f  ETA %.0fs   ", p->epoch,
-	        p->epochs, 100.0 * p->done / (p->total ? p->total : 1), rate / u->o->threads, p->lr, p->train_loss, eta);
+	        p->epochs, 100.0 * p->done / (p->total ? p->total : 1), rate / u->threads, p->lr, p->train_loss, eta);
 	u->progress_drawn = 1;
 }
 
@@ -89,7 +112,9 @@ static void on_epoch(void *ud, const hog_epoch_stats *s)
 		cli_json_num(f, "delay_p99", s->delay_p99, 1);
 		cli_json_num(f, "delay_max", s->delay_max, 1);
 		fputs("}\n", f);
-		fflush(f);
+		/* checked every epoch: a full disk must not pass for a finished log */
+		if ((fflush(f) != 0 || ferror(f)) && !u->metrics_errno)
+			u->metrics_errno = errno ? errno : EIO;
 	}
 }
 
@@ -165,7 +190,23 @@ int cmd_train(int argc0, char **argv0)
 	const int rank = hog_mpi_rank(), ranks = hog_mpi_size();
 	if (rank)
 		a.quiet = 1;
+	/* Every output is checked before the data is loaded: a typo in a directory
+	 * must not cost a whole training run. */
+	train_ui ui = { .quiet = a.quiet || !cli_progress_wanted(0), .o = &o, .metrics_path = metrics };
 	hog_data *tr = NULL, *te = NULL;
+	if ((save && (rc = cli_check_output("train", "--save", save, 0))) ||
+	    (o.checkpoint && (rc = cli_check_output("train", "--checkpoint", o.checkpoint, 0))) ||
+	    (metrics && (rc = cli_check_output("train", "--metrics", metrics, 1))) ||
+	    (o.resume && (rc = cli_check_input("train", "--resume", o.resume))))
+		goto out;
+	if (metrics && rank == 0 && !(ui.metrics = fopen(metrics, "a"))) { /* rank 0 alone reports */
+		fprintf(stderr, "hogwild train: --metrics %s: %s\n", metrics, strerror(errno));
+		rc = 1;
+		goto out;
+	}
+	if ((a.data && (rc = cli_check_input("train", "--data", a.data))) ||
+	    (a.test && (rc = cli_check_input("train", "--test", a.test))))
+		goto out;
 	if (stream) { /* the test set only: the training set is read block by block */
 		cli_train_args ta = a;
 		ta.data = a.test;
@@ -178,17 +219,9 @@ int cmd_train(int argc0, char **argv0)
 	} else {
 		rc = cli_load_data("train", &a, &tr, &te, a.quiet);
 	}
-	if (rc) {
-		cli_config_free(argc, argv);
-		hog_mpi_finish();
-		return rc;
-	}
-	train_ui ui = { .quiet = a.quiet || !cli_progress_wanted(0), .o = &o };
-	if (metrics && rank == 0 && !(ui.metrics = fopen(metrics, "a"))) {
-		fprintf(stderr, "hogwild: %s: cannot open for writing\n", metrics);
-		rc = 1;
+	if (rc)
 		goto out;
-	}
+	ui.threads = train_threads(&o);
 	o.on_epoch = on_epoch;
 	o.on_progress = on_progress;
 	o.ud = &ui;
@@ -235,8 +268,13 @@ int cmd_train(int argc0, char **argv0)
 	}
 	hog_model_free(m);
 out:
-	if (ui.metrics)
-		fclose(ui.metrics);
+	if (ui.metrics && (fclose(ui.metrics) != 0 || ui.metrics_errno)) {
+		int e = ui.metrics_errno ? ui.metrics_errno : errno;
+		fprintf(stderr, "hogwild train: --metrics %s: %s; the metrics log is incomplete\n", metrics,
+		        strerror(e ? e : EIO));
+		if (rc == 0)
+			rc = 1;
+	}
 	hog_data_free(tr);
 	hog_data_free(te);
 	cli_config_free(argc, argv);

@@ -50,7 +50,7 @@ const char cli_train_usage[] =
 	"  -c, --config FILE      INI file of options (flags given here override it)\n"
 	"      --data D.lmdb      training set (required)\n"
 	"      --test T.lmdb      test set, evaluated after every epoch (none)\n"
-	"      --model linear     model (linear; mf and mlp are not built yet)\n"
+	"      --model M          linear | mf | mlp (linear)\n"
 	"      --loss L           logistic | hinge | squared (logistic)\n"
 	"      --epochs N         passes over the data (20)\n"
 	"      --lr X             step size; alpha for adagrad/adarevision (sgd: 1/(1+mean |x|^2),\n"
@@ -100,7 +100,7 @@ int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o,
 		break;
 	case OPT_MODE:
 		if ((e = hog_mode_parse(arg)) < 0)
-			return bad(cmd, "mode", arg, "serial, lockfree, buffered, atomic, striped or locked");
+			return bad(cmd, "mode", arg, "serial, lockfree, buffered, atomic, striped, locked, grid or auto");
 		o->mode = (enum hog_mode)e;
 		break;
 	case OPT_THREADS:

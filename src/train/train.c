@@ -287,7 +287,7 @@ static void team_fail(hog_engine *e, int rc, const char *what)
 /* Thread 0 after the last round of an epoch: the epoch's figures. */
 static void epoch_report(hog_engine *e, int ep, double spent)
 {
-	hog_epoch_stats s = { .epoch = ep + 1, .threads = e->T, .seconds = spent };
+	hog_epoch_stats s = { .epoch = ep + 1, .threads = e->T, .mode = e->o.mode, .seconds = spent };
 	for (int q = 0; q < e->T; q++) {
 		s.examples += e->w[q]->ex_done;
 		s.nnz += e->w[q]->units_done;
@@ -456,6 +456,23 @@ int hog_train(const hog_data *train, const hog_data *test, const hog_train_opts 
 	int rc = check_common(opts, train, err);
 	if (rc)
 		return rc;
+	hog_train_opts chosen;
+	char why[sizeof res->mode_why] = "";
+	if (opts->mode == HOG_MODE_AUTO) {
+		hog_topo *tp;
+		enum hog_mode m;
+		if ((rc = hog_topo_open(&tp, opts->topology, err)))
+			return rc;
+		rc = eng_auto_mode(train, opts, ops->modes, hog_topo_cores(tp), &m, why, sizeof why, err);
+		hog_topo_close(tp);
+		if (rc)
+			return rc;
+		chosen = *opts;
+		chosen.mode = m;
+		opts = &chosen;
+		if (opts->on_note)
+			opts->on_note(opts->ud, why);
+	}
 	if (!(ops->modes >> opts->mode & 1u))
 		return hog_err_set(err, HOG_ECONFIG, "%s mode is not available for the %s model", hog_mode_name(opts->mode),
 		                   ops->name);
@@ -551,6 +568,8 @@ int hog_train(const hog_data *train, const hog_data *test, const hog_train_opts 
 	if (res) {
 		res->lr = e->o.lr;
 		res->loss = e->o.loss;
+		res->mode = e->o.mode;
+		memcpy(res->mode_why, why, sizeof why);
 		res->epochs_done = e->epochs_done;
 		res->threads = e->T;
 		res->seconds = e->elapsed;

@@ -341,13 +341,15 @@ enum hog_mode {
 	HOG_MODE_STRIPED = 4,
 	HOG_MODE_LOCKED = 5,
 	HOG_MODE_GRID = 6,     /**< mf only: conflict-free blocks (FPSGD): no two workers hold one row */
-	HOG_MODE_AUTO = 7,     /**< probe the model's modes on a sample and train with the fastest
+	HOG_MODE_REPLICA = 7,  /**< linear: every coordinate in a private replica per worker; every
+	                            K examples stiff coordinates are averaged, the rest summed */
+	HOG_MODE_AUTO = 8,     /**< probe the model's modes on a sample and train with the fastest
 	                            that reaches serial's loss (hog_train_result says which, and why) */
 };
 /** The modes every model takes are those below HOG_MODE_COUNT; model-specific
  * ones (grid) follow, up to HOG_MODE_ALL. */
 #define HOG_MODE_COUNT 6
-#define HOG_MODE_ALL 8
+#define HOG_MODE_ALL 9
 
 /** The models (DESIGN §4): one training engine serves them all. */
 enum hog_model_kind {
@@ -440,7 +442,8 @@ typedef struct hog_train_opts {
 	uint64_t seed;             /**< shuffling and sharding; default 1 */
 	int delay;                 /**< apply each update K examples after its read; default 0 */
 	int hot;                   /**< buffered: hot coordinates (-1: chosen from frequencies) */
-	int flush_every;           /**< buffered: examples between flushes; default 1024 */
+	int flush_every;           /**< buffered, replica: examples between flushes (0, the default:
+	                                buffered 1024, replica 4096) */
 	int stripes;               /**< striped: coordinates per lock; default 64 */
 	int measure_delay;         /**< sample the delay between read and write (1 in 64 examples) */
 	uint32_t rank;             /**< mf: factors per user and item; default 32 */
@@ -478,7 +481,7 @@ typedef struct hog_train_result {
 	int threads;
 	double seconds;            /**< training time (evaluation excluded) */
 	hog_epoch_stats last;      /**< the last epoch's figures */
-	int hot;                   /**< buffered: hot coordinates used */
+	int hot;                   /**< buffered: hot coordinates used; replica: features averaged */
 	double lr;                 /**< the step size (alpha) used, after the model's default */
 	enum hog_loss loss;        /**< the loss used (mf: always squared) */
 	enum hog_mode mode;        /**< the mode trained with (the one HOG_MODE_AUTO chose) */

@@ -197,6 +197,9 @@ int cmd_train(int argc0, char **argv0)
 		        res.epochs_done == 1 ? "" : "s", res.seconds, trc ? " (stopped)" : "");
 		if (res.mode == HOG_MODE_BUFFERED)
 			fprintf(stderr, "hogwild: buffered mode kept %d hot coordinates per worker\n", res.hot);
+		if (res.mode == HOG_MODE_REPLICA)
+			fprintf(stderr, "hogwild: replica mode averaged the bias and %d features at flushes, summed "
+			        "the rest\n", res.hot);
 	}
 	if (trc == 0 && save && m && (rc = hog_model_save(m, save, &err))) {
 		rc = cli_fail(&err, rc);

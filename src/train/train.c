@@ -54,7 +54,6 @@ void hog_train_opts_init(hog_train_opts *o)
 	o->adagrad_beta = 1.0;
 	o->seed = 1;
 	o->hot = -1;
-	o->flush_every = 1024;
 	o->stripes = 64;
 	o->rank = 32;
 	o->round_examples = 1u << 15;
@@ -437,7 +436,7 @@ static int check_common(const hog_train_opts *o, const hog_data *tr, hog_err *er
 		return hog_err_set(err, HOG_ECONFIG, "--adagrad-beta must be positive, not %g", o->adagrad_beta);
 	if (o->delay < 0 || o->delay > (1 << 20))
 		return hog_err_set(err, HOG_ECONFIG, "--delay must be 0..1048576, not %d", o->delay);
-	if (o->flush_every < 1 || o->stripes < 1 || (o->stripes & (o->stripes - 1)))
+	if (o->flush_every < 0 || o->stripes < 1 || (o->stripes & (o->stripes - 1)))
 		return hog_err_set(err, HOG_ECONFIG, "--flush-every must be >= 1 and --stripe-size a power of two");
 	return 0;
 }

@@ -1,7 +1,9 @@
-/* --mode auto and the sample it probes on: hog_data_sample() against a plain
- * check of every example it keeps (order, labels, rows), and the choice auto
- * makes -- a mode the model takes, reported with what was measured; serial on
- * one thread without probing. */
+/* The modes for many cores (issue 12): replica mode against serial (the same
+ * test loss within 0.5% at two threads; a flush that sums cold coordinates and
+ * averages stiff ones), --mode auto and the sample it probes on:
+ * hog_data_sample() against a plain check of every example it keeps (order,
+ * labels, rows), and the choice auto makes -- a mode the model takes, reported
+ * with what was measured; serial on one thread without probing. */
 #include "hogwild.h"
 #include "util.h"
 #include <stdio.h>
@@ -124,11 +126,51 @@ static void test_auto_picks(void)
 	CU_ASSERT(strstr(res.mode_why, "one thread") != NULL);
 }
 
-int test_auto_register(void)
+static double test_loss_of(enum hog_mode mode, int threads, int hot, hog_train_result *res)
 {
-	CU_pSuite s = CU_add_suite("auto", setup, teardown);
+	hog_data *te;
+	hog_err err = { 0 };
+	CU_ASSERT_EQUAL_FATAL(hog_data_sample(tr, 6000, 99, &te, &err), 0);
+	hog_train_opts o;
+	hog_train_opts_init(&o);
+	o.mode = mode;
+	o.threads = threads;
+	o.epochs = 4;
+	o.bind = HOG_BIND_NONE;
+	o.hot = hot;
+	int rc = hog_train(tr, te, &o, NULL, res, &err);
+	if (rc)
+		fprintf(stderr, "%s: %s\n", hog_mode_name(mode), err.msg);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	hog_data_free(te);
+	return res->last.test_loss;
+}
+
+static void test_replica_reaches_serial(void)
+{
+	hog_train_result rs, rr;
+	double serial = test_loss_of(HOG_MODE_SERIAL, 1, -1, &rs);
+	double replica = test_loss_of(HOG_MODE_REPLICA, 2, -1, &rr);
+	CU_ASSERT_EQUAL(rr.threads, 2);
+	CU_ASSERT_EQUAL(rr.hot, 0); /* the bias alone averaged */
+	CU_ASSERT(replica <= serial * 1.005);
+	/* on one thread a flush hands back what the worker wrote: serial's loss to
+	 * float rounding (base + (rec - base) need not be rec exactly) */
+	double one = test_loss_of(HOG_MODE_REPLICA, 1, -1, &rr);
+	CU_ASSERT_DOUBLE_EQUAL(one, serial, serial * 1e-4);
+	/* averaging every coordinate is model averaging: each worker's change to a
+	 * feature is halved, so it learns more slowly than summing them */
+	double all = test_loss_of(HOG_MODE_REPLICA, 2, 1999, &rr);
+	CU_ASSERT_EQUAL(rr.hot, 1999);
+	CU_ASSERT(all > replica * 1.01);
+}
+
+int test_scaling_register(void)
+{
+	CU_pSuite s = CU_add_suite("scaling", setup, teardown);
 	if (!s)
 		return -1;
+	TU_ADD(s, test_replica_reaches_serial);
 	TU_ADD(s, test_sample_rows);
 	TU_ADD(s, test_auto_picks);
 	return 0;

@@ -214,6 +214,11 @@ typedef struct hog_data {
 int hog_data_load(hog_data **out, const char *path, hog_err *err);
 /** Frees a loaded data set. NULL is fine. */
 void hog_data_free(hog_data *d);
+/** A random subset of @p n examples of @p d (all of them when n >= d->n), in
+ * their order in @p d, chosen by @p seed: a data set of its own (free it with
+ * hog_data_free()). The meta data's counts and label statistics are the
+ * subset's. @return 0 or ENOMEM. */
+int hog_data_sample(const hog_data *d, uint64_t n, uint64_t seed, hog_data **out, hog_err *err);
 
 /** Progress callback for long data operations: @p done of @p total units
  * (bytes for imports, examples for generators). */
@@ -348,11 +353,15 @@ enum hog_mode {
 	HOG_MODE_STRIPED = 4,
 	HOG_MODE_LOCKED = 5,
 	HOG_MODE_GRID = 6,     /**< mf only: conflict-free blocks (FPSGD): no two workers hold one row */
+	HOG_MODE_REPLICA = 7,  /**< linear: every coordinate in a private replica per worker; every
+	                            K examples stiff coordinates are averaged, the rest summed */
+	HOG_MODE_AUTO = 8,     /**< probe the model's modes on a sample and train with the fastest
+	                            that reaches serial's loss (hog_train_result says which, and why) */
 };
 /** The modes every model takes are those below HOG_MODE_COUNT; model-specific
  * ones (grid) follow, up to HOG_MODE_ALL. */
 #define HOG_MODE_COUNT 6
-#define HOG_MODE_ALL 7
+#define HOG_MODE_ALL 9
 
 /** The models (DESIGN §4): one training engine serves them all. */
 enum hog_model_kind {
@@ -400,6 +409,7 @@ int hog_bind_parse(const char *s);
 typedef struct hog_epoch_stats {
 	int epoch;                 /**< from 1 */
 	int threads;
+	enum hog_mode mode;        /**< the update mode (the one chosen by HOG_MODE_AUTO)*/
 	double seconds;            /**< wall time of this epoch's updates (evaluation excluded) */
 	double elapsed;            /**< wall time of all epochs so far (evaluation excluded) */
 	uint64_t examples, nnz;    /**< processed in this epoch */
@@ -444,7 +454,8 @@ typedef struct hog_train_opts {
 	uint64_t seed;             /**< shuffling and sharding; default 1 */
 	int delay;                 /**< apply each update K examples after its read; default 0 */
 	int hot;                   /**< buffered: hot coordinates (-1: chosen from frequencies) */
-	int flush_every;           /**< buffered: examples between flushes; default 1024 */
+	int flush_every;           /**< buffered, replica: examples between flushes (0, the default:
+	                                buffered 1024, replica 4096) */
 	int stripes;               /**< striped: coordinates per lock; default 64 */
 	int measure_delay;         /**< sample the delay between read and write (1 in 64 examples) */
 	int average;               /**< linear: hand back (and evaluate) the average of the last
@@ -475,6 +486,9 @@ typedef struct hog_train_opts {
 	volatile int *stop;        /**< set non-zero (by a signal handler) to stop cleanly */
 	void (*on_epoch)(void *ud, const hog_epoch_stats *s);
 	void (*on_progress)(void *ud, const hog_progress *p);
+	/** a line for the user before training starts (the mode --mode auto chose,
+	 * and what it measured); may be NULL */
+	void (*on_note)(void *ud, const char *note);
 	void *ud;
 } hog_train_opts;
 
@@ -525,11 +539,13 @@ typedef struct hog_train_result {
 	int threads;
 	double seconds;            /**< training time (evaluation excluded) */
 	hog_epoch_stats last;      /**< the last epoch's figures */
-	int hot;                   /**< buffered: hot coordinates used */
+	int hot;                   /**< buffered: hot coordinates used; replica: features averaged */
 	double lr;                 /**< the step size (alpha) used, after the model's default */
 	enum hog_loss loss;        /**< the loss used (mf: always squared) */
 	double sync_seconds;       /**< MPI: of seconds, the time spent averaging the ranks'
 	                                models, waits for the slowest rank included */
+	enum hog_mode mode;        /**< the mode trained with (the one HOG_MODE_AUTO chose) */
+	char mode_why[320];        /**< HOG_MODE_AUTO: what the probe measured and why it chose so */
 } hog_train_result;
 
 /** Trains the model o->model names: linear on sparse sets (binary or regression

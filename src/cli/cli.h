@@ -82,3 +82,5 @@ int cli_config_expand(const char *cmd, const struct option *lopts, int argc, cha
 void cli_config_free(int argc, char **argv);
 /** Prints a double as JSON (null for NaN/Inf). */
 void cli_json_num(FILE *f, const char *key, double v, int comma);
+/* Writes @p s as a JSON string (quoted, escaped). */
+void cli_json_str(FILE *f, const char *s);

@@ -512,21 +512,6 @@ struct info {
 	hog_stats st;
 };
 
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			printf("\\%c", ch);
-		else if (ch < 0x20)
-			printf("\\u%04x", ch);
-		else
-			putchar(ch);
-	}
-	putchar('"');
-}
-
 static void json_num(const char *key, double v)
 {
 	printf(",\"%s\":", key);
@@ -543,10 +528,10 @@ static void info_json(const struct info *f)
 	const hog_meta *m = &f->m;
 	double n = m->examples ? (double)m->examples : 1;
 	fputs("{\"file\":", stdout);
-	json_str(f->path);
+	cli_json_str(stdout, f->path);
 	json_u64("size", f->size);
 	fputs(",\"format\":", stdout);
-	json_str(f->format);
+	cli_json_str(stdout, f->format);
 	json_u64("version", m->version);
 	printf(",\"kind\":\"%s\",\"task\":\"%s\"", hog_kind_name(m->kind), hog_task_name(m->task));
 	json_u64("examples", m->examples);
@@ -559,7 +544,7 @@ static void info_json(const struct info *f)
 	json_u64("nnz", m->nnz);
 	json_u64("blocks", m->blocks);
 	fputs(",\"source\":", stdout);
-	json_str(m->source);
+	cli_json_str(stdout, m->source);
 	if (m->task == HOG_TASK_BINARY) {
 		json_u64("positives", m->positives);
 		json_num("positive_share", (double)m->positives / n);

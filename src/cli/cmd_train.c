@@ -15,11 +15,13 @@ enum { OPT_SAVE = OPT_TRAIN_LAST, OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_RESU
 
 static const char usage[] =
 	"usage: hogwild train --data D.lmdb [--test T.lmdb] [options]\n"
-	"Trains a linear model with every core at once and reports each epoch.\n"
+	"Trains a model with every core at once and reports each epoch.\n"
 	"\n"
-	"      --mode M           serial | lockfree | buffered | atomic | striped | locked\n"
-	"                         (lockfree: plain Hogwild!; buffered: lock-free with the hot\n"
-	"                         coordinates summed per worker and flushed every K examples)\n"
+	"      --mode M           serial | lockfree | buffered | atomic | striped | locked |\n"
+	"                         grid (mf) | auto (lockfree: plain Hogwild!; buffered: lock-free\n"
+	"                         with the hot coordinates kept per worker and averaged in every\n"
+	"                         K examples; auto: probe the modes on a sample, take the fastest\n"
+	"                         that reaches serial's loss)\n"
 	"      --threads N        workers, pinned one per core (0: every core; serial: 1)\n"
 	"%s"
 	"      --save FILE        write the trained model here (atomically)\n"
@@ -73,6 +75,18 @@ static void on_progress(void *ud, const hog_progress *p)
 	u->progress_drawn = 1;
 }
 
+/* --mode auto's choice: on stderr, and a line of its own in --metrics */
+static void on_note(void *ud, const char *note)
+{
+	train_ui *u = ud;
+	fprintf(stderr, "hogwild: %s\n", note);
+	if (u->metrics) {
+		fputs("{\"note\":", u->metrics);
+		cli_json_str(u->metrics, note);
+		fputs("}\n", u->metrics);
+	}
+}
+
 static void on_epoch(void *ud, const hog_epoch_stats *s)
 {
 	train_ui *u = ud;
@@ -95,7 +109,7 @@ static void on_epoch(void *ud, const hog_epoch_stats *s)
 	if (u->metrics) {
 		FILE *f = u->metrics;
 		fprintf(f, "{\"epoch\":%d,\"threads\":%d,\"mode\":\"%s\",\"optimizer\":\"%s\",\"examples\":%llu,\"nnz\":%llu",
-		        s->epoch, s->threads, hog_mode_name(u->o->mode), hog_rule_name(u->o->rule),
+		        s->epoch, s->threads, hog_mode_name(s->mode), hog_rule_name(u->o->rule),
 		        (unsigned long long)s->examples, (unsigned long long)s->nnz);
 		cli_json_num(f, "seconds", s->seconds, 1);
 		cli_json_num(f, "elapsed", s->elapsed, 1);
@@ -224,6 +238,7 @@ int cmd_train(int argc0, char **argv0)
 	ui.threads = train_threads(&o);
 	o.on_epoch = on_epoch;
 	o.on_progress = on_progress;
+	o.on_note = on_note;
 	o.ud = &ui;
 	o.stop = cli_stop_flag();
 	cli_catch_signals();
@@ -246,11 +261,14 @@ int cmd_train(int argc0, char **argv0)
 		char avg[48] = "";
 		if (ranks > 1)
 			snprintf(avg, sizeof avg, " (%.2fs of it averaging)", res.sync_seconds);
-		fprintf(stderr, "hogwild: %s mode, %d thread%s%s, %s, %d epoch%s in %.2fs%s%s\n", hog_mode_name(o.mode),
+		fprintf(stderr, "hogwild: %s mode, %d thread%s%s, %s, %d epoch%s in %.2fs%s%s\n", hog_mode_name(res.mode),
 		        res.threads, res.threads == 1 ? "" : "s", on, hog_rule_name(o.rule), res.epochs_done,
 		        res.epochs_done == 1 ? "" : "s", res.seconds, avg, trc ? " (stopped)" : "");
-		if (o.mode == HOG_MODE_BUFFERED)
+		if (res.mode == HOG_MODE_BUFFERED)
 			fprintf(stderr, "hogwild: buffered mode kept %d hot coordinates per worker\n", res.hot);
+		if (res.mode == HOG_MODE_REPLICA)
+			fprintf(stderr, "hogwild: replica mode averaged the bias and %d features at flushes, summed "
+			        "the rest\n", res.hot);
 	}
 	if (trc == 0 && save && m && (rc = hog_model_save(m, save, &err))) {
 		rc = cli_fail(&err, rc);

@@ -136,20 +136,6 @@ static int close_rename(FILE *f, const char *tmp, const char *path)
 	return bad;
 }
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', f);
-		if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 static int write_csv(const cmp_report *r, const char *path)
 {
 	char tmp[4200];
@@ -180,7 +166,7 @@ static int write_json(const cmp_report *r, const char *path)
 	}
 	const hog_train_opts *o = &r->plan->base;
 	fputs("{\"data\":", f);
-	json_str(f, r->data ? r->data : "");
+	cli_json_str(f, r->data ? r->data : "");
 	fprintf(f, ",\"model\":\"%s\",\"loss\":\"%s\",\"optimizer\":\"%s\",\"epochs\":%d,\"seed\":%llu,\"repeat\":%d",
 	        hog_model_kind_name(o->model), hog_loss_name(r->loss), hog_rule_name(o->rule), o->epochs, (unsigned long long)o->seed, r->plan->repeat);
 	cli_json_num(f, "lr", r->lr, 1);

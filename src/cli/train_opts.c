@@ -54,7 +54,7 @@ const char cli_train_usage[] =
 	"  -c, --config FILE      INI file of options (flags given here override it)\n"
 	"      --data D.lmdb      training set (required)\n"
 	"      --test T.lmdb      test set, evaluated after every epoch (none)\n"
-	"      --model linear     model (linear; mf and mlp are not built yet)\n"
+	"      --model M          linear | mf | mlp (linear)\n"
 	"      --loss L           logistic | hinge | squared (logistic)\n"
 	"      --epochs N         passes over the data (20)\n"
 	"      --lr X             step size; alpha for adagrad/adarevision (sgd: 1/(1+mean |x|^2),\n"
@@ -72,8 +72,10 @@ const char cli_train_usage[] =
 	"                         (for raw, unscaled values); the model keeps raw units (off)\n"
 	"      --delay K          write each update K examples after its read (0)\n"
 	"      --measure-delay    sample updates landing between read and write (off)\n"
-	"      --hot N            buffered mode: hot coordinates (auto: written once per flush)\n"
-	"      --flush-every K    buffered mode: examples between flushes (1024)\n"
+	"      --hot N            buffered: hot coordinates (auto: written once per flush);\n"
+	"                         replica: the most frequent features averaged at flushes besides\n"
+	"                         the bias (0: none; the rest are summed)\n"
+	"      --flush-every K    buffered, replica: examples between flushes (1024, 4096)\n"
 	"      --stripe-size N    striped mode: coordinates per lock, a power of two (64)\n"
 	"      --bind B           core | numa | none: pin workers with hwloc (core)\n"
 	"      --seed S           sharding and shuffling seed (1)\n"
@@ -117,7 +119,7 @@ int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o,
 		break;
 	case OPT_MODE:
 		if ((e = hog_mode_parse(arg)) < 0)
-			return bad(cmd, "mode", arg, "serial, lockfree, buffered, atomic, striped or locked");
+			return bad(cmd, "mode", arg, "serial, lockfree, buffered, atomic, striped, locked, grid or auto");
 		o->mode = (enum hog_mode)e;
 		break;
 	case OPT_THREADS:

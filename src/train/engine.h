@@ -220,6 +220,11 @@ static inline void eng_worker_share(const hog_engine *e, const eng_worker *w, ui
 	*lo += a;
 	*hi += a;
 }
+/* --mode auto (auto.c): probes the modes in @p modes (a hog_trainer_ops mask) on a
+ * sample of @p tr with the options @p o and @p cores cores; the chosen mode in
+ * *out, what was measured in @p why. */
+int eng_auto_mode(const hog_data *tr, const hog_train_opts *o, unsigned modes, int cores, enum hog_mode *out,
+                  char *why, size_t whylen, hog_err *err);
 
 /* The hog_model fields every kind takes from the run's options. */
 void eng_model_hyper(const hog_engine *e, hog_model *m);

@@ -69,7 +69,6 @@ void hog_train_opts_init(hog_train_opts *o)
 	o->adagrad_beta = 1.0;
 	o->seed = 1;
 	o->hot = -1;
-	o->flush_every = 1024;
 	o->stripes = 64;
 	o->rank = 32;
 	o->round_examples = 1u << 15;
@@ -343,7 +342,7 @@ static void team_fail(hog_engine *e, int rc, const char *what)
 /* Thread 0 after the last round of an epoch: the epoch's figures. */
 static void epoch_report(hog_engine *e, int ep, double spent)
 {
-	hog_epoch_stats s = { .epoch = ep + 1, .threads = e->T, .seconds = spent };
+	hog_epoch_stats s = { .epoch = ep + 1, .threads = e->T, .mode = e->o.mode, .seconds = spent };
 	for (int q = 0; q < e->T; q++) {
 		s.examples += e->w[q]->ex_done;
 		s.nnz += e->w[q]->units_done;
@@ -589,7 +588,7 @@ static int check_common(const hog_train_opts *o, const hog_data *tr, hog_err *er
 		return hog_err_set(err, HOG_ECONFIG, "--adagrad-beta must be positive, not %g", o->adagrad_beta);
 	if (o->delay < 0 || o->delay > (1 << 20))
 		return hog_err_set(err, HOG_ECONFIG, "--delay must be 0..1048576, not %d", o->delay);
-	if (o->flush_every < 1 || o->stripes < 1 || (o->stripes & (o->stripes - 1)))
+	if (o->flush_every < 0 || o->stripes < 1 || (o->stripes & (o->stripes - 1)))
 		return hog_err_set(err, HOG_ECONFIG, "--flush-every must be >= 1 and --stripe-size a power of two");
 	return 0;
 }
@@ -608,6 +607,23 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 	int rc = check_common(opts, train, err);
 	if (rc)
 		return rc;
+	hog_train_opts chosen;
+	char why[sizeof res->mode_why] = "";
+	if (opts->mode == HOG_MODE_AUTO) {
+		hog_topo *tp;
+		enum hog_mode m;
+		if ((rc = hog_topo_open(&tp, opts->topology, err)))
+			return rc;
+		rc = eng_auto_mode(train, opts, ops->modes, hog_topo_cores(tp), &m, why, sizeof why, err);
+		hog_topo_close(tp);
+		if (rc)
+			return rc;
+		chosen = *opts;
+		chosen.mode = m;
+		opts = &chosen;
+		if (opts->on_note)
+			opts->on_note(opts->ud, why);
+	}
 	if (!(ops->modes >> opts->mode & 1u))
 		return hog_err_set(err, HOG_ECONFIG, "%s mode is not available for the %s model", hog_mode_name(opts->mode),
 		                   ops->name);
@@ -742,6 +758,8 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 	if (res) {
 		res->lr = e->o.lr;
 		res->loss = e->o.loss;
+		res->mode = e->o.mode;
+		memcpy(res->mode_why, why, sizeof why);
 		res->epochs_done = e->epochs_done;
 		res->threads = e->T;
 		res->seconds = e->elapsed;

@@ -132,7 +132,9 @@ int cmd_demo(int argc, char **argv)
 		printf("\nwritten: %s,\n         %s (plots: %s-*.png with gnuplot)\n"
 		       "modes: lockfree = plain Hogwild! (relaxed atomic loads and stores);\n"
 		       "       buffered = lock-free, the hot coordinates kept per worker and\n"
-		       "                  averaged in every 1024 examples;\n"
+		       "                  merged every 1024 examples;\n"
+		       "       replica = lock-free, the whole model kept per worker and\n"
+		       "                 merged every 4096 examples;\n"
 		       "       atomic = CAS per coordinate; striped = a lock per 64 coordinates;\n"
 		       "       locked = one global lock.\n",
 		       csv, json, plot);

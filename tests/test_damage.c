@@ -129,6 +129,42 @@ static void test_damage_meta_counts(void)
 	hog_data_free(d);
 }
 
+/* verify recomputes what meta states: each edit below keeps the counts
+ * consistent (open succeeds) but states a wrong statistic or class count. */
+static void test_damage_verify_stats(void)
+{
+	static const struct { const char *key, *value, *what; } cases[] = {
+		{ "positives", "3", "'positives' = 3, but the blocks hold 17 labels > 0" }, /* 17 of 50: i % 3 == 0 */
+		{ "label_min", "-2", "'label_min', 'label_max' = -2, 1" },
+		{ "label_max", "0.5", "but the labels span -1..1" },
+		{ "label_sum", "5", "'label_sum' = 5, but the labels add up to -16" }, /* 17 - 33 */
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		const char *p = write_set("stats.lmdb", 50, 16);
+		uint64_t nb;
+		hog_err err;
+		CU_ASSERT_EQUAL(hog_store_verify(p, &nb, &err), 0);
+		meta_set(p, cases[i].key, cases[i].value);
+		CU_ASSERT_EQUAL(hog_store_verify(p, &nb, &err), HOG_ECORRUPT);
+		CU_ASSERT(has(&err, cases[i].what));
+		CU_ASSERT(has(&err, p));
+	}
+	/* multiclass labels 0, 1, 2; meta then says 2 classes: label 2 is out */
+	const char *p = tu_path("classes.lmdb");
+	hog_writer_opts o = { .kind = HOG_KIND_SPARSE, .task = HOG_TASK_MULTICLASS, .block_examples = 4 };
+	hog_writer *w;
+	hog_err err;
+	CU_ASSERT_EQUAL_FATAL(hog_writer_open(&w, p, &o, &err), 0);
+	for (uint32_t i = 0; i < 12; i++)
+		CU_ASSERT_EQUAL_FATAL(hog_writer_add_sparse(w, (float)(i % 3), &i, NULL, 1, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(hog_writer_commit(w, &err), 0);
+	CU_ASSERT_EQUAL(hog_store_verify(p, NULL, &err), 0);
+	meta_set(p, "classes", "2");
+	CU_ASSERT_EQUAL(hog_store_verify(p, NULL, &err), HOG_ECORRUPT);
+	CU_ASSERT(has(&err, "block 0, example 2: class 2 out of 0..1"));
+	CU_ASSERT(has(&err, p));
+}
+
 /* A block header whose counts are changed (its checksum then fails too, but
  * the counts are read first, to size things): refused at open. */
 static void test_damage_block_counts(void)
@@ -280,6 +316,7 @@ int test_damage_register(void)
 		return -1;
 	TU_ADD(s, test_damage_meta_counts);
 	TU_ADD(s, test_damage_block_counts);
+	TU_ADD(s, test_damage_verify_stats);
 	TU_ADD(s, test_damage_truncated);
 	TU_ADD(s, test_damage_flips_inline);
 	TU_ADD(s, test_damage_flips_overflow);

@@ -423,24 +423,71 @@ void hog_store_close(hog_store *s)
 	free(s);
 }
 
+/* What verify recomputes from the blocks, to compare with the meta data. */
+typedef struct verify_state {
+	const hog_meta *m;
+	uint64_t blocks, nnz, positives;
+	double min, max, sum, abs_sum;
+} verify_state;
+
 static int verify_block(void *ud, const hog_block *b, hog_err *err)
 {
-	(void)b; (void)err;
-	(*(uint64_t *)ud)++;
+	verify_state *v = ud;
+	const float *y = b->kind == HOG_KIND_RATINGS ? b->ratings : b->labels;
+	for (uint32_t i = 0; i < b->n; i++) {
+		double l = y[i];
+		if (v->m->task == HOG_TASK_MULTICLASS && !(l >= 0 && l < v->m->classes && l == floor(l)))
+			return hog_err_set(err, HOG_ECORRUPT, "block %llu, example %llu: class %g out of 0..%u",
+			                   (unsigned long long)b->index, (unsigned long long)(b->first + i), l,
+			                   v->m->classes - 1);
+		v->min = l < v->min ? l : v->min;
+		v->max = l > v->max ? l : v->max;
+		v->sum += l; /* in the writer's order and precision, so equal up to rounding of the text */
+		v->abs_sum += fabs(l);
+		v->positives += l > 0;
+	}
+	v->nnz += b->nnz;
+	v->blocks++;
+	return 0;
+}
+
+/* Compares the statistics the meta data states with the recomputed ones. */
+static int verify_stats(const hog_store *s, const verify_state *v, hog_err *err)
+{
+	const hog_meta *m = &s->meta;
+	typedef unsigned long long ull;
+	if (m->kind == HOG_KIND_SPARSE && v->nnz != m->nnz)
+		return hog_err_set(err, HOG_ECORRUPT, "%s: meta entry 'nnz' = %llu, but the blocks hold %llu nonzeros",
+		                   s->path, (ull)m->nnz, (ull)v->nnz);
+	if (v->positives != m->positives)
+		return hog_err_set(err, HOG_ECORRUPT, "%s: meta entry 'positives' = %llu, but the blocks hold %llu labels > 0",
+		                   s->path, (ull)m->positives, (ull)v->positives);
+	if (v->min != m->label_min || v->max != m->label_max)
+		return hog_err_set(err, HOG_ECORRUPT,
+		                   "%s: meta entries 'label_min', 'label_max' = %.9g, %.9g, but the labels span %.9g..%.9g",
+		                   s->path, m->label_min, m->label_max, v->min, v->max);
+	if (fabs(v->sum - m->label_sum) > 1e-9 * (1 + v->abs_sum))
+		return hog_err_set(err, HOG_ECORRUPT, "%s: meta entry 'label_sum' = %.17g, but the labels add up to %.17g",
+		                   s->path, m->label_sum, v->sum);
 	return 0;
 }
 
 int hog_store_verify(const char *path, uint64_t *blocks_checked, hog_err *err)
 {
 	hog_store *s;
-	uint64_t count = 0;
+	verify_state v = { .min = INFINITY, .max = -INFINITY };
 	int rc = hog_store_open(&s, path, err);
 	if (rc == 0) {
-		rc = store_each(s, verify_block, &count, err);
+		v.m = &s->meta;
+		rc = store_each(s, verify_block, &v, err);
+		if (rc && strncmp(err ? err->msg : "", path, strlen(path)) != 0)
+			hog_err_prefix(err, "%s", path);
+		if (rc == 0)
+			rc = verify_stats(s, &v, err);
 		hog_store_close(s);
 	}
 	if (blocks_checked)
-		*blocks_checked = count;
+		*blocks_checked = v.blocks;
 	return rc;
 }
 

@@ -202,7 +202,7 @@ corrupt: all
 fuzz-build:
 	@$(MAKE) --no-print-directory CC=$(FUZZ_CC) SAN=fuzz BUILD=$(BUILD)/fuzz $(FUZZ_LIB)
 	@for n in $(FUZZ_NAMES); do \
-	  $(FUZZ_CC) $(CPPFLAGS_ALL) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	  $(FUZZ_CC) $(CPPFLAGS_ALL) -Wall -Wextra -Werror -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	    -o $(BUILD)/fuzz/fuzz_$$n tests/fuzz/fuzz_$$n.c $(FUZZ_LIB) -fopenmp -pthread $(LDLIBS_ALL) || exit 1; \
 	done
 
@@ -214,6 +214,6 @@ fuzz: fuzz-build
 	  echo "fuzz $$n: $(FUZZ_SECONDS) s"; \
 	  $(BUILD)/fuzz/fuzz_$$n -max_total_time=$(FUZZ_SECONDS) -max_len=$$(cat tests/fuzz/corpus/$$n.max_len 2>/dev/null || echo 4096) \
 	    -artifact_prefix=$(BUILD)/fuzz/crashes/$$n- -print_final_stats=1 $(BUILD)/fuzz/corpus-$$n 2>$(BUILD)/fuzz/$$n.log; \
-	  rc=$$?; grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|#[0-9]+ *DONE)' $(BUILD)/fuzz/$$n.log | tr '\n' ' '; echo; \
+	  rc=$$?; grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|#[0-9]+[[:space:]]+DONE)' $(BUILD)/fuzz/$$n.log | tr '\n' ' '; echo; \
 	  [ $$rc = 0 ] || { tail -40 $(BUILD)/fuzz/$$n.log; exit 1; }; \
 	done

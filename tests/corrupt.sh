@@ -4,14 +4,14 @@
 #   - truncated at every page boundary, one byte either side, and odd lengths;
 #   - meta counts crafted with mdb_load (lmdb-utils; skipped without it):
 #     nnz = 2^62, examples = 2^64-1, blocks, features, classes, positives;
-#   - single bytes flipped: every byte of LMDB's meta, branch and leaf pages and
-#     the header of every overflow page (a stride of them in the short form),
-#     and every STRIDE-th byte of the rest of the file.
+#   - single bytes flipped: every SSTRIDE-th byte (default 3; 1: all) of LMDB's
+#     meta, branch and leaf pages, the header of every overflow page, and every
+#     STRIDE-th byte (default 509) of the whole file; sparser in the short form.
 # Each damaged file goes through `data info`, `data verify`, `train --epochs 1`
 # and `eval` of a model trained on the clean set: each must exit 0 or 1 (never by
 # a signal, never 2, never hang). Prints the counts; exits 1 on any failure.
 #
-#   HOG_BIN=./hogwild sh tests/corrupt.sh          full run (minutes)
+#   HOG_BIN=./hogwild sh tests/corrupt.sh          full run (about 10 minutes)
 #   HOG_BIN=./hogwild sh tests/corrupt.sh --short  CI form (well under a minute)
 set -u
 BIN=${HOG_BIN:-./hogwild}
@@ -97,8 +97,8 @@ else
 fi
 
 # --- byte flips
-STRIDE=${STRIDE:-509}
-SSTRIDE=1
+STRIDE=${STRIDE:-509}   # anywhere in the file: every STRIDE-th byte
+SSTRIDE=${SSTRIDE:-3}   # in meta, branch and leaf pages: every SSTRIDE-th byte
 [ $SHORT = 1 ] && STRIDE=20011 && SSTRIDE=97
 offsets() {
 	pg=0

@@ -37,6 +37,7 @@ static void load(const uint8_t *data, size_t size)
 		volatile double sum = info.bias;
 		for (uint64_t i = 0; i < info.dim; i++)
 			sum += info.weights[i];
+		(void)sum;
 		hog_model_free(m);
 	}
 }

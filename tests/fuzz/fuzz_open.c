@@ -24,6 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		volatile uint64_t x = 0;
 		for (uint64_t i = 0; ids && i < n; i++)
 			x += ids[i];
+		(void)x;
 		hog_store_close(s);
 	}
 	uint64_t blocks;
@@ -36,6 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		volatile double sum = 0;
 		for (uint64_t i = 0; i < d->n; i++)
 			sum += d->labels ? d->labels[i] : d->ratings[i];
+		(void)sum;
 		if (d->offsets && d->offsets[d->n] != d->nnz)
 			abort();
 		for (uint64_t j = 0; d->ids && j < d->nnz; j++)

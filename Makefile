@@ -140,7 +140,7 @@ BIN     := hogwild$(if $(SAN),-$(SAN))
 TESTBIN := $(OBJDIR)/tests/run_tests
 
 .PHONY: all test check demo bench man install uninstall clean asan tsan setup deps-check \
-        test-unit test-cli fuzz
+        test-unit test-cli fuzz fuzz-build corrupt
 
 all: deps-check $(BIN)
 
@@ -260,3 +260,40 @@ clean:
 	rm -rf $(BUILD) hogwild hogwild-address hogwild-thread
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
+
+# --- damage and fuzzing (issue 9) ---
+# corrupt: damaged data sets through every command (tests/corrupt.sh; SHORT=1: the CI form).
+# fuzz: builds the libFuzzer harnesses tests/fuzz/fuzz_NAME.c with clang (address and
+# undefined sanitizers) into $(BUILD)/fuzz/ and runs each for FUZZ_SECONDS on a copy of
+# its seeds tests/fuzz/corpus/NAME/; crashes are written to $(BUILD)/fuzz/crashes/.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_NAMES   := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_LIB     := $(BUILD)/fuzz/obj-fuzz/libhogwild.a
+ifeq ($(SAN),fuzz)
+CFLAGS_ALL   += -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
+                -fno-sanitize-recover=undefined
+LDFLAGS_ALL  += -fsanitize=address,undefined
+endif
+
+corrupt: all
+	$(Q)HOG_BIN=$(CURDIR)/$(BIN) sh tests/corrupt.sh $(if $(filter 1,$(SHORT)),--short)
+
+fuzz-build:
+	@$(MAKE) --no-print-directory CC=$(FUZZ_CC) SAN=fuzz BUILD=$(BUILD)/fuzz $(FUZZ_LIB)
+	@for n in $(FUZZ_NAMES); do \
+	  $(FUZZ_CC) $(CPPFLAGS_ALL) -Wall -Wextra -Werror -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	    -o $(BUILD)/fuzz/fuzz_$$n tests/fuzz/fuzz_$$n.c $(FUZZ_LIB) -fopenmp -pthread $(LDLIBS_ALL) || exit 1; \
+	done
+
+fuzz: fuzz-build
+	@mkdir -p $(BUILD)/fuzz/crashes
+	@for n in $(FUZZ_NAMES); do \
+	  rm -rf $(BUILD)/fuzz/corpus-$$n && mkdir -p $(BUILD)/fuzz/corpus-$$n && \
+	  cp tests/fuzz/corpus/$$n/* $(BUILD)/fuzz/corpus-$$n/ 2>/dev/null; \
+	  echo "fuzz $$n: $(FUZZ_SECONDS) s"; \
+	  $(BUILD)/fuzz/fuzz_$$n -max_total_time=$(FUZZ_SECONDS) -max_len=$$(cat tests/fuzz/corpus/$$n.max_len 2>/dev/null || echo 4096) \
+	    -artifact_prefix=$(BUILD)/fuzz/crashes/$$n- -print_final_stats=1 $(BUILD)/fuzz/corpus-$$n 2>$(BUILD)/fuzz/$$n.log; \
+	  rc=$$?; grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|#[0-9]+[[:space:]]+DONE)' $(BUILD)/fuzz/$$n.log | tr '\n' ' '; echo; \
+	  [ $$rc = 0 ] || { tail -40 $(BUILD)/fuzz/$$n.log; exit 1; }; \
+	done

@@ -295,7 +295,9 @@ typedef struct hog_stats {
 /** Computes #hog_stats for a loaded sparse data set; @p sample examples for rho. */
 int hog_data_stats(const hog_data *d, uint64_t sample, uint64_t seed, hog_stats *st, hog_err *err);
 
-/** Checks every block of a data set. @return 0 or the first damage found. */
+/** Checks every block of a data set, then the meta data against the blocks: nonzeros,
+ * multiclass labels in 0..classes-1, positives and label min, max and sum.
+ * @return 0 or the first damage found. */
 int hog_store_verify(const char *path, uint64_t *blocks_checked, hog_err *err);
 
 /** Splits a data set into two by fraction: each example goes to @p out_b with

@@ -10,6 +10,7 @@
  * it into place after a full sync, so a data set is either whole or absent. */
 #include "data/store.h"
 #include "data/block.h"
+#include "data/lmdb_check.h"
 #include "sys/file.h"
 #include "sys/names.h"
 #include "sys/err.h"
@@ -100,6 +101,93 @@ static int meta_f64(hog_store *s, const char *key, double *out)
 	return 0;
 }
 
+#define BAD_COUNT(...) hog_err_set(err, HOG_ECORRUPT, __VA_ARGS__)
+
+/* Every count in the meta data sizes an allocation somewhere (the loader's
+ * arrays, the trainer's model), so none is trusted alone: they are checked
+ * against each other and against what the blocks hold. One pass over the block
+ * headers (64 bytes each, no checksum yet) sums their example and nonzero counts;
+ * each header's counts must give exactly the stored value's length, so the sums
+ * are bounded by the file's size. All arithmetic is overflow-checked. */
+static int store_check_counts(hog_store *s, hog_err *err)
+{
+	hog_meta *m = &s->meta;
+	const char *p = s->path;
+	typedef unsigned long long ull;
+	if (m->blocks == 0 || m->examples == 0)
+		return BAD_COUNT("%s: meta entries 'examples' = %llu and 'blocks' = %llu: an empty data set", p,
+		                 (ull)m->examples, (ull)m->blocks);
+	if (m->blocks > m->examples)
+		return BAD_COUNT("%s: meta entry 'blocks' = %llu is more than the %llu examples", p, (ull)m->blocks,
+		                 (ull)m->examples);
+	if (m->positives > m->examples)
+		return BAD_COUNT("%s: meta entry 'positives' = %llu is more than the %llu examples", p,
+		                 (ull)m->positives, (ull)m->examples);
+	if ((m->kind == HOG_KIND_RATINGS) != (m->task == HOG_TASK_RATINGS))
+		return BAD_COUNT("%s: meta entries 'kind' = %s and 'task' = %s do not go together", p,
+		                 hog_kind_name(m->kind), hog_task_name(m->task));
+	if (m->kind != HOG_KIND_RATINGS && (m->features == 0))
+		return BAD_COUNT("%s: meta entry 'features' is 0", p);
+	if (m->task == HOG_TASK_MULTICLASS ? m->classes < 1 || m->classes > 65536 : m->classes != 0)
+		return BAD_COUNT("%s: meta entry 'classes' = %u does not fit a %s task", p, m->classes,
+		                 hog_task_name(m->task));
+	if (m->dense_u8 > 1 || (m->dense_u8 && m->kind != HOG_KIND_DENSE))
+		return BAD_COUNT("%s: meta entry 'dense_u8' = %u is not 0 or 1 (1 only for dense sets)", p,
+		                 m->dense_u8);
+	if (m->kind == HOG_KIND_DENSE) {
+		uint64_t cells;
+		if (__builtin_mul_overflow(m->examples, m->features, &cells) || cells != m->nnz)
+			return BAD_COUNT("%s: meta entry 'nnz' = %llu is not 'examples' x 'features' = %llu x %llu", p,
+			                 (ull)m->nnz, (ull)m->examples, (ull)m->features);
+	}
+	MDB_cursor *cur;
+	int rc = mdb_cursor_open(s->txn, s->blocks_dbi, &cur);
+	if (rc)
+		return hog_err_lmdb(err, rc, "reading blocks", p);
+	MDB_val k, v;
+	uint64_t i = 0, ex = 0, nz = 0;
+	int c;
+	for (c = mdb_cursor_get(cur, &k, &v, MDB_FIRST); c == 0; c = mdb_cursor_get(cur, &k, &v, MDB_NEXT), i++) {
+		uint32_t n, flags;
+		uint64_t bm;
+		if (hog_block_peek(v.mv_data, v.mv_size, &n, NULL, &bm, &flags) != 0) {
+			rc = BAD_COUNT("%s: block %llu: bad header", p, (ull)i);
+			break;
+		}
+		/* each example takes at least 4 bytes, each nonzero or cell at least 1:
+		 * counts beyond the value's length cannot be right, and below that bound
+		 * hog_block_bytes() cannot overflow */
+		uint64_t cells = 0;
+		if (n == 0 || (uint64_t)n > v.mv_size / 4 || bm > v.mv_size ||
+		    (m->kind == HOG_KIND_DENSE && (__builtin_mul_overflow((uint64_t)n, bm, &cells) || cells > v.mv_size)) ||
+		    hog_block_bytes(m->kind, n, bm, flags) != v.mv_size) {
+			rc = BAD_COUNT("%s: block %llu: its header's counts (n=%u, m=%llu) do not fit its %zu bytes", p,
+			               (ull)i, n, (ull)bm, v.mv_size);
+			break;
+		}
+		if (__builtin_add_overflow(ex, n, &ex) ||
+		    (m->kind == HOG_KIND_SPARSE && __builtin_add_overflow(nz, bm, &nz))) {
+			rc = BAD_COUNT("%s: block %llu: counts beyond 2^64", p, (ull)i);
+			break;
+		}
+	}
+	mdb_cursor_close(cur);
+	if (rc)
+		return rc;
+	if (c != MDB_NOTFOUND)
+		return hog_err_lmdb(err, c, "reading blocks", p);
+	if (i != m->blocks)
+		return BAD_COUNT("%s: meta entry 'blocks' = %llu, but the file holds %llu blocks", p, (ull)m->blocks,
+		                 (ull)i);
+	if (ex != m->examples)
+		return BAD_COUNT("%s: meta entry 'examples' = %llu, but the blocks hold %llu examples", p,
+		                 (ull)m->examples, (ull)ex);
+	if (m->kind == HOG_KIND_SPARSE && nz != m->nnz)
+		return BAD_COUNT("%s: meta entry 'nnz' = %llu, but the blocks hold %llu nonzeros", p, (ull)m->nnz,
+		                 (ull)nz);
+	return 0;
+}
+
 static int store_read_meta(hog_store *s, hog_err *err)
 {
 	char buf[64];
@@ -147,9 +235,9 @@ static int store_read_meta(hog_store *s, hog_err *err)
 	if ((rc = mdb_stat(s->txn, s->blocks_dbi, &st)) != 0)
 		return hog_err_lmdb(err, rc, "reading blocks", s->path);
 	if (st.ms_entries != m->blocks)
-		return hog_err_set(err, HOG_ECORRUPT, "%s: meta says %llu blocks, file holds %zu", s->path,
-		                   (unsigned long long)m->blocks, (size_t)st.ms_entries);
-	return 0;
+		return hog_err_set(err, HOG_ECORRUPT, "%s: meta entry 'blocks' = %llu, but the file holds %zu blocks",
+		                   s->path, (unsigned long long)m->blocks, (size_t)st.ms_entries);
+	return store_check_counts(s, err);
 }
 
 int hog_store_open(hog_store **out, const char *path, hog_err *err)
@@ -164,13 +252,18 @@ int hog_store_open(hog_store **out, const char *path, hog_err *err)
 		return hog_err_set(err, errno, "%s: %s", path, strerror(errno));
 	if (st.st_size == 0)
 		return hog_err_set(err, HOG_EFORMAT, "%s: empty file, not a hogwild data set", path);
+	int rc = hog_lmdb_check(path, err); /* before LMDB maps and trusts the file */
+	if (rc)
+		return rc;
 	hog_store *s = calloc(1, sizeof *s);
-	int rc;
 	if (!s || !(s->path = strdup(path))) {
 		free(s);
 		return hog_err_set(err, ENOMEM, "%s: out of memory", path);
 	}
-	if ((rc = mdb_env_create(&s->env)) != 0 || (rc = mdb_env_set_maxdbs(s->env, 4)) != 0) {
+	/* the map spans the file, whatever the meta page's map size says (a damaged
+	 * one would ask for exabytes): a reader never needs more */
+	if ((rc = mdb_env_create(&s->env)) != 0 || (rc = mdb_env_set_maxdbs(s->env, 4)) != 0 ||
+	    (rc = mdb_env_set_mapsize(s->env, (size_t)st.st_size)) != 0) {
 		rc = hog_err_lmdb(err, rc, "creating environment", path);
 		goto fail;
 	}
@@ -350,28 +443,86 @@ void hog_store_close(hog_store *s)
 	free(s);
 }
 
+/* What verify recomputes from the blocks, to compare with the meta data. */
+typedef struct verify_state {
+	const hog_meta *m;
+	uint64_t blocks, nnz, positives;
+	double min, max, sum, abs_sum;
+} verify_state;
+
 static int verify_block(void *ud, const hog_block *b, hog_err *err)
 {
-	(void)b; (void)err;
-	(*(uint64_t *)ud)++;
+	verify_state *v = ud;
+	const float *y = b->kind == HOG_KIND_RATINGS ? b->ratings : b->labels;
+	for (uint32_t i = 0; i < b->n; i++) {
+		double l = y[i];
+		if (v->m->task == HOG_TASK_MULTICLASS && !(l >= 0 && l < v->m->classes && l == floor(l)))
+			return hog_err_set(err, HOG_ECORRUPT, "block %llu, example %llu: class %g out of 0..%u",
+			                   (unsigned long long)b->index, (unsigned long long)(b->first + i), l,
+			                   v->m->classes - 1);
+		v->min = l < v->min ? l : v->min;
+		v->max = l > v->max ? l : v->max;
+		v->sum += l; /* in the writer's order and precision, so equal up to rounding of the text */
+		v->abs_sum += fabs(l);
+		v->positives += l > 0;
+	}
+	v->nnz += b->nnz;
+	v->blocks++;
+	return 0;
+}
+
+/* Compares the statistics the meta data states with the recomputed ones. */
+static int verify_stats(const hog_store *s, const verify_state *v, hog_err *err)
+{
+	const hog_meta *m = &s->meta;
+	typedef unsigned long long ull;
+	if (m->kind == HOG_KIND_SPARSE && v->nnz != m->nnz)
+		return hog_err_set(err, HOG_ECORRUPT, "%s: meta entry 'nnz' = %llu, but the blocks hold %llu nonzeros",
+		                   s->path, (ull)m->nnz, (ull)v->nnz);
+	if (v->positives != m->positives)
+		return hog_err_set(err, HOG_ECORRUPT, "%s: meta entry 'positives' = %llu, but the blocks hold %llu labels > 0",
+		                   s->path, (ull)m->positives, (ull)v->positives);
+	if (v->min != m->label_min || v->max != m->label_max)
+		return hog_err_set(err, HOG_ECORRUPT,
+		                   "%s: meta entries 'label_min', 'label_max' = %.9g, %.9g, but the labels span %.9g..%.9g",
+		                   s->path, m->label_min, m->label_max, v->min, v->max);
+	if (fabs(v->sum - m->label_sum) > 1e-9 * (1 + v->abs_sum))
+		return hog_err_set(err, HOG_ECORRUPT, "%s: meta entry 'label_sum' = %.17g, but the labels add up to %.17g",
+		                   s->path, m->label_sum, v->sum);
 	return 0;
 }
 
 int hog_store_verify(const char *path, uint64_t *blocks_checked, hog_err *err)
 {
 	hog_store *s;
-	uint64_t count = 0;
+	verify_state v = { .min = INFINITY, .max = -INFINITY };
 	int rc = hog_store_open(&s, path, err);
 	if (rc == 0) {
-		rc = store_each(s, verify_block, &count, err);
+		v.m = &s->meta;
+		rc = store_each(s, verify_block, &v, err);
+		if (rc && strncmp(err ? err->msg : "", path, strlen(path)) != 0)
+			hog_err_prefix(err, "%s", path);
+		if (rc == 0)
+			rc = verify_stats(s, &v, err);
 		hog_store_close(s);
 	}
 	if (blocks_checked)
-		*blocks_checked = count;
+		*blocks_checked = v.blocks;
 	return rc;
 }
 
 /* ---------------------------------------------------------------- loader */
+
+/* count * size bytes and 4 more (so an empty array is not NULL), or NULL when
+ * that overflows or memory is short; zeroed when asked. */
+static void *array_alloc(uint64_t count, size_t size, int zero)
+{
+	size_t bytes;
+	if (count > SIZE_MAX || __builtin_mul_overflow((size_t)count, size, &bytes) ||
+	    __builtin_add_overflow(bytes, 4, &bytes))
+		return NULL;
+	return zero ? calloc(1, bytes) : malloc(bytes);
+}
 
 struct load_state {
 	hog_data *d;
@@ -390,7 +541,7 @@ static int load_block(void *ud, const hog_block *b, hog_err *err)
 			return hog_err_set(err, HOG_ECORRUPT, "block %llu: more nonzeros than the data set's %llu",
 			                   (unsigned long long)b->index, (unsigned long long)d->nnz);
 		if (b->vals && !d->vals) {
-			if (!(d->vals = malloc(d->nnz * sizeof *d->vals + 4)))
+			if (!(d->vals = array_alloc(d->nnz, sizeof *d->vals, 0)))
 				return hog_err_set(err, ENOMEM, "out of memory for values");
 			for (uint64_t j = 0; j < ls->nnz_at; j++)
 				d->vals[j] = 1.0f;
@@ -537,7 +688,7 @@ static int load_parallel(hog_store *s, hog_data *d, const char *path, hog_err *e
 		rc = 1;
 	if (rc)
 		goto out;
-	if (any_vals && !(d->vals = malloc(d->nnz * sizeof *d->vals + 4))) {
+	if (any_vals && !(d->vals = array_alloc(d->nnz, sizeof *d->vals, 0))) {
 		rc = hog_err_set(err, ENOMEM, "%s: out of memory for values", path);
 		goto out;
 	}
@@ -597,19 +748,22 @@ int hog_data_load(hog_data **out, const char *path, hog_err *err)
 	d->n = s->meta.examples;
 	d->dim = s->meta.features;
 	d->nnz = s->meta.nnz;
-	size_t n = d->n;
+	/* the counts were checked against the blocks at open; the sizes are still
+	 * computed overflow-safe, a wrapped size being a heap overflow */
+	uint64_t n = d->n, cells = 0;
 	int oom = 0;
 	switch (d->meta.kind) {
 	case HOG_KIND_SPARSE:
-		oom = !(d->labels = malloc(n * 4 + 4)) || !(d->offsets = calloc(n + 1, 8)) ||
-		      !(d->ids = malloc(d->nnz * 4 + 4));
+		oom = !(d->labels = array_alloc(n, 4, 0)) || !(d->offsets = array_alloc(n + 1, 8, 1)) ||
+		      !(d->ids = array_alloc(d->nnz, 4, 0));
 		break;
 	case HOG_KIND_DENSE:
-		oom = !(d->labels = malloc(n * 4 + 4)) || !(d->x = malloc(n * d->dim * 4 + 4));
+		oom = __builtin_mul_overflow(n, d->dim, &cells) || !(d->labels = array_alloc(n, 4, 0)) ||
+		      !(d->x = array_alloc(cells, 4, 0));
 		break;
 	case HOG_KIND_RATINGS:
-		oom = !(d->users = malloc(n * 4 + 4)) || !(d->items = malloc(n * 4 + 4)) ||
-		      !(d->ratings = malloc(n * 4 + 4));
+		oom = !(d->users = array_alloc(n, 4, 0)) || !(d->items = array_alloc(n, 4, 0)) ||
+		      !(d->ratings = array_alloc(n, 4, 0));
 		break;
 	}
 	if (oom) {

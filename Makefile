@@ -2,6 +2,9 @@
 #
 # Flags (yes/no style, as in Redis and lz4):
 #   HWLOC=1   pin threads and place memory with hwloc (0: portable stub, no pinning)
+#   CUDA=auto build the CUDA backend (src/backend/cuda.cu) when nvcc is found in
+#             $(CUDA_HOME)/bin or on PATH; 1: required; 0: never
+#   CUDA_HOME=/usr/local/cuda  CUDA_ARCH=the -gencode list (Ampere, Hopper + PTX)
 #   DEBUG=0   1: -O0 -g3, assertions on
 #   V=0       1: echo every command
 #   PREFIX=/usr/local  DESTDIR=  mandir=$(PREFIX)/share/man
@@ -13,6 +16,9 @@ LIBDIR  ?= $(PREFIX)/lib
 INCDIR  ?= $(PREFIX)/include
 mandir  ?= $(PREFIX)/share/man
 HWLOC   ?= 1
+CUDA    ?= auto
+CUDA_HOME ?= /usr/local/cuda
+CUDA_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=[sm_90,compute_90]
 DEBUG   ?= 0
 V       ?= 0
 SAN     ?=
@@ -40,6 +46,25 @@ MISSING      := $(strip $(call pc_missing,$(DEPS_REQ)))
 MISSING_TEST := $(strip $(call pc_missing,$(DEPS_TEST)))
 PC_NAMES     := $(foreach d,$(DEPS_REQ),$(word 1,$(subst :, ,$(d))))
 
+# --- CUDA: found, required or off; CUDA_BUILT says what this build has ---
+NVCC_FOUND := $(firstword $(wildcard $(CUDA_HOME)/bin/nvcc) $(shell command -v nvcc 2>/dev/null))
+ifeq ($(CUDA),0)
+CUDA_BUILT := 0
+else ifeq ($(CUDA),1)
+CUDA_BUILT := 1
+ifeq ($(NVCC_FOUND),)
+$(error CUDA=1 but nvcc is neither in $(CUDA_HOME)/bin nor on PATH (install the CUDA toolkit or set CUDA_HOME))
+endif
+else
+CUDA_BUILT := $(if $(NVCC_FOUND),1,0)
+endif
+NVCC ?= $(NVCC_FOUND)
+ifeq ($(CUDA_BUILT),1)
+CUDA_LIBDIR := $(CUDA_HOME)/lib64
+CUDA_LIBS := -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcublas -lcudart -lstdc++
+CUDA_VERSION := $(shell $(NVCC) --version 2>/dev/null | sed -n 's/.*release \([0-9.]*\).*/\1/p')
+endif
+
 OPT_CFLAGS := -O2 -march=x86-64-v2 -fno-math-errno
 ifeq ($(DEBUG),1)
 OPT_CFLAGS := -O0 -g3
@@ -53,10 +78,10 @@ OPT_CFLAGS := -O1 -g -fsanitize=thread -fno-omit-frame-pointer
 SANLD := -fsanitize=thread
 endif
 
-CPPFLAGS_ALL := -Iinclude -Isrc -D_GNU_SOURCE -DHOG_HWLOC=$(HWLOC) $(CPPFLAGS)
+CPPFLAGS_ALL := -Iinclude -Isrc -D_GNU_SOURCE -DHOG_HWLOC=$(HWLOC) -DHOG_CUDA=$(CUDA_BUILT) $(CPPFLAGS)
 CFLAGS_ALL   := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -fopenmp \
                 -pthread $(OPT_CFLAGS) $(shell $(PKG_CONFIG) --cflags $(PC_NAMES) 2>/dev/null) $(CFLAGS)
-LDLIBS_ALL   := $(shell $(PKG_CONFIG) --libs $(PC_NAMES) 2>/dev/null) -lm $(LDLIBS)
+LDLIBS_ALL   := $(shell $(PKG_CONFIG) --libs $(PC_NAMES) 2>/dev/null) $(CUDA_LIBS) -lm $(LDLIBS)
 LDFLAGS_ALL  := -fopenmp -pthread $(SANLD) $(LDFLAGS)
 
 # Sources: every .c under src/ except the CLI goes into the library; hwloc is one optional file.
@@ -71,6 +96,9 @@ TEST_SRC := $(wildcard tests/test_*.c)
 
 OBJDIR  := $(BUILD)/obj$(if $(SAN),-$(SAN))
 LIB_OBJ := $(LIB_SRC:%.c=$(OBJDIR)/%.o)
+ifeq ($(CUDA_BUILT),1)
+LIB_OBJ += $(OBJDIR)/src/backend/cuda.o
+endif
 CLI_OBJ := $(CLI_SRC:%.c=$(OBJDIR)/%.o)
 TEST_OBJ:= $(TEST_SRC:%.c=$(OBJDIR)/%.o) $(OBJDIR)/tests/main.o
 LIBA    := $(OBJDIR)/libhogwild.a
@@ -88,7 +116,7 @@ ifneq ($(MISSING),)
 	@echo "         (or run: scripts/setup.sh)" >&2
 	@exit 1
 else
-	@echo "hogwild: building with$(foreach n,$(PC_NAMES), $(n) $(shell $(PKG_CONFIG) --modversion $(n)))$(if $(filter 1,$(HWLOC)),, (no hwloc: threads not pinned))$(if $(SAN), [$(SAN) sanitizer])"
+	@echo "hogwild: building with$(foreach n,$(PC_NAMES), $(n) $(shell $(PKG_CONFIG) --modversion $(n)))$(if $(filter 1,$(HWLOC)),, (no hwloc: threads not pinned))$(if $(filter 1,$(CUDA_BUILT)), cuda $(CUDA_VERSION) ($(NVCC)), (no CUDA: --device cpu only))$(if $(SAN), [$(SAN) sanitizer])"
 endif
 
 # Objects depend on the flags: a changed flag line rebuilds everything.
@@ -102,6 +130,13 @@ $(OBJDIR)/%.o: %.c $(FLAGSFILE)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CC    $<")
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+# The CUDA backend: nvcc for the device code, the same include path and defines.
+$(OBJDIR)/src/backend/cuda.o: src/backend/cuda.cu src/backend/cuda.h src/backend/backend.h \
+                              include/hogwild.h $(FLAGSFILE)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  NVCC  $<")
+	$(Q)$(NVCC) -std=c++17 -O2 $(CUDA_ARCH) $(CPPFLAGS_ALL) -Xcompiler -Wall,-Wextra,-Werror -c $< -o $@
 
 $(LIBA): $(LIB_OBJ)
 	$(if $(Q),@echo "  AR    $@")
@@ -141,8 +176,11 @@ demo:
 	@$(MAKE) --no-print-directory all
 	./$(BIN) demo
 
-bench: all $(BUILD)/bench_load
+bench: all $(BUILD)/bench_load $(BUILD)/bench_gemm
 	sh bench/run_all.sh
+
+$(BUILD)/bench_gemm: bench/bench_gemm.c $(LIBA)
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(LIBA) $(LDFLAGS_ALL) $(LDLIBS_ALL)
 
 $(BUILD)/bench_load: bench/bench_load.c $(LIBA)
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(LIBA) $(LDFLAGS_ALL) $(LDLIBS_ALL)

@@ -527,6 +527,58 @@ void hog_model_info_get(const hog_model *m, hog_model_info *info);
 
 /** @} */
 
+/* ------------------------------------------------------------------------- */
+/** @defgroup backend Dense compute backends
+ * The dense layers (the MLP) run on a backend: the CPU (OpenBLAS sgemm, one BLAS
+ * thread per worker) or, when built with CUDA, an NVIDIA GPU (cuBLAS). The
+ * operations themselves are internal (src/backend/backend.h); this is what the
+ * command line and a caller choosing a device need.
+ * @{ */
+
+/** A backend handle: one per worker thread (a CUDA one owns a stream). */
+typedef struct hog_backend hog_backend;
+
+/** hog_backend_open() flag: let cuBLAS use TF32 tensor cores for sgemm (faster,
+ * about 10 bits of mantissa in products). Without it the math is full FP32. */
+#define HOG_BACKEND_TF32 1u
+
+/** Opens a backend by device name: "cpu", "cuda" (GPU 0) or "cuda:N".
+ * @return 0; HOG_ECONFIG for a name that is none of these; HOG_ENOTSUP for
+ *         "cuda" in a build without CUDA (the message says to rebuild with
+ *         CUDA=1); HOG_ECUDA when there is no driver, no such GPU, or CUDA fails
+ *         (the message names the call and CUDA's text); ENOMEM. */
+int hog_backend_open(hog_backend **out, const char *device, unsigned flags, hog_err *err);
+/** Closes a backend and frees what it holds (not the buffers: release those
+ * first). NULL is fine. */
+void hog_backend_close(hog_backend *b);
+/** The device the handle runs on: "cpu", "cuda:0". */
+const char *hog_backend_name(const hog_backend *b);
+/** 1 when this build has the CUDA backend compiled in. */
+int hog_backend_has_cuda(void);
+
+/** The OpenBLAS kernel set in use (openblas_get_corename(): "SkylakeX",
+ * "Haswell", "Prescott" ...). Never NULL. */
+const char *hog_backend_blas_core(void);
+/** One line about the BLAS: version, pthread/OpenMP build, kernels, threads. */
+void hog_backend_blas_describe(char *buf, size_t size);
+
+/** A GPU as CUDA reports it. */
+typedef struct hog_gpu {
+	int index;            /**< N of "cuda:N" */
+	char name[96];        /**< "NVIDIA H100 80GB HBM3" */
+	uint64_t memory;      /**< total device memory, bytes */
+	int major, minor;     /**< compute capability */
+	int multiprocessors;
+} hog_gpu;
+
+/** Lists up to @p max GPUs into @p out and their number into @p *count. No
+ * driver, no device, or a build without CUDA is 0 GPUs, not an error; @p why
+ * (may be NULL) then receives the reason ("built without CUDA", CUDA's text).
+ * @return 0. */
+int hog_backend_gpus(hog_gpu *out, int max, int *count, char *why, size_t why_size);
+
+/** @} */
+
 #ifdef __cplusplus
 }
 #endif

@@ -85,7 +85,7 @@ typedef struct hog_trainer_ops {
 	void (*free)(hog_engine *e);
 } hog_trainer_ops;
 
-extern const hog_trainer_ops hog_linear_trainer, hog_mf_trainer;
+extern const hog_trainer_ops hog_linear_trainer, hog_mf_trainer, hog_mlp_trainer;
 
 struct hog_engine {
 	hog_train_opts o;           /* with the model's defaults filled in */
@@ -173,6 +173,10 @@ static inline void eng_share(uint64_t n, int k, int T, uint64_t *lo, uint64_t *h
 	*lo = n * (uint64_t)k / (uint64_t)T;
 	*hi = n * (uint64_t)(k + 1) / (uint64_t)T;
 }
+
+/* A worker's run-time error inside a round (a backend call that failed): the
+ * team stops after the round and hog_train returns @p rc with @p msg. */
+void eng_fail(hog_engine *e, int rc, const char *msg);
 
 /* The hog_model fields every kind takes from the run's options. */
 void eng_model_hyper(const hog_engine *e, hog_model *m);

@@ -73,6 +73,38 @@ int hog_mlp_forward(hog_backend *b, const hog_mlp_shape *s, const float *W, cons
 	return rc;
 }
 
+int hog_mlp_backward(hog_backend *b, const hog_mlp_shape *s, const float *W, const hog_mlp_batch *x,
+                     float *const *A, float *const *D, float *G, uint64_t *flops, hog_err *err)
+{
+	const int rows = x->rows;
+	int c = 0, rc = 0;
+	for (int l = s->L - 1; l >= 0 && !rc; l--) {
+		const int in = (int)s->n[l], out = (int)s->n[l + 1];
+		const float *dZ = D[c];
+		/* dW_l = in^T dZ (sparse: scattered into the rows the batch touches) */
+		if (l == 0 && s->sparse) {
+			rc = hog_backend_spmm_grad(b, rows, x->offsets, x->ids, x->vals, out, dZ, out, 1.0f, G + s->woff[0], out,
+			                           err);
+			*flops += 2ull * (x->offsets[rows] - x->offsets[0]) * out;
+		} else {
+			rc = hog_backend_gemm(b, 1, 0, in, out, rows, 1.0f, l ? A[l - 1] : x->x, in, dZ, out, 0.0f,
+			                      G + s->woff[l], out, err);
+			*flops += 2ull * rows * in * out;
+		}
+		if (!rc)
+			rc = hog_backend_bias_grad(b, rows, out, dZ, 0.0f, G + s->boff[l], err);
+		/* the layer below: dA = dZ W_l^T, then through the ReLU */
+		if (!rc && l > 0) {
+			rc = hog_backend_gemm(b, 0, 1, rows, in, out, 1.0f, dZ, out, W + s->woff[l], out, 0.0f, D[c ^ 1], in, err);
+			if (!rc)
+				rc = hog_backend_act_bwd(b, HOG_ACT_RELU, (size_t)rows * in, A[l - 1], D[c ^ 1], D[c ^ 1], err);
+			*flops += 2ull * rows * in * out;
+			c ^= 1;
+		}
+	}
+	return rc;
+}
+
 void hog_mlp_eval_probs(const float *prob, uint64_t outputs, const hog_data *d, hog_eval *ev)
 {
 	memset(ev, 0, sizeof *ev);

@@ -61,6 +61,16 @@ typedef struct hog_mlp_batch {
 int hog_mlp_forward(hog_backend *b, const hog_mlp_shape *s, const float *W, const hog_mlp_batch *x,
                     float *const *A, hog_err *err);
 
+/* The backward pass after hog_mlp_forward(): D[0] holds dLoss/dlogits (rows x
+ * outputs, as hog_backend_xent() writes it); G (np floats, the parameters'
+ * layout) gets the gradient of every W_l and b_l; D[0] and D[1] (rows x the
+ * widest layer) are scratch. A sparse first layer adds its gradient into the
+ * rows of W_0 the batch touches: those must be zero before (the others are not
+ * written). Adds the products' floating-point operations to *flops (forward
+ * and backward: the caller adds the forward's share). */
+int hog_mlp_backward(hog_backend *b, const hog_mlp_shape *s, const float *W, const hog_mlp_batch *x,
+                     float *const *A, float *const *D, float *G, uint64_t *flops, hog_err *err);
+
 /* Evaluation figures from class probabilities (n x outputs, as the output layer
  * gives them: softmax rows, or sigmoid(margin) with one output) and the labels
  * of @p d: loss = logloss = mean -log p(label), accuracy; binary sets with one

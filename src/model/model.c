@@ -367,7 +367,8 @@ int hog_model_load_ckpt(hog_model **out, hog_ckpt *ck, const char *path, hog_err
 	uint64_t np = r64(h + 96);
 	/* the shapes must call for exactly nparams floats and the file must hold them:
 	 * checked before anything of that size is allocated */
-	hog_model probe = { .kind = r32(h + 12), .rule = r32(h + 20), .stride = r32(h + 32), .flags = flags };
+	hog_model probe = { .kind = r32(h + 12), .loss = r32(h + 16), .rule = r32(h + 20), .stride = r32(h + 32),
+	                     .flags = flags };
 	memcpy(probe.shape, shape, sizeof shape);
 	uint64_t want_np = hog_model_kind_get(probe.kind)->nparams(&probe);
 	if (!want_np || np != want_np) {

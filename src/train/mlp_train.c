@@ -311,46 +311,24 @@ static int batch_step(hog_engine *e, mlp_worker *w, const uint32_t *order, int r
 	if ((rc = hog_mlp_forward(w->b, s, w->W, &x, w->A, err)))
 		return rc;
 	double bl = 0;
-	int c = 0;
 	if ((rc = hog_backend_xent(w->b, rows, C, w->A[L - 1], w->lab, NULL, w->D[0], &bl, err)))
 		return rc;
 	*loss += bl * rows;
+	if (s->sparse) /* spmm_grad adds into the rows of W_0 the batch touches */
+		for (uint32_t t = 0; t < w->ntouched; t++) {
+			uint64_t a = s->woff[0] + (uint64_t)w->touched[t] * s->n[1];
+			memset(w->hG + a, 0, s->n[1] * sizeof(float));
+			if ((rc = up(w, w->G + a, w->hG + a, s->n[1] * sizeof(float))))
+				return rc;
+		}
 	uint64_t flops = 0;
-	for (int l = L - 1; l >= 0; l--) {
-		const int in = (int)s->n[l], out = (int)s->n[l + 1];
-		float *dZ = w->D[c];
-		if (l == 0 && s->sparse) {
-			for (uint32_t t = 0; t < w->ntouched; t++) {
-				uint64_t a = s->woff[0] + (uint64_t)w->touched[t] * out;
-				memset(w->hG + a, 0, out * sizeof(float));
-				if ((rc = up(w, w->G + a, w->hG + a, out * sizeof(float))))
-					return rc;
-			}
-			rc = hog_backend_spmm_grad(w->b, rows, x.offsets, x.ids, x.vals, out, dZ, out, 1.0f, w->G + s->woff[0],
-			                           out, err);
-			flops += 4ull * w->hoff[rows] * out;
-		} else {
-			rc = hog_backend_gemm(w->b, 1, 0, in, out, rows, 1.0f, l ? w->A[l - 1] : x.x, in, dZ, out, 0.0f,
-			                      w->G + s->woff[l], out, err);
-			flops += 4ull * rows * in * out;
-		}
-		if (!rc)
-			rc = hog_backend_bias_grad(w->b, rows, out, dZ, 0.0f, w->G + s->boff[l], err);
-		if (!rc && l > 0) {
-			rc = hog_backend_gemm(w->b, 0, 1, rows, in, out, 1.0f, dZ, out, w->W + s->woff[l], out, 0.0f,
-			                      w->D[c ^ 1], in, err);
-			if (!rc)
-				rc = hog_backend_act_bwd(w->b, HOG_ACT_RELU, (size_t)rows * in, w->A[l - 1], w->D[c ^ 1],
-				                         w->D[c ^ 1], err);
-			flops += 2ull * rows * in * out;
-			c ^= 1;
-		}
-		if (rc)
-			return rc;
-	}
+	if ((rc = hog_mlp_backward(w->b, s, w->W, &x, w->A, w->D, w->G, &flops, err)))
+		return rc;
 	if ((rc = down(w, w->hG, w->G, s->np * sizeof(float))))
 		return rc;
 	apply_step(e, w, lr);
+	for (int l = 0; l < L; l++) /* the forward's products: rows x n_l times n_l x n_l+1 */
+		flops += 2ull * s->n[l + 1] * (l == 0 && s->sparse ? w->hoff[rows] : (uint64_t)rows * s->n[l]);
 	*units += flops;
 	return 0;
 }

@@ -10,13 +10,15 @@
  * weights in the run's mode:
  *   serial, lockfree  relaxed loads and stores (Hogwild!, as PyTorch's
  *                     mnist_hogwild): see "The race" below
- *   atomic            the weight change added with compare-and-swap; the step
- *                     rule's state (velocity, AdaGrad sums) relaxed
+ *   atomic            the weight change added with compare-and-swap
  *   locked            one lock around the whole update of a batch
- *   buffered          the worker trains a private replica (weights and rule
- *                     state) and adds its change since the last flush to the
- *                     shared weights every --flush-every examples (and at the
- *                     end of each round); then takes the shared weights back
+ *   buffered          the worker trains a private replica and adds its change
+ *                     since the last flush to the shared weights every
+ *                     --flush-every examples (and at the end of each round);
+ *                     then takes the shared weights back
+ * The step rule's state (momentum's velocity, AdaGrad's sums) is each worker's
+ * own, as each process of PyTorch's mnist_hogwild has its own optimizer; it is
+ * stored beside the shared weights after each round for checkpoints.
  * With a sparse first layer only the rows of W_0 the batch touches are read and
  * written (momentum and AdaGrad state of the other rows waits, as in lazy
  * sparse updates).
@@ -51,7 +53,7 @@ enum { UM_RELAXED, UM_CAS, UM_PLAIN };            /* how a weight is written */
 typedef struct mlp_state {
 	hog_mlp_shape s;
 	uint32_t flags;             /* HOG_MLP_* */
-	int state;                  /* 1: np floats of rule state follow the weights */
+	int state;                  /* 1: np floats of rule state follow the weights (snapshots) */
 	uint64_t nrec;              /* np * (1 + state) */
 	_Atomic float *P;
 	uint32_t *perm;             /* examples dealt to the workers */
@@ -68,7 +70,9 @@ typedef struct mlp_worker {
 	const uint32_t *rows;       /* its examples (indices into the training set) */
 	int B;
 	uint32_t cap_nnz;
-	float *W, *hW;              /* weights (buffered: the replica, nrec floats) */
+	float *W, *hW;              /* weights (buffered: the replica) */
+	int fresh;                  /* hW holds what this worker last wrote */
+	float *rs;                  /* the step rule's state (np floats), or NULL */
 	float *G, *hG;              /* gradient, np floats */
 	float *X, *hX;              /* dense batch */
 	uint32_t *off, *hoff, *ids, *hids;
@@ -116,59 +120,59 @@ static int down(mlp_worker *w, void *h, const void *d, size_t bytes)
 
 /* ------------------------------------------------------------ updates */
 
-/* One rule step on n weights from gradient g, specialized by the constant
- * arguments. P/S: shared weights and state (relaxed or CAS); rw/rs: a private
- * replica (plain). */
+/* The step on n weights in one pass, specialized by the constant arguments:
+ * the rule's change from the gradient g, the worker's own state rs (velocity
+ * or AdaGrad sums: each process of PyTorch's mnist_hogwild has its own
+ * optimizer too) and the l2 term of the weights hw the batch used; then the
+ * write in mode UM, whose result is also the worker's copy for its next batch
+ * (dense inputs read the shared weights only once: see batch_step()). One pass
+ * over the four arrays, not one per operation: at batch 32 the update moves as
+ * many bytes as the products do flops/10, and it is memory that bounds it. */
 static inline __attribute__((always_inline)) void upd(const int UM, const int RK, _Atomic float *P,
-                                                      _Atomic float *S, float *rw, float *rs, const float *g,
-                                                      uint64_t n, float lr, float l2, float mu, float beta)
+                                                      float *restrict hw, float *restrict rs,
+                                                      const float *restrict g, uint64_t n, float lr,
+                                                      float l2, float mu, float beta)
 {
 	for (uint64_t k = 0; k < n; k++) {
-		float w = UM == UM_PLAIN ? rw[k] : ld(&P[k]);
-		float gk = g[k] + l2 * w, d;
+		float gk = g[k] + l2 * hw[k], d;
 		if (RK == RK_SGD) {
 			d = -lr * gk;
+		} else if (RK == RK_MOMENTUM) {
+			rs[k] = mu * rs[k] + gk;
+			d = -lr * rs[k];
 		} else {
-			float s = UM == UM_PLAIN ? rs[k] : ld(&S[k]);
-			if (RK == RK_MOMENTUM) {
-				s = mu * s + gk;
-				d = -lr * s;
-			} else {
-				s += gk * gk;
-				d = -lr * gk / (beta + sqrtf(s));
-			}
-			if (UM == UM_PLAIN)
-				rs[k] = s;
-			else
-				st(&S[k], s);
+			rs[k] += gk * gk;
+			d = -lr * gk / (beta + sqrtf(rs[k]));
 		}
 		if (UM == UM_PLAIN) {
-			rw[k] = w + d;
+			hw[k] += d;
 		} else if (UM == UM_CAS) {
-			float o = w;
+			float o = ld(&P[k]);
 			while (!atomic_compare_exchange_weak_explicit(&P[k], &o, o + d, RLX, RLX))
 				;
-		} else {
-			st(&P[k], w + d);
+			hw[k] = o + d;
+		} else { /* serial, lockfree, locked: see "The race" */
+			float p = ld(&P[k]) + d;
+			st(&P[k], p);
+			hw[k] = p;
 		}
 	}
 }
 
-#define UPD_RK(UM)                                                                               \
-	switch (M->rk) {                                                                             \
-	case RK_SGD: upd(UM, RK_SGD, P, S, rw, rs, g, n, lr, M->l2, M->mu, M->beta); break;          \
-	case RK_MOMENTUM: upd(UM, RK_MOMENTUM, P, S, rw, rs, g, n, lr, M->l2, M->mu, M->beta); break; \
-	default: upd(UM, RK_ADAGRAD, P, S, rw, rs, g, n, lr, M->l2, M->mu, M->beta); break;          \
+#define UPD_RK(UM)                                                                     \
+	switch (M->rk) {                                                                   \
+	case RK_SGD: upd(UM, RK_SGD, P, hw, rs, g, n, lr, M->l2, M->mu, M->beta); break;   \
+	case RK_MOMENTUM: upd(UM, RK_MOMENTUM, P, hw, rs, g, n, lr, M->l2, M->mu, M->beta); break; \
+	default: upd(UM, RK_ADAGRAD, P, hw, rs, g, n, lr, M->l2, M->mu, M->beta); break;   \
 	}
 
 /* The step on weights [a, a+n) in the run's mode (locked: the caller holds the lock). */
-static void apply_range(const hog_engine *e, mlp_worker *w, uint64_t a, uint64_t n, float lr)
+static void write_range(const hog_engine *e, mlp_worker *w, uint64_t a, uint64_t n, float lr)
 {
 	const mlp_state *M = e->model;
-	const uint64_t np = M->s.np;
-	_Atomic float *P = M->P + a, *S = M->P + np + a;
-	float *rw = w->hW + a, *rs = w->hW + np + a;
+	float *hw = w->hW + a, *rs = w->rs ? w->rs + a : NULL;
 	const float *g = w->hG + a;
+	_Atomic float *P = M->P + a;
 	if (e->o.mode == HOG_MODE_BUFFERED) {
 		UPD_RK(UM_PLAIN)
 	} else if (e->o.mode == HOG_MODE_ATOMIC) {
@@ -186,24 +190,23 @@ static void apply_step(const hog_engine *e, mlp_worker *w, float lr)
 		hog_spin_lock(&M->lock);
 	if (s->sparse) {
 		for (uint32_t t = 0; t < w->ntouched; t++)
-			apply_range(e, w, s->woff[0] + (uint64_t)w->touched[t] * s->n[1], s->n[1], lr);
-		apply_range(e, w, s->boff[0], s->np - s->boff[0], lr);
+			write_range(e, w, s->woff[0] + (uint64_t)w->touched[t] * s->n[1], s->n[1], lr);
+		write_range(e, w, s->boff[0], s->np - s->boff[0], lr);
 	} else {
-		apply_range(e, w, 0, s->np, lr);
+		write_range(e, w, 0, s->np, lr);
 	}
 	if (e->o.mode == HOG_MODE_LOCKED)
 		hog_spin_unlock(&M->lock);
+	w->fresh = 1;
 }
 
 /* Buffered: add the replica's change since the last flush to the shared
- * weights (and AdaGrad sums), then take the shared values. A velocity is the
- * worker's own direction: stored for checkpoints, never summed. */
+ * weights, then take the shared values. */
 static void flush(const hog_engine *e, mlp_worker *w)
 {
 	const mlp_state *M = e->model;
-	const uint64_t np = M->s.np, n = M->rk == RK_ADAGRAD ? M->nrec : np;
 	float *rep = w->hW, *base = w->base;
-	for (uint64_t k = 0; k < n; k++) {
+	for (uint64_t k = 0; k < M->s.np; k++) {
 		float d = rep[k] - base[k], p = ld(&M->P[k]);
 		if (d != 0.0f) {
 			p += d;
@@ -211,19 +214,16 @@ static void flush(const hog_engine *e, mlp_worker *w)
 		}
 		rep[k] = base[k] = p;
 	}
-	if (M->rk == RK_MOMENTUM)
-		for (uint64_t k = np; k < M->nrec; k++)
-			st(&M->P[k], rep[k]);
 	w->since_flush = 0;
 }
 
-/* The shared weights into the worker's buffer (sparse: the touched rows of W_0
- * and every later layer). */
-static void read_weights(const mlp_state *M, mlp_worker *w, int all)
+/* The shared weights into the worker's buffer: the rows of W_0 a sparse batch
+ * touches, and unless @p rows_only every other weight. */
+static void read_weights(const mlp_state *M, mlp_worker *w, int rows_only)
 {
 	const hog_mlp_shape *s = &M->s;
 	uint64_t from = 0;
-	if (s->sparse && !all) {
+	if (s->sparse) {
 		for (uint32_t t = 0; t < w->ntouched; t++) {
 			uint64_t a = s->woff[0] + (uint64_t)w->touched[t] * s->n[1];
 			for (uint64_t k = a; k < a + s->n[1]; k++)
@@ -231,8 +231,9 @@ static void read_weights(const mlp_state *M, mlp_worker *w, int all)
 		}
 		from = s->boff[0];
 	}
-	for (uint64_t k = from; k < s->np; k++)
-		w->hW[k] = ld(&M->P[k]);
+	if (!rows_only)
+		for (uint64_t k = from; k < s->np; k++)
+			w->hW[k] = ld(&M->P[k]);
 }
 
 /* ------------------------------------------------------------ batches */
@@ -304,8 +305,12 @@ static int batch_step(hog_engine *e, mlp_worker *w, const uint32_t *order, int r
 		rc = up(w, w->lab, w->hlab, rows * sizeof(int32_t));
 	if (rc)
 		return rc;
+	/* Dense: the weights this worker wrote after its last batch (each write-back
+	 * also loads what the others wrote; a fresh read would see at most one
+	 * batch's more of their updates, at the cost of another pass over every
+	 * weight). Sparse: the rows of W_0 this batch touches, read now. */
 	if (e->o.mode != HOG_MODE_BUFFERED)
-		read_weights(M, w, 0);
+		read_weights(M, w, w->fresh);
 	if ((rc = up(w, w->W, w->hW, s->np * sizeof(float))))
 		return rc;
 	if ((rc = hog_mlp_forward(w->b, s, w->W, &x, w->A, err)))
@@ -365,11 +370,19 @@ static eng_round_fn mlp_round(const hog_engine *e)
 	return mlp_round_fn;
 }
 
+/* After each round: buffered flushes, and every worker stores its step-rule
+ * state where snapshots find it (the last to store wins; one worker's state is
+ * exact, so a serial run resumes bit for bit). */
 static void mlp_round_end(hog_engine *e, eng_worker *ew, int epoch, int last)
 {
 	(void)epoch, (void)last;
+	const mlp_state *M = e->model;
+	mlp_worker *w = ew->m;
 	if (e->o.mode == HOG_MODE_BUFFERED)
-		flush(e, ew->m);
+		flush(e, w);
+	if (w->rs)
+		for (uint64_t k = 0; k < M->s.np; k++)
+			st(&M->P[M->s.np + k], w->rs[k]);
 }
 
 static void mlp_stop(hog_engine *e, eng_worker *ew, int epoch)
@@ -458,7 +471,7 @@ static int mlp_worker_init(hog_engine *e, eng_worker *ew)
 	w->host = hog_backend_is_host(w->b);
 	const size_t B = w->B = (int)e->o.batch, F = sizeof(float);
 	const int buffered = e->o.mode == HOG_MODE_BUFFERED;
-	if ((rc = wbuf(w, (buffered ? M->nrec : s->np) * F, &w->W, &w->hW)) ||
+	if ((rc = wbuf(w, s->np * F, &w->W, &w->hW)) ||
 	    (rc = wbuf(w, s->np * F, &w->G, &w->hG)) || (rc = wbuf(w, B * 4, &w->lab, &w->hlab)) ||
 	    (rc = wbuf(w, B * s->widest * F, &w->D[0], NULL)) || (rc = wbuf(w, B * s->widest * F, &w->D[1], NULL)))
 		return rc;
@@ -482,10 +495,16 @@ static int mlp_worker_init(hog_engine *e, eng_worker *ew)
 			return rc;
 	}
 	if (buffered) {
-		if (!(w->base = malloc(M->nrec * F)))
+		if (!(w->base = malloc(s->np * F)))
 			return ENOMEM;
-		for (uint64_t k = 0; k < M->nrec; k++)
+		for (uint64_t k = 0; k < s->np; k++)
 			w->hW[k] = w->base[k] = ld(&M->P[k]);
+	}
+	if (M->state) { /* from the checkpoint, or zero */
+		if (!(w->rs = malloc(s->np * F)))
+			return ENOMEM;
+		for (uint64_t k = 0; k < s->np; k++)
+			w->rs[k] = ld(&M->P[s->np + k]);
 	}
 	return 0;
 }
@@ -506,6 +525,7 @@ static void mlp_worker_free(hog_engine *e, eng_worker *ew)
 	free(w->mark);
 	free(w->touched);
 	free(w->base);
+	free(w->rs);
 	free(w->idx);
 	free(w);
 	ew->m = NULL;
@@ -570,7 +590,8 @@ static void mlp_eval_slice(hog_engine *e, int k)
 	const hog_data *d = e->te;
 	const hog_mlp_shape *s = &M->s;
 	const uint64_t C = s->n[s->L];
-	read_weights(M, w, 1);
+	for (uint64_t q = 0; q < s->np; q++)
+		w->hW[q] = ld(&M->P[q]);
 	if (e->o.mode == HOG_MODE_BUFFERED)
 		memcpy(w->base, w->hW, s->np * sizeof(float));
 	int rc = up(w, w->W, w->hW, s->np * sizeof(float));

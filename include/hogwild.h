@@ -481,7 +481,9 @@ typedef struct hog_train_result {
 } hog_train_result;
 
 /** Trains the model o->model names: linear on sparse sets (binary or regression
- * labels), mf on ratings sets;
+ * labels), mf on ratings sets, mlp on dense or sparse sets with binary or
+ * multiclass labels (linear with HOG_LOSS_SOFTMAX is the mlp without hidden
+ * layers, and returns an mlp model);
  * evaluating on @p test (may be NULL) after every epoch.
  * @return 0; HOG_ECONFIG (bad option, named in err); HOG_EMISMATCH (data of the
  * wrong kind, a checkpoint that does not fit); HOG_EDIVERGED (NaN/Inf loss: the

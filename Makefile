@@ -60,7 +60,11 @@ CUDA_BUILT := $(if $(NVCC_FOUND),1,0)
 endif
 NVCC ?= $(NVCC_FOUND)
 ifeq ($(CUDA_BUILT),1)
-CUDA_LIBDIR := $(CUDA_HOME)/lib64
+# the toolkit nvcc belongs to (an nvcc on PATH may be a link or a wrapper script):
+# nvcc itself says where its TOP is
+CUDA_ROOT := $(realpath $(shell $(NVCC) --dryrun -c -x cu /dev/null 2>&1 | sed -n 's/^\#\$$ TOP=//p' | head -1))
+CUDA_ROOT := $(or $(CUDA_ROOT),$(CUDA_HOME))
+CUDA_LIBDIR := $(CUDA_ROOT)/lib64
 CUDA_LIBS := -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcublas -lcudart -lstdc++
 CUDA_VERSION := $(shell $(NVCC) --version 2>/dev/null | sed -n 's/.*release \([0-9.]*\).*/\1/p')
 endif
@@ -181,6 +185,11 @@ bench: all $(BUILD)/bench_load $(BUILD)/bench_gemm
 
 $(BUILD)/bench_gemm: bench/bench_gemm.c $(LIBA)
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(LIBA) $(LDFLAGS_ALL) $(LDLIBS_ALL)
+
+# cuBLAS alone, the ceiling bench_gemm --device cuda is compared with (bench/gpu.sh)
+$(BUILD)/bench_cublas: bench/bench_cublas.cu
+	$(if $(filter 1,$(CUDA_BUILT)),,$(error bench_cublas needs nvcc (CUDA_HOME=$(CUDA_HOME))))
+	$(Q)$(NVCC) -std=c++17 -O2 $(CUDA_ARCH) -o $@ $< -L$(CUDA_LIBDIR) -Xlinker -rpath,$(CUDA_LIBDIR) -lcublas
 
 $(BUILD)/bench_load: bench/bench_load.c $(LIBA)
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(LIBA) $(LDFLAGS_ALL) $(LDLIBS_ALL)

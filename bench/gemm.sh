@@ -40,11 +40,12 @@ median "$tmp/plain" >"$tmp/m3"; median "$tmp/skylakex" >"$tmp/m4"
 	echo "# sgemm through the CPU backend: generic vs AVX-512 OpenBLAS kernels"
 	echo
 	echo "- date: $(date -u +%Y-%m-%dT%H:%MZ)"
-	echo "- commit: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src bench || echo ' (with local changes)')"
+	echo "- commit: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src bench ':!bench/results' || echo ' (with local changes)')"
 	echo "- machine: $(nproc) CPUs; $(lscpu | sed -n 's/^Model name: *//p'); CPU family $(grep -m1 '^cpu family' /proc/cpuinfo | cut -d: -f2 | tr -d ' ') model $(grep -m1 '^model\s' /proc/cpuinfo | cut -d: -f2 | tr -d ' ')"
 	echo "- BLAS: $(grep -m1 '^# device' "$tmp/plain" | sed 's/.*; //')"
 	echo "- command: sh bench/gemm.sh $ROUNDS $SECS (median of $ROUNDS interleaved rounds, ${SECS}s per shape; one thread)"
 	echo "- the machine is shared with other jobs: numbers are noisy, compare columns, not runs"
+	echo "  (load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs)"
 	echo
 	echo "Columns (GFLOP/s): **before**: OpenBLAS on its generic Prescott kernels, as a plain run"
 	echo "was on a CPU it does not recognize; **after**: the same situation (OpenBLAS reporting"

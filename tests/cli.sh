@@ -455,6 +455,32 @@ check "mlp: --confusion on a binary model" 2 "$H" eval --model "$T/s4.bin" --dat
 check_grep "mlp: ... is not multiclass" "$ERR" 'not multiclass'
 check "mlp: sparse binary set" 0 "$H" train --model mlp --layers 8 --epochs 1 --data "$T/ttr.lmdb" --quiet
 
+# ------------------------------------------------------------ backend: BLAS kernels and GPUs in topo
+check "topo: compute lines" 0 "$H" topo --threads 1
+check_grep "topo: names the OpenBLAS kernels, one thread per worker" "$OUT" '^blas: OpenBLAS .*kernels [A-Za-z0-9]+.*1 thread per worker'
+check_grep "topo: lists the GPUs or says why there are none" "$OUT" '^(gpu [0-9]+: .*compute capability [0-9]+\.[0-9]+|gpus: none \(.+\))'
+check "topo: a user's OPENBLAS_CORETYPE" 0 env OPENBLAS_CORETYPE=PRESCOTT "$H" topo --threads 1
+check_grep "topo: ... is kept and shown" "$OUT" 'kernels Prescott \(OPENBLAS_CORETYPE=PRESCOTT\)'
+avx512=1
+for f in avx512f avx512bw avx512vl avx512dq avx512cd; do grep -qw "$f" /proc/cpuinfo 2>/dev/null || avx512=0; done
+if [ "$avx512" = 1 ]; then
+	check "topo: plain run" 0 env -u OPENBLAS_CORETYPE -u HOG_BLAS_REEXEC "$H" topo --threads 1
+	check_true "topo: an AVX-512 CPU runs no generic BLAS kernels" sh -c "! grep -Eq 'kernels (Prescott|Core2|Penryn|Nehalem|Sandybridge|Unknown)' '$OUT'"
+	# OpenBLAS made to report Prescott (as 0.3.21 does on Sapphire Rapids): hogwild re-executes
+	# itself once with OPENBLAS_CORETYPE=SKYLAKEX. Not under ASan, whose runtime must load first.
+	case "$H" in
+	*-address | *-thread) ;;
+	*)
+		if cc -shared -fPIC -o "$T/generic.so" "$SRC/bench/fake_generic_blas.c" -ldl 2>/dev/null; then
+			check "topo: generic kernels" 0 env -u OPENBLAS_CORETYPE -u HOG_BLAS_REEXEC LD_PRELOAD="$T/generic.so" "$H" topo --threads 1
+			check_grep "topo: ... re-executed on SKYLAKEX" "$OUT" 'kernels SkylakeX \(OPENBLAS_CORETYPE=SKYLAKEX\)'
+			check "topo: re-exec guard" 0 env -u OPENBLAS_CORETYPE HOG_BLAS_REEXEC=1 LD_PRELOAD="$T/generic.so" "$H" topo --threads 1
+			check_grep "topo: ... no loop, and the advice is printed" "$OUT" 'OPENBLAS_CORETYPE=SKYLAKEX would be faster'
+		fi
+		;;
+	esac
+fi
+
 # ------------------------------------------------------------ (new sections go here)
 
 echo "cli: $PASS passed, $FAILED failed"

@@ -680,6 +680,114 @@ static void test_backend_softmax2_is_logistic(void)
 		CU_ASSERT_DOUBLE_EQUAL(p1[i], p2[2 * i + 1], 1e-6);
 }
 
+
+/* ---- a whole network against finite differences ---- */
+
+/* X (R x I) -> dense ReLU (H) -> dense (C) -> softmax cross-entropy. Parameters and
+ * the input live in one host array theta = [W1 b1 W2 b2 X] mirrored on the device. */
+enum { NR = 3, NI = 5, NH = 4, NC = 3 };
+enum { OW1 = 0, OB1 = OW1 + NI * NH, OW2 = OB1 + NH, OB2 = OW2 + NH * NC, OX = OB2 + NC,
+       NTHETA = OX + NR * NI };
+
+typedef struct {
+	float *th, *h1, *z, *dz, *dh, *g; /* device: theta, activations, gradients */
+	int32_t *lab;
+} net;
+
+static double net_loss(hog_backend *b, net *n, int grad, hog_err *err)
+{
+	double loss = 0;
+	float *th = n->th, *g = n->g;
+	CU_ASSERT_FATAL(hog_backend_dense_fwd(b, NR, NI, NH, th + OX, th + OW1, th + OB1,
+	                                      HOG_ACT_RELU, n->h1, err) == 0);
+	CU_ASSERT_FATAL(hog_backend_dense_fwd(b, NR, NH, NC, n->h1, th + OW2, th + OB2,
+	                                      HOG_ACT_NONE, n->z, err) == 0);
+	CU_ASSERT_FATAL(hog_backend_xent(b, NR, NC, n->z, n->lab, NULL, grad ? n->dz : NULL, &loss,
+	                                 err) == 0);
+	if (grad) {
+		CU_ASSERT_FATAL(hog_backend_dense_bwd(b, NR, NH, NC, n->h1, th + OW2, HOG_ACT_NONE, n->z,
+		                                      n->dz, 0, g + OW2, g + OB2, n->dh, err) == 0);
+		CU_ASSERT_FATAL(hog_backend_dense_bwd(b, NR, NI, NH, th + OX, th + OW1, HOG_ACT_RELU,
+		                                      n->h1, n->dh, 0, g + OW1, g + OB1, g + OX,
+		                                      err) == 0);
+	}
+	return loss;
+}
+
+static void test_backend_fd_network(void)
+{
+	for (int bi = 0; bi < nbackends; bi++) {
+		const tb *t = &backends[bi];
+		hog_backend *b = t->b;
+		hog_err err = { 0 };
+		float *theta = rand_vec(NTHETA, 1), *g = malloc(NTHETA * 4);
+		int32_t lab[NR];
+		for (int i = 0; i < NR; i++)
+			lab[i] = irand(0, NC - 1);
+		net n = { dev_from(b, theta, NTHETA * 4), dev_from(b, theta, NR * NH * 4),
+		          dev_from(b, theta, NR * NC * 4), dev_from(b, theta, NR * NC * 4),
+		          dev_from(b, theta, NR * NH * 4), dev_from(b, theta, NTHETA * 4),
+		          dev_from(b, lab, sizeof lab) };
+		net_loss(b, &n, 1, &err);
+		dev_to(b, g, n.g, NTHETA * 4);
+		const float h = 1e-3f;
+		int bad = 0;
+		for (int q = 0; q < NTHETA; q++) {
+			float v = theta[q];
+			theta[q] = v + h;
+			hog_backend_upload(b, n.th, theta, NTHETA * 4, &err);
+			double lp = net_loss(b, &n, 0, &err);
+			theta[q] = v - h;
+			hog_backend_upload(b, n.th, theta, NTHETA * 4, &err);
+			double lm = net_loss(b, &n, 0, &err);
+			theta[q] = v;
+			double fd = (lp - lm) / (2.0 * h);
+			if (fabs(fd - g[q]) > 5e-4 + 2e-2 * fabs(g[q])) {
+				fprintf(stderr, "\nfd network on %s: theta[%d] analytic %g fd %g\n", t->name, q,
+				        g[q], fd);
+				bad++;
+			}
+		}
+		CU_ASSERT(bad == 0);
+		hog_backend_upload(b, n.th, theta, NTHETA * 4, &err);
+		void *bufs[] = { n.th, n.h1, n.z, n.dz, n.dh, n.g, n.lab };
+		for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
+			hog_backend_release(b, bufs[i]);
+		free(theta), free(g);
+	}
+}
+
+/* The layer helpers are the ops they are made of: dense_fwd against a loop. */
+static void test_backend_dense_fwd(void)
+{
+	for (int bi = 0; bi < nbackends; bi++) {
+		const tb *t = &backends[bi];
+		hog_err err = { 0 };
+		int R = 33, I = 70, O = 21;
+		float *X = rand_vec(R * I, 1), *W = rand_vec(I * O, 1), *bias = rand_vec(O, 1);
+		float *Y = malloc(R * O * 4);
+		double *want = malloc(R * O * sizeof *want);
+		for (int i = 0; i < R; i++)
+			for (int j = 0; j < O; j++) {
+				double z = bias[j];
+				for (int p = 0; p < I; p++)
+					z += (double)X[i * I + p] * W[p * O + j];
+				want[i * O + j] = z > 0 ? z : 0;
+			}
+		float *dX = dev_from(t->b, X, R * I * 4), *dW = dev_from(t->b, W, I * O * 4);
+		float *db = dev_from(t->b, bias, O * 4), *dY = dev_from(t->b, Y, R * O * 4);
+		CU_ASSERT_FATAL(hog_backend_dense_fwd(t->b, R, I, O, dX, dW, db, HOG_ACT_RELU, dY,
+		                                      &err) == 0);
+		dev_to(t->b, Y, dY, R * O * 4);
+		check_close("dense_fwd", t, Y, want, R * O, t->tol_gemm);
+		hog_backend_release(t->b, dX);
+		hog_backend_release(t->b, dW);
+		hog_backend_release(t->b, db);
+		hog_backend_release(t->b, dY);
+		free(X), free(W), free(bias), free(Y), free(want);
+	}
+}
+
 /* ---- opening, devices, OpenBLAS ---- */
 
 static void test_backend_open(void)
@@ -809,6 +917,8 @@ int test_backend_register(void)
 	TU_ADD(s, test_backend_fd_softmax);
 	TU_ADD(s, test_backend_fd_logistic);
 	TU_ADD(s, test_backend_softmax2_is_logistic);
+	TU_ADD(s, test_backend_dense_fwd);
+	TU_ADD(s, test_backend_fd_network);
 	TU_ADD(s, test_backend_blas);
 	TU_ADD(s, test_backend_threads);
 	return 0;

@@ -146,6 +146,21 @@ int hog_backend_spmm_grad(hog_backend *b, int rows, const uint32_t *offsets,
 int hog_backend_axpy(hog_backend *b, size_t n, float alpha, const float *X, float *Y,
                      hog_err *err);
 
+/* ---- a fully connected layer, composed from the ops above (dense.c) ---- */
+/** Y = act(X W + bias): X rows x in, W in x out (row-major, ld out), bias out values
+ * (NULL: none), Y rows x out (Y must not be X). */
+int hog_backend_dense_fwd(hog_backend *b, int rows, int in, int out, const float *X,
+                          const float *W, const float *bias, enum hog_act act, float *Y,
+                          hog_err *err);
+/** Its backward pass. @p Y is the forward output, @p dY the loss gradient with
+ * respect to Y, overwritten with the gradient with respect to the pre-activation.
+ * dW = beta dW + X^T dY', db = beta db + column sums of dY' (beta 0: overwrite,
+ * 1: accumulate over batches), dX = dY' W^T (rows x in) for the layer below.
+ * Any of dW, db, dX may be NULL (the first layer needs no dX). */
+int hog_backend_dense_bwd(hog_backend *b, int rows, int in, int out, const float *X,
+                          const float *W, enum hog_act act, const float *Y, float *dY,
+                          float beta, float *dW, float *db, float *dX, hog_err *err);
+
 /* ---- the CPU implementations (cpu.c): host pointers, cannot fail ---- */
 void hog_cpu_gemm(int ta, int tb, int m, int n, int k, float alpha, const float *A, int lda,
                   const float *B, int ldb, float beta, float *C, int ldc);

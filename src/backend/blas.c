@@ -18,7 +18,7 @@
  * back to "Prescott" (SSE3): 3-4x slower sgemm than its SkylakeX (AVX-512)
  * kernels on the same CPU (bench/results/gemm.md). OPENBLAS_CORETYPE overrides
  * the choice but is read only at load time, hence hog_backend_blas_reexec().
- * (Not every such machine misdetects: on the Rocket Lake-class VM of
+ * (Not every AVX-512 machine is misdetected: on the family 6 model 167 VM of
  * bench/results/gemm.md OpenBLAS picks SkylakeX unaided, and nothing re-executes.) */
 #include "backend/backend.h"
 #include <cblas.h>

@@ -59,16 +59,18 @@ int hog_mlp_forward(hog_backend *b, const hog_mlp_shape *s, const float *W, cons
 	int rc = 0;
 	for (int l = 0; l < s->L && !rc; l++) {
 		const int in = (int)s->n[l], out = (int)s->n[l + 1];
-		if (l == 0 && s->sparse)
-			rc = hog_backend_spmm(b, x->rows, x->offsets, x->ids, x->vals, out, W + s->woff[0], out, 0.0f,
-			                      A[0], out, err);
-		else
-			rc = hog_backend_gemm(b, 0, 0, x->rows, out, in, 1.0f, l ? A[l - 1] : x->x, in, W + s->woff[l], out,
-			                      0.0f, A[l], out, err);
+		const enum hog_act act = l + 1 < s->L ? HOG_ACT_RELU : HOG_ACT_NONE;
+		if (l > 0 || !s->sparse) {
+			rc = hog_backend_dense_fwd(b, x->rows, in, out, l ? A[l - 1] : x->x, W + s->woff[l], W + s->boff[l],
+			                           act, A[l], err);
+			continue;
+		}
+		/* the sparse first layer: X W_0 gathers the rows of its nonzeros */
+		rc = hog_backend_spmm(b, x->rows, x->offsets, x->ids, x->vals, out, W + s->woff[0], out, 0.0f, A[0], out, err);
 		if (!rc)
-			rc = hog_backend_bias_add(b, x->rows, out, A[l], W + s->boff[l], err);
-		if (!rc && l + 1 < s->L)
-			rc = hog_backend_act_fwd(b, HOG_ACT_RELU, (size_t)x->rows * out, A[l], A[l], err);
+			rc = hog_backend_bias_add(b, x->rows, out, A[0], W + s->boff[0], err);
+		if (!rc && act != HOG_ACT_NONE)
+			rc = hog_backend_act_fwd(b, act, (size_t)x->rows * out, A[0], A[0], err);
 	}
 	return rc;
 }
@@ -80,27 +82,24 @@ int hog_mlp_backward(hog_backend *b, const hog_mlp_shape *s, const float *W, con
 	int c = 0, rc = 0;
 	for (int l = s->L - 1; l >= 0 && !rc; l--) {
 		const int in = (int)s->n[l], out = (int)s->n[l + 1];
-		const float *dZ = D[c];
-		/* dW_l = in^T dZ (sparse: scattered into the rows the batch touches) */
-		if (l == 0 && s->sparse) {
-			rc = hog_backend_spmm_grad(b, rows, x->offsets, x->ids, x->vals, out, dZ, out, 1.0f, G + s->woff[0], out,
-			                           err);
-			*flops += 2ull * (x->offsets[rows] - x->offsets[0]) * out;
-		} else {
-			rc = hog_backend_gemm(b, 1, 0, in, out, rows, 1.0f, l ? A[l - 1] : x->x, in, dZ, out, 0.0f,
-			                      G + s->woff[l], out, err);
-			*flops += 2ull * rows * in * out;
-		}
-		if (!rc)
-			rc = hog_backend_bias_grad(b, rows, out, dZ, 0.0f, G + s->boff[l], err);
-		/* the layer below: dA = dZ W_l^T, then through the ReLU */
-		if (!rc && l > 0) {
-			rc = hog_backend_gemm(b, 0, 1, rows, in, out, 1.0f, dZ, out, W + s->woff[l], out, 0.0f, D[c ^ 1], in, err);
-			if (!rc)
-				rc = hog_backend_act_bwd(b, HOG_ACT_RELU, (size_t)rows * in, A[l - 1], D[c ^ 1], D[c ^ 1], err);
-			*flops += 2ull * rows * in * out;
+		const enum hog_act act = l + 1 < s->L ? HOG_ACT_RELU : HOG_ACT_NONE;
+		/* D[c]: the loss's gradient with respect to this layer's output A[l] */
+		if (l > 0 || !s->sparse) {
+			rc = hog_backend_dense_bwd(b, rows, in, out, l ? A[l - 1] : x->x, W + s->woff[l], act, A[l], D[c], 0.0f,
+			                           G + s->woff[l], G + s->boff[l], l ? D[c ^ 1] : NULL, err);
+			*flops += 2ull * rows * in * out * (l ? 2 : 1);
 			c ^= 1;
+			continue;
 		}
+		/* the sparse first layer: dW_0 scattered into the rows the batch touches */
+		if (act != HOG_ACT_NONE)
+			rc = hog_backend_act_bwd(b, act, (size_t)rows * out, A[0], D[c], D[c], err);
+		if (!rc)
+			rc = hog_backend_spmm_grad(b, rows, x->offsets, x->ids, x->vals, out, D[c], out, 1.0f, G + s->woff[0], out,
+			                           err);
+		if (!rc)
+			rc = hog_backend_bias_grad(b, rows, out, D[c], 0.0f, G + s->boff[0], err);
+		*flops += 2ull * (x->offsets[rows] - x->offsets[0]) * out;
 	}
 	return rc;
 }

@@ -1,8 +1,8 @@
 #!/bin/sh
 # What the GPU machine runs for issue 13 (one command through the device tool):
-#  1. the build's libraries: when pkg-config cannot find them and .debs/ was carried
-#     (bench/gpu-debs.sh fetches it), they are unpacked with dpkg -x into a private
-#     root and used from there;
+#  1. the build's libraries: when pkg-config cannot find them and build/debs/ was
+#     carried (bench/gpu-debs.sh fetches it here; carry: ["build/debs"]), they are
+#     unpacked with dpkg -x into a private root and used from there;
 #  2. a CUDA=1 build (CUDA=auto where nvcc is missing: the script then reports it);
 #  3. the backend cross-check tests (every op of the CUDA backend, FP32 and TF32,
 #     against reference loops; "skipped: no GPU" where none is visible);
@@ -19,16 +19,22 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # 1. libraries
-if ! pkg-config --exists lmdb zlib openblas cunit 2>/dev/null && [ -d .debs ]; then
+if ! pkg-config --exists lmdb zlib openblas cunit 2>/dev/null && [ -d build/debs ]; then
 	R=${DEBROOT:-/tmp/hogwild-debs}
 	mkdir -p "$R"
-	for f in .debs/*.deb; do dpkg -x "$f" "$R"; done
+	for f in build/debs/*.deb; do dpkg -x "$f" "$R"; done
+	# links to absolute paths (libz.so -> /lib/...) must point into the root
+	find "$R" -type l | while read -r l; do
+		t=$(readlink "$l")
+		case "$t" in "$R"/*) ;; /*) ln -sf "$R$t" "$l" ;; esac
+	done
 	L=$R/usr/lib/x86_64-linux-gnu
 	export PKG_CONFIG_SYSROOT_DIR=$R
-	export PKG_CONFIG_LIBDIR=$L/pkgconfig:$R/usr/share/pkgconfig
-	export LD_LIBRARY_PATH=$L/openblas-pthread:$L${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+	export PKG_CONFIG_LIBDIR=$L/pkgconfig:$L/openblas-pthread/pkgconfig:$R/usr/share/pkgconfig
+	export LD_LIBRARY_PATH=$L/openblas-pthread:$L:$R/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 	export LIBRARY_PATH=$L/openblas-pthread:$L
-	echo "gpu.sh: libraries from .debs unpacked in $R"
+	export CPATH=$R/usr/include
+	echo "gpu.sh: libraries from build/debs unpacked in $R"
 fi
 HW=1
 pkg-config --exists hwloc 2>/dev/null || HW=0

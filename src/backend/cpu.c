@@ -6,7 +6,6 @@
 #include "backend/backend.h"
 #include "sys/err.h"
 #include <cblas.h>
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

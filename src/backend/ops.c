@@ -276,14 +276,14 @@ int hog_backend_xent(hog_backend *b, int rows, int classes, const float *Z,
  * (the CPU op indexes them with the offsets as given). *rows_w: max id + 1. */
 static int stage_csr(stage *s, int rows, const uint32_t *offsets, const uint32_t *ids,
                      const float *vals, uint32_t **ho, uint32_t **hi, float **hv,
-                     size_t *rows_w, size_t extra, hog_err *err)
+                     size_t *rows_w, hog_err *err)
 {
 	uint32_t last;
 	int rc;
 	if ((rc = hog_backend_download(s->b, &last, offsets + rows, sizeof last, err)))
 		return rc;
 	size_t so = (size_t)(rows + 1) * 4, si = (size_t)last * 4;
-	if ((rc = stage_reserve(s->b, PAD(so) + 2 * PAD(si) + extra, err)))
+	if ((rc = stage_reserve(s->b, PAD(so) + 2 * PAD(si), err)))
 		return rc;
 	*ho = stage_take(s, offsets, so, &rc, err);
 	*hi = stage_take(s, ids, si, &rc, err);
@@ -313,7 +313,7 @@ int hog_backend_spmm(hog_backend *b, int rows, const uint32_t *offsets, const ui
 	float *hv;
 	size_t rw;
 	/* W's rows are known only after the ids are in: reserve the CSR part, then grow */
-	int rc = stage_csr(&s, rows, offsets, ids, vals, &ho, &hi, &hv, &rw, 0, err);
+	int rc = stage_csr(&s, rows, offsets, ids, vals, &ho, &hi, &hv, &rw, err);
 	if (rc)
 		return rc;
 	size_t sw = span((int)rw, n, ldw), sy = span(rows, n, ldy);
@@ -348,7 +348,7 @@ int hog_backend_spmm_grad(hog_backend *b, int rows, const uint32_t *offsets,
 	uint32_t *ho, *hi;
 	float *hv;
 	size_t rw;
-	int rc = stage_csr(&s, rows, offsets, ids, vals, &ho, &hi, &hv, &rw, 0, err);
+	int rc = stage_csr(&s, rows, offsets, ids, vals, &ho, &hi, &hv, &rw, err);
 	if (rc)
 		return rc;
 	size_t sw = span((int)rw, n, ldw), sy = span(rows, n, ldy);

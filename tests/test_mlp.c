@@ -2,7 +2,8 @@
  * differences of the forward pass (dense and sparse inputs, softmax and sigmoid
  * outputs), serial runs bit-reproducible, two threads as accurate as one in
  * every mode, softmax with two classes equal to logistic, models and data sets
- * that do not fit refused with clear messages, save/load and checkpoint resume. */
+ * that do not fit refused with clear messages, save/load, checkpoint resume at
+ * an epoch's end and after a stop inside one. */
 #include "backend/backend.h"
 #include "hogwild.h"
 #include "model/mlp.h"
@@ -414,6 +415,58 @@ static void test_save_load_and_resume(void)
 	hog_model_free(m);
 }
 
+/* A stop request inside an epoch: the checkpoint holds the worker's position
+ * and its optimizer state; resuming ends where a straight run ends, bit for bit
+ * (serial, with momentum), or within rounding (buffered: the replica is flushed
+ * at the stop). */
+static volatile int stop_now;
+static void stop_in_epoch_2(void *ud, const hog_progress *p)
+{
+	(void)ud;
+	if (p->epoch == 2 && p->done > 0)
+		__atomic_store_n(&stop_now, 1, __ATOMIC_RELAXED);
+}
+
+static void test_stop_and_resume(void)
+{
+	const enum hog_mode modes[] = { HOG_MODE_SERIAL, HOG_MODE_BUFFERED };
+	for (int i = 0; i < 2; i++) {
+		hog_train_opts o = mlp_opts(modes[i], 1, 3);
+		o.momentum = 0.5;
+		o.round_examples = 2048; /* stop requests are seen between rounds */
+		hog_model *straight = train_ok(dtr, NULL, &o, NULL);
+		o.checkpoint = tu_path("mlp_stop.ckpt");
+		o.stop = &stop_now;
+		o.on_progress = stop_in_epoch_2;
+		stop_now = 0;
+		hog_model *m = NULL;
+		hog_err err;
+		hog_train_result res;
+		CU_ASSERT_EQUAL(hog_train(dtr, NULL, &o, &m, &res, &err), HOG_EINTR);
+		CU_ASSERT_EQUAL(res.epochs_done, 1);
+		hog_model_free(m);
+		stop_now = 0;
+		o.on_progress = NULL;
+		o.checkpoint = NULL;
+		o.resume = tu_path("mlp_stop.ckpt");
+		hog_model *r = train_ok(dtr, NULL, &o, NULL);
+		CU_ASSERT_EQUAL_FATAL(r->nparams, straight->nparams);
+		/* serial: bit for bit. buffered: a stop flushes the replica where the
+		 * straight run did not, so the roundings of its sums differ a little */
+		double worst = 0;
+		for (uint64_t k = 0; k < r->nparams; k++) {
+			double d = fabs((double)r->params[k] - straight->params[k]) / (1e-2 + fabs(straight->params[k]));
+			worst = d > worst ? d : worst;
+		}
+		if (worst > (i ? 1e-3 : 0))
+			fprintf(stderr, "%s: the resumed run differs from the straight one by %g\n", hog_mode_name(modes[i]),
+			        worst);
+		CU_ASSERT(worst <= (i ? 1e-3 : 0));
+		hog_model_free(r);
+		hog_model_free(straight);
+	}
+}
+
 static void test_wrong_kind_or_shape(void)
 {
 	hog_err err;
@@ -513,6 +566,7 @@ int test_mlp_register(void)
 	TU_ADD(s, test_threads_match_serial);
 	TU_ADD(s, test_softmax_two_classes_is_logistic);
 	TU_ADD(s, test_save_load_and_resume);
+	TU_ADD(s, test_stop_and_resume);
 	TU_ADD(s, test_wrong_kind_or_shape);
 	TU_ADD(s, test_sparse_input_learns);
 	return 0;

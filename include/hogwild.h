@@ -369,10 +369,13 @@ enum hog_mode {
 enum hog_model_kind {
 	HOG_MODEL_LINEAR = 1, /**< sparse linear: w.x + b */
 	HOG_MODEL_MF = 2,     /**< matrix factorization of (user, item, rating) triples */
-	HOG_MODEL_MLP = 3,    /**< dense layers (not built yet) */
+	HOG_MODEL_MLP = 3,    /**< dense layers: ReLU hidden layers, softmax (or sigmoid) output */
 };
 
-enum hog_loss { HOG_LOSS_LOGISTIC = 0, HOG_LOSS_HINGE = 1, HOG_LOSS_SQUARED = 2 };
+/** Losses. HOG_LOSS_SOFTMAX is the multinomial cross-entropy of a softmax output
+ * (multiclass labels; the mlp trains it, and `--model linear --loss softmax` is
+ * the mlp with no hidden layers). */
+enum hog_loss { HOG_LOSS_LOGISTIC = 0, HOG_LOSS_HINGE = 1, HOG_LOSS_SQUARED = 2, HOG_LOSS_SOFTMAX = 3 };
 
 /** Step rules (DESIGN §6). */
 enum hog_rule {
@@ -475,6 +478,11 @@ typedef struct hog_train_opts {
 	                                sized so that an averaging falls on a round boundary */
 	int no_shuffle;            /**< visit the examples in the data set's order, the same every
 	                                epoch (tests that compare against a written-out order) */
+	uint32_t layers[8];        /**< mlp: widths of the hidden layers (ReLU) */
+	int nlayers;               /**< mlp: hidden layers, 0..8 (default 0: softmax regression) */
+	uint32_t batch;            /**< mlp: examples per mini-batch (default 32) */
+	double momentum;           /**< mlp, sgd: momentum mu of v = mu v + g, w -= lr v (default 0) */
+	const char *device;        /**< mlp: backend of every worker, "cpu" (NULL) or "cuda[:N]" */
 	uint32_t round_examples;   /**< examples per worker between meetings of the team, where
 	                                stop requests, checkpoints and progress are handled
 	                                (default 32768) */
@@ -496,6 +504,11 @@ typedef struct hog_train_opts {
 
 /** Fills @p o with the defaults. */
 void hog_train_opts_init(hog_train_opts *o);
+
+/** The update modes the run @p o describes takes: bit (1 << mode) for each (as
+ * hog_model_kind_modes(); linear with softmax loss trains as an mlp with no
+ * hidden layer). */
+unsigned hog_train_modes(const hog_train_opts *o);
 
 /** @name Several machines (MPI)
  * Built with MPI (Makefile MPI=1, or auto when Open MPI is installed), a program
@@ -551,7 +564,9 @@ typedef struct hog_train_result {
 } hog_train_result;
 
 /** Trains the model o->model names: linear on sparse sets (binary or regression
- * labels), mf on ratings sets;
+ * labels), mf on ratings sets, mlp on dense or sparse sets with binary or
+ * multiclass labels (linear with HOG_LOSS_SOFTMAX is the mlp without hidden
+ * layers, and returns an mlp model);
  * evaluating on @p test (may be NULL) after every epoch.
  * @return 0; HOG_ECONFIG (bad option, named in err); HOG_EMISMATCH (data of the
  * wrong kind, a checkpoint that does not fit); HOG_EDIVERGED (NaN/Inf loss: the
@@ -583,19 +598,30 @@ int hog_train_stream(const char *path, const hog_data *test, const hog_train_opt
 typedef struct hog_eval {
 	uint64_t examples;
 	double loss;       /**< mean loss of the model's loss function (no regularizer) */
-	double logloss;    /**< binary: mean logistic loss of sigmoid(margin) */
-	double accuracy;   /**< binary: share of sign(margin) == label */
+	double logloss;    /**< binary: mean logistic loss of sigmoid(margin); multiclass:
+	                        mean -log p(label) */
+	double accuracy;   /**< binary: share of sign(margin) == label; multiclass: of argmax == label */
 	double auc;        /**< binary: area under the ROC curve */
 	double rmse;       /**< regression, ratings */
 	double mae;        /**< regression, ratings: mean absolute error */
+	uint32_t classes;  /**< multiclass: the model's classes (0 otherwise) */
 } hog_eval;
 
 /** Predictions for every example of @p d: linear, the margins w.x + b (ids
  * beyond the model's dimension count as zero weight); mf, the predicted rating
  * (users or items never seen in training get the global mean plus the biases
- * that exist). @p out has d->n entries.
+ * that exist); mlp, the class number (softmax output) or the margin (one
+ * sigmoid output). @p out has d->n entries.
  * @return 0 or HOG_EMISMATCH (a data set of the wrong kind for the model). */
 int hog_model_predict(const hog_model *m, const hog_data *d, float *out, hog_err *err);
+/** Class probabilities of a multiclass model (hog_model_info.classes > 0):
+ * @p out has d->n * classes entries, example by example.
+ * @return 0, HOG_EMISMATCH (wrong data set), HOG_ENOTSUP (not a multiclass model). */
+int hog_model_predict_proba(const hog_model *m, const hog_data *d, float *out, hog_err *err);
+/** Confusion matrix of a multiclass model on @p d: @p counts[t * classes + p]
+ * examples of true class t predicted as p (classes * classes entries).
+ * @return as hog_model_predict_proba(). */
+int hog_model_confusion(const hog_model *m, const hog_data *d, uint64_t *counts, hog_err *err);
 /** Evaluates @p m on @p d. */
 int hog_model_eval(const hog_model *m, const hog_data *d, hog_eval *ev, hog_err *err);
 /** Writes a model file atomically (temp, fsync, rename): magic, version, shapes,
@@ -618,6 +644,10 @@ typedef struct hog_model_info {
 	int epochs_done;           /**< epochs completed (a checkpoint inside an epoch counts it not) */
 	double bias;               /**< linear */
 	const float *weights;      /**< linear: dim weights, stride 1 (a copy owned by the model) */
+	uint32_t classes;          /**< mlp with a softmax output: classes (0: one output) */
+	int nlayers;               /**< mlp: hidden layers */
+	uint32_t layers[8];        /**< mlp: their widths */
+	double momentum;           /**< mlp: sgd momentum trained with */
 } hog_model_info;
 void hog_model_info_get(const hog_model *m, hog_model_info *info);
 

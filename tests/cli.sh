@@ -414,6 +414,47 @@ if [ -f "$SRC/man/hogwild.1" ]; then
 	check_true "man: every long option documented (missing:${missing:- none})" test -z "$missing"
 fi
 
+# ------------------------------------------------------------ mlp and multiclass
+check "mlp: gen a dense multiclass set" 0 "$H" data gen --kind dense --examples 3000 --features 20 --classes 4 --seed 3 "$T/mc.lmdb"
+check "mlp: split it" 0 "$H" data split --fraction 0.25 "$T/mc.lmdb" "$T/mctr.lmdb" "$T/mcte.lmdb"
+check "mlp: train 20-16-16-4" 0 "$H" train --model mlp --layers 16,16 --batch 16 --momentum 0.5 --epochs 3 \
+	--threads 2 --data "$T/mctr.lmdb" --test "$T/mcte.lmdb" --save "$T/mlp.model" --quiet
+check_grep "mlp: the table counts flops" "$OUT" 'flop/s/thr'
+check_grep "mlp: test accuracy above 80%" "$OUT" '^ +3 .* (8[0-9]|9[0-9])\.[0-9]+ +nan$'
+check "mlp: eval --confusion" 0 "$H" eval --model "$T/mlp.model" --data "$T/mcte.lmdb" --confusion
+check_grep "mlp: eval names the classes" "$OUT" '^classes +4$'
+check_grep "mlp: confusion header" "$OUT" '^ +0 +1 +2 +3$'
+check_true "mlp: confusion rows sum to the examples" test "$(awk '/^confusion/{c=1;next} c&&NR>0&&$1~/^[0-9]+$/&&NF==5{s+=$2+$3+$4+$5} END{print s}' "$OUT")" -eq "$(awk '/^examples/{print $2}' "$OUT")"
+check "mlp: eval --json --confusion" 0 "$H" eval --model "$T/mlp.model" --data "$T/mcte.lmdb" --json --confusion
+check_grep "mlp: JSON confusion matrix" "$OUT" '"confusion":\[\[[0-9]+,[0-9]+,[0-9]+,[0-9]+\],'
+check "mlp: predict classes" 0 "$H" predict --model "$T/mlp.model" --data "$T/mcte.lmdb" --out "$T/cls.txt"
+check_true "mlp: one class 0..3 per example" test "$(grep -cE '^[0-3]$' "$T/cls.txt")" -eq "$(wc -l <"$T/cls.txt")"
+check "mlp: predict --probabilities" 0 "$H" predict --model "$T/mlp.model" --data "$T/mcte.lmdb" --probabilities
+check_true "mlp: four probabilities summing to 1 per line" test "$(awk 'NF!=4||($1+$2+$3+$4)<0.999||($1+$2+$3+$4)>1.001{b++} END{print b+0}' "$OUT")" -eq 0
+check "mlp: linear --loss softmax" 0 "$H" train --model linear --loss softmax --epochs 2 --data "$T/mctr.lmdb" \
+	--test "$T/mcte.lmdb" --save "$T/smax.model" --quiet
+check "mlp: ... evaluates as multiclass" 0 "$H" eval --model "$T/smax.model" --data "$T/mcte.lmdb"
+check_grep "mlp: ... with 4 classes" "$OUT" '^classes +4$'
+check "mlp: linear --loss softmax refuses --layers" 2 "$H" train --model linear --loss softmax --layers 8 \
+	--epochs 1 --data "$T/mctr.lmdb" --quiet
+check_grep "mlp: ... naming --layers" "$ERR" 'layers'
+check "mlp: striped mode refused" 2 "$H" train --model mlp --mode striped --epochs 1 --data "$T/mctr.lmdb" --quiet
+check_grep "mlp: ... by name" "$ERR" 'striped mode is not available for the mlp'
+check "mlp: bad --layers" 2 "$H" train --model mlp --layers 16,x --data "$T/mctr.lmdb"
+check "mlp: zero width" 2 "$H" train --model mlp --layers 0 --data "$T/mctr.lmdb"
+check "mlp: bad --batch" 2 "$H" train --model mlp --batch 0 --data "$T/mctr.lmdb"
+check "mlp: bad --momentum" 2 "$H" train --model mlp --momentum 1 --data "$T/mctr.lmdb"
+check "mlp: unknown --device" 2 "$H" train --model mlp --device tpu --data "$T/mctr.lmdb"
+if ! command -v nvidia-smi >/dev/null 2>&1; then
+	check "mlp: --device cuda without a GPU is a usage error" 2 "$H" train --model mlp --device cuda --data "$T/mctr.lmdb"
+	check_grep "mlp: ... saying why" "$ERR" 'device cuda'
+fi
+check "mlp: a model on a set of another width" 1 "$H" eval --model "$T/mlp.model" --data "$T/ttr.lmdb"
+check_grep "mlp: ... names the kinds" "$ERR" 'trained on a dense data set'
+check "mlp: --confusion on a binary model" 2 "$H" eval --model "$T/s4.bin" --data "$T/ttr.lmdb" --confusion --json
+check_grep "mlp: ... is not multiclass" "$ERR" 'not multiclass'
+check "mlp: sparse binary set" 0 "$H" train --model mlp --layers 8 --epochs 1 --data "$T/ttr.lmdb" --quiet
+
 # ------------------------------------------------------------ backend: BLAS kernels and GPUs in topo
 check "topo: compute lines" 0 "$H" topo --threads 1
 check_grep "topo: names the OpenBLAS kernels, one thread per worker" "$OUT" '^blas: OpenBLAS .*kernels [A-Za-z0-9]+.*1 thread per worker'

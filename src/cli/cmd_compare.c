@@ -268,7 +268,8 @@ static void summarize(cmp_cell *cell, double target)
 int cmp_run_plan(cmp_plan *p, const hog_data *tr, const hog_data *te, const char *data_name)
 {
 	if (!p->nmodes) { /* every mode the model takes */
-		unsigned mask = hog_model_kind_modes(p->base.model);
+		/* linear with the softmax loss trains as the mlp (hog_train) */
+		unsigned mask = hog_train_modes(&p->base);
 		for (int m = HOG_MODE_SERIAL + 1; m < HOG_MODE_ALL && p->nmodes < CMP_MAX_MODES; m++)
 			if (mask >> m & 1u)
 				p->modes[p->nmodes++] = m;

@@ -96,8 +96,10 @@ static void on_epoch(void *ud, const hog_epoch_stats *s)
 	}
 	/* binary labels: accuracy and AUC; real labels and ratings: RMSE and MAE */
 	const int real = isnan(s->test_acc) && !isnan(s->test_rmse);
+	/* the mlp counts flops, the linear model nonzeros */
+	const int flops = u->o->model == HOG_MODEL_MLP || u->o->loss == HOG_LOSS_SOFTMAX;
 	if (s->epoch == 1 || u->quiet < 0)
-		printf("%5s %8s %10s %10s %9s %9s %9s %7s %7s\n", "epoch", "sec", "ex/s", "nnz/s/thr", "lr",
+		printf("%5s %8s %10s %10s %9s %9s %9s %7s %7s\n", "epoch", "sec", "ex/s", flops ? "flop/s/thr" : "nnz/s/thr", "lr",
 		       "train", "test", real ? "rmse" : "acc%", real ? "mae" : "auc");
 	printf("%5d %8.3f %10.4g %10.4g %9.3g %9.5f %9.5f %7.*f %7.4f", s->epoch, s->seconds, s->ex_per_s,
 	       s->nnz_per_s_per_thread, s->lr, s->train_loss, s->test_loss, real ? 4 : 2,

@@ -76,8 +76,8 @@ void cmp_print_table(const cmp_report *r, FILE *f)
 	const cmp_plan *p = r->plan;
 	const hog_train_opts *o = &p->base;
 	const double lr = r->lr;
-	/* the quality column: accuracy for binary labels, RMSE for real ones */
-	const int binary = r->test && r->test->meta.task == HOG_TASK_BINARY;
+	/* the quality column: accuracy for binary and multiclass labels, RMSE for real ones */
+	const int binary = r->test && (r->test->meta.task == HOG_TASK_BINARY || r->test->meta.task == HOG_TASK_MULTICLASS);
 	/* short lines: the demo is read in an 80-column terminal */
 	fprintf(f, "data:  %s\n       %llu examples, %llu nonzeros\n", r->data ? r->data : "-",
 	        (unsigned long long)(r->train ? r->train->n : 0), (unsigned long long)(r->train ? r->train->nnz : 0));

@@ -35,6 +35,10 @@ const struct option cli_train_long[] = {
 	{ "no-shuffle", no_argument, NULL, OPT_NO_SHUFFLE },
 	{ "average", required_argument, NULL, OPT_AVERAGE },
 	{ "normalize", no_argument, NULL, OPT_NORMALIZE },
+	{ "layers", required_argument, NULL, OPT_LAYERS },
+	{ "batch", required_argument, NULL, OPT_BATCH },
+	{ "momentum", required_argument, NULL, OPT_MOMENTUM },
+	{ "device", required_argument, NULL, OPT_DEVICE },
 	{ NULL, 0, NULL, 0 },
 };
 const size_t cli_train_nlong = sizeof cli_train_long / sizeof *cli_train_long - 1;
@@ -55,7 +59,12 @@ const char cli_train_usage[] =
 	"      --data D.lmdb      training set (required)\n"
 	"      --test T.lmdb      test set, evaluated after every epoch (none)\n"
 	"      --model M          linear | mf | mlp (linear)\n"
-	"      --loss L           logistic | hinge | squared (logistic)\n"
+	"      --loss L           logistic | hinge | squared | softmax (logistic; softmax: multiclass,\n"
+	"                         multinomial logistic regression with --model linear)\n"
+	"      --layers W,W,...   mlp: widths of the ReLU hidden layers (none: softmax regression)\n"
+	"      --batch B          mlp: examples per mini-batch (32)\n"
+	"      --momentum MU      mlp, sgd: momentum, v = MU v + g, w -= lr v (0)\n"
+	"      --device D         mlp: cpu | cuda | cuda:N, the compute backend of every worker (cpu)\n"
 	"      --epochs N         passes over the data (20)\n"
 	"      --lr X             step size; alpha for adagrad/adarevision (sgd: 1/(1+mean |x|^2),\n"
 	"                         0.5 for unit-norm rows; adagrad/adarevision: 0.1)\n"
@@ -96,6 +105,25 @@ static int bad(const char *cmd, const char *opt, const char *arg, const char *wa
 	return cli_usage_error(cmd, NULL, "--%s: '%s' is not %s", opt, arg, want);
 }
 
+/* "256,256": hidden widths; "" or "none": no hidden layer. */
+static int parse_layers(const char *cmd, const char *arg, hog_train_opts *o)
+{
+	o->nlayers = 0;
+	if (!*arg || !strcmp(arg, "none"))
+		return 0;
+	char buf[256];
+	if (strlen(arg) >= sizeof buf)
+		return bad(cmd, "layers", arg, "a list of widths such as 256,256");
+	strcpy(buf, arg);
+	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		long w;
+		if (o->nlayers == 8 || cli_parse_int(t, 1, 65535, &w))
+			return bad(cmd, "layers", arg, "up to 8 comma-separated widths 1..65535");
+		o->layers[o->nlayers++] = (uint32_t)w;
+	}
+	return 0;
+}
+
 int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o, cli_train_args *a)
 {
 	long l;
@@ -114,7 +142,7 @@ int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o,
 		a->model = arg;
 		break;
 	case OPT_LOSS:
-		if ((e = hog_loss_parse(arg)) < 0) return bad(cmd, "loss", arg, "logistic, hinge or squared");
+		if ((e = hog_loss_parse(arg)) < 0) return bad(cmd, "loss", arg, "logistic, hinge, squared or softmax");
 		o->loss = (enum hog_loss)e;
 		break;
 	case OPT_MODE:
@@ -203,6 +231,27 @@ int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o,
 		o->sync_every = u;
 		break;
 	case OPT_NO_SHUFFLE: o->no_shuffle = 1; break;
+	case OPT_LAYERS: return parse_layers(cmd, arg, o);
+	case OPT_BATCH:
+		if (cli_parse_int(arg, 1, 65536, &l)) return bad(cmd, "batch", arg, "a batch size 1..65536");
+		o->batch = (uint32_t)l;
+		break;
+	case OPT_MOMENTUM:
+		if (cli_parse_double(arg, 0, 1, &d) || !(d < 1)) return bad(cmd, "momentum", arg, "a momentum in [0, 1)");
+		o->momentum = d;
+		break;
+	case OPT_DEVICE: {
+		/* open it once here: a device this build or machine lacks is a usage error now,
+		 * not a failure after the data set has loaded */
+		hog_backend *b;
+		hog_err err = { 0 };
+		int rc = hog_backend_open(&b, arg, 0, &err);
+		if (rc)
+			return cli_usage_error(cmd, NULL, "--device %s: %s", arg, err.msg);
+		hog_backend_close(b);
+		o->device = arg;
+		break;
+	}
 	default: return cli_usage_error(cmd, NULL, "unknown option");
 	}
 	return 0;

@@ -25,6 +25,7 @@ static inline float hog_loss_value(enum hog_loss l, float m, float y)
 	}
 	case HOG_LOSS_HINGE: return fmaxf(0.0f, 1.0f - y * m);
 	case HOG_LOSS_SQUARED: return 0.5f * (m - y) * (m - y);
+	case HOG_LOSS_SOFTMAX: break; /* not a margin loss: the mlp's (model/mlp.h) */
 	}
 	return 0;
 }
@@ -36,6 +37,7 @@ static inline float hog_loss_deriv(enum hog_loss l, float m, float y)
 	case HOG_LOSS_LOGISTIC: return -y / (1.0f + expf(y * m));
 	case HOG_LOSS_HINGE: return y * m < 1.0f ? -y : 0.0f;
 	case HOG_LOSS_SQUARED: return m - y;
+	case HOG_LOSS_SOFTMAX: break;
 	}
 	return 0;
 }

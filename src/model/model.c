@@ -36,6 +36,7 @@
 /* The kinds built in, indexed by hog_model_kind. */
 static const hog_model_kind_ops *const kinds[HOG_MODEL_KIND_MAX + 1] = {
 	[HOG_MODEL_LINEAR] = &hog_linear_kind,
+	[HOG_MODEL_MLP] = &hog_mlp_kind,
 };
 
 const hog_model_kind_ops *hog_model_kind_get(enum hog_model_kind kind)
@@ -105,6 +106,52 @@ int hog_model_eval(const hog_model *m, const hog_data *d, hog_eval *ev, hog_err 
 		return hog_err_set(err, ENOMEM, "out of memory");
 	k->predict(m, d, pred);
 	k->eval(m, d, pred, ev);
+	free(pred);
+	return 0;
+}
+
+/* The class count of a model with class probabilities, after fits(); 0 with
+ * err set when it has none. */
+static uint32_t model_classes(const hog_model *m, const hog_data *d, hog_err *err, int *rc)
+{
+	const hog_model_kind_ops *k = hog_model_kind_get(m->kind);
+	hog_model_info info;
+	hog_model_info_get(m, &info);
+	if ((*rc = k->fits(m, d, err)))
+		return 0;
+	if (!k->proba || info.classes < 2) {
+		*rc = hog_err_set(err, HOG_ENOTSUP, "the %s model has no class probabilities (it is not multiclass)",
+		                  hog_model_kind_name(m->kind));
+		return 0;
+	}
+	return info.classes;
+}
+
+int hog_model_predict_proba(const hog_model *m, const hog_data *d, float *out, hog_err *err)
+{
+	int rc;
+	if (model_classes(m, d, err, &rc))
+		hog_model_kind_get(m->kind)->proba(m, d, out);
+	return rc;
+}
+
+int hog_model_confusion(const hog_model *m, const hog_data *d, uint64_t *counts, hog_err *err)
+{
+	int rc;
+	uint32_t C = model_classes(m, d, err, &rc);
+	if (!C)
+		return rc;
+	float *pred = malloc((d->n + 1) * sizeof *pred);
+	if (!pred)
+		return hog_err_set(err, ENOMEM, "out of memory");
+	hog_model_kind_get(m->kind)->predict(m, d, pred);
+	memset(counts, 0, (size_t)C * C * sizeof *counts);
+	for (uint64_t i = 0; i < d->n; i++) {
+		uint32_t t = d->meta.task == HOG_TASK_BINARY ? d->labels[i] > 0 : (uint32_t)d->labels[i];
+		uint32_t p = pred[i] >= 0 && pred[i] < C ? (uint32_t)pred[i] : 0;
+		if (t < C)
+			counts[(size_t)t * C + p]++;
+	}
 	free(pred);
 	return 0;
 }
@@ -253,7 +300,7 @@ static int check_header(const unsigned char *h, uint32_t version, const char *pa
 	const char *bad = NULL;
 	if (!hog_model_kind_get(kind) || (version == 1 && kind != HOG_MODEL_LINEAR))
 		bad = "model kind";
-	else if (loss > HOG_LOSS_SQUARED)
+	else if (loss > HOG_LOSS_SOFTMAX)
 		bad = "loss";
 	else if (rule > HOG_RULE_ADAREVISION || stride != (rule == HOG_RULE_SGD ? 1u : rule == HOG_RULE_ADAGRAD ? 2u : 4u))
 		bad = "step rule";
@@ -324,7 +371,8 @@ int hog_model_load_ckpt(hog_model **out, hog_ckpt *ck, const char *path, hog_err
 	uint64_t np = r64(h + 96);
 	/* the shapes must call for exactly nparams floats and the file must hold them:
 	 * checked before anything of that size is allocated */
-	hog_model probe = { .kind = r32(h + 12), .rule = r32(h + 20), .stride = r32(h + 32), .flags = flags };
+	hog_model probe = { .kind = r32(h + 12), .loss = r32(h + 16), .rule = r32(h + 20), .stride = r32(h + 32),
+	                     .flags = flags };
 	memcpy(probe.shape, shape, sizeof shape);
 	uint64_t want_np = hog_model_kind_get(probe.kind)->nparams(&probe);
 	if (!want_np || np != want_np) {

@@ -23,11 +23,12 @@ struct hog_model {
 	enum hog_sched sched;
 	uint32_t stride;     /* floats per coordinate record (the step rule's state) */
 	union {
-		uint64_t shape[4]; /* linear: dim; mf: users, items, rank, padded rank */
+		uint64_t shape[4]; /* linear: dim; mf: users, items, rank, padded rank;
+		                      mlp: inputs, outputs, hidden widths (mlp.h) */
 		uint64_t dim;      /* linear: features (shape[0]) */
 	};
-	uint32_t flags;      /* mf: HOG_MF_BIASES */
-	double aux;          /* mf: the global mean */
+	uint32_t flags;      /* mf: HOG_MF_BIASES; mlp: HOG_MLP_* */
+	double aux;          /* mf: the global mean; mlp: the sgd momentum */
 	uint64_t nparams;
 	float *params;       /* the kind's layout (linear.h, mf.h) */
 	float *weights;      /* linear: dim weights, made for hog_model_info_get */
@@ -48,13 +49,15 @@ typedef struct hog_model_kind_ops {
 	int (*fits)(const hog_model *m, const hog_data *d, hog_err *err);
 	/* One prediction per example (fits() has passed). */
 	void (*predict)(const hog_model *m, const hog_data *d, float *out);
+	/* optional: class probabilities, d->n * classes (hog_model_info.classes) */
+	void (*proba)(const hog_model *m, const hog_data *d, float *out);
 	/* Figures from the predictions of predict(). */
 	void (*eval)(const hog_model *m, const hog_data *d, const float *pred, hog_eval *ev);
 	/* The kind's part of hog_model_info. */
 	void (*info)(const hog_model *m, hog_model_info *info);
 } hog_model_kind_ops;
 
-extern const hog_model_kind_ops hog_linear_kind, hog_mf_kind;
+extern const hog_model_kind_ops hog_linear_kind, hog_mf_kind, hog_mlp_kind;
 
 /* The table for @p kind, or NULL when the kind is unknown or not built. */
 const hog_model_kind_ops *hog_model_kind_get(enum hog_model_kind kind);

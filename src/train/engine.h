@@ -109,7 +109,7 @@ typedef struct hog_trainer_ops {
 	void (*free)(hog_engine *e);
 } hog_trainer_ops;
 
-extern const hog_trainer_ops hog_linear_trainer, hog_mf_trainer;
+extern const hog_trainer_ops hog_linear_trainer, hog_mf_trainer, hog_mlp_trainer;
 
 struct hog_engine {
 	hog_train_opts o;           /* with the model's defaults filled in */
@@ -225,6 +225,9 @@ static inline void eng_worker_share(const hog_engine *e, const eng_worker *w, ui
  * *out, what was measured in @p why. */
 int eng_auto_mode(const hog_data *tr, const hog_train_opts *o, unsigned modes, int cores, enum hog_mode *out,
                   char *why, size_t whylen, hog_err *err);
+/* A worker's run-time error inside a round (a backend call that failed): the
+ * team stops after the round and hog_train returns @p rc with @p msg. */
+void eng_fail(hog_engine *e, int rc, const char *msg);
 
 /* The hog_model fields every kind takes from the run's options. */
 void eng_model_hyper(const hog_engine *e, hog_model *m);

@@ -41,7 +41,19 @@
 /* The models built in, indexed by hog_model_kind. */
 static const hog_trainer_ops *const trainers[HOG_MODEL_KIND_MAX + 1] = {
 	[HOG_MODEL_LINEAR] = &hog_linear_trainer,
+	[HOG_MODEL_MLP] = &hog_mlp_trainer,
 };
+
+/* The trainer of a run: by model kind, except that multinomial logistic
+ * regression (--model linear --loss softmax) is the mlp with no hidden layers,
+ * so that multiclass training has one code path (its check() makes the run's
+ * model kind mlp). */
+static const hog_trainer_ops *trainer_of(const hog_train_opts *o)
+{
+	if (o->model == HOG_MODEL_LINEAR && o->loss == HOG_LOSS_SOFTMAX)
+		return &hog_mlp_trainer;
+	return (unsigned)o->model <= HOG_MODEL_KIND_MAX ? trainers[o->model] : NULL;
+}
 
 int hog_model_kind_built(enum hog_model_kind k)
 {
@@ -51,6 +63,12 @@ int hog_model_kind_built(enum hog_model_kind k)
 unsigned hog_model_kind_modes(enum hog_model_kind k)
 {
 	return hog_model_kind_built(k) ? trainers[k]->modes : 0;
+}
+
+unsigned hog_train_modes(const hog_train_opts *o)
+{
+	const hog_trainer_ops *ops = trainer_of(o);
+	return ops ? ops->modes : 0;
 }
 
 void hog_train_opts_init(hog_train_opts *o)
@@ -72,6 +90,7 @@ void hog_train_opts_init(hog_train_opts *o)
 	o->stripes = 64;
 	o->rank = 32;
 	o->round_examples = 1u << 15;
+	o->batch = 32;
 }
 
 static double now_s(void)
@@ -148,8 +167,8 @@ static uint64_t data_hash(const hog_data *d)
 static uint64_t opts_hash(const hog_train_opts *o, int ranks)
 {
 	int64_t v[] = { o->model, o->mode, o->hot, o->flush_every, o->stripes, o->rank, o->biases, o->grid,
-		            o->delay };
-	uint64_t h = fnv(FNV0, v, sizeof v);
+		            o->delay, o->batch, o->nlayers, (int64_t)(o->momentum * 1e9) };
+	uint64_t h = fnv(fnv(FNV0, v, sizeof v), o->layers, o->nlayers * sizeof *o->layers);
 	if (o->no_shuffle)
 		h = fnv(h, "noshuffle", 9);
 	if (ranks > 1) {
@@ -221,7 +240,7 @@ static const char *ckpt_differs(const hog_engine *e, const hog_model *m, const h
 	if (m->seed != o->seed)
 		return "seed";
 	if (ck->opts_hash && ck->opts_hash != e->opts_hash)
-		return "mode, rank, biases, grid, delay or the buffered/striped settings";
+		return "mode, rank, biases, grid, delay, layers, batch, momentum or the buffered/striped settings";
 	return NULL;
 }
 
@@ -337,6 +356,11 @@ static void team_fail(hog_engine *e, int rc, const char *what)
 			hog_err_set(&e->werr, rc, "%s: %s", what, hog_strerror(rc));
 	}
 	atomic_store(&e->action, 3);
+}
+
+void eng_fail(hog_engine *e, int rc, const char *msg)
+{
+	team_fail(e, rc, msg);
 }
 
 /* Thread 0 after the last round of an epoch: the epoch's figures. */
@@ -571,7 +595,7 @@ static int check_common(const hog_train_opts *o, const hog_data *tr, hog_err *er
 		                   tr ? (unsigned long long)tr->n : 0ull);
 	if ((unsigned)o->mode >= HOG_MODE_ALL)
 		return hog_err_set(err, HOG_ECONFIG, "unknown mode");
-	if ((unsigned)o->loss > HOG_LOSS_SQUARED || (unsigned)o->rule > HOG_RULE_ADAREVISION ||
+	if ((unsigned)o->loss > HOG_LOSS_SOFTMAX || (unsigned)o->rule > HOG_RULE_ADAREVISION ||
 	    (unsigned)o->sched > HOG_SCHED_INVT || (unsigned)o->bind > HOG_BIND_NONE)
 		return hog_err_set(err, HOG_ECONFIG, "unknown loss, step rule, schedule or binding");
 	if (o->threads < 0 || o->threads > 4096)
@@ -600,7 +624,7 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 		*model_out = NULL;
 	if (res)
 		memset(res, 0, sizeof *res);
-	const hog_trainer_ops *ops = (unsigned)opts->model <= HOG_MODEL_KIND_MAX ? trainers[opts->model] : NULL;
+	const hog_trainer_ops *ops = trainer_of(opts);
 	if (!ops)
 		return hog_err_set(err, HOG_ENOTSUP, "the %s model is not built in this version",
 		                   hog_model_kind_name(opts->model));

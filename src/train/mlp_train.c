@@ -1,0 +1,730 @@
+/* The mlp on the training engine (engine.h): shared weights, the workers'
+ * mini-batches through a compute backend (backend.h), the update modes, and
+ * evaluation. Multinomial logistic regression (--model linear --loss softmax)
+ * is this trainer with no hidden layers (train.c routes it here).
+ *
+ * A worker's batch: gather B examples of its shard (dense rows, or a CSR block
+ * whose first layer is a sparse-times-dense product), read the shared weights
+ * into its own buffer, forward and backward on its backend handle (the gradient
+ * of the batch's mean cross-entropy), then write the step into the shared
+ * weights in the run's mode:
+ *   serial, lockfree  relaxed loads and stores (Hogwild!, as PyTorch's
+ *                     mnist_hogwild): see "The race" below
+ *   atomic            the weight change added with compare-and-swap
+ *   locked            one lock around the whole update of a batch
+ *   buffered          the worker trains a private replica and adds its change
+ *                     since the last flush to the shared weights every
+ *                     --flush-every examples (and at the end of each round);
+ *                     then takes the shared weights back
+ * The step rule's state (momentum's velocity, AdaGrad's sums) is each worker's
+ * own, as each process of PyTorch's mnist_hogwild has its own optimizer; it is
+ * stored beside the shared weights after each round for checkpoints.
+ * With a sparse first layer only the rows of W_0 the batch touches are read and
+ * written (momentum and AdaGrad state of the other rows waits, as in lazy
+ * sparse updates).
+ *
+ * The race (lockfree, and buffered's flush): another worker may store between
+ * our load and our store of a weight, and one of the two changes is lost; a
+ * forward pass may read weights half-way through another worker's update. Both
+ * are Hogwild!'s bargain (Niu et al. 2011): rare and small against the noise of
+ * SGD. Every shared float is an _Atomic float touched with relaxed order (plain
+ * moves on x86), so no access is a data race in the C sense.
+ *
+ * Work units (hog_epoch_stats.nnz): the floating-point operations of the
+ * batch's matrix products (2 per multiply-add, forward and backward).
+ */
+#include "backend/backend.h"
+#include "model/mlp.h"
+#include "sys/err.h"
+#include "sys/names.h"
+#include "train/engine.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RLX memory_order_relaxed
+static inline float ld(const _Atomic float *p) { return atomic_load_explicit((_Atomic float *)p, RLX); }
+static inline void st(_Atomic float *p, float v) { atomic_store_explicit(p, v, RLX); }
+
+enum { RK_SGD, RK_MOMENTUM, RK_ADAGRAD };        /* step rules */
+enum { UM_RELAXED, UM_CAS, UM_PLAIN };            /* how a weight is written */
+#define MAX_BUFS 32
+
+typedef struct mlp_state {
+	hog_mlp_shape s;
+	uint32_t flags;             /* HOG_MLP_* */
+	int state;                  /* 1: np floats of rule state follow the weights (snapshots) */
+	uint64_t nrec;              /* np * (1 + state) */
+	_Atomic float *P;
+	uint32_t *perm;             /* examples dealt to the workers */
+	hog_spin lock;              /* locked mode */
+	float *test_prob;           /* te->n x outputs */
+	uint32_t max_row;           /* sparse: most nonzeros in a row (train and test) */
+	int rk;
+	float l2, mu, beta;
+} mlp_state;
+
+typedef struct mlp_worker {
+	hog_backend *b;
+	int host;                   /* backend buffers are host memory: no staging */
+	const uint32_t *rows;       /* its examples (indices into the training set) */
+	int B;
+	uint32_t cap_nnz;
+	float *W, *hW;              /* weights (buffered: the replica) */
+	int fresh;                  /* hW holds what this worker last wrote */
+	float *rs;                  /* the step rule's state (np floats), or NULL */
+	float *G, *hG;              /* gradient, np floats */
+	float *X, *hX;              /* dense batch */
+	uint32_t *off, *hoff, *ids, *hids;
+	float *vals, *hvals;        /* sparse batch */
+	int32_t *lab, *hlab;
+	uint32_t *idx;              /* B example numbers */
+	float *A[HOG_MLP_MAX_HIDDEN + 1], *D[2];
+	uint32_t *touched, ntouched, *mark, stamp; /* sparse: rows of W_0 in the batch */
+	float *base;                /* buffered: the replica at the last flush */
+	uint64_t since_flush;
+	hog_err err;
+	void *bufs[MAX_BUFS][2];
+	int nbufs;
+} mlp_worker;
+
+/* A backend buffer and its host view (the same memory on a host backend). */
+static int wbuf(mlp_worker *w, size_t bytes, void *dev, void *host)
+{
+	void *d = NULL, *h = NULL;
+	int rc = hog_backend_alloc(w->b, bytes ? bytes : 4, &d, &w->err);
+	if (rc)
+		return rc;
+	if (w->host)
+		h = d;
+	else if (!(h = malloc(bytes ? bytes : 4)))
+		rc = ENOMEM;
+	HOG_ASSERT(w->nbufs < MAX_BUFS);
+	w->bufs[w->nbufs][0] = d;
+	w->bufs[w->nbufs++][1] = w->host ? NULL : h;
+	memcpy(dev, &d, sizeof d);
+	if (host)
+		memcpy(host, &h, sizeof h);
+	return rc;
+}
+
+static int up(mlp_worker *w, void *d, const void *h, size_t bytes)
+{
+	return w->host || !bytes ? 0 : hog_backend_upload(w->b, d, h, bytes, &w->err);
+}
+
+static int down(mlp_worker *w, void *h, const void *d, size_t bytes)
+{
+	return w->host || !bytes ? 0 : hog_backend_download(w->b, h, d, bytes, &w->err);
+}
+
+/* ------------------------------------------------------------ updates */
+
+/* The step on n weights in one pass, specialized by the constant arguments:
+ * the rule's change from the gradient g, the worker's own state rs (velocity
+ * or AdaGrad sums: each process of PyTorch's mnist_hogwild has its own
+ * optimizer too) and the l2 term of the weights hw the batch used; then the
+ * write in mode UM, whose result is also the worker's copy for its next batch
+ * (dense inputs read the shared weights only once: see batch_step()). One pass
+ * over the four arrays, not one per operation: at batch 32 the update moves as
+ * many bytes as the products do flops/10, and it is memory that bounds it. */
+static inline __attribute__((always_inline)) void upd(const int UM, const int RK, _Atomic float *P,
+                                                      float *restrict hw, float *restrict rs,
+                                                      const float *restrict g, uint64_t n, float lr,
+                                                      float l2, float mu, float beta)
+{
+	for (uint64_t k = 0; k < n; k++) {
+		float gk = g[k] + l2 * hw[k], d;
+		if (RK == RK_SGD) {
+			d = -lr * gk;
+		} else if (RK == RK_MOMENTUM) {
+			rs[k] = mu * rs[k] + gk;
+			d = -lr * rs[k];
+		} else {
+			rs[k] += gk * gk;
+			d = -lr * gk / (beta + sqrtf(rs[k]));
+		}
+		if (UM == UM_PLAIN) {
+			hw[k] += d;
+		} else if (UM == UM_CAS) {
+			float o = ld(&P[k]);
+			while (!atomic_compare_exchange_weak_explicit(&P[k], &o, o + d, RLX, RLX))
+				;
+			hw[k] = o + d;
+		} else { /* serial, lockfree, locked: see "The race" */
+			float p = ld(&P[k]) + d;
+			st(&P[k], p);
+			hw[k] = p;
+		}
+	}
+}
+
+#define UPD_RK(UM)                                                                     \
+	switch (M->rk) {                                                                   \
+	case RK_SGD: upd(UM, RK_SGD, P, hw, rs, g, n, lr, M->l2, M->mu, M->beta); break;   \
+	case RK_MOMENTUM: upd(UM, RK_MOMENTUM, P, hw, rs, g, n, lr, M->l2, M->mu, M->beta); break; \
+	default: upd(UM, RK_ADAGRAD, P, hw, rs, g, n, lr, M->l2, M->mu, M->beta); break;   \
+	}
+
+/* The step on weights [a, a+n) in the run's mode (locked: the caller holds the lock). */
+static void write_range(const hog_engine *e, mlp_worker *w, uint64_t a, uint64_t n, float lr)
+{
+	const mlp_state *M = e->model;
+	float *hw = w->hW + a, *rs = w->rs ? w->rs + a : NULL;
+	const float *g = w->hG + a;
+	_Atomic float *P = M->P + a;
+	if (e->o.mode == HOG_MODE_BUFFERED) {
+		UPD_RK(UM_PLAIN)
+	} else if (e->o.mode == HOG_MODE_ATOMIC) {
+		UPD_RK(UM_CAS)
+	} else {
+		UPD_RK(UM_RELAXED)
+	}
+}
+
+static void apply_step(const hog_engine *e, mlp_worker *w, float lr)
+{
+	mlp_state *M = e->model;
+	const hog_mlp_shape *s = &M->s;
+	if (e->o.mode == HOG_MODE_LOCKED)
+		hog_spin_lock(&M->lock);
+	if (s->sparse) {
+		for (uint32_t t = 0; t < w->ntouched; t++)
+			write_range(e, w, s->woff[0] + (uint64_t)w->touched[t] * s->n[1], s->n[1], lr);
+		write_range(e, w, s->boff[0], s->np - s->boff[0], lr);
+	} else {
+		write_range(e, w, 0, s->np, lr);
+	}
+	if (e->o.mode == HOG_MODE_LOCKED)
+		hog_spin_unlock(&M->lock);
+	w->fresh = 1;
+}
+
+/* Buffered: add the replica's change since the last flush to the shared
+ * weights, then take the shared values. */
+static void flush(const hog_engine *e, mlp_worker *w)
+{
+	const mlp_state *M = e->model;
+	float *rep = w->hW, *base = w->base;
+	for (uint64_t k = 0; k < M->s.np; k++) {
+		float d = rep[k] - base[k], p = ld(&M->P[k]);
+		if (d != 0.0f) {
+			p += d;
+			st(&M->P[k], p);
+		}
+		rep[k] = base[k] = p;
+	}
+	w->since_flush = 0;
+}
+
+/* The shared weights into the worker's buffer: the rows of W_0 a sparse batch
+ * touches, and unless @p rows_only every other weight. */
+static void read_weights(const mlp_state *M, mlp_worker *w, int rows_only)
+{
+	const hog_mlp_shape *s = &M->s;
+	uint64_t from = 0;
+	if (s->sparse) {
+		for (uint32_t t = 0; t < w->ntouched; t++) {
+			uint64_t a = s->woff[0] + (uint64_t)w->touched[t] * s->n[1];
+			for (uint64_t k = a; k < a + s->n[1]; k++)
+				w->hW[k] = ld(&M->P[k]);
+		}
+		from = s->boff[0];
+	}
+	if (!rows_only)
+		for (uint64_t k = from; k < s->np; k++)
+			w->hW[k] = ld(&M->P[k]);
+}
+
+/* ------------------------------------------------------------ batches */
+
+/* Rows idx[0..rows) of @p d into the batch buffers (host side, then uploaded). */
+static int gather(const mlp_state *M, mlp_worker *w, const hog_data *d, const uint32_t *idx, int rows,
+                  int train, hog_mlp_batch *x)
+{
+	const hog_mlp_shape *s = &M->s;
+	*x = (hog_mlp_batch){ .rows = rows };
+	int rc;
+	if (!s->sparse) {
+		const uint64_t n0 = s->n[0];
+		for (int r = 0; r < rows; r++)
+			memcpy(w->hX + r * n0, d->x + idx[r] * n0, n0 * sizeof(float));
+		x->x = w->X;
+		if ((rc = up(w, w->X, w->hX, rows * n0 * sizeof(float))))
+			return rc;
+	} else {
+		uint32_t at = 0;
+		if (train && ++w->stamp == 0) { /* the stamps wrapped: clear the marks */
+			memset(w->mark, 0, s->n[0] * sizeof *w->mark);
+			w->stamp = 1;
+		}
+		w->ntouched = 0;
+		for (int r = 0; r < rows; r++) {
+			uint64_t lo = d->offsets[idx[r]], hi = d->offsets[idx[r] + 1];
+			w->hoff[r] = at;
+			for (uint64_t p = lo; p < hi; p++, at++) {
+				uint32_t v = d->ids[p];
+				w->hids[at] = v;
+				if (w->hvals)
+					w->hvals[at] = d->vals ? d->vals[p] : 1.0f;
+				if (train && w->mark[v] != w->stamp) {
+					w->mark[v] = w->stamp;
+					w->touched[w->ntouched++] = v;
+				}
+			}
+		}
+		w->hoff[rows] = at;
+		x->offsets = w->off;
+		x->ids = w->ids;
+		x->vals = w->vals;
+		if ((rc = up(w, w->off, w->hoff, (rows + 1) * 4)) || (rc = up(w, w->ids, w->hids, at * 4)) ||
+		    (w->vals && (rc = up(w, w->vals, w->hvals, at * 4))))
+			return rc;
+	}
+	return 0;
+}
+
+/* One mini-batch: forward, backward, the step. Adds the batch's summed loss to
+ * *loss and its flops to *units. */
+static int batch_step(hog_engine *e, mlp_worker *w, const uint32_t *order, int rows, float lr, double *loss,
+                      uint64_t *units)
+{
+	mlp_state *M = e->model;
+	const hog_mlp_shape *s = &M->s;
+	const hog_data *d = e->tr;
+	const int L = s->L, C = (int)s->n[L];
+	uint32_t *idx = w->idx;
+	for (int r = 0; r < rows; r++) {
+		idx[r] = w->rows[order[r]];
+		w->hlab[r] = hog_mlp_class(d, idx[r]);
+	}
+	hog_mlp_batch x;
+	hog_err *err = &w->err;
+	int rc = gather(M, w, d, idx, rows, 1, &x);
+	if (!rc)
+		rc = up(w, w->lab, w->hlab, rows * sizeof(int32_t));
+	if (rc)
+		return rc;
+	/* Dense: the weights this worker wrote after its last batch (each write-back
+	 * also loads what the others wrote; a fresh read would see at most one
+	 * batch's more of their updates, at the cost of another pass over every
+	 * weight). Sparse: the rows of W_0 this batch touches, read now. */
+	if (e->o.mode != HOG_MODE_BUFFERED)
+		read_weights(M, w, w->fresh);
+	if ((rc = up(w, w->W, w->hW, s->np * sizeof(float))))
+		return rc;
+	if ((rc = hog_mlp_forward(w->b, s, w->W, &x, w->A, err)))
+		return rc;
+	double bl = 0;
+	if ((rc = hog_backend_xent(w->b, rows, C, w->A[L - 1], w->lab, NULL, w->D[0], &bl, err)))
+		return rc;
+	*loss += bl * rows;
+	if (s->sparse) /* spmm_grad adds into the rows of W_0 the batch touches */
+		for (uint32_t t = 0; t < w->ntouched; t++) {
+			uint64_t a = s->woff[0] + (uint64_t)w->touched[t] * s->n[1];
+			memset(w->hG + a, 0, s->n[1] * sizeof(float));
+			if ((rc = up(w, w->G + a, w->hG + a, s->n[1] * sizeof(float))))
+				return rc;
+		}
+	uint64_t flops = 0;
+	if ((rc = hog_mlp_backward(w->b, s, w->W, &x, w->A, w->D, w->G, &flops, err)))
+		return rc;
+	if ((rc = down(w, w->hG, w->G, s->np * sizeof(float))))
+		return rc;
+	apply_step(e, w, lr);
+	for (int l = 0; l < L; l++) /* the forward's products: rows x n_l times n_l x n_l+1 */
+		flops += 2ull * s->n[l + 1] * (l == 0 && s->sparse ? w->hoff[rows] : (uint64_t)rows * s->n[l]);
+	*units += flops;
+	return 0;
+}
+
+static uint64_t mlp_round_fn(hog_engine *e, eng_worker *ew, int epoch, uint64_t from, uint64_t to)
+{
+	mlp_worker *w = ew->m;
+	const uint64_t T = (uint64_t)e->T, base = (uint64_t)epoch * e->tr->n;
+	const int buffered = e->o.mode == HOG_MODE_BUFFERED;
+	uint64_t i = from, units = 0;
+	double loss = 0;
+	for (uint32_t nb = 1; i < to; nb++) {
+		if ((nb & 15) == 0 && eng_stop_requested(e))
+			break;
+		int rows = to - i < (uint64_t)w->B ? (int)(to - i) : w->B;
+		int rc = batch_step(e, w, ew->order + i, rows, eng_lr_at(e, epoch, base + i * T), &loss, &units);
+		if (rc) {
+			eng_fail(e, rc, w->err.msg);
+			break;
+		}
+		i += rows;
+		if (buffered && (w->since_flush += rows) >= (uint64_t)e->o.flush_every)
+			flush(e, w);
+	}
+	ew->ex_done += i - from;
+	ew->units_done += units;
+	ew->loss += loss;
+	return i;
+}
+
+static eng_round_fn mlp_round(const hog_engine *e)
+{
+	(void)e;
+	return mlp_round_fn;
+}
+
+/* After each round: buffered flushes, and every worker stores its step-rule
+ * state where snapshots find it (the last to store wins; one worker's state is
+ * exact, so a serial run resumes bit for bit). */
+static void mlp_round_end(hog_engine *e, eng_worker *ew, int epoch, int last)
+{
+	(void)epoch, (void)last;
+	const mlp_state *M = e->model;
+	mlp_worker *w = ew->m;
+	if (e->o.mode == HOG_MODE_BUFFERED)
+		flush(e, w);
+	if (w->rs)
+		for (uint64_t k = 0; k < M->s.np; k++)
+			st(&M->P[M->s.np + k], w->rs[k]);
+}
+
+static void mlp_stop(hog_engine *e, eng_worker *ew, int epoch)
+{
+	mlp_round_end(e, ew, epoch, 1);
+}
+
+/* ------------------------------------------------------------ setup */
+
+/* A standard normal from the seed (Box-Muller). */
+static double normal(uint64_t *seed)
+{
+	double u1 = ((eng_mix64(seed) >> 11) + 0.5) * 0x1p-53, u2 = (eng_mix64(seed) >> 11) * 0x1p-53;
+	return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+static int mlp_setup(hog_engine *e)
+{
+	const hog_train_opts *o = &e->o;
+	const hog_data *tr = e->tr;
+	mlp_state *M = calloc(1, sizeof *M);
+	if (!M)
+		return hog_err_set(e->err, ENOMEM, "out of memory");
+	e->model = M;
+	uint64_t shape[4];
+	uint64_t outputs = tr->meta.task == HOG_TASK_MULTICLASS ? tr->meta.classes : o->loss == HOG_LOSS_SOFTMAX ? 2 : 1;
+	hog_mlp_pack(shape, tr->dim, outputs, o->layers, o->nlayers);
+	M->flags = (tr->meta.kind == HOG_KIND_SPARSE ? HOG_MLP_SPARSE : 0) | (o->momentum > 0 ? HOG_MLP_MOMENTUM : 0);
+	if (hog_mlp_shape_of(shape, M->flags, &M->s))
+		return hog_err_set(e->err, HOG_ECONFIG, "the network's shapes are out of range");
+	M->rk = o->rule == HOG_RULE_ADAGRAD ? RK_ADAGRAD : o->momentum > 0 ? RK_MOMENTUM : RK_SGD;
+	M->state = M->rk != RK_SGD;
+	M->nrec = M->s.np * (1 + M->state);
+	M->l2 = (float)o->l2;
+	M->mu = (float)o->momentum;
+	M->beta = (float)o->adagrad_beta;
+	atomic_init(&M->lock.v, 0);
+	M->P = aligned_alloc(64, (M->nrec * sizeof(float) + 63) & ~(size_t)63);
+	M->perm = malloc(tr->n * sizeof *M->perm);
+	if (e->te)
+		M->test_prob = malloc((e->te->n * outputs + 1) * sizeof(float));
+	if (!M->P || !M->perm || (e->te && !M->test_prob))
+		return hog_err_set(e->err, ENOMEM, "out of memory for %llu weights", (unsigned long long)M->s.np);
+	/* He initialization, seeded: N(0, 2/fan_in) weights and zero biases; a model
+	 * with no hidden layer (softmax regression) starts at zero, as the linear one */
+	uint64_t seed = o->seed ^ 0x4D4C50ull;
+	for (uint64_t k = 0; k < M->nrec; k++)
+		atomic_init(&M->P[k], 0.0f);
+	if (M->s.L > 1)
+		for (int l = 0; l < M->s.L; l++) {
+			double sd = sqrt(2.0 / (double)M->s.n[l]);
+			for (uint64_t k = M->s.woff[l]; k < M->s.boff[l]; k++)
+				st(&M->P[k], (float)(sd * normal(&seed)));
+		}
+	for (uint64_t i = 0; i < tr->n; i++)
+		M->perm[i] = (uint32_t)i;
+	eng_shuffle_u32(M->perm, tr->n, o->seed ^ 0xD1CEull);
+	if (M->s.sparse) {
+		const hog_data *sets[2] = { tr, e->te };
+		for (int k = 0; k < 2; k++)
+			for (uint64_t i = 0; sets[k] && i < sets[k]->n; i++) {
+				uint64_t nz = sets[k]->offsets[i + 1] - sets[k]->offsets[i];
+				M->max_row = nz > M->max_row ? (uint32_t)nz : M->max_row;
+			}
+	}
+	return 0;
+}
+
+static int mlp_worker_init(hog_engine *e, eng_worker *ew)
+{
+	const mlp_state *M = e->model;
+	const hog_mlp_shape *s = &M->s;
+	mlp_worker *w = calloc(1, sizeof *w);
+	if (!w)
+		return ENOMEM;
+	ew->m = w;
+	uint64_t lo, hi;
+	eng_share(e->tr->n, ew->id, e->T, &lo, &hi);
+	w->rows = M->perm + lo;
+	ew->n = hi - lo;
+	if (!(ew->order = malloc((ew->n + 1) * sizeof *ew->order)) || !(w->idx = malloc(e->o.batch * sizeof *w->idx)))
+		return ENOMEM;
+	int rc = hog_backend_open(&w->b, e->o.device, 0, &w->err);
+	if (rc)
+		return rc;
+	w->host = hog_backend_is_host(w->b);
+	const size_t B = w->B = (int)e->o.batch, F = sizeof(float);
+	const int buffered = e->o.mode == HOG_MODE_BUFFERED;
+	if ((rc = wbuf(w, s->np * F, &w->W, &w->hW)) ||
+	    (rc = wbuf(w, s->np * F, &w->G, &w->hG)) || (rc = wbuf(w, B * 4, &w->lab, &w->hlab)) ||
+	    (rc = wbuf(w, B * s->widest * F, &w->D[0], NULL)) || (rc = wbuf(w, B * s->widest * F, &w->D[1], NULL)))
+		return rc;
+	for (int l = 0; l < s->L; l++)
+		if ((rc = wbuf(w, B * s->n[l + 1] * F, &w->A[l], NULL)))
+			return rc;
+	if (!s->sparse) {
+		if ((rc = wbuf(w, B * s->n[0] * F, &w->X, &w->hX)))
+			return rc;
+	} else {
+		w->cap_nnz = (uint32_t)(B * M->max_row);
+		if ((rc = wbuf(w, (B + 1) * 4, &w->off, &w->hoff)) || (rc = wbuf(w, w->cap_nnz * 4ull, &w->ids, &w->hids)) ||
+		    ((e->tr->vals || (e->te && e->te->vals)) && (rc = wbuf(w, w->cap_nnz * 4ull, &w->vals, &w->hvals))))
+			return rc;
+		w->mark = calloc(s->n[0], sizeof *w->mark);
+		w->touched = malloc((w->cap_nnz + 1) * sizeof *w->touched);
+		if (!w->mark || !w->touched)
+			return ENOMEM;
+		memset(w->hG, 0, s->np * F); /* rows of W_0 are zeroed as batches touch them */
+		if ((rc = up(w, w->G, w->hG, s->np * F)))
+			return rc;
+	}
+	if (buffered) {
+		if (!(w->base = malloc(s->np * F)))
+			return ENOMEM;
+		for (uint64_t k = 0; k < s->np; k++)
+			w->hW[k] = w->base[k] = ld(&M->P[k]);
+	}
+	if (M->state) { /* from the checkpoint, or zero */
+		if (!(w->rs = malloc(s->np * F)))
+			return ENOMEM;
+		for (uint64_t k = 0; k < s->np; k++)
+			w->rs[k] = ld(&M->P[s->np + k]);
+	}
+	return 0;
+}
+
+static void mlp_worker_free(hog_engine *e, eng_worker *ew)
+{
+	(void)e;
+	mlp_worker *w = ew->m;
+	free(ew->order);
+	ew->order = NULL;
+	if (!w)
+		return;
+	for (int k = 0; k < w->nbufs; k++) {
+		hog_backend_release(w->b, w->bufs[k][0]);
+		free(w->bufs[k][1]);
+	}
+	hog_backend_close(w->b);
+	free(w->mark);
+	free(w->touched);
+	free(w->base);
+	free(w->rs);
+	free(w->idx);
+	free(w);
+	ew->m = NULL;
+}
+
+static void mlp_free(hog_engine *e)
+{
+	mlp_state *M = e->model;
+	free(M->P);
+	free(M->perm);
+	free(M->test_prob);
+	free(M);
+	e->model = NULL;
+}
+
+static float mlp_probe(const hog_engine *e)
+{
+	const mlp_state *M = e->model;
+	return ld(&M->P[M->s.boff[M->s.L - 1]]);
+}
+
+/* ------------------------------------------------------------ model I/O */
+
+static hog_model *mlp_snapshot(const hog_engine *e)
+{
+	const mlp_state *M = e->model;
+	uint64_t shape[4];
+	hog_mlp_pack(shape, M->s.n[0], M->s.n[M->s.L], e->o.layers, e->o.nlayers);
+	hog_model *m = hog_model_alloc(HOG_MODEL_MLP, e->o.loss, e->o.rule, shape, M->flags);
+	if (!m)
+		return NULL;
+	for (uint64_t k = 0; k < M->nrec; k++)
+		m->params[k] = ld(&M->P[k]);
+	m->aux = e->o.momentum;
+	return m;
+}
+
+static int mlp_restore(hog_engine *e, const hog_model *m)
+{
+	mlp_state *M = e->model;
+	hog_mlp_shape s;
+	if (hog_mlp_shape_of(m->shape, m->flags, &s) || s.L != M->s.L || memcmp(s.n, M->s.n, sizeof s.n) ||
+	    m->flags != M->flags || m->nparams != M->nrec)
+		return hog_err_set(e->err, HOG_EMISMATCH, "%s: the checkpoint's network (%llu inputs, %d hidden layers, "
+		                   "%llu outputs) is not this run's (%llu inputs, %d hidden layers, %llu outputs, "
+		                   "--momentum %s)", e->o.resume, (unsigned long long)m->shape[0], s.L - 1,
+		                   (unsigned long long)m->shape[1], (unsigned long long)M->s.n[0], M->s.L - 1,
+		                   (unsigned long long)M->s.n[M->s.L], M->state && M->rk == RK_MOMENTUM ? "on" : "off");
+	for (uint64_t k = 0; k < M->nrec; k++)
+		st(&M->P[k], m->params[k]);
+	return 0;
+}
+
+/* ------------------------------------------------------------ evaluation */
+
+/* The team computes the test probabilities, one slice each, with the weights
+ * as they stand (buffered: the replica starts again from them). */
+static void mlp_eval_slice(hog_engine *e, int k)
+{
+	mlp_state *M = e->model;
+	mlp_worker *w = e->w[k]->m;
+	const hog_data *d = e->te;
+	const hog_mlp_shape *s = &M->s;
+	const uint64_t C = s->n[s->L];
+	for (uint64_t q = 0; q < s->np; q++)
+		w->hW[q] = ld(&M->P[q]);
+	if (e->o.mode == HOG_MODE_BUFFERED)
+		memcpy(w->base, w->hW, s->np * sizeof(float));
+	int rc = up(w, w->W, w->hW, s->np * sizeof(float));
+	uint64_t a, b;
+	eng_share(d->n, k, e->T, &a, &b);
+	uint32_t *idx = w->idx;
+	for (uint64_t i = a; i < b && !rc; i += (uint64_t)w->B) {
+		int rows = b - i < (uint64_t)w->B ? (int)(b - i) : w->B;
+		for (int r = 0; r < rows; r++)
+			idx[r] = (uint32_t)(i + r);
+		hog_mlp_batch x;
+		float *Z = w->A[s->L - 1];
+		if (!(rc = gather(M, w, d, idx, rows, 0, &x)) && !(rc = hog_mlp_forward(w->b, s, w->W, &x, w->A, &w->err)) &&
+		    !(rc = hog_backend_xent(w->b, rows, (int)C, Z, NULL, Z, NULL, NULL, &w->err)))
+			rc = w->host ? (memcpy(M->test_prob + i * C, Z, rows * C * sizeof(float)), 0)
+			             : down(w, M->test_prob + i * C, Z, rows * C * sizeof(float));
+	}
+	if (rc)
+		eng_fail(e, rc, w->err.msg);
+}
+
+static void mlp_epoch_stats(hog_engine *e, hog_epoch_stats *s)
+{
+	const mlp_state *M = e->model;
+	if (!e->te)
+		return;
+	hog_eval ev;
+	hog_mlp_eval_probs(M->test_prob, M->s.n[M->s.L], e->te, &ev);
+	s->test_loss = ev.loss;
+	s->test_acc = ev.accuracy;
+	s->test_auc = ev.auc;
+}
+
+/* ------------------------------------------------------------ options */
+
+/* Step size when none is given: softmax regression takes the linear model's
+ * 1/(1 + mean |x|^2); a network with hidden layers 0.05 for sgd (He-initialized
+ * ReLU layers, the batch's mean loss), 0.01 for adagrad. */
+static double mlp_default_lr(const hog_train_opts *o, const hog_data *tr)
+{
+	if (o->nlayers)
+		return o->rule == HOG_RULE_SGD ? 0.05 : 0.01;
+	if (o->rule != HOG_RULE_SGD)
+		return 0.1;
+	double sq = 0;
+	if (tr->meta.kind == HOG_KIND_DENSE)
+		for (uint64_t k = 0; k < tr->n * tr->dim; k++)
+			sq += (double)tr->x[k] * tr->x[k];
+	else if (tr->vals)
+		for (uint64_t k = 0; k < tr->nnz; k++)
+			sq += (double)tr->vals[k] * tr->vals[k];
+	else
+		sq = (double)tr->nnz;
+	return 1.0 / (1.0 + sq / (double)tr->n);
+}
+
+static int mlp_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err *err)
+{
+	const int linear = o->model == HOG_MODEL_LINEAR;
+	const char *who = linear ? "linear model with --loss softmax" : "mlp model";
+	if (linear && o->nlayers)
+		return hog_err_set(err, HOG_ECONFIG, "--layers is for --model mlp (the linear model has no hidden layers)");
+	if (tr->meta.kind != HOG_KIND_DENSE && tr->meta.kind != HOG_KIND_SPARSE)
+		return hog_err_set(err, HOG_EMISMATCH, "the %s needs a dense or sparse data set, not %s%s", who,
+		                   hog_kind_name(tr->meta.kind),
+		                   tr->meta.kind == HOG_KIND_RATINGS ? " (train ratings with --model mf)" : "");
+	if (tr->meta.task != HOG_TASK_BINARY && tr->meta.task != HOG_TASK_MULTICLASS)
+		return hog_err_set(err, HOG_EMISMATCH, "the %s takes binary or multiclass labels; this data set's task is "
+		                   "%s (train it with --model linear --loss squared)", who, hog_task_name(tr->meta.task));
+	if (tr->meta.task == HOG_TASK_MULTICLASS && (tr->meta.classes < 2 || tr->meta.classes > 65536))
+		return hog_err_set(err, HOG_EMISMATCH, "the data set has %u classes: need 2..65536", tr->meta.classes);
+	if (o->loss != HOG_LOSS_LOGISTIC && o->loss != HOG_LOSS_SOFTMAX)
+		return hog_err_set(err, HOG_ECONFIG, "--loss %s: the %s trains cross-entropy (logistic for binary labels, "
+		                   "softmax)", hog_loss_name(o->loss), who);
+	if (te && te->meta.kind != tr->meta.kind)
+		return hog_err_set(err, HOG_EMISMATCH, "the test set is %s, the training set %s",
+		                   hog_kind_name(te->meta.kind), hog_kind_name(tr->meta.kind));
+	if (te && te->meta.task != tr->meta.task)
+		return hog_err_set(err, HOG_EMISMATCH, "the test set's task is %s, the training set's %s",
+		                   hog_task_name(te->meta.task), hog_task_name(tr->meta.task));
+	if (te && (tr->meta.kind == HOG_KIND_DENSE ? te->dim != tr->dim : te->dim > tr->dim))
+		return hog_err_set(err, HOG_EMISMATCH, "the test set has %llu %s, the training set %llu",
+		                   (unsigned long long)te->dim, tr->meta.kind == HOG_KIND_DENSE ? "columns" : "features",
+		                   (unsigned long long)tr->dim);
+	if (te && tr->meta.task == HOG_TASK_MULTICLASS && te->meta.classes > tr->meta.classes)
+		return hog_err_set(err, HOG_EMISMATCH, "the test set has %u classes, the training set %u",
+		                   te->meta.classes, tr->meta.classes);
+	if (tr->dim == 0 || tr->dim >= (1u << 31))
+		return hog_err_set(err, HOG_EMISMATCH, "data set width out of range (%llu)", (unsigned long long)tr->dim);
+	if (o->rule == HOG_RULE_ADAREVISION)
+		return hog_err_set(err, HOG_ECONFIG, "the %s takes --optimizer sgd or adagrad", who);
+	if (!(o->momentum >= 0 && o->momentum < 1))
+		return hog_err_set(err, HOG_ECONFIG, "--momentum must be in [0, 1), not %g", o->momentum);
+	if (o->momentum > 0 && o->rule != HOG_RULE_SGD)
+		return hog_err_set(err, HOG_ECONFIG, "--momentum goes with --optimizer sgd");
+	if (o->delay)
+		return hog_err_set(err, HOG_ECONFIG, "--delay is not available for the %s", who);
+	if (o->nlayers < 0 || o->nlayers > HOG_MLP_MAX_HIDDEN)
+		return hog_err_set(err, HOG_ECONFIG, "--layers: at most %d hidden layers", HOG_MLP_MAX_HIDDEN);
+	for (int l = 0; l < o->nlayers; l++)
+		if (o->layers[l] < 1 || o->layers[l] > HOG_MLP_MAX_WIDTH)
+			return hog_err_set(err, HOG_ECONFIG, "--layers: widths must be 1..%u, not %u", HOG_MLP_MAX_WIDTH,
+			                   o->layers[l]);
+	if (o->batch < 1 || o->batch > 65536)
+		return hog_err_set(err, HOG_ECONFIG, "--batch must be 1..65536, not %u", o->batch);
+	hog_backend *b;
+	int rc = hog_backend_open(&b, o->device, 0, err); /* a bad device fails here, with its message */
+	if (rc)
+		return rc;
+	hog_backend_close(b);
+	if (tr->meta.task == HOG_TASK_MULTICLASS)
+		o->loss = HOG_LOSS_SOFTMAX;
+	o->model = HOG_MODEL_MLP; /* what the checkpoints and the saved model hold */
+	if (o->lr == 0)
+		o->lr = mlp_default_lr(o, tr);
+	return 0;
+}
+
+const hog_trainer_ops hog_mlp_trainer = {
+	.name = "mlp",
+	.modes = 1u << HOG_MODE_SERIAL | 1u << HOG_MODE_LOCKFREE | 1u << HOG_MODE_BUFFERED | 1u << HOG_MODE_ATOMIC |
+	         1u << HOG_MODE_LOCKED,
+	.check = mlp_check,
+	.setup = mlp_setup,
+	.worker_init = mlp_worker_init,
+	.worker_free = mlp_worker_free,
+	.round = mlp_round,
+	.round_end = mlp_round_end,
+	.stop = mlp_stop,
+	.probe = mlp_probe,
+	.eval_slice = mlp_eval_slice,
+	.epoch_stats = mlp_epoch_stats,
+	.snapshot = mlp_snapshot,
+	.restore = mlp_restore,
+	.free = mlp_free,
+};

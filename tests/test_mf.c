@@ -1,0 +1,376 @@
+/* Matrix factorization: the per-rating kernel against finite differences of
+ * the MF loss and against a plain scalar AdaGrad written here; every mode's
+ * update equal to serial's on one thread; the atomic write path losing no
+ * update under two threads (a counting test); the grid scheduler never
+ * letting two workers hold one row or column band (checked here with our own
+ * counters, independently of the scheduler's self-check); and whole training
+ * runs through the engine: serial bit-reproducible, every mode at 2 threads
+ * within 1% of serial's test RMSE, unseen users and items, save/load and
+ * resume round trips, and the wrong kind of data refused. */
+#include "hogwild.h"
+#include "model/mf.h"
+#include "train/mf_grid.h"
+#include "train/mf_kernel.h"
+#include "util.h"
+#include <math.h>
+#include <omp.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------- one user, one item */
+
+#define K 5
+#define KP 16
+
+typedef struct toy {
+	_Alignas(64) float P[KP], Q[KP];
+	float bu, bi, gu, gi, gbu, gbi;
+	atomic_int ul, il;
+	hog_spin gl;
+	mf_shared s;
+	_Alignas(64) float cp[KP], cq[KP];
+} toy;
+
+static void toy_init(toy *t, float l2, float mu)
+{
+	memset(t, 0, sizeof *t);
+	for (int d = 0; d < K; d++) {
+		t->P[d] = 0.1f * (float)(d + 1) - 0.2f;
+		t->Q[d] = 0.3f - 0.07f * (float)d;
+	}
+	t->bu = 0.25f;
+	t->bi = -0.4f;
+	t->gu = t->gi = t->gbu = t->gbi = 1.0f;
+	atomic_init(&t->ul, 0);
+	atomic_init(&t->il, 0);
+	atomic_init(&t->gl.v, 0);
+	t->s = (mf_shared){ .P = t->P, .Q = t->Q, .bu = &t->bu, .bi = &t->bi, .gu = &t->gu, .gi = &t->gi,
+	                    .gbu = &t->gbu, .gbi = &t->gbi, .k = K, .kp = KP, .mu = mu, .l2 = l2,
+	                    .inv_k = 1.0f / K, .ulock = &t->ul, .ilock = &t->il, .glock = &t->gl };
+}
+
+/* The MF objective of one rating, in double: 0.5 e^2 + 0.5 l2 |params|^2. */
+static double toy_f(const double *x, int bias, double mu, double l2, double r)
+{
+	const double *p = x, *q = x + K;
+	double dot = 0, reg = 0;
+	for (int d = 0; d < K; d++) {
+		dot += p[d] * q[d];
+		reg += p[d] * p[d] + q[d] * q[d];
+	}
+	double pred = dot;
+	if (bias) {
+		pred += mu + x[2 * K] + x[2 * K + 1];
+		reg += x[2 * K] * x[2 * K] + x[2 * K + 1] * x[2 * K + 1];
+	}
+	return 0.5 * (pred - r) * (pred - r) + 0.5 * l2 * reg;
+}
+
+static void toy_vec(const toy *t, double *x)
+{
+	for (int d = 0; d < K; d++) {
+		x[d] = t->P[d];
+		x[K + d] = t->Q[d];
+	}
+	x[2 * K] = t->bu;
+	x[2 * K + 1] = t->bi;
+}
+
+/* An SGD step is old - lr * gradient at the old point: (old - new) / lr must
+ * be the finite-difference gradient of the objective. */
+static void test_gradient_fd(void)
+{
+	for (int bias = 0; bias < 2; bias++) {
+		const float lr = 0.01f, l2 = 0.05f, mu = 3.5f, r = 4.0f;
+		toy t;
+		toy_init(&t, l2, mu);
+		double x[2 * K + 2], x1[2 * K + 2];
+		toy_vec(&t, x);
+		float loss = bias ? mf_update(HOG_MODE_SERIAL, HOG_RULE_SGD, 1, &t.s, t.cp, t.cq, 0, 0, r, lr)
+		                  : mf_update(HOG_MODE_SERIAL, HOG_RULE_SGD, 0, &t.s, t.cp, t.cq, 0, 0, r, lr);
+		toy_vec(&t, x1);
+		/* the returned loss is the squared error before the step */
+		double f0 = toy_f(x, bias, mu, 0, r);
+		CU_ASSERT_DOUBLE_EQUAL(loss, f0, 1e-5 * (1 + f0));
+		int n = bias ? 2 * K + 2 : 2 * K;
+		for (int j = 0; j < n; j++) {
+			const double h = 1e-5;
+			double xp[2 * K + 2], xm[2 * K + 2];
+			memcpy(xp, x, sizeof xp);
+			memcpy(xm, x, sizeof xm);
+			xp[j] += h;
+			xm[j] -= h;
+			double fd = (toy_f(xp, bias, mu, l2, r) - toy_f(xm, bias, mu, l2, r)) / (2 * h);
+			double step = (x[j] - x1[j]) / lr;
+			CU_ASSERT_DOUBLE_EQUAL(step, fd, 2e-4 * (1 + fabs(fd)));
+		}
+		/* padding lanes stay zero */
+		for (int d = K; d < KP; d++)
+			CU_ASSERT(t.P[d] == 0 && t.Q[d] == 0);
+		if (!bias)
+			CU_ASSERT(t.bu == 0.25f && t.bi == -0.4f);
+	}
+}
+
+/* Per-row AdaGrad (LIBMF, Chin et al. 2015), by hand: steps lr/sqrt(G) with
+ * G from before the rating, then G += mean of the row's squared gradient. */
+static void test_adagrad_by_hand(void)
+{
+	const float lr = 0.1f, l2 = 0.05f, mu = 3.0f;
+	const float rs[3] = { 4.0f, 1.0f, 5.0f };
+	toy t;
+	toy_init(&t, l2, mu);
+	double p[K], q[K], bu = t.bu, bi = t.bi, G[4] = { 1, 1, 1, 1 };
+	for (int d = 0; d < K; d++) {
+		p[d] = t.P[d];
+		q[d] = t.Q[d];
+	}
+	for (int it = 0; it < 3; it++) {
+		mf_update(HOG_MODE_SERIAL, HOG_RULE_ADAGRAD, 1, &t.s, t.cp, t.cq, 0, 0, rs[it], lr);
+		double dot = 0;
+		for (int d = 0; d < K; d++)
+			dot += p[d] * q[d];
+		double e = rs[it] - (mu + bu + bi + dot), sp = 0, sq = 0;
+		double gp[K], gq[K];
+		for (int d = 0; d < K; d++) {
+			gp[d] = l2 * p[d] - e * q[d];
+			gq[d] = l2 * q[d] - e * p[d];
+			sp += gp[d] * gp[d];
+			sq += gq[d] * gq[d];
+		}
+		for (int d = 0; d < K; d++) {
+			p[d] -= lr / sqrt(G[0]) * gp[d];
+			q[d] -= lr / sqrt(G[1]) * gq[d];
+		}
+		double gbu = l2 * bu - e, gbi = l2 * bi - e;
+		bu -= lr / sqrt(G[2]) * gbu;
+		bi -= lr / sqrt(G[3]) * gbi;
+		G[0] += sp / K;
+		G[1] += sq / K;
+		G[2] += gbu * gbu;
+		G[3] += gbi * gbi;
+	}
+	for (int d = 0; d < K; d++) {
+		CU_ASSERT_DOUBLE_EQUAL(t.P[d], p[d], 1e-5);
+		CU_ASSERT_DOUBLE_EQUAL(t.Q[d], q[d], 1e-5);
+	}
+	CU_ASSERT_DOUBLE_EQUAL(t.bu, bu, 1e-5);
+	CU_ASSERT_DOUBLE_EQUAL(t.bi, bi, 1e-5);
+	CU_ASSERT_DOUBLE_EQUAL(t.gu, G[0], 1e-4);
+	CU_ASSERT_DOUBLE_EQUAL(t.gi, G[1], 1e-4);
+	CU_ASSERT_DOUBLE_EQUAL(t.gbu, G[2], 1e-4);
+	CU_ASSERT_DOUBLE_EQUAL(t.gbi, G[3], 1e-4);
+}
+
+/* On one thread every mode is the same arithmetic as serial. */
+static float toy_run(enum hog_mode mode, enum hog_rule rule, toy *t)
+{
+	static const float rs[4] = { 4, 2, 5, 3 };
+	float loss = 0;
+	for (int it = 0; it < 4; it++) {
+#define ONE(M)                                                                                  \
+	(rule == HOG_RULE_SGD ? mf_update(M, HOG_RULE_SGD, 1, &t->s, t->cp, t->cq, 0, 0, rs[it], 0.05f) \
+	                      : mf_update(M, HOG_RULE_ADAGRAD, 1, &t->s, t->cp, t->cq, 0, 0, rs[it], 0.05f))
+		switch (mode) {
+		case HOG_MODE_SERIAL: loss += ONE(HOG_MODE_SERIAL); break;
+		case HOG_MODE_LOCKFREE: loss += ONE(HOG_MODE_LOCKFREE); break;
+		case HOG_MODE_ATOMIC: loss += ONE(HOG_MODE_ATOMIC); break;
+		case HOG_MODE_STRIPED: loss += ONE(HOG_MODE_STRIPED); break;
+		case HOG_MODE_LOCKED: loss += ONE(HOG_MODE_LOCKED); break;
+		default: loss += ONE(HOG_MODE_GRID); break;
+		}
+#undef ONE
+	}
+	return loss;
+}
+
+static void test_modes_agree_one_thread(void)
+{
+	static const enum hog_mode modes[] = { HOG_MODE_LOCKFREE, HOG_MODE_ATOMIC, HOG_MODE_STRIPED,
+	                                       HOG_MODE_LOCKED, HOG_MODE_GRID };
+	for (int rule = 0; rule < 2; rule++) {
+		toy ref, t;
+		toy_init(&ref, 0.05f, 3.0f);
+		float lref = toy_run(HOG_MODE_SERIAL, rule, &ref);
+		for (size_t m = 0; m < sizeof modes / sizeof *modes; m++) {
+			toy_init(&t, 0.05f, 3.0f);
+			float l = toy_run(modes[m], rule, &t);
+			CU_ASSERT_DOUBLE_EQUAL(l, lref, 1e-6);
+			for (int d = 0; d < KP; d++) {
+				CU_ASSERT_DOUBLE_EQUAL(t.P[d], ref.P[d], 1e-6);
+				CU_ASSERT_DOUBLE_EQUAL(t.Q[d], ref.Q[d], 1e-6);
+			}
+			CU_ASSERT_DOUBLE_EQUAL(t.bu, ref.bu, 1e-6);
+			CU_ASSERT_DOUBLE_EQUAL(t.gu, ref.gu, 1e-6);
+			/* the locks are free again */
+			CU_ASSERT(atomic_load(&t.ul) == 0 && atomic_load(&t.il) == 0 && atomic_load(&t.gl.v) == 0);
+		}
+	}
+}
+
+/* atomic mode's write path (mf_cas_add, as the kernel applies every
+ * coordinate's change): two threads add 1 to one row 200000 times each; the
+ * row must count every add (floats are exact integers below 2^24). */
+static void test_atomic_counts(void)
+{
+	_Alignas(64) float row[KP] = { 0 };
+	const int N = 200000;
+#pragma omp parallel num_threads(2)
+	for (int it = 0; it < N; it++)
+		for (int d = 0; d < KP; d++)
+			mf_cas_add(&row[d], 1.0f);
+	for (int d = 0; d < KP; d++)
+		CU_ASSERT_EQUAL(row[d], 2.0f * N);
+}
+
+/* ------------------------------------------------------------- the grid */
+
+/* Four workers hammer a 5 x 5 grid of uneven blocks. Each holder marks its row
+ * and column band in counters of ours (a second holder would see a mark) and
+ * writes plain data owned by its bands (ThreadSanitizer, under make tsan,
+ * checks that ownership passes with happens-before). */
+static void test_grid_exclusive(void)
+{
+	enum { G = 5, T = 4, TAKES = 20000 };
+	uint64_t size[G * G];
+	for (int b = 0; b < G * G; b++)
+		size[b] = 50 + (uint64_t)(b * 37 % 101);
+	size[7] = 0; /* an empty block is never handed out */
+	hog_mf_grid g;
+	CU_ASSERT_FATAL(hog_mf_grid_init(&g, G, size, 42) == 0);
+	atomic_int rowmark[G], colmark[G];
+	for (int k = 0; k < G; k++) {
+		atomic_init(&rowmark[k], 0);
+		atomic_init(&colmark[k], 0);
+	}
+	uint64_t rowdata[G] = { 0 }, coldata[G] = { 0 }, done[G * G] = { 0 };
+	atomic_int clash;
+	atomic_init(&clash, 0);
+	atomic_uint_fast64_t got;
+	atomic_init(&got, 0);
+#pragma omp parallel num_threads(T)
+	{
+		int w = omp_get_thread_num();
+		uint64_t seed = 1000 + (uint64_t)w;
+		for (int n = 0; n < TAKES;) {
+			uint64_t start, avail;
+			int64_t b = hog_mf_grid_take(&g, w, &start, &avail);
+			if (b < 0)
+				continue;
+			n++;
+			int r = (int)(b / G), c = (int)(b % G);
+			if (atomic_fetch_add(&rowmark[r], 1) != 0 || atomic_fetch_add(&colmark[c], 1) != 0)
+				atomic_fetch_add(&clash, 1);
+			if (b == 7 || avail == 0 || start + avail != size[b])
+				atomic_fetch_add(&clash, 1);
+			rowdata[r]++; /* plain: only the band's holder writes it */
+			coldata[c]++;
+			uint64_t z = (seed += 0x9E3779B97F4A7C15ull);
+			z = (z ^ (z >> 31)) * 0xBF58476D1CE4E5B9ull;
+			uint64_t todo = 1 + (z >> 40) % 40;
+			if (todo > avail)
+				todo = avail;
+			done[b] += todo;
+			atomic_fetch_sub(&rowmark[r], 1);
+			atomic_fetch_sub(&colmark[c], 1);
+			hog_mf_grid_give(&g, w, (uint64_t)b, todo);
+			atomic_fetch_add(&got, 1);
+		}
+	}
+	CU_ASSERT_EQUAL(atomic_load(&clash), 0);
+	CU_ASSERT_EQUAL(g.conflicts, 0);
+	CU_ASSERT_EQUAL(atomic_load(&got), (uint64_t)T * TAKES);
+	uint64_t rsum = 0, csum = 0;
+	for (int k = 0; k < G; k++) {
+		rsum += rowdata[k];
+		csum += coldata[k];
+	}
+	CU_ASSERT_EQUAL(rsum, (uint64_t)T * TAKES);
+	CU_ASSERT_EQUAL(csum, (uint64_t)T * TAKES);
+	/* the least updated block goes first: every block's progress (in passes)
+	 * stays within a few passes of the others' */
+	double lo = 1e30, hi = 0;
+	for (int b = 0; b < G * G; b++) {
+		CU_ASSERT_EQUAL(g.done[b], done[b]);
+		CU_ASSERT(g.cursor[b] == (size[b] ? done[b] % size[b] : 0));
+		if (!size[b])
+			continue;
+		double pass = (double)done[b] / (double)size[b];
+		lo = pass < lo ? pass : lo;
+		hi = pass > hi ? pass : hi;
+	}
+	CU_ASSERT(lo > 1.0);
+	CU_ASSERT(hi - lo < 2.0);
+	hog_mf_grid_free(&g);
+}
+
+/* With G = 2, a worker holding block (0,0) leaves only (1,1) to another, and
+ * nothing to a third; a wrong give is counted. */
+static void test_grid_blocked(void)
+{
+	uint64_t size[4] = { 10, 10, 10, 10 }, start, avail;
+	hog_mf_grid g;
+	CU_ASSERT_FATAL(hog_mf_grid_init(&g, 2, size, 1) == 0);
+	int64_t a = hog_mf_grid_take(&g, 0, &start, &avail);
+	CU_ASSERT(a >= 0 && start == 0 && avail == 10);
+	int64_t b = hog_mf_grid_take(&g, 1, &start, &avail);
+	CU_ASSERT(b == 3 - a);
+	CU_ASSERT(hog_mf_grid_take(&g, 2, &start, &avail) == -1);
+	hog_mf_grid_give(&g, 0, (uint64_t)a, 4);
+	hog_mf_grid_give(&g, 1, (uint64_t)b, 10);
+	CU_ASSERT(g.cursor[b] == 0 && g.done[b] == 10 && g.cursor[a] == 4);
+	CU_ASSERT_EQUAL(g.conflicts, 0);
+	/* the least worked block is preferred: not a (4 done) nor b (10), a fresh one */
+	int64_t c = hog_mf_grid_take(&g, 2, &start, &avail);
+	CU_ASSERT_FATAL(c >= 0);
+	CU_ASSERT(c != a && c != b && start == 0);
+	hog_mf_grid_give(&g, 0, (uint64_t)c, 1); /* worker 0 does not hold it */
+	CU_ASSERT_EQUAL(g.conflicts, 1);
+	/* the last fresh block goes before the ones worked */
+	int64_t d = hog_mf_grid_take(&g, 0, &start, &avail);
+	CU_ASSERT(d == 3 - c && start == 0 && avail == 10);
+	hog_mf_grid_free(&g);
+}
+
+static void test_layout(void)
+{
+	hog_mf_layout l;
+	const uint64_t shape[4] = { 3, 2, 20, 32 };
+	CU_ASSERT_FATAL(hog_mf_layout_get(&l, shape, HOG_MF_BIASES, HOG_RULE_ADAGRAD));
+	CU_ASSERT_EQUAL(l.P, 0);
+	CU_ASSERT_EQUAL(l.Q, 96);
+	CU_ASSERT_EQUAL(l.bu, 160);
+	CU_ASSERT_EQUAL(l.bi, 176);
+	CU_ASSERT_EQUAL(l.gu, 192);
+	CU_ASSERT_EQUAL(l.gbi, 240);
+	CU_ASSERT_EQUAL(l.total, 256);
+	CU_ASSERT(hog_mf_layout_get(&l, shape, 0, HOG_RULE_SGD) && l.total == 160 && l.bu == UINT64_MAX);
+	const uint64_t bad[4] = { 3, 2, 20, 16 };
+	CU_ASSERT(!hog_mf_layout_get(&l, bad, 0, HOG_RULE_SGD));
+	/* unseen ids predict mu + the biases that exist */
+	float params[256] = { 0 };
+	hog_mf_layout_get(&l, shape, HOG_MF_BIASES, HOG_RULE_SGD);
+	params[l.bu + 1] = 0.5f;
+	params[l.bi + 0] = -0.25f;
+	params[l.P + 1 * 32] = 2;
+	params[l.Q + 0] = 3;
+	CU_ASSERT_DOUBLE_EQUAL(hog_mf_predict_one(&l, params, 3.0f, 1, 0), 3.0 + 0.5 - 0.25 + 6, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(hog_mf_predict_one(&l, params, 3.0f, 7, 0), 3.0 - 0.25, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(hog_mf_predict_one(&l, params, 3.0f, 1, 9), 3.5, 1e-6);
+}
+
+int test_mf_register(void)
+{
+	CU_pSuite s = CU_add_suite("mf", NULL, NULL);
+	if (!s)
+		return -1;
+	TU_ADD(s, test_layout);
+	TU_ADD(s, test_gradient_fd);
+	TU_ADD(s, test_adagrad_by_hand);
+	TU_ADD(s, test_modes_agree_one_thread);
+	TU_ADD(s, test_atomic_counts);
+	TU_ADD(s, test_grid_exclusive);
+	TU_ADD(s, test_grid_blocked);
+	return 0;
+}

@@ -13,7 +13,7 @@
 #include "train/mf_kernel.h"
 #include "util.h"
 #include <math.h>
-#include <omp.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,16 +212,28 @@ static void test_modes_agree_one_thread(void)
 /* atomic mode's write path (mf_cas_add, as the kernel applies every
  * coordinate's change): two threads add 1 to one row 200000 times each; the
  * row must count every add (floats are exact integers below 2^24). */
+enum { COUNT_N = 200000 };
+
+static void *count_thread(void *row)
+{
+	for (int it = 0; it < COUNT_N; it++)
+		for (int d = 0; d < KP; d++)
+			mf_cas_add((float *)row + d, 1.0f);
+	return NULL;
+}
+
+/* (pthreads, not OpenMP, in these tests: ThreadSanitizer sees pthread_create
+ * and join but not libgomp's futexes) */
 static void test_atomic_counts(void)
 {
 	_Alignas(64) float row[KP] = { 0 };
-	const int N = 200000;
-#pragma omp parallel num_threads(2)
-	for (int it = 0; it < N; it++)
-		for (int d = 0; d < KP; d++)
-			mf_cas_add(&row[d], 1.0f);
+	pthread_t th[2];
+	for (int k = 0; k < 2; k++)
+		CU_ASSERT_FATAL(pthread_create(&th[k], NULL, count_thread, row) == 0);
+	for (int k = 0; k < 2; k++)
+		pthread_join(th[k], NULL);
 	for (int d = 0; d < KP; d++)
-		CU_ASSERT_EQUAL(row[d], 2.0f * N);
+		CU_ASSERT_EQUAL(row[d], 2.0f * COUNT_N);
 }
 
 /* ------------------------------------------------------------- the grid */
@@ -230,57 +242,79 @@ static void test_atomic_counts(void)
  * and column band in counters of ours (a second holder would see a mark) and
  * writes plain data owned by its bands (ThreadSanitizer, under make tsan,
  * checks that ownership passes with happens-before). */
+enum { GX_G = 5, GX_T = 4, GX_TAKES = 20000 };
+typedef struct gx {
+	hog_mf_grid g;
+	uint64_t size[GX_G * GX_G];
+	atomic_int rowmark[GX_G], colmark[GX_G], clash;
+	atomic_uint_fast64_t got;
+	uint64_t rowdata[GX_G], coldata[GX_G], done[GX_G * GX_G];
+} gx;
+typedef struct gx_arg {
+	gx *x;
+	int w;
+} gx_arg;
+
+static void *gx_thread(void *arg)
+{
+	gx *x = ((gx_arg *)arg)->x;
+	const int w = ((gx_arg *)arg)->w, G = GX_G;
+	uint64_t seed = 1000 + (uint64_t)w;
+	for (int n = 0; n < GX_TAKES;) {
+		uint64_t start, avail;
+		int64_t b = hog_mf_grid_take(&x->g, w, &start, &avail);
+		if (b < 0)
+			continue;
+		n++;
+		int r = (int)(b / G), c = (int)(b % G);
+		if (atomic_fetch_add(&x->rowmark[r], 1) != 0 || atomic_fetch_add(&x->colmark[c], 1) != 0)
+			atomic_fetch_add(&x->clash, 1);
+		if (b == 7 || avail == 0 || start + avail != x->size[b])
+			atomic_fetch_add(&x->clash, 1);
+		x->rowdata[r]++; /* plain: only the band's holder writes it */
+		x->coldata[c]++;
+		uint64_t z = (seed += 0x9E3779B97F4A7C15ull);
+		z = (z ^ (z >> 31)) * 0xBF58476D1CE4E5B9ull;
+		uint64_t todo = 1 + (z >> 40) % 40;
+		if (todo > avail)
+			todo = avail;
+		x->done[b] += todo;
+		atomic_fetch_sub(&x->rowmark[r], 1);
+		atomic_fetch_sub(&x->colmark[c], 1);
+		hog_mf_grid_give(&x->g, w, (uint64_t)b, todo);
+		atomic_fetch_add(&x->got, 1);
+	}
+	return NULL;
+}
+
 static void test_grid_exclusive(void)
 {
-	enum { G = 5, T = 4, TAKES = 20000 };
-	uint64_t size[G * G];
+	enum { G = GX_G, T = GX_T, TAKES = GX_TAKES };
+	gx *x = calloc(1, sizeof *x);
+	CU_ASSERT_FATAL(x != NULL);
+	uint64_t *size = x->size, *rowdata = x->rowdata, *coldata = x->coldata, *done = x->done;
 	for (int b = 0; b < G * G; b++)
 		size[b] = 50 + (uint64_t)(b * 37 % 101);
 	size[7] = 0; /* an empty block is never handed out */
-	hog_mf_grid g;
-	CU_ASSERT_FATAL(hog_mf_grid_init(&g, G, size, 42) == 0);
-	atomic_int rowmark[G], colmark[G];
+	hog_mf_grid *gp = &x->g;
+	CU_ASSERT_FATAL(hog_mf_grid_init(gp, G, size, 42) == 0);
 	for (int k = 0; k < G; k++) {
-		atomic_init(&rowmark[k], 0);
-		atomic_init(&colmark[k], 0);
+		atomic_init(&x->rowmark[k], 0);
+		atomic_init(&x->colmark[k], 0);
 	}
-	uint64_t rowdata[G] = { 0 }, coldata[G] = { 0 }, done[G * G] = { 0 };
-	atomic_int clash;
-	atomic_init(&clash, 0);
-	atomic_uint_fast64_t got;
-	atomic_init(&got, 0);
-#pragma omp parallel num_threads(T)
-	{
-		int w = omp_get_thread_num();
-		uint64_t seed = 1000 + (uint64_t)w;
-		for (int n = 0; n < TAKES;) {
-			uint64_t start, avail;
-			int64_t b = hog_mf_grid_take(&g, w, &start, &avail);
-			if (b < 0)
-				continue;
-			n++;
-			int r = (int)(b / G), c = (int)(b % G);
-			if (atomic_fetch_add(&rowmark[r], 1) != 0 || atomic_fetch_add(&colmark[c], 1) != 0)
-				atomic_fetch_add(&clash, 1);
-			if (b == 7 || avail == 0 || start + avail != size[b])
-				atomic_fetch_add(&clash, 1);
-			rowdata[r]++; /* plain: only the band's holder writes it */
-			coldata[c]++;
-			uint64_t z = (seed += 0x9E3779B97F4A7C15ull);
-			z = (z ^ (z >> 31)) * 0xBF58476D1CE4E5B9ull;
-			uint64_t todo = 1 + (z >> 40) % 40;
-			if (todo > avail)
-				todo = avail;
-			done[b] += todo;
-			atomic_fetch_sub(&rowmark[r], 1);
-			atomic_fetch_sub(&colmark[c], 1);
-			hog_mf_grid_give(&g, w, (uint64_t)b, todo);
-			atomic_fetch_add(&got, 1);
-		}
+	atomic_init(&x->clash, 0);
+	atomic_init(&x->got, 0);
+	pthread_t th[T];
+	gx_arg args[T];
+	for (int k = 0; k < T; k++) {
+		args[k] = (gx_arg){ x, k };
+		CU_ASSERT_FATAL(pthread_create(&th[k], NULL, gx_thread, &args[k]) == 0);
 	}
-	CU_ASSERT_EQUAL(atomic_load(&clash), 0);
-	CU_ASSERT_EQUAL(g.conflicts, 0);
-	CU_ASSERT_EQUAL(atomic_load(&got), (uint64_t)T * TAKES);
+	for (int k = 0; k < T; k++)
+		pthread_join(th[k], NULL);
+	CU_ASSERT_EQUAL(atomic_load(&x->clash), 0);
+	CU_ASSERT_EQUAL(gp->conflicts, 0);
+	CU_ASSERT_EQUAL(atomic_load(&x->got), (uint64_t)T * TAKES);
 	uint64_t rsum = 0, csum = 0;
 	for (int k = 0; k < G; k++) {
 		rsum += rowdata[k];
@@ -292,8 +326,8 @@ static void test_grid_exclusive(void)
 	 * stays within a few passes of the others' */
 	double lo = 1e30, hi = 0;
 	for (int b = 0; b < G * G; b++) {
-		CU_ASSERT_EQUAL(g.done[b], done[b]);
-		CU_ASSERT(g.cursor[b] == (size[b] ? done[b] % size[b] : 0));
+		CU_ASSERT_EQUAL(gp->done[b], done[b]);
+		CU_ASSERT(gp->cursor[b] == (size[b] ? done[b] % size[b] : 0));
 		if (!size[b])
 			continue;
 		double pass = (double)done[b] / (double)size[b];
@@ -302,7 +336,8 @@ static void test_grid_exclusive(void)
 	}
 	CU_ASSERT(lo > 1.0);
 	CU_ASSERT(hi - lo < 2.0);
-	hog_mf_grid_free(&g);
+	hog_mf_grid_free(gp);
+	free(x);
 }
 
 /* With G = 2, a worker holding block (0,0) leaves only (1,1) to another, and

@@ -335,9 +335,12 @@ enum hog_mode {
 	HOG_MODE_ATOMIC = 3,
 	HOG_MODE_STRIPED = 4,
 	HOG_MODE_LOCKED = 5,
-	HOG_MODE_GRID = 6,     /**< mf: conflict-free blocks (FPSGD): no two workers hold one row */
+	HOG_MODE_GRID = 6,     /**< mf only: conflict-free blocks (FPSGD): no two workers hold one row */
 };
-#define HOG_MODE_COUNT 7
+/** The modes every model takes are those below HOG_MODE_COUNT; model-specific
+ * ones (grid) follow, up to HOG_MODE_ALL. */
+#define HOG_MODE_COUNT 6
+#define HOG_MODE_ALL 7
 
 /** The models (DESIGN §4): one training engine serves them all. */
 enum hog_model_kind {
@@ -371,6 +374,8 @@ const char *hog_sched_name(enum hog_sched s);
 const char *hog_bind_name(enum hog_bind b);
 const char *hog_model_kind_name(enum hog_model_kind k);
 int hog_model_kind_parse(const char *s);
+/** 1 when this build can train models of kind @p k, else 0. */
+int hog_model_kind_built(enum hog_model_kind k);
 int hog_mode_parse(const char *s);
 int hog_loss_parse(const char *s);
 int hog_rule_parse(const char *s);
@@ -437,7 +442,9 @@ typedef struct hog_train_opts {
 	const char *checkpoint;    /**< path written at the end of every epoch, every
 	                                checkpoint_every seconds, and when stopped */
 	double checkpoint_every;   /**< seconds; 0: at epoch ends only */
-	const char *resume;        /**< checkpoint to continue from */
+	const char *resume;        /**< checkpoint to continue from: refused when it was written for
+	                                another data set or other options (a hash of each is kept) */
+	int force_resume;          /**< resume even so (the shapes must still fit) */
 	const char *topology;      /**< hwloc synthetic description or XML (tests); NULL: this machine */
 	volatile int *stop;        /**< set non-zero (by a signal handler) to stop cleanly */
 	void (*on_epoch)(void *ud, const hog_epoch_stats *s);

@@ -352,7 +352,17 @@ kill -TERM $pid
 wait $pid
 check_true "train: SIGTERM exits 143" test $? -eq 143
 check_true "train: ... with a checkpoint" test -s "$T/sig.bin"
-"$H" train --data "$T/ttr.lmdb" --mode lockfree --threads 2 --epochs 100000 --resume "$T/sig.bin" --quiet >"$OUT" 2>"$ERR" &
+cp "$T/sig.bin" "$T/sig0.bin"
+check "train: resume with another mode is refused" 1 "$H" train --data "$T/ttr.lmdb" --mode lockfree --threads 2 \
+	--epochs 100000 --resume "$T/sig0.bin" --quiet
+check_grep "train: ... naming what differs" "$ERR" 'another mode'
+check "train: resume on another data set is refused" 1 "$H" train --data "$T/tte.lmdb" --mode serial \
+	--epochs 100000 --resume "$T/sig0.bin" --quiet
+check_grep "train: ... saying so" "$ERR" 'another training set'
+check "train: resume with another lr is refused" 1 "$H" train --data "$T/ttr.lmdb" --mode serial --lr 0.3 \
+	--epochs 100000 --resume "$T/sig0.bin" --quiet
+check_grep "train: ... naming the lr" "$ERR" 'another lr'
+"$H" train --data "$T/ttr.lmdb" --mode lockfree --threads 2 --epochs 100000 --resume "$T/sig.bin" --force --quiet >"$OUT" 2>"$ERR" &
 pid=$!
 sleep 1
 kill -INT $pid

@@ -39,13 +39,6 @@ static int load_both(const char *cmd, const char *model, const char *data, hog_m
 		hog_model_free(*m);
 		return cli_fail(&err, rc);
 	}
-	if ((*d)->meta.kind != HOG_KIND_SPARSE) {
-		fprintf(stderr, "hogwild %s: %s is a %s data set; a linear model needs a sparse one\n", cmd, data,
-		        (*d)->meta.kind == HOG_KIND_RATINGS ? "ratings" : "dense");
-		hog_model_free(*m);
-		hog_data_free(*d);
-		return 1;
-	}
 	return 0;
 }
 
@@ -87,6 +80,7 @@ int cmd_eval(int argc, char **argv)
 		cli_json_num(stdout, "accuracy", ev.accuracy, 1);
 		cli_json_num(stdout, "auc", ev.auc, 1);
 		cli_json_num(stdout, "rmse", ev.rmse, 1);
+		cli_json_num(stdout, "mae", ev.mae, 1);
 		puts("}");
 	} else {
 		hog_model_info info;
@@ -96,7 +90,7 @@ int cmd_eval(int argc, char **argv)
 		if (d->meta.task == HOG_TASK_BINARY)
 			printf("logloss    %.6f\naccuracy   %.4f%%\nauc        %.6f\n", ev.logloss, 100 * ev.accuracy, ev.auc);
 		else
-			printf("rmse       %.6f\n", ev.rmse);
+			printf("rmse       %.6f\nmae        %.6f\n", ev.rmse, ev.mae);
 	}
 	hog_model_free(m);
 	hog_data_free(d);

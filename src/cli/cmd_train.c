@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_SAVE = OPT_TRAIN_LAST, OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_RESUME, OPT_METRICS, OPT_HELP };
+enum { OPT_SAVE = OPT_TRAIN_LAST, OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_RESUME, OPT_FORCE, OPT_METRICS, OPT_HELP };
 
 static const char usage[] =
 	"usage: hogwild train --data D.lmdb [--test T.lmdb] [options]\n"
@@ -23,6 +23,8 @@ static const char usage[] =
 	"      --checkpoint FILE  write a checkpoint after every epoch and when stopped\n"
 	"      --checkpoint-every SECONDS  also every SECONDS inside an epoch (0: off)\n"
 	"      --resume FILE      continue from a checkpoint (same data and options)\n"
+	"      --force            resume even when the data set or options differ from the\n"
+	"                         checkpoint's (the model's shapes must still fit)\n"
 	"      --metrics FILE     append one JSON line per epoch\n"
 	"  -h, --help             this text\n"
 	"Exit: 0 done, 1 data or run-time error, 2 usage, 130/143 stopped by SIGINT/SIGTERM.\n";
@@ -90,6 +92,7 @@ int cmd_train(int argc0, char **argv0)
 		{ "checkpoint", required_argument, NULL, OPT_CHECKPOINT },
 		{ "checkpoint-every", required_argument, NULL, OPT_CHECKPOINT_EVERY },
 		{ "resume", required_argument, NULL, OPT_RESUME },
+		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "metrics", required_argument, NULL, OPT_METRICS },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
@@ -127,6 +130,7 @@ int cmd_train(int argc0, char **argv0)
 			o.checkpoint_every = d;
 			break;
 		case OPT_RESUME: o.resume = optarg; break;
+		case OPT_FORCE: o.force_resume = 1; break;
 		case OPT_METRICS: metrics = optarg; break;
 		case ':': rc = cli_usage_error("train", NULL, "%s needs a value", argv[optind - 1]); break;
 		case '?': rc = cli_usage_error("train", NULL, "unknown option '%s' (see hogwild train -h)", argv[optind - 1]); break;

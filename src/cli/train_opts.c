@@ -87,11 +87,11 @@ int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o,
 	case OPT_DATA: a->data = arg; break;
 	case OPT_TEST: a->test = arg; break;
 	case OPT_MODEL:
-		if (strcmp(arg, "linear") != 0) {
-			if (!strcmp(arg, "mf") || !strcmp(arg, "mlp"))
-				return cli_usage_error(cmd, NULL, "--model %s: not built yet in this version (use linear)", arg);
+		if ((e = hog_model_kind_parse(arg)) < 0)
 			return bad(cmd, "model", arg, "linear, mf or mlp");
-		}
+		if (!hog_model_kind_built((enum hog_model_kind)e))
+			return cli_usage_error(cmd, NULL, "--model %s: not built in this version", arg);
+		o->model = (enum hog_model_kind)e;
 		a->model = arg;
 		break;
 	case OPT_LOSS:

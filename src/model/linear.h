@@ -1,8 +1,10 @@
 /* The sparse linear model: losses and their derivatives (inline, shared by the
- * training kernel and evaluation), the model record and its file. */
+ * training kernel and evaluation). Layout of its parameters: (dim + 1) records
+ * of `stride` floats, feature v's at v * stride, the bias's last. */
 #ifndef HOG_MODEL_LINEAR_H
 #define HOG_MODEL_LINEAR_H
 #include "hogwild.h"
+#include "model/model.h"
 #include <math.h>
 
 /* Floats per coordinate for each step rule: SGD keeps w; AdaGrad w and the sum of
@@ -52,32 +54,10 @@ static inline float hog_loss_both(enum hog_loss l, float m, float y, float *loss
 	return hog_loss_deriv(l, m, y);
 }
 
-struct hog_model {
-	uint64_t dim;
-	enum hog_loss loss;
-	enum hog_rule rule;
-	enum hog_sched sched;
-	uint32_t stride;
-	float *params;       /* (dim+1)*stride: feature i at i*stride, the bias at dim*stride */
-	float *weights;      /* dim weights, made for hog_model_info_get */
-	int epochs_done;
-	int in_epoch;        /* 1: saved inside epoch epochs_done+1 at positions[] */
-	uint32_t nworkers;
-	uint64_t *positions; /* examples each worker had done in that epoch */
-	uint64_t t;          /* examples processed in all, for the 1/t schedule */
-	double lr, l2, beta, backoff, t0;
-	uint64_t seed;
-	uint64_t warmup;
-};
-
-/** Loss, accuracy and AUC (binary) or RMSE from precomputed margins. */
-int hog_model_eval_margins(enum hog_loss loss, const float *margins, const float *labels, uint64_t n,
-                           int binary, hog_eval *ev);
-
 /** The default step size for a data set and step rule (hog_train_opts.lr = 0). */
 double hog_default_lr(const hog_data *d, enum hog_rule rule);
 
-/** A zeroed model. */
+/** A zeroed linear model. */
 hog_model *hog_model_new(uint64_t dim, enum hog_loss loss, enum hog_rule rule);
 
 #endif

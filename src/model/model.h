@@ -22,7 +22,10 @@ struct hog_model {
 	enum hog_rule rule;
 	enum hog_sched sched;
 	uint32_t stride;     /* floats per coordinate record (the step rule's state) */
-	uint64_t shape[4];   /* linear: dim; mf: users, items, rank, padded rank */
+	union {
+		uint64_t shape[4]; /* linear: dim; mf: users, items, rank, padded rank */
+		uint64_t dim;      /* linear: features (shape[0]) */
+	};
 	uint32_t flags;      /* mf: HOG_MF_BIASES */
 	double aux;          /* mf: the global mean */
 	uint64_t nparams;

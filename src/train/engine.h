@@ -64,7 +64,11 @@ typedef struct hog_trainer_ops {
 	/* optional: a worker before its epoch starts, and after each round (flushes) */
 	void (*epoch_begin)(hog_engine *e, eng_worker *w, int epoch);
 	void (*round_end)(hog_engine *e, eng_worker *w, int epoch, int last);
-	/* optional: thread 0, once the whole team is ready to start an epoch */
+	/* optional: a worker when the run stops inside an epoch, before the
+	 * checkpoint: write back what it still holds (queued or private updates) */
+	void (*stop)(hog_engine *e, eng_worker *w, int epoch);
+	/* optional: thread 0 before an epoch starts, when every worker has finished
+	 * the previous one (so the model it sees is the one the epoch starts from) */
 	void (*epoch_started)(hog_engine *e, int epoch);
 	/* A value that is NaN or Inf once training has diverged (the bias, say). */
 	float (*probe)(const hog_engine *e);
@@ -102,6 +106,7 @@ struct hog_engine {
 	hog_err *err;
 	hog_err werr;               /* errors inside the team, reported once */
 	uint64_t data_hash, opts_hash;
+	int hot;                    /* buffered: hot coordinates kept per worker (the model sets it) */
 };
 
 /* ---------------------------------------------------------------- helpers */

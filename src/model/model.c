@@ -1,0 +1,388 @@
+/* The model record of every kind, the dispatch to each kind's table, and the
+ * model file.
+ *
+ * Model file (little-endian), written atomically (temp, fsync, rename):
+ *    0 "HOGMODEL"  8 u32 version  12 u32 kind  16 u32 loss  20 u32 rule
+ *   24 u64 shape[0]  32 u32 stride  36 u32 nworkers  40 i32 epochs done  44 u32 in_epoch
+ *   48 f64 lr, l2, beta, backoff  80 u64 seed  88 u64 t  96 u64 nparams
+ *  104 u32 schedule  108 u32 flags  112 f64 t0  120 u64 warmup
+ *  version 2 only:
+ *  128 u64 shape[1], shape[2], shape[3]  152 f64 aux  160 u64 data hash  168 u64 options hash
+ *  176 16 zero bytes
+ *  then u64 positions[nworkers] (a checkpoint written inside an epoch), f32
+ *  params[nparams] in the kind's layout, and a u32 CRC-32 of everything before.
+ * Version 1 files (linear models of hogwild 0.1, a 128-byte header) still load.
+ */
+#include "model/model.h"
+#include "sys/err.h"
+#include "sys/file.h"
+#include "sys/names.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define MODEL_MAGIC "HOGMODEL"
+#define MODEL_VERSION 2
+#define HEADER_V1 128
+#define HEADER_V2 192
+#define MAX_WORKERS 65536
+
+/* The kinds built in, indexed by hog_model_kind. */
+static const hog_model_kind_ops *const kinds[HOG_MODEL_KIND_MAX + 1] = {
+	[HOG_MODEL_LINEAR] = &hog_linear_kind,
+};
+
+const hog_model_kind_ops *hog_model_kind_get(enum hog_model_kind kind)
+{
+	return (unsigned)kind <= HOG_MODEL_KIND_MAX ? kinds[kind] : NULL;
+}
+
+hog_model *hog_model_alloc(enum hog_model_kind kind, enum hog_loss loss, enum hog_rule rule,
+                           const uint64_t shape[4], uint32_t flags)
+{
+	const hog_model_kind_ops *k = hog_model_kind_get(kind);
+	hog_model *m = k ? calloc(1, sizeof *m) : NULL;
+	if (!m)
+		return NULL;
+	m->kind = kind;
+	m->loss = loss;
+	m->rule = rule;
+	m->stride = rule == HOG_RULE_SGD ? 1 : rule == HOG_RULE_ADAGRAD ? 2 : 4;
+	memcpy(m->shape, shape, sizeof m->shape);
+	m->flags = flags;
+	m->nparams = k->nparams(m);
+	if (!m->nparams || m->nparams > (UINT64_MAX >> 3) ||
+	    !(m->params = aligned_alloc(64, (m->nparams * sizeof(float) + 63) & ~(size_t)63))) {
+		free(m);
+		return NULL;
+	}
+	memset(m->params, 0, m->nparams * sizeof(float));
+	return m;
+}
+
+void hog_model_free(hog_model *m)
+{
+	if (!m)
+		return;
+	free(m->params);
+	free(m->weights);
+	free(m);
+}
+
+void hog_model_info_get(const hog_model *m, hog_model_info *info)
+{
+	memset(info, 0, sizeof *info);
+	info->kind = m->kind;
+	info->loss = m->loss;
+	info->rule = m->rule;
+	info->epochs_done = m->epochs_done;
+	hog_model_kind_get(m->kind)->info(m, info);
+}
+
+int hog_model_predict(const hog_model *m, const hog_data *d, float *out, hog_err *err)
+{
+	const hog_model_kind_ops *k = hog_model_kind_get(m->kind);
+	int rc = k->fits(m, d, err);
+	if (!rc)
+		k->predict(m, d, out);
+	return rc;
+}
+
+int hog_model_eval(const hog_model *m, const hog_data *d, hog_eval *ev, hog_err *err)
+{
+	const hog_model_kind_ops *k = hog_model_kind_get(m->kind);
+	int rc = k->fits(m, d, err);
+	if (rc)
+		return rc;
+	float *pred = malloc((d->n + 1) * sizeof(float));
+	if (!pred)
+		return hog_err_set(err, ENOMEM, "out of memory");
+	k->predict(m, d, pred);
+	k->eval(m, d, pred, ev);
+	free(pred);
+	return 0;
+}
+
+static const char *const kind_names[] = { [HOG_MODEL_LINEAR] = "linear", [HOG_MODEL_MF] = "mf",
+	                                      [HOG_MODEL_MLP] = "mlp" };
+
+const char *hog_model_kind_name(enum hog_model_kind k)
+{
+	return (unsigned)k <= HOG_MODEL_KIND_MAX && kind_names[k] ? kind_names[k] : "unknown";
+}
+
+int hog_model_kind_parse(const char *s)
+{
+	for (int k = 1; s && k <= HOG_MODEL_KIND_MAX; k++)
+		if (!strcmp(s, kind_names[k]))
+			return k;
+	return -1;
+}
+
+/* ------------------------------------------------------------------ file */
+
+static void w32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
+static void w64(unsigned char *p, uint64_t v) { memcpy(p, &v, 8); }
+static void wf64(unsigned char *p, double v) { memcpy(p, &v, 8); }
+static uint32_t r32(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static uint64_t r64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+static double rf64(const unsigned char *p) { double v; memcpy(&v, p, 8); return v; }
+
+static int write_all(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+	while (n) {
+		ssize_t k = write(fd, p, n);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno;
+		}
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+static uLong crc_big(uLong crc, const void *p, uint64_t n)
+{
+	for (uint64_t off = 0; off < n;) {
+		uInt k = n - off > (1u << 30) ? (1u << 30) : (uInt)(n - off);
+		crc = crc32(crc, (const unsigned char *)p + off, k);
+		off += k;
+	}
+	return crc;
+}
+
+int hog_model_save(const hog_model *m, const char *path, hog_err *err)
+{
+	return hog_model_save_ckpt(m, NULL, path, err);
+}
+
+int hog_model_save_ckpt(const hog_model *m, const hog_ckpt *ck, const char *path, hog_err *err)
+{
+	unsigned char h[HEADER_V2] = { 0 };
+	uint32_t nw = ck && ck->in_epoch ? ck->nworkers : 0;
+	memcpy(h, MODEL_MAGIC, 8);
+	w32(h + 8, MODEL_VERSION);
+	w32(h + 12, m->kind);
+	w32(h + 16, m->loss);
+	w32(h + 20, m->rule);
+	w64(h + 24, m->shape[0]);
+	w32(h + 32, m->stride);
+	w32(h + 36, nw);
+	w32(h + 40, (uint32_t)m->epochs_done);
+	w32(h + 44, nw ? 1 : 0);
+	wf64(h + 48, m->lr);
+	wf64(h + 56, m->l2);
+	wf64(h + 64, m->beta);
+	wf64(h + 72, m->backoff);
+	w64(h + 80, m->seed);
+	w64(h + 88, m->t);
+	w64(h + 96, m->nparams);
+	w32(h + 104, m->sched);
+	w32(h + 108, m->flags);
+	wf64(h + 112, m->t0);
+	w64(h + 120, m->warmup);
+	w64(h + 128, m->shape[1]);
+	w64(h + 136, m->shape[2]);
+	w64(h + 144, m->shape[3]);
+	wf64(h + 152, m->aux);
+	w64(h + 160, ck ? ck->data_hash : 0);
+	w64(h + 168, ck ? ck->opts_hash : 0);
+	char *tmp = hog_tmp_path(path);
+	if (!tmp)
+		return hog_err_set(err, ENOMEM, "out of memory");
+	int rc = 0, fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0) {
+		rc = hog_err_set(err, errno, "%s: cannot create: %s", path, strerror(errno));
+		free(tmp);
+		return rc;
+	}
+	uLong crc = crc32(0L, Z_NULL, 0);
+	crc = crc32(crc, h, HEADER_V2);
+	if (nw)
+		crc = crc_big(crc, ck->positions, nw * 8ull);
+	crc = crc_big(crc, m->params, m->nparams * 4);
+	uint32_t c = (uint32_t)crc;
+	if ((rc = write_all(fd, h, HEADER_V2)) || (nw && (rc = write_all(fd, ck->positions, nw * 8ull))) ||
+	    (rc = write_all(fd, m->params, m->nparams * 4)) || (rc = write_all(fd, &c, 4)) ||
+	    (fsync(fd) ? (rc = errno) : 0)) {
+		close(fd);
+		unlink(tmp);
+		hog_err_set(err, rc, "%s: cannot write: %s", path, strerror(rc));
+		free(tmp);
+		return rc;
+	}
+	if (close(fd) != 0) {
+		rc = errno;
+		unlink(tmp);
+		hog_err_set(err, rc, "%s: cannot write: %s", path, strerror(rc));
+	} else if (rename(tmp, path) != 0) {
+		rc = errno;
+		unlink(tmp);
+		hog_err_set(err, rc, "%s: cannot rename into place: %s", path, strerror(rc));
+	} else {
+		hog_fsync_dir(path);
+	}
+	free(tmp);
+	return rc;
+}
+
+int hog_model_load(hog_model **out, const char *path, hog_err *err)
+{
+	return hog_model_load_ckpt(out, NULL, path, err);
+}
+
+/* Every header field that must hold before anything is allocated. */
+static int check_header(const unsigned char *h, uint32_t version, const char *path, hog_err *err)
+{
+	uint32_t kind = r32(h + 12), loss = r32(h + 16), rule = r32(h + 20), stride = r32(h + 32);
+	uint32_t nw = r32(h + 36), in_epoch = r32(h + 44), sched = r32(h + 104);
+	int32_t epochs = (int32_t)r32(h + 40);
+	const char *bad = NULL;
+	if (!hog_model_kind_get(kind) || (version == 1 && kind != HOG_MODEL_LINEAR))
+		bad = "model kind";
+	else if (loss > HOG_LOSS_SQUARED)
+		bad = "loss";
+	else if (rule > HOG_RULE_ADAREVISION || stride != (rule == HOG_RULE_SGD ? 1u : rule == HOG_RULE_ADAGRAD ? 2u : 4u))
+		bad = "step rule";
+	else if (sched > HOG_SCHED_INVT)
+		bad = "schedule";
+	else if (nw > MAX_WORKERS || in_epoch > 1 || (in_epoch && !nw) || (!in_epoch && nw))
+		bad = "worker positions";
+	else if (epochs < 0)
+		bad = "epochs done";
+	else
+		for (int i = 0; i < 4 && !bad; i++) {
+			double v = rf64(h + 48 + 8 * i);
+			if (!isfinite(v) || v < 0)
+				bad = "hyper-parameters";
+		}
+	if (!bad && (!isfinite(rf64(h + 112)) || (version >= 2 && !isfinite(rf64(h + 152)))))
+		bad = "hyper-parameters";
+	if (bad)
+		return hog_err_set(err, HOG_ECORRUPT, "%s: model header is inconsistent: %s (damaged file?)", path, bad);
+	return 0;
+}
+
+int hog_model_load_ckpt(hog_model **out, hog_ckpt *ck, const char *path, hog_err *err)
+{
+	*out = NULL;
+	if (ck)
+		memset(ck, 0, sizeof *ck);
+	int rc = hog_check_regular_input(path, err);
+	if (rc)
+		return rc;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return hog_err_set(err, errno, "%s: %s", path, strerror(errno));
+	unsigned char h[HEADER_V2] = { 0 };
+	hog_model *m = NULL;
+	uint64_t *pos = NULL;
+	struct stat st;
+	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+		rc = hog_err_set(err, HOG_EFORMAT, "%s: not a regular file", path);
+		goto done;
+	}
+	if (fread(h, 1, HEADER_V1, f) != HEADER_V1 || memcmp(h, MODEL_MAGIC, 8) != 0) {
+		rc = hog_err_set(err, HOG_EFORMAT, "%s: not a hogwild model file", path);
+		goto done;
+	}
+	uint32_t version = r32(h + 8);
+	if (version > MODEL_VERSION) {
+		rc = hog_err_set(err, HOG_EVERSION, "%s: model format version %u is newer than this hogwild reads (%d)",
+		                 path, version, MODEL_VERSION);
+		goto done;
+	}
+	if (version == 0) {
+		rc = hog_err_set(err, HOG_ECORRUPT, "%s: model format version 0 (damaged file?)", path);
+		goto done;
+	}
+	size_t hlen = version >= 2 ? HEADER_V2 : HEADER_V1;
+	if (hlen > HEADER_V1 && fread(h + HEADER_V1, 1, hlen - HEADER_V1, f) != hlen - HEADER_V1) {
+		rc = hog_err_set(err, HOG_ECORRUPT, "%s: truncated header", path);
+		goto done;
+	}
+	if ((rc = check_header(h, version, path, err)))
+		goto done;
+	uint64_t shape[4] = { r64(h + 24), 0, 0, 0 };
+	if (version >= 2)
+		for (int i = 1; i < 4; i++)
+			shape[i] = r64(h + 120 + 8 * i);
+	uint32_t nw = r32(h + 36), flags = version >= 2 ? r32(h + 108) : 0;
+	uint64_t np = r64(h + 96);
+	/* the shapes must call for exactly nparams floats and the file must hold them:
+	 * checked before anything of that size is allocated */
+	hog_model probe = { .kind = r32(h + 12), .rule = r32(h + 20), .stride = r32(h + 32), .flags = flags };
+	memcpy(probe.shape, shape, sizeof shape);
+	uint64_t want_np = hog_model_kind_get(probe.kind)->nparams(&probe);
+	if (!want_np || np != want_np) {
+		rc = hog_err_set(err, HOG_ECORRUPT, "%s: model header is inconsistent: the shapes call for %llu "
+		                 "parameters, the header says %llu (damaged file?)", path,
+		                 (unsigned long long)want_np, (unsigned long long)np);
+		goto done;
+	}
+	uint64_t want = hlen + nw * 8ull + np * 4 + 4;
+	if ((uint64_t)st.st_size != want) {
+		rc = hog_err_set(err, HOG_ECORRUPT, "%s: %lld bytes, the header says %llu (truncated?)", path,
+		                 (long long)st.st_size, (unsigned long long)want);
+		goto done;
+	}
+	m = hog_model_alloc(probe.kind, r32(h + 16), probe.rule, shape, flags);
+	if (!m || (nw && !(pos = malloc(nw * 8ull)))) {
+		rc = hog_err_set(err, ENOMEM, "%s: out of memory", path);
+		goto done;
+	}
+	uint32_t c;
+	if ((nw && fread(pos, 8, nw, f) != nw) || fread(m->params, 4, np, f) != np || fread(&c, 4, 1, f) != 1) {
+		rc = hog_err_set(err, HOG_ECORRUPT, "%s: truncated", path);
+		goto done;
+	}
+	uLong crc = crc32(0L, Z_NULL, 0);
+	crc = crc32(crc, h, (uInt)hlen);
+	if (nw)
+		crc = crc_big(crc, pos, nw * 8ull);
+	crc = crc_big(crc, m->params, np * 4);
+	if ((uint32_t)crc != c) {
+		rc = hog_err_set(err, HOG_ECORRUPT, "%s: checksum mismatch (damaged file)", path);
+		goto done;
+	}
+	for (uint64_t i = 0; i < np; i++)
+		if (!isfinite(m->params[i])) {
+			rc = hog_err_set(err, HOG_ECORRUPT, "%s: parameter %llu is not finite", path, (unsigned long long)i);
+			goto done;
+		}
+	m->epochs_done = (int)r32(h + 40);
+	m->lr = rf64(h + 48);
+	m->l2 = rf64(h + 56);
+	m->beta = rf64(h + 64);
+	m->backoff = rf64(h + 72);
+	m->seed = r64(h + 80);
+	m->t = r64(h + 88);
+	m->sched = r32(h + 104);
+	m->t0 = rf64(h + 112);
+	m->warmup = r64(h + 120);
+	m->aux = version >= 2 ? rf64(h + 152) : 0;
+	if (ck) {
+		ck->in_epoch = nw > 0;
+		ck->nworkers = nw;
+		ck->positions = pos;
+		pos = NULL;
+		ck->data_hash = version >= 2 ? r64(h + 160) : 0;
+		ck->opts_hash = version >= 2 ? r64(h + 168) : 0;
+	}
+	*out = m;
+	m = NULL;
+done:
+	hog_model_free(m);
+	free(pos);
+	fclose(f);
+	return rc;
+}

@@ -9,10 +9,12 @@
  * resume round trips, and the wrong kind of data refused. */
 #include "hogwild.h"
 #include "model/mf.h"
+#include "model/model.h"
 #include "train/mf_grid.h"
 #include "train/mf_kernel.h"
 #include "util.h"
 #include <math.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -395,6 +397,274 @@ static void test_layout(void)
 	CU_ASSERT_DOUBLE_EQUAL(hog_mf_predict_one(&l, params, 3.0f, 1, 9), 3.5, 1e-6);
 }
 
+/* ------------------------------------------------------ whole runs */
+
+static hog_data *mf_tr, *mf_te, *mf_sparse;
+
+static int mf_make(void)
+{
+	hog_err err;
+	hog_gen_opts g = { .kind = HOG_KIND_RATINGS, .seed = 5, .examples = 60000, .users = 800, .items = 300,
+	                   .rank = 5, .noise = 0.3 };
+	const char *all = tu_path("mf_all.lmdb");
+	char tr[512], te[512];
+	snprintf(tr, sizeof tr, "%s", tu_path("mf_tr.lmdb"));
+	snprintf(te, sizeof te, "%s", tu_path("mf_te.lmdb"));
+	if (hog_gen(all, &g, &err) || hog_data_split(all, tr, te, 0.1, 3, &err) || hog_data_load(&mf_tr, tr, &err) ||
+	    hog_data_load(&mf_te, te, &err)) {
+		fprintf(stderr, "mf_make: %s\n", err.msg);
+		return -1;
+	}
+	hog_gen_opts sp = { .kind = HOG_KIND_SPARSE, .seed = 2, .examples = 500, .features = 50, .nnz_per_example = 5 };
+	const char *sd = tu_path("mf_sparse.lmdb");
+	if (hog_gen(sd, &sp, &err) || hog_data_load(&mf_sparse, sd, &err)) {
+		fprintf(stderr, "mf_make: %s\n", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int mf_clean(void)
+{
+	hog_data_free(mf_tr);
+	hog_data_free(mf_te);
+	hog_data_free(mf_sparse);
+	return 0;
+}
+
+static void mf_opts(hog_train_opts *o, enum hog_mode mode, enum hog_rule rule, int threads)
+{
+	hog_train_opts_init(o);
+	o->model = HOG_MODEL_MF;
+	o->mode = mode;
+	o->rule = rule;
+	o->threads = threads;
+	o->rank = 8;
+	o->biases = 1;
+	o->epochs = 12;
+	o->seed = 7;
+	o->bind = HOG_BIND_NONE;
+	o->round_examples = 4096;
+}
+
+static hog_model *mf_run(const hog_train_opts *o, hog_train_result *res)
+{
+	hog_err err;
+	hog_model *m = NULL;
+	int rc = hog_train(mf_tr, mf_te, o, &m, res, &err);
+	if (rc)
+		fprintf(stderr, "hog_train: %s\n", err.msg);
+	CU_ASSERT_EQUAL(rc, 0);
+	return m;
+}
+
+static void test_serial_reproducible(void)
+{
+	for (int rule = 0; rule < 2; rule++) {
+		hog_train_opts o;
+		hog_train_result r1, r2, r3;
+		mf_opts(&o, HOG_MODE_SERIAL, rule, 1);
+		o.epochs = 3;
+		hog_model *a = mf_run(&o, &r1), *b = mf_run(&o, &r2);
+		o.seed = 8;
+		hog_model *c = mf_run(&o, &r3);
+		CU_ASSERT_FATAL(a && b && c);
+		CU_ASSERT_EQUAL(a->nparams, b->nparams);
+		CU_ASSERT(memcmp(a->params, b->params, a->nparams * sizeof(float)) == 0);
+		CU_ASSERT(memcmp(a->params, c->params, a->nparams * sizeof(float)) != 0);
+		CU_ASSERT(r1.last.test_rmse == r2.last.test_rmse);
+		/* training did something: well below predicting the mean (sd ~0.9) */
+		CU_ASSERT(r1.last.test_rmse < 0.6);
+		CU_ASSERT(r1.last.test_mae < r1.last.test_rmse && r1.last.test_mae > 0.1);
+		CU_ASSERT_DOUBLE_EQUAL(r1.last.test_loss, 0.5 * r1.last.test_rmse * r1.last.test_rmse, 1e-9);
+		CU_ASSERT(isnan(r1.last.test_acc) && isnan(r1.last.test_auc));
+		/* the engine's figures agree with evaluating the model */
+		hog_eval ev;
+		hog_err err;
+		CU_ASSERT_EQUAL(hog_model_eval(a, mf_te, &ev, &err), 0);
+		CU_ASSERT_DOUBLE_EQUAL(ev.rmse, r1.last.test_rmse, 1e-9);
+		CU_ASSERT_DOUBLE_EQUAL(ev.mae, r1.last.test_mae, 1e-9);
+		hog_model_free(a);
+		hog_model_free(b);
+		hog_model_free(c);
+	}
+}
+
+static void test_modes_match_serial(void)
+{
+	static const enum hog_mode modes[] = { HOG_MODE_LOCKFREE, HOG_MODE_ATOMIC, HOG_MODE_STRIPED,
+	                                       HOG_MODE_LOCKED, HOG_MODE_GRID };
+	for (int rule = 0; rule < 2; rule++) {
+		hog_train_opts o;
+		hog_train_result r;
+		mf_opts(&o, HOG_MODE_SERIAL, rule, 1);
+		hog_model *m = mf_run(&o, &r);
+		hog_model_free(m);
+		double ref = r.last.test_rmse;
+		CU_ASSERT(ref < 0.5);
+		for (size_t k = 0; k < sizeof modes / sizeof *modes; k++) {
+			mf_opts(&o, modes[k], rule, 2);
+			m = mf_run(&o, &r);
+			hog_model_free(m);
+			CU_ASSERT_EQUAL(r.threads, 2);
+			if (fabs(r.last.test_rmse - ref) > 0.01 * ref)
+				fprintf(stderr, "mf %s %s: test RMSE %.5f, serial %.5f\n", hog_mode_name(modes[k]),
+				        hog_rule_name(rule), r.last.test_rmse, ref);
+			CU_ASSERT(fabs(r.last.test_rmse - ref) <= 0.01 * ref);
+			CU_ASSERT(r.last.examples == mf_tr->n);
+		}
+	}
+}
+
+/* A training set whose last user and item have no rating, and a test set with
+ * those and ids beyond the model: they get mu plus the biases that exist. */
+static void test_unseen(void)
+{
+	hog_err err;
+	const char *trp = tu_path("mf_unseen_tr.lmdb"), *tep = tu_path("mf_unseen_te.lmdb");
+	hog_writer_opts wo = { .kind = HOG_KIND_RATINGS, .task = HOG_TASK_RATINGS, .users = 4, .items = 4 };
+	hog_writer *w;
+	CU_ASSERT_FATAL(hog_writer_open(&w, trp, &wo, &err) == 0);
+	static const uint32_t U[] = { 0, 0, 1, 1, 2, 2, 0 }, I[] = { 0, 1, 1, 2, 0, 2, 2 };
+	static const float R[] = { 5, 3, 4, 2, 1, 4, 3 };
+	for (int j = 0; j < 7; j++)
+		CU_ASSERT(hog_writer_add_rating(w, U[j], I[j], R[j], &err) == 0);
+	CU_ASSERT_FATAL(hog_writer_commit(w, &err) == 0);
+	hog_writer_opts wt = { .kind = HOG_KIND_RATINGS, .task = HOG_TASK_RATINGS, .users = 10, .items = 10 };
+	CU_ASSERT_FATAL(hog_writer_open(&w, tep, &wt, &err) == 0);
+	static const uint32_t TU[] = { 3, 0, 9, 3, 1 }, TI[] = { 0, 3, 1, 9, 1 };
+	for (int j = 0; j < 5; j++)
+		CU_ASSERT(hog_writer_add_rating(w, TU[j], TI[j], 3, &err) == 0);
+	CU_ASSERT_FATAL(hog_writer_commit(w, &err) == 0);
+	hog_data *tr, *te;
+	CU_ASSERT_FATAL(hog_data_load(&tr, trp, &err) == 0 && hog_data_load(&te, tep, &err) == 0);
+	for (int bias = 0; bias < 2; bias++) {
+		hog_train_opts o;
+		mf_opts(&o, HOG_MODE_SERIAL, HOG_RULE_SGD, 1);
+		o.biases = bias;
+		o.lr = 0.05;
+		hog_model *m = NULL;
+		CU_ASSERT_FATAL(hog_train(tr, te, &o, &m, NULL, &err) == 0);
+		float pred[5];
+		CU_ASSERT_FATAL(hog_model_predict(m, te, pred, &err) == 0);
+		hog_mf_layout l;
+		CU_ASSERT_FATAL(hog_mf_layout_get(&l, m->shape, m->flags, m->rule));
+		hog_model_info info;
+		hog_model_info_get(m, &info);
+		CU_ASSERT(info.kind == HOG_MODEL_MF && info.users == 4 && info.items == 4 && info.rank == 8 &&
+		          info.biases == bias);
+		double mu = bias ? 22.0 / 7 : 0;
+		CU_ASSERT_DOUBLE_EQUAL(info.mean, mu, 1e-6);
+		const float *bi = m->params + (bias ? l.bi : 0), *bu = m->params + (bias ? l.bu : 0);
+		/* user 3 (no rating) x item 0; user 0 x item 3 (no rating); ids beyond */
+		CU_ASSERT_DOUBLE_EQUAL(pred[0], bias ? mu + bi[0] : 0, 1e-6);
+		CU_ASSERT_DOUBLE_EQUAL(pred[1], bias ? mu + bu[0] : 0, 1e-6);
+		CU_ASSERT_DOUBLE_EQUAL(pred[2], bias ? mu + bi[1] : 0, 1e-6);
+		CU_ASSERT_DOUBLE_EQUAL(pred[3], bias ? mu : 0, 1e-6);
+		CU_ASSERT(fabsf(pred[4] - (float)(bias ? mu + bu[1] + bi[1] : 0)) > 1e-4); /* a seen pair uses p.q */
+		if (bias)
+			CU_ASSERT(bu[3] == 0 && bi[3] == 0);
+		for (uint64_t d = 0; d < l.kp; d++)
+			CU_ASSERT(m->params[l.P + 3 * l.kp + d] == 0 && m->params[l.Q + 3 * l.kp + d] == 0);
+		hog_model_free(m);
+	}
+	hog_data_free(tr);
+	hog_data_free(te);
+}
+
+static void test_save_load_resume(void)
+{
+	hog_err err;
+	hog_train_opts o;
+	hog_train_result r;
+	mf_opts(&o, HOG_MODE_SERIAL, HOG_RULE_ADAGRAD, 1);
+	o.epochs = 4;
+	hog_model *full = mf_run(&o, &r);
+	CU_ASSERT_FATAL(full != NULL);
+	/* save / load: the same numbers and shapes, the same predictions */
+	const char *path = tu_path("mf.model");
+	CU_ASSERT_FATAL(hog_model_save(full, path, &err) == 0);
+	hog_model *back = NULL;
+	CU_ASSERT_FATAL(hog_model_load(&back, path, &err) == 0);
+	CU_ASSERT(back->kind == HOG_MODEL_MF && back->nparams == full->nparams && back->flags == full->flags &&
+	          back->aux == full->aux && memcmp(back->shape, full->shape, sizeof full->shape) == 0);
+	CU_ASSERT(memcmp(back->params, full->params, full->nparams * sizeof(float)) == 0);
+	float *p1 = malloc(mf_te->n * sizeof *p1), *p2 = malloc(mf_te->n * sizeof *p2);
+	CU_ASSERT_FATAL(p1 && p2);
+	CU_ASSERT(hog_model_predict(full, mf_te, p1, &err) == 0 && hog_model_predict(back, mf_te, p2, &err) == 0);
+	CU_ASSERT(memcmp(p1, p2, mf_te->n * sizeof *p1) == 0);
+	free(p1);
+	free(p2);
+	hog_model_free(back);
+	/* 2 epochs with a checkpoint, then resume to 4: the straight run, bit for bit */
+	const char *ck = tu_path("mf.ckpt");
+	o.epochs = 2;
+	o.checkpoint = ck;
+	hog_model *half = mf_run(&o, &r);
+	hog_model_free(half);
+	o.epochs = 4;
+	o.checkpoint = NULL;
+	o.resume = ck;
+	hog_model *res = mf_run(&o, &r);
+	CU_ASSERT_FATAL(res != NULL);
+	CU_ASSERT(memcmp(res->params, full->params, full->nparams * sizeof(float)) == 0);
+	CU_ASSERT_EQUAL(r.epochs_done, 4);
+	hog_model_free(res);
+	/* a checkpoint of another rank does not fit */
+	o.rank = 9;
+	hog_model *bad = NULL;
+	CU_ASSERT_NOT_EQUAL(hog_train(mf_tr, NULL, &o, &bad, NULL, &err), 0);
+	hog_model_free(bad);
+	hog_model_free(full);
+}
+
+static void test_refused(void)
+{
+	hog_err err;
+	hog_train_opts o;
+	hog_model *m = NULL;
+	mf_opts(&o, HOG_MODE_LOCKFREE, HOG_RULE_SGD, 2);
+	/* a sparse set given to mf, a ratings set given to linear */
+	CU_ASSERT_EQUAL(hog_train(mf_sparse, NULL, &o, &m, NULL, &err), HOG_EMISMATCH);
+	CU_ASSERT(strstr(err.msg, "ratings") && strstr(err.msg, "sparse"));
+	CU_ASSERT_EQUAL(hog_train(mf_tr, mf_sparse, &o, &m, NULL, &err), HOG_EMISMATCH);
+	CU_ASSERT(strstr(err.msg, "test set") != NULL);
+	hog_train_opts lin;
+	hog_train_opts_init(&lin);
+	lin.threads = 1;
+	CU_ASSERT_NOT_EQUAL(hog_train(mf_tr, NULL, &lin, &m, NULL, &err), 0);
+	CU_ASSERT(strstr(err.msg, "ratings") != NULL);
+	/* step rules and modes mf does not have */
+	o.rule = HOG_RULE_ADAREVISION;
+	CU_ASSERT_EQUAL(hog_train(mf_tr, NULL, &o, &m, NULL, &err), HOG_ECONFIG);
+	CU_ASSERT(strstr(err.msg, "adarevision") != NULL);
+	o.rule = HOG_RULE_SGD;
+	o.mode = HOG_MODE_BUFFERED;
+	CU_ASSERT_EQUAL(hog_train(mf_tr, NULL, &o, &m, NULL, &err), HOG_ECONFIG);
+	CU_ASSERT(strstr(err.msg, "buffered") != NULL);
+	o.mode = HOG_MODE_GRID;
+	o.grid = 1;
+	CU_ASSERT_EQUAL(hog_train(mf_tr, NULL, &o, &m, NULL, &err), HOG_ECONFIG);
+	CU_ASSERT(strstr(err.msg, "--grid 1") != NULL);
+	o.mode = HOG_MODE_LOCKFREE;
+	CU_ASSERT_EQUAL(hog_train(mf_tr, NULL, &o, &m, NULL, &err), HOG_ECONFIG);
+	o.grid = 0;
+	o.loss = HOG_LOSS_HINGE;
+	CU_ASSERT_EQUAL(hog_train(mf_tr, NULL, &o, &m, NULL, &err), HOG_ECONFIG);
+	o.loss = HOG_LOSS_SQUARED;
+	o.rank = HOG_MF_RANK_MAX + 1;
+	CU_ASSERT_EQUAL(hog_train(mf_tr, NULL, &o, &m, NULL, &err), HOG_ECONFIG);
+	CU_ASSERT(m == NULL);
+	/* an mf model evaluated on a sparse set */
+	mf_opts(&o, HOG_MODE_SERIAL, HOG_RULE_SGD, 1);
+	o.epochs = 1;
+	CU_ASSERT_FATAL(hog_train(mf_tr, NULL, &o, &m, NULL, &err) == 0);
+	hog_eval ev;
+	CU_ASSERT_EQUAL(hog_model_eval(m, mf_sparse, &ev, &err), HOG_EMISMATCH);
+	CU_ASSERT(strstr(err.msg, "mf") != NULL);
+	hog_model_free(m);
+}
+
 int test_mf_register(void)
 {
 	CU_pSuite s = CU_add_suite("mf", NULL, NULL);
@@ -407,5 +677,13 @@ int test_mf_register(void)
 	TU_ADD(s, test_atomic_counts);
 	TU_ADD(s, test_grid_exclusive);
 	TU_ADD(s, test_grid_blocked);
+	CU_pSuite t = CU_add_suite("mf_train", mf_make, mf_clean);
+	if (!t)
+		return -1;
+	TU_ADD(t, test_serial_reproducible);
+	TU_ADD(t, test_modes_match_serial);
+	TU_ADD(t, test_unseen);
+	TU_ADD(t, test_save_load_resume);
+	TU_ADD(t, test_refused);
 	return 0;
 }

@@ -505,7 +505,7 @@ MF_DEF_RB(LOCKED)
 MF_DEF_RB(GRID)
 
 #define MF_ROW(M) { { mf_round_##M##_SGD_0, mf_round_##M##_SGD_1 }, { mf_round_##M##_ADAGRAD_0, mf_round_##M##_ADAGRAD_1 } }
-static const eng_round_fn mf_rounds[HOG_MODE_COUNT][2][2] = {
+static const eng_round_fn mf_rounds[HOG_MODE_ALL][2][2] = {
 	[HOG_MODE_SERIAL] = MF_ROW(SERIAL),   [HOG_MODE_LOCKFREE] = MF_ROW(LOCKFREE),
 	[HOG_MODE_ATOMIC] = MF_ROW(ATOMIC),   [HOG_MODE_STRIPED] = MF_ROW(STRIPED),
 	[HOG_MODE_LOCKED] = MF_ROW(LOCKED),   [HOG_MODE_GRID] = MF_ROW(GRID),

@@ -26,6 +26,7 @@
 /* The models built in, indexed by hog_model_kind. */
 static const hog_trainer_ops *const trainers[HOG_MODEL_KIND_MAX + 1] = {
 	[HOG_MODEL_LINEAR] = &hog_linear_trainer,
+	[HOG_MODEL_MF] = &hog_mf_trainer,
 };
 
 int hog_model_kind_built(enum hog_model_kind k)

@@ -512,7 +512,7 @@ typedef struct hog_model_info {
 	uint64_t users, items;     /**< mf */
 	uint32_t rank;             /**< mf: factors per row */
 	int biases;                /**< mf: global mean and biases learned */
-	double mean;               /**< mf: the global mean (0 without biases) */
+	double mean;               /**< mf: the training mean (predicted for unseen users and items) */
 	enum hog_loss loss;
 	enum hog_rule rule;
 	int epochs_done;           /**< epochs completed (a checkpoint inside an epoch counts it not) */

@@ -10,7 +10,7 @@
 static const char eval_usage[] =
 	"usage: hogwild eval --model FILE --data D.lmdb [--json]\n"
 	"Evaluates a saved model: loss, and for binary labels log loss, accuracy and AUC;\n"
-	"for regression RMSE.\n"
+	"for regression and ratings (mf models) RMSE and MAE.\n"
 	"      --model FILE   model written by hogwild train --save (required)\n"
 	"      --data D.lmdb  data set (required)\n"
 	"      --json         one JSON object instead of text\n"
@@ -19,7 +19,8 @@ static const char eval_usage[] =
 static const char predict_usage[] =
 	"usage: hogwild predict --model FILE --data D.lmdb [--out FILE] [--labels|--probabilities]\n"
 	"Writes one prediction per example: the margin w.x+b (default), the predicted\n"
-	"label (-1/+1) or the probability of the positive class (logistic models).\n"
+	"label (-1/+1) or the probability of the positive class (logistic models);\n"
+	"mf models: the predicted rating of each (user, item) of a ratings set.\n"
 	"      --model FILE      model written by hogwild train --save (required)\n"
 	"      --data D.lmdb     data set (required)\n"
 	"      --out FILE        write here, atomically (default: standard output)\n"
@@ -128,6 +129,14 @@ int cmd_predict(int argc, char **argv)
 	int rc = load_both("predict", model, data, &m, &d);
 	if (rc)
 		return rc;
+	hog_model_info info;
+	hog_model_info_get(m, &info);
+	if (what && info.kind != HOG_MODEL_LINEAR) {
+		hog_model_free(m);
+		hog_data_free(d);
+		return cli_usage_error("predict", predict_usage, "--labels and --probabilities are for linear "
+		                       "models; a %s model predicts ratings", hog_model_kind_name(info.kind));
+	}
 	float *mg = malloc((d->n + 1) * sizeof *mg);
 	hog_err err = { 0 };
 	char tmp[4096] = "";

@@ -60,7 +60,7 @@ const char cli_train_usage[] =
 	"      --grid G           mf, grid mode: G x G blocks (2 * threads + 1)\n"
 	"      --epochs N         passes over the data (20)\n"
 	"      --lr X             step size; alpha for adagrad/adarevision (sgd: 1/(1+mean |x|^2),\n"
-	"                         0.5 for unit-norm rows; adagrad/adarevision: 0.1; mf sgd: 0.01)\n"
+	"                         0.5 for unit-norm rows; adagrad/adarevision: 0.1; mf sgd: 0.03)\n"
 	"      --schedule S       constant | backoff | invt (backoff: lr * backoff^epoch)\n"
 	"      --backoff B        per-epoch factor of the backoff schedule (0.9)\n"
 	"      --t0 N             invt schedule: lr / (1 + t/t0), t0 in examples (one epoch)\n"
@@ -184,7 +184,7 @@ int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o,
 		break;
 	case OPT_BIASES: o->biases = 1; break;
 	case OPT_GRID:
-		if (cli_parse_int(arg, 1, 65535, &l)) return bad(cmd, "grid", arg, "a block count per side 1..65535");
+		if (cli_parse_int(arg, 0, 65535, &l)) return bad(cmd, "grid", arg, "a block count per side 0..65535 (0: 2 * threads + 1)");
 		o->grid = (uint32_t)l;
 		break;
 	default: return cli_usage_error(cmd, NULL, "unknown option");

@@ -93,7 +93,7 @@ static void mf_info(const hog_model *m, hog_model_info *info)
 	info->items = m->shape[1];
 	info->rank = (uint32_t)m->shape[2];
 	info->biases = (m->flags & HOG_MF_BIASES) != 0;
-	info->mean = info->biases ? m->aux : 0;
+	info->mean = m->aux;
 }
 
 const hog_model_kind_ops hog_mf_kind = {

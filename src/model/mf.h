@@ -10,8 +10,9 @@
  *
  * Shapes: shape[0] users, shape[1] items, shape[2] rank k, shape[3] the padded
  * rank kp = k rounded up to HOG_MF_VEC (16 floats: one AVX-512 register, two
- * AVX2 ones, one 64-byte cache line). flags bit 0 (HOG_MF_BIASES): mu and the
- * biases are learned; aux: mu (0 without biases).
+ * AVX2 ones, one 64-byte cache line). flags bit 0 (HOG_MF_BIASES): the
+ * biases are learned and mu is part of every prediction; aux: mu, the training
+ * mean, kept without --biases too (the prediction for unseen users and items).
  *
  * params, in this order, each segment starting on a 16-float boundary so that
  * every row is 64-byte aligned when params is:
@@ -28,7 +29,7 @@
  *     gbi  items
  * Rows of users or items with no rating in the training set are all zeros, so
  * that their prediction is mu plus the biases that exist (never random factors);
- * ids beyond the shapes count as unseen too.
+ * ids beyond the shapes count as unseen too (hog_mf_predict_one).
  *
  * THE RACE (memory model of the mf trainer). The parameters are one plain float
  * array, 64-byte aligned. An update reads and writes one user row and one item
@@ -77,21 +78,36 @@ static inline uint64_t hog_mf_pad(uint64_t n)
  * padded, sizes overflow). */
 int hog_mf_layout_get(hog_mf_layout *l, const uint64_t shape[4], uint32_t flags, enum hog_rule rule);
 
-/* Prediction for (u, i) from a model's params (any thread, no writer running). */
+/* A factor row that is all zeros belongs to a user or item with no training
+ * rating (rows of rated ones start in (0, 1/sqrt(k)) and an SGD step never
+ * lands every coordinate on exactly 0). */
+static inline int hog_mf_row_unseen(const float *row, uint64_t k)
+{
+	for (uint64_t j = 0; j < k; j++)
+		if (row[j] != 0)
+			return 0;
+	return 1;
+}
+
+/* Prediction for (u, i) from a model's params (any thread, no writer running).
+ * A user or item never seen in training (an id beyond the shapes, or a row of
+ * zeros) contributes no factors: the prediction is mu plus the biases that
+ * exist, with or without --biases (LIBMF predicts its mean there too). */
 static inline float hog_mf_predict_one(const hog_mf_layout *l, const float *params, float mu, uint64_t u,
                                        uint64_t i)
 {
+	const float *p = u < l->users ? params + l->P + u * l->kp : NULL;
+	const float *q = i < l->items ? params + l->Q + i * l->kp : NULL;
+	int seen = p && q && !hog_mf_row_unseen(p, l->k) && !hog_mf_row_unseen(q, l->k);
 	float s = 0;
-	int hu = u < l->users, hi = i < l->items;
-	if (l->biases) {
+	if (l->biases || !seen) {
 		s = mu;
-		if (hu)
+		if (l->biases && p)
 			s += params[l->bu + u];
-		if (hi)
+		if (l->biases && q)
 			s += params[l->bi + i];
 	}
-	if (hu && hi) {
-		const float *p = params + l->P + u * l->kp, *q = params + l->Q + i * l->kp;
+	if (seen) {
 		float d = 0;
 		for (uint64_t j = 0; j < l->k; j++)
 			d += p[j] * q[j];

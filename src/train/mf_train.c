@@ -6,10 +6,11 @@
  * model/mf.h.
  *
  * Defaults when left unset (why):
- *   lr   sgd 0.01, adagrad 0.1. LIBMF uses 0.1 with its AdaGrad-like rule on
- *        ratings it divides by their standard deviation; on raw 1..5 ratings
- *        plain sgd diverges above ~0.03 at rank 32 and 0.01 converges in 20
- *        epochs on the generated and MovieLens sets (bench/results/mf.md).
+ *   lr   sgd 0.03, adagrad 0.1 (LIBMF's alpha for the same per-row rule). On
+ *        MovieLens latest-small (rank 32 and 100, l2 0.05, 20 epochs, backoff)
+ *        sgd at 0.01 / 0.03 / 0.05 / 0.1 gave test RMSE 0.90 / 0.87 / 0.87 /
+ *        0.88 without biases; 0.03 is at the bottom there and stable on the
+ *        generated sets (bench/results/mf.md).
  *   l2   0.05 when o.l2 is the generic default 1e-6: that value is tuned for
  *        the linear model's per-coordinate L2 scaled by feature frequency and
  *        does not regularize factors at all; 0.05 is LIBMF's usual setting and
@@ -19,7 +20,8 @@
  *   rank 32.  grid: 2 T + 1 blocks per side (LIBMF's advice: more blocks than
  *        threads so a worker always finds a free one).
  * Initialization: factors uniform in [0, 1/sqrt(k)) (LIBMF's), each row from
- * its own splitmix64 stream of (seed, row), so it does not depend on threads;
+ * its own splitmix64 stream of (seed, row), so it does not depend on threads,
+ * and never exactly 0 (a row of zeros marks an unseen user or item);
  * biases 0; AdaGrad accumulators 1 (LIBMF's); rows of users and items with no
  * training rating all 0.
  */
@@ -56,6 +58,7 @@ typedef struct mf_state {
 	float *params;       /* l.total floats, 64-byte aligned */
 	mf_shared sh;
 	uint64_t probe_at;   /* the most rated item's row */
+	float mu;            /* the training mean */
 	hog_spin glock;
 	/* grid */
 	hog_mf_grid grid;
@@ -116,7 +119,7 @@ static int mf_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, h
 	if (o->l2 == MF_GENERIC_L2)
 		o->l2 = MF_DEFAULT_L2;
 	if (o->lr == 0)
-		o->lr = o->rule == HOG_RULE_ADAGRAD ? 0.1 : 0.01;
+		o->lr = o->rule == HOG_RULE_ADAGRAD ? 0.1 : 0.03;
 	return 0;
 }
 
@@ -247,7 +250,7 @@ static int mf_setup(hog_engine *e)
 				continue; /* never rated: stays 0, predicts mu + biases */
 			uint64_t s = (o->seed * 2 + (uint64_t)side) * 0xD1B54A32D192ED03ull ^ r;
 			for (uint64_t d = 0; d < l->k; d++)
-				X[r * l->kp + d] = (float)(eng_mix64(&s) >> 40) * 0x1p-24f * scale;
+				X[r * l->kp + d] = ((float)(eng_mix64(&s) >> 40) + 0.5f) * 0x1p-24f * scale; /* never 0 */
 		}
 	}
 	if (l->adagrad) {
@@ -280,7 +283,8 @@ static int mf_setup(hog_engine *e)
 	sh->gbi = l->adagrad && l->biases ? st->params + l->gbi : nul;
 	sh->k = l->k;
 	sh->kp = l->kp;
-	sh->mu = l->biases ? (float)(sum / (double)tr->n) : 0;
+	st->mu = (float)(sum / (double)tr->n);
+	sh->mu = l->biases ? st->mu : 0; /* the kernel adds it only with biases */
 	sh->l2 = (float)o->l2;
 	sh->inv_k = 1.0f / (float)l->k;
 	atomic_init(&st->glock.v, 0);
@@ -540,7 +544,7 @@ static void mf_eval_slice(hog_engine *e, int k)
 	uint64_t lo, hi;
 	eng_share(te->n, k, e->T, &lo, &hi);
 	for (uint64_t j = lo; j < hi; j++)
-		st->pred[j] = hog_mf_predict_one(&st->l, st->params, st->sh.mu, te->users[j], te->items[j]);
+		st->pred[j] = hog_mf_predict_one(&st->l, st->params, st->mu, te->users[j], te->items[j]);
 }
 
 static void mf_epoch_stats(hog_engine *e, hog_epoch_stats *s)
@@ -575,7 +579,7 @@ static hog_model *mf_snapshot(const hog_engine *e)
 	if (!m)
 		return NULL;
 	memcpy(m->params, st->params, st->l.total * sizeof(float));
-	m->aux = st->sh.mu;
+	m->aux = st->mu;
 	eng_model_hyper(e, m);
 	return m;
 }
@@ -599,7 +603,8 @@ static int mf_restore(hog_engine *e, const hog_model *m)
 		                   (unsigned long long)l->items, (unsigned long long)l->k,
 		                   l->biases ? ", biases" : "", hog_rule_name(e->o.rule));
 	memcpy(st->params, m->params, l->total * sizeof(float));
-	st->sh.mu = (float)m->aux;
+	st->mu = (float)m->aux;
+	st->sh.mu = st->l.biases ? st->mu : 0;
 	return 0;
 }
 

@@ -42,11 +42,14 @@
 #define MF_LR_EVERY 64u      /* examples between step-size updates */
 #define MF_AHEAD 4u          /* ratings ahead whose rows are prefetched */
 
-/* One clone per vector width, picked at load time (the Makefile builds for
- * x86-64-v2); fp-contract lets a*b+c become one FMA (ISO C mode turns it off). */
-#define MF_CLONES                                                                                  \
-	__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"),                  \
-	               optimize("fp-contract=fast")))
+/* Each round is compiled three times -- AVX-512, AVX2+FMA and the baseline the
+ * Makefile builds for (x86-64-v2) -- and mf_round() picks one from the CPU's
+ * features. Not target_clones: its ifunc resolvers run while the dynamic
+ * loader relocates, before a sanitizer's runtime is up, and crash ASan and TSan
+ * builds. fp-contract lets a*b+c become one FMA (ISO C mode turns it off). */
+#define MF_ISA_512 __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma"), optimize("fp-contract=fast")))
+#define MF_ISA_256 __attribute__((target("avx2,fma"), optimize("fp-contract=fast")))
+#define MF_ISA_128 __attribute__((optimize("fp-contract=fast")))
 
 typedef struct mf_rec {
 	uint32_t u, i;
@@ -492,33 +495,46 @@ MF_INLINE uint64_t mf_grid_round(hog_engine *e, eng_worker *w, int epoch, uint64
 	return pos;
 }
 
-#define MF_DEF(M, R, B)                                                                               \
-	static MF_CLONES uint64_t mf_round_##M##_##R##_##B(hog_engine *e, eng_worker *w, int epoch,       \
-	                                                   uint64_t from, uint64_t to)                    \
+#define MF_DEF(ISA, M, R, B)                                                                          \
+	static MF_ISA_##ISA uint64_t mf_round_##ISA##_##M##_##R##_##B(hog_engine *e, eng_worker *w, int epoch, \
+	                                                             uint64_t from, uint64_t to)           \
 	{                                                                                                 \
 		return HOG_MODE_##M == HOG_MODE_GRID                                                          \
 		           ? mf_grid_round(e, w, epoch, from, to, HOG_RULE_##R, B)                            \
 		           : mf_order_round(e, w, epoch, from, to, HOG_MODE_##M, HOG_RULE_##R, B);            \
 	}
-#define MF_DEF_RB(M) MF_DEF(M, SGD, 0) MF_DEF(M, SGD, 1) MF_DEF(M, ADAGRAD, 0) MF_DEF(M, ADAGRAD, 1)
-MF_DEF_RB(SERIAL)
-MF_DEF_RB(LOCKFREE)
-MF_DEF_RB(ATOMIC)
-MF_DEF_RB(STRIPED)
-MF_DEF_RB(LOCKED)
-MF_DEF_RB(GRID)
+#define MF_DEF_RB(ISA, M) MF_DEF(ISA, M, SGD, 0) MF_DEF(ISA, M, SGD, 1) MF_DEF(ISA, M, ADAGRAD, 0) MF_DEF(ISA, M, ADAGRAD, 1)
+#define MF_DEF_ISA(ISA) MF_DEF_RB(ISA, SERIAL) MF_DEF_RB(ISA, LOCKFREE) MF_DEF_RB(ISA, ATOMIC) \
+	MF_DEF_RB(ISA, STRIPED) MF_DEF_RB(ISA, LOCKED) MF_DEF_RB(ISA, GRID)
+MF_DEF_ISA(512)
+MF_DEF_ISA(256)
+MF_DEF_ISA(128)
 
-#define MF_ROW(M) { { mf_round_##M##_SGD_0, mf_round_##M##_SGD_1 }, { mf_round_##M##_ADAGRAD_0, mf_round_##M##_ADAGRAD_1 } }
-static const eng_round_fn mf_rounds[HOG_MODE_ALL][2][2] = {
-	[HOG_MODE_SERIAL] = MF_ROW(SERIAL),   [HOG_MODE_LOCKFREE] = MF_ROW(LOCKFREE),
-	[HOG_MODE_ATOMIC] = MF_ROW(ATOMIC),   [HOG_MODE_STRIPED] = MF_ROW(STRIPED),
-	[HOG_MODE_LOCKED] = MF_ROW(LOCKED),   [HOG_MODE_GRID] = MF_ROW(GRID),
-};
+#define MF_ROW(ISA, M)                                                                             \
+	{ { mf_round_##ISA##_##M##_SGD_0, mf_round_##ISA##_##M##_SGD_1 },                              \
+	  { mf_round_##ISA##_##M##_ADAGRAD_0, mf_round_##ISA##_##M##_ADAGRAD_1 } }
+#define MF_TABLE(ISA)                                                                              \
+	{ [HOG_MODE_SERIAL] = MF_ROW(ISA, SERIAL), [HOG_MODE_LOCKFREE] = MF_ROW(ISA, LOCKFREE),           \
+	  [HOG_MODE_ATOMIC] = MF_ROW(ISA, ATOMIC), [HOG_MODE_STRIPED] = MF_ROW(ISA, STRIPED),             \
+	  [HOG_MODE_LOCKED] = MF_ROW(ISA, LOCKED), [HOG_MODE_GRID] = MF_ROW(ISA, GRID) }
+static const eng_round_fn mf_rounds[3][HOG_MODE_ALL][2][2] = { MF_TABLE(128), MF_TABLE(256), MF_TABLE(512) };
+
+/* 2: AVX-512, 1: AVX2 and FMA, 0: the baseline. */
+static int mf_isa(void)
+{
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+	    __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq"))
+		return 2;
+	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+		return 1;
+	return 0;
+}
 
 static eng_round_fn mf_round(const hog_engine *e)
 {
 	const mf_state *st = e->model;
-	return mf_rounds[e->o.mode][e->o.rule == HOG_RULE_ADAGRAD][st->l.biases];
+	return mf_rounds[mf_isa()][e->o.mode][e->o.rule == HOG_RULE_ADAGRAD][st->l.biases];
 }
 
 /* ------------------------------------------------------------- evaluation */

@@ -54,11 +54,16 @@ static void on_epoch(void *ud, const hog_epoch_stats *s)
 		fputs("\r\033[K", stderr);
 		u->progress_drawn = 0;
 	}
+	const int mf = u->o->model == HOG_MODEL_MF; /* ratings: RMSE and MAE instead of accuracy and AUC */
 	if (s->epoch == 1 || u->quiet < 0)
-		printf("%5s %8s %10s %10s %9s %9s %9s %7s %7s\n", "epoch", "sec", "ex/s", "nnz/s/thr", "lr",
-		       "train", "test", "acc%", "auc");
-	printf("%5d %8.3f %10.4g %10.4g %9.3g %9.5f %9.5f %7.2f %7.4f", s->epoch, s->seconds, s->ex_per_s,
-	       s->nnz_per_s_per_thread, s->lr, s->train_loss, s->test_loss, 100 * s->test_acc, s->test_auc);
+		printf("%5s %8s %10s %10s %9s %9s %9s %7s %7s\n", "epoch", "sec", "ex/s", mf ? "upd/s/thr" : "nnz/s/thr",
+		       "lr", "train", "test", mf ? "rmse" : "acc%", mf ? "mae" : "auc");
+	printf("%5d %8.3f %10.4g %10.4g %9.3g %9.5f %9.5f", s->epoch, s->seconds, s->ex_per_s,
+	       s->nnz_per_s_per_thread, s->lr, s->train_loss, s->test_loss);
+	if (mf)
+		printf(" %7.4f %7.4f", s->test_rmse, s->test_mae);
+	else
+		printf(" %7.2f %7.4f", 100 * s->test_acc, s->test_auc);
 	if (s->delay_samples)
 		printf("  delay %.1f/%.0f/%.0f", s->delay_mean, s->delay_p99, s->delay_max);
 	putchar('\n');
@@ -77,6 +82,8 @@ static void on_epoch(void *ud, const hog_epoch_stats *s)
 		cli_json_num(f, "test_loss", s->test_loss, 1);
 		cli_json_num(f, "test_acc", s->test_acc, 1);
 		cli_json_num(f, "test_auc", s->test_auc, 1);
+		cli_json_num(f, "test_rmse", s->test_rmse, 1);
+		cli_json_num(f, "test_mae", s->test_mae, 1);
 		cli_json_num(f, "delay_mean", s->delay_mean, 1);
 		cli_json_num(f, "delay_p99", s->delay_p99, 1);
 		cli_json_num(f, "delay_max", s->delay_max, 1);

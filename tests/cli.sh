@@ -363,6 +363,9 @@ check "predict mf" 0 "$H" predict --model "$T/mf-grid.model" --data "$T/grte.lmd
 check_true "predict mf: one rating per test rating" test "$(wc -l <"$T/mf.pred")" -eq "$("$H" data info "$T/grte.lmdb" | sed -n 's/^ratings *\([0-9]*\).*/\1/p')"
 check "predict mf: --labels refused" 2 "$H" predict --labels --model "$T/mf-grid.model" --data "$T/grte.lmdb"
 check "eval mf on a sparse set" 1 "$H" eval --model "$T/mf-grid.model" --data "$T/tte.lmdb"
+check "data split --per-user" 0 "$H" data split --per-user --fraction 0.5 --seed 3 "$T/gr.lmdb" "$T/gpa.lmdb" "$T/gpb.lmdb"
+check "data split --per-user: a sparse set refused" 2 "$H" data split --per-user --fraction 0.5 "$T/ttr.lmdb" "$T/spa.lmdb" "$T/spb.lmdb"
+check_grep "data split --per-user: ... says why" "$ERR" 'ratings set'
 check "eval: not a model file" 1 "$H" eval --model "$T/small.txt" --data "$T/tte.lmdb"
 check_grep "eval: ... says so" "$ERR" 'not a hogwild model'
 # SIGTERM during a long run: checkpoint written, exit 143

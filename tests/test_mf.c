@@ -656,6 +656,59 @@ static void test_save_load_resume(void)
 	hog_model_free(full);
 }
 
+/* data split --per-user: every user of the held-out side has ratings on the
+ * training side (a plain split at 0.9 leaves some without), nothing is lost
+ * or duplicated, and a sparse set is refused. */
+static void test_split_per_user(void)
+{
+	hog_err err;
+	const char *all = tu_path("mf_all.lmdb");
+	char a[512], b[512], pa[512], pb[512];
+	snprintf(a, sizeof a, "%s", tu_path("mf_pu_a.lmdb"));
+	snprintf(b, sizeof b, "%s", tu_path("mf_pu_b.lmdb"));
+	snprintf(pa, sizeof pa, "%s", tu_path("mf_pl_a.lmdb"));
+	snprintf(pb, sizeof pb, "%s", tu_path("mf_pl_b.lmdb"));
+	CU_ASSERT_FATAL(hog_data_split_users(all, a, b, 0.9, 4, &err) == 0);
+	CU_ASSERT_FATAL(hog_data_split(all, pa, pb, 0.9, 4, &err) == 0);
+	hog_data *d, *da, *db, *qa, *qb;
+	CU_ASSERT_FATAL(hog_data_load(&d, all, &err) == 0 && hog_data_load(&da, a, &err) == 0 &&
+	                hog_data_load(&db, b, &err) == 0 && hog_data_load(&qa, pa, &err) == 0 &&
+	                hog_data_load(&qb, pb, &err) == 0);
+	CU_ASSERT_EQUAL(da->n + db->n, d->n);
+	CU_ASSERT(da->meta.users == d->meta.users && db->meta.items == d->meta.items);
+	uint64_t U = d->meta.users;
+	uint8_t *in_a = calloc(U, 1), *in_qa = calloc(U, 1);
+	CU_ASSERT_FATAL(in_a && in_qa);
+	for (uint64_t j = 0; j < da->n; j++)
+		in_a[da->users[j]] = 1;
+	for (uint64_t j = 0; j < qa->n; j++)
+		in_qa[qa->users[j]] = 1;
+	uint64_t lost = 0, lost_plain = 0, users = 0;
+	for (uint64_t j = 0; j < db->n; j++)
+		lost += !in_a[db->users[j]];
+	for (uint64_t j = 0; j < qb->n; j++)
+		lost_plain += !in_qa[qb->users[j]];
+	for (uint64_t u = 0; u < U; u++)
+		users += in_a[u];
+	CU_ASSERT_EQUAL(lost, 0);
+	CU_ASSERT(lost_plain > 0);
+	/* A holds each user's first rating and about 10% of the rest */
+	double rest = (double)(d->n - users), got = (double)(da->n - users);
+	CU_ASSERT(got > 0.08 * rest && got < 0.12 * rest);
+	free(in_a);
+	free(in_qa);
+	hog_data_free(d);
+	hog_data_free(da);
+	hog_data_free(db);
+	hog_data_free(qa);
+	hog_data_free(qb);
+	hog_gen_opts sp = { .kind = HOG_KIND_SPARSE, .seed = 2, .examples = 100, .features = 50, .nnz_per_example = 5 };
+	const char *sd = tu_path("mf_sp2.lmdb");
+	CU_ASSERT_FATAL(hog_gen(sd, &sp, &err) == 0);
+	CU_ASSERT_EQUAL(hog_data_split_users(sd, a, b, 0.5, 1, &err), HOG_ECONFIG);
+	CU_ASSERT(strstr(err.msg, "ratings") != NULL);
+}
+
 static void test_refused(void)
 {
 	hog_err err;
@@ -724,5 +777,6 @@ int test_mf_register(void)
 	TU_ADD(t, test_unseen);
 	TU_ADD(t, test_save_load_resume);
 	TU_ADD(t, test_refused);
+	TU_ADD(t, test_split_per_user);
 	return 0;
 }

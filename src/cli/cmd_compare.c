@@ -18,7 +18,8 @@ static const char usage[] =
 	"Runs every (mode, threads) pair on the same data, seed, epochs and schedule,\n"
 	"with the serial run as the reference, and prints them side by side.\n"
 	"\n"
-	"      --modes LIST       modes to run (lockfree,buffered,atomic,striped,locked);\n"
+	"      --modes LIST       modes to run (lockfree,buffered,atomic,striped,locked; mf:\n"
+	"                         lockfree,atomic,striped,locked,grid);\n"
 	"                         serial is always run as the reference\n"
 	"      --threads LIST     thread counts, e.g. 1,2,4 (1, 2, 4, ... up to every core)\n"
 	"      --repeat R         runs per cell; times are medians (1)\n"
@@ -118,7 +119,7 @@ int cmd_compare(int argc0, char **argv0)
 		case OPT_MODES:
 			if ((plan.nmodes = parse_list(optarg, plan.modes, CMP_MAX_MODES, parse_mode)) <= 0)
 				rc = cli_usage_error("compare", NULL, "--modes: '%s' is not a list of lockfree, buffered, "
-				                     "atomic, striped, locked", optarg);
+				                     "atomic, striped, locked, grid", optarg);
 			break;
 		case OPT_THREADS_LIST:
 			if ((plan.nthreads = parse_list(optarg, plan.threads, CMP_MAX_THREADS, parse_threads)) <= 0)
@@ -232,8 +233,11 @@ int cmp_run_plan(cmp_plan *p, const hog_data *tr, const hog_data *te, const char
 	if (!p->nmodes) {
 		static const int dflt[] = { HOG_MODE_LOCKFREE, HOG_MODE_BUFFERED, HOG_MODE_ATOMIC, HOG_MODE_STRIPED,
 		                            HOG_MODE_LOCKED };
+		/* mf has no hot coordinates to buffer, and its own conflict-free grid */
+		static const int dflt_mf[] = { HOG_MODE_LOCKFREE, HOG_MODE_ATOMIC, HOG_MODE_STRIPED, HOG_MODE_LOCKED,
+		                               HOG_MODE_GRID };
 		p->nmodes = 5;
-		memcpy(p->modes, dflt, sizeof dflt);
+		memcpy(p->modes, p->base.model == HOG_MODEL_MF ? dflt_mf : dflt, sizeof dflt);
 	}
 	int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (!p->nthreads) {

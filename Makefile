@@ -2,6 +2,11 @@
 #
 # Flags (yes/no style, as in Redis and lz4):
 #   HWLOC=1   pin threads and place memory with hwloc (0: portable stub, no pinning)
+#   CUDA=auto build the CUDA backend (src/backend/cuda.cu) when nvcc is found in
+#             $(CUDA_HOME)/bin or on PATH; 1: required; 0: never
+#   CUDA_HOME=/usr/local/cuda  CUDA_ARCH=the -gencode list (Ampere, Hopper + PTX)
+#   MPI=auto  train across machines with MPI (mpirun): 1 on, 0 off, auto when Open MPI
+#             is found (pkg-config ompi-c, or mpicc)
 #   DEBUG=0   1: -O0 -g3, assertions on
 #   V=0       1: echo every command
 #   PREFIX=/usr/local  DESTDIR=  mandir=$(PREFIX)/share/man
@@ -13,6 +18,10 @@ LIBDIR  ?= $(PREFIX)/lib
 INCDIR  ?= $(PREFIX)/include
 mandir  ?= $(PREFIX)/share/man
 HWLOC   ?= 1
+CUDA    ?= auto
+CUDA_HOME ?= /usr/local/cuda
+CUDA_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=[sm_90,compute_90]
+MPI     ?= auto
 DEBUG   ?= 0
 V       ?= 0
 SAN     ?=
@@ -20,6 +29,7 @@ BUILD   ?= build
 
 CC      ?= cc
 PKG_CONFIG ?= pkg-config
+comma := ,
 
 ifeq ($(V),1)
 Q :=
@@ -35,10 +45,54 @@ DEPS_REQ += hwloc:libhwloc-dev
 endif
 DEPS_TEST := cunit:libcunit1-dev
 
+# MPI: pkg-config's ompi-c first, else what the mpicc wrapper would add
+# (--showme is Open MPI's, -show MPICH's).
+MPI_PC := $(shell $(PKG_CONFIG) --exists ompi-c 2>/dev/null && echo y)
+MPICC  := $(shell command -v mpicc 2>/dev/null)
+ifeq ($(MPI),auto)
+MPI_ON := $(if $(MPI_PC)$(MPICC),1,0)
+else
+MPI_ON := $(MPI)
+endif
+ifeq ($(MPI_ON),1)
+ifneq ($(MPI_PC),)
+MPI_CFLAGS := $(shell $(PKG_CONFIG) --cflags ompi-c)
+MPI_LIBS   := $(shell $(PKG_CONFIG) --libs ompi-c)
+else ifneq ($(MPICC),)
+MPI_CFLAGS := $(shell $(MPICC) --showme:compile 2>/dev/null || $(MPICC) -show 2>/dev/null | sed 's/^[^ ]* //')
+MPI_LIBS   := $(shell $(MPICC) --showme:link 2>/dev/null)
+else
+MPI_MISSING := libopenmpi-dev
+endif
+endif
+
 pc_missing = $(foreach d,$(1),$(if $(shell $(PKG_CONFIG) --exists $(word 1,$(subst :, ,$(d))) && echo y),,$(word 2,$(subst :, ,$(d)))))
 MISSING      := $(strip $(call pc_missing,$(DEPS_REQ)))
 MISSING_TEST := $(strip $(call pc_missing,$(DEPS_TEST)))
 PC_NAMES     := $(foreach d,$(DEPS_REQ),$(word 1,$(subst :, ,$(d))))
+
+# --- CUDA: found, required or off; CUDA_BUILT says what this build has ---
+NVCC_FOUND := $(firstword $(wildcard $(CUDA_HOME)/bin/nvcc) $(shell command -v nvcc 2>/dev/null))
+ifeq ($(CUDA),0)
+CUDA_BUILT := 0
+else ifeq ($(CUDA),1)
+CUDA_BUILT := 1
+ifeq ($(NVCC_FOUND),)
+$(error CUDA=1 but nvcc is neither in $(CUDA_HOME)/bin nor on PATH (install the CUDA toolkit or set CUDA_HOME))
+endif
+else
+CUDA_BUILT := $(if $(NVCC_FOUND),1,0)
+endif
+NVCC ?= $(NVCC_FOUND)
+ifeq ($(CUDA_BUILT),1)
+# the toolkit nvcc belongs to (an nvcc on PATH may be a link or a wrapper script):
+# nvcc itself says where its TOP is
+CUDA_ROOT := $(realpath $(shell $(NVCC) --dryrun -c -x cu /dev/null 2>&1 | sed -n 's/^\#\$$ TOP=//p' | head -1))
+CUDA_ROOT := $(or $(CUDA_ROOT),$(CUDA_HOME))
+CUDA_LIBDIR := $(CUDA_ROOT)/lib64
+CUDA_LIBS := -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcublas -lcudart -lstdc++
+CUDA_VERSION := $(shell $(NVCC) --version 2>/dev/null | sed -n 's/.*release \([0-9.]*\).*/\1/p')
+endif
 
 OPT_CFLAGS := -O2 -march=x86-64-v2 -fno-math-errno
 ifeq ($(DEBUG),1)
@@ -53,10 +107,10 @@ OPT_CFLAGS := -O1 -g -fsanitize=thread -fno-omit-frame-pointer
 SANLD := -fsanitize=thread
 endif
 
-CPPFLAGS_ALL := -Iinclude -Isrc -D_GNU_SOURCE -DHOG_HWLOC=$(HWLOC) $(CPPFLAGS)
+CPPFLAGS_ALL := -Iinclude -Isrc -D_GNU_SOURCE -DHOG_HWLOC=$(HWLOC) -DHOG_CUDA=$(CUDA_BUILT) $(CPPFLAGS)
 CFLAGS_ALL   := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -fopenmp \
-                -pthread $(OPT_CFLAGS) $(shell $(PKG_CONFIG) --cflags $(PC_NAMES) 2>/dev/null) $(CFLAGS)
-LDLIBS_ALL   := $(shell $(PKG_CONFIG) --libs $(PC_NAMES) 2>/dev/null) -lm $(LDLIBS)
+                -pthread $(OPT_CFLAGS) $(shell $(PKG_CONFIG) --cflags $(PC_NAMES) 2>/dev/null) $(MPI_CFLAGS) $(CFLAGS)
+LDLIBS_ALL   := $(shell $(PKG_CONFIG) --libs $(PC_NAMES) 2>/dev/null) $(MPI_LIBS) $(CUDA_LIBS) -lm $(LDLIBS)
 LDFLAGS_ALL  := -fopenmp -pthread $(SANLD) $(LDFLAGS)
 
 # Sources: every .c under src/ except the CLI goes into the library; hwloc is one optional file.
@@ -66,11 +120,19 @@ LIB_SRC := $(filter-out src/sys/topo_stub.c,$(LIB_SRC))
 else
 LIB_SRC := $(filter-out src/sys/topo_hwloc.c,$(LIB_SRC))
 endif
+ifeq ($(MPI_ON),1)
+LIB_SRC := $(filter-out src/sys/mpi_stub.c,$(LIB_SRC))
+else
+LIB_SRC := $(filter-out src/sys/mpi.c,$(LIB_SRC))
+endif
 CLI_SRC  := $(wildcard src/cli/*.c)
 TEST_SRC := $(wildcard tests/test_*.c)
 
 OBJDIR  := $(BUILD)/obj$(if $(SAN),-$(SAN))
 LIB_OBJ := $(LIB_SRC:%.c=$(OBJDIR)/%.o)
+ifeq ($(CUDA_BUILT),1)
+LIB_OBJ += $(OBJDIR)/src/backend/cuda.o
+endif
 CLI_OBJ := $(CLI_SRC:%.c=$(OBJDIR)/%.o)
 TEST_OBJ:= $(TEST_SRC:%.c=$(OBJDIR)/%.o) $(OBJDIR)/tests/main.o
 LIBA    := $(OBJDIR)/libhogwild.a
@@ -83,12 +145,12 @@ TESTBIN := $(OBJDIR)/tests/run_tests
 all: deps-check $(BIN)
 
 deps-check:
-ifneq ($(MISSING),)
-	@echo "hogwild: missing libraries; install the Debian packages: $(MISSING)" >&2
+ifneq ($(MISSING)$(MPI_MISSING),)
+	@echo "hogwild: missing libraries; install the Debian packages: $(MISSING) $(MPI_MISSING)$(if $(MPI_MISSING), (or build with MPI=0))" >&2
 	@echo "         (or run: scripts/setup.sh)" >&2
 	@exit 1
 else
-	@echo "hogwild: building with$(foreach n,$(PC_NAMES), $(n) $(shell $(PKG_CONFIG) --modversion $(n)))$(if $(filter 1,$(HWLOC)),, (no hwloc: threads not pinned))$(if $(SAN), [$(SAN) sanitizer])"
+	@echo "hogwild: building with$(foreach n,$(PC_NAMES), $(n) $(shell $(PKG_CONFIG) --modversion $(n)))$(if $(filter 1,$(HWLOC)),, (no hwloc: threads not pinned))$(if $(filter 1,$(CUDA_BUILT)), cuda $(CUDA_VERSION) ($(NVCC)), (no CUDA: --device cpu only))$(if $(filter 1,$(MPI_ON)),$(comma) MPI $(or $(shell $(PKG_CONFIG) --modversion ompi-c 2>/dev/null),(mpicc)),$(comma) no MPI (one machine only))$(if $(SAN), [$(SAN) sanitizer])"
 endif
 
 # Objects depend on the flags: a changed flag line rebuilds everything.
@@ -102,6 +164,13 @@ $(OBJDIR)/%.o: %.c $(FLAGSFILE)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CC    $<")
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+# The CUDA backend: nvcc for the device code, the same include path and defines.
+$(OBJDIR)/src/backend/cuda.o: src/backend/cuda.cu src/backend/cuda.h src/backend/backend.h \
+                              include/hogwild.h $(FLAGSFILE)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  NVCC  $<")
+	$(Q)$(NVCC) -std=c++17 -O2 $(CUDA_ARCH) $(CPPFLAGS_ALL) -Xcompiler -Wall,-Wextra,-Werror -c $< -o $@
 
 $(LIBA): $(LIB_OBJ)
 	$(if $(Q),@echo "  AR    $@")
@@ -141,10 +210,21 @@ demo:
 	@$(MAKE) --no-print-directory all
 	./$(BIN) demo
 
-bench: all $(BUILD)/bench_load
+bench: all $(BUILD)/bench_load $(BUILD)/bench_gemm $(BUILD)/bench_allreduce
 	sh bench/run_all.sh
 
+$(BUILD)/bench_gemm: bench/bench_gemm.c $(LIBA)
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(LIBA) $(LDFLAGS_ALL) $(LDLIBS_ALL)
+
+# cuBLAS alone, the ceiling bench_gemm --device cuda is compared with (bench/gpu.sh)
+$(BUILD)/bench_cublas: bench/bench_cublas.cu
+	$(if $(filter 1,$(CUDA_BUILT)),,$(error bench_cublas needs nvcc (CUDA_HOME=$(CUDA_HOME))))
+	$(Q)$(NVCC) -std=c++17 -O2 $(CUDA_ARCH) -o $@ $< -L$(CUDA_LIBDIR) -Xlinker -rpath,$(CUDA_LIBDIR) -lcublas
+
 $(BUILD)/bench_load: bench/bench_load.c $(LIBA)
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(LIBA) $(LDFLAGS_ALL) $(LDLIBS_ALL)
+
+$(BUILD)/bench_allreduce: bench/bench_allreduce.c $(LIBA)
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(LIBA) $(LDFLAGS_ALL) $(LDLIBS_ALL)
 
 asan:

@@ -50,6 +50,7 @@ enum hog_error {
 	HOG_ELMDB = -1009,     /**< LMDB reported an error; the message says which */
 	HOG_ECUDA = -1010,     /**< the CUDA backend failed */
 	HOG_EMISMATCH = -1011, /**< a file that does not fit what it is used with */
+	HOG_EMPI = -1020,      /**< MPI failed, or the ranks of a job disagree (options, data) */
 };
 
 /** Error context: filled by a failing call, read by the caller. */
@@ -382,6 +383,8 @@ const char *hog_model_kind_name(enum hog_model_kind k);
 int hog_model_kind_parse(const char *s);
 /** 1 when this build can train models of kind @p k, else 0. */
 int hog_model_kind_built(enum hog_model_kind k);
+/** The update modes a model of kind @p k takes: bit (1 << mode) for each. */
+unsigned hog_model_kind_modes(enum hog_model_kind k);
 int hog_mode_parse(const char *s);
 int hog_loss_parse(const char *s);
 int hog_rule_parse(const char *s);
@@ -442,6 +445,11 @@ typedef struct hog_train_opts {
 	uint32_t rank;             /**< mf: factors per user and item; default 32 */
 	int biases;                /**< mf: learn a global mean and user and item biases */
 	uint32_t grid;             /**< mf grid mode: blocks per side (0: 2 * threads + 1) */
+	uint64_t sync_every;       /**< MPI: examples per rank between averagings of the ranks'
+	                                models (0: every round, 32768 per worker); rounds are
+	                                sized so that an averaging falls on a round boundary */
+	int no_shuffle;            /**< visit the examples in the data set's order, the same every
+	                                epoch (tests that compare against a written-out order) */
 	uint32_t round_examples;   /**< examples per worker between meetings of the team, where
 	                                stop requests, checkpoints and progress are handled
 	                                (default 32768) */
@@ -461,6 +469,40 @@ typedef struct hog_train_opts {
 /** Fills @p o with the defaults. */
 void hog_train_opts_init(hog_train_opts *o);
 
+/** @name Several machines (MPI)
+ * Built with MPI (Makefile MPI=1, or auto when Open MPI is installed), a program
+ * started by mpirun calls hog_mpi_start() once; hog_train() then trains data
+ * parallel: each rank its own share of the examples with its own team of
+ * threads, the ranks averaging their models every hog_train_opts.sync_every
+ * examples and at every epoch's end; rank 0 alone calls on_epoch/on_progress
+ * and writes checkpoints. Without MPI these say so and hog_train() runs alone.
+ * @{ */
+/** 1 when this build has MPI. */
+int hog_mpi_built(void);
+/** 1 when the environment says mpirun/mpiexec started this process. */
+int hog_mpi_launched(void);
+/** Starts MPI (thread support "funneled": only the calling thread talks MPI;
+ * hog_train() keeps to that). @return 0; HOG_ENOTSUP (built without MPI);
+ * HOG_EMPI. */
+int hog_mpi_start(hog_err *err);
+/** This process's rank in the training team (0 when MPI is not started). */
+int hog_mpi_rank(void);
+/** Ranks in the training team (1 when MPI is not started). */
+int hog_mpi_size(void);
+/** Ranks in the whole job (1 when MPI is not started). */
+int hog_mpi_world(void);
+/** Trains with the first @p n ranks of the job only (hogwild compare --ranks);
+ * 0: all of them. @return 1 when this rank is in the team, 0 when it sits out. */
+int hog_mpi_team(int n, hog_err *err);
+/** Waits for every rank of the job. */
+void hog_mpi_barrier(void);
+/** Ends MPI (after the last hog_train()). */
+void hog_mpi_finish(void);
+/** Ends every rank of the job with status @p code (a rank that cannot go on
+ * while the others wait in a collective); without MPI it does nothing. */
+void hog_mpi_abort(int code);
+/** @} */
+
 /** A trained model of any kind (hog_model_kind): its shapes, parameters and the
  * step rule's state. One file format serves every kind (hog_model_save()). */
 typedef struct hog_model hog_model;
@@ -472,6 +514,10 @@ typedef struct hog_train_result {
 	double seconds;            /**< training time (evaluation excluded) */
 	hog_epoch_stats last;      /**< the last epoch's figures */
 	int hot;                   /**< buffered: hot coordinates used */
+	double lr;                 /**< the step size (alpha) used, after the model's default */
+	enum hog_loss loss;        /**< the loss used (mf: always squared) */
+	double sync_seconds;       /**< MPI: of seconds, the time spent averaging the ranks'
+	                                models, waits for the slowest rank included */
 } hog_train_result;
 
 /** Trains the model o->model names: linear on sparse sets (binary or regression
@@ -526,6 +572,58 @@ typedef struct hog_model_info {
 	const float *weights;      /**< linear: dim weights, stride 1 (a copy owned by the model) */
 } hog_model_info;
 void hog_model_info_get(const hog_model *m, hog_model_info *info);
+
+/** @} */
+
+/* ------------------------------------------------------------------------- */
+/** @defgroup backend Dense compute backends
+ * The dense layers (the MLP) run on a backend: the CPU (OpenBLAS sgemm, one BLAS
+ * thread per worker) or, when built with CUDA, an NVIDIA GPU (cuBLAS). The
+ * operations themselves are internal (src/backend/backend.h); this is what the
+ * command line and a caller choosing a device need.
+ * @{ */
+
+/** A backend handle: one per worker thread (a CUDA one owns a stream). */
+typedef struct hog_backend hog_backend;
+
+/** hog_backend_open() flag: let cuBLAS use TF32 tensor cores for sgemm (faster,
+ * about 10 bits of mantissa in products). Without it the math is full FP32. */
+#define HOG_BACKEND_TF32 1u
+
+/** Opens a backend by device name: "cpu", "cuda" (GPU 0) or "cuda:N".
+ * @return 0; HOG_ECONFIG for a name that is none of these; HOG_ENOTSUP for
+ *         "cuda" in a build without CUDA (the message says to rebuild with
+ *         CUDA=1); HOG_ECUDA when there is no driver, no such GPU, or CUDA fails
+ *         (the message names the call and CUDA's text); ENOMEM. */
+int hog_backend_open(hog_backend **out, const char *device, unsigned flags, hog_err *err);
+/** Closes a backend and frees what it holds (not the buffers: release those
+ * first). NULL is fine. */
+void hog_backend_close(hog_backend *b);
+/** The device the handle runs on: "cpu", "cuda:0". */
+const char *hog_backend_name(const hog_backend *b);
+/** 1 when this build has the CUDA backend compiled in. */
+int hog_backend_has_cuda(void);
+
+/** The OpenBLAS kernel set in use (openblas_get_corename(): "SkylakeX",
+ * "Haswell", "Prescott" ...). Never NULL. */
+const char *hog_backend_blas_core(void);
+/** One line about the BLAS: version, pthread/OpenMP build, kernels, threads. */
+void hog_backend_blas_describe(char *buf, size_t size);
+
+/** A GPU as CUDA reports it. */
+typedef struct hog_gpu {
+	int index;            /**< N of "cuda:N" */
+	char name[96];        /**< "NVIDIA H100 80GB HBM3" */
+	uint64_t memory;      /**< total device memory, bytes */
+	int major, minor;     /**< compute capability */
+	int multiprocessors;
+} hog_gpu;
+
+/** Lists up to @p max GPUs into @p out and their number into @p *count. No
+ * driver, no device, or a build without CUDA is 0 GPUs, not an error; @p why
+ * (may be NULL) then receives the reason ("built without CUDA", CUDA's text).
+ * @return 0. */
+int hog_backend_gpus(hog_gpu *out, int max, int *count, char *why, size_t why_size);
 
 /** @} */
 

@@ -402,7 +402,7 @@ for cell in 'serial +1 ' 'lockfree +1 ' 'lockfree +2 ' 'atomic +1 ' 'atomic +2 '
 	check_grep "compare: row $cell" "$OUT" "^$cell"
 done
 check_true "compare: CSV header + 5 rows" test "$(wc -l < "$T/cmp.csv")" -eq 6
-check_true "compare: CSV has 15 columns everywhere" awk -F, 'NF != 15 { exit 1 }' "$T/cmp.csv"
+check_true "compare: CSV has 16 columns everywhere" awk -F, 'NF != 16 { exit 1 }' "$T/cmp.csv"
 check_grep "compare: CSV serial speed-up is 1" "$T/cmp.csv" '^serial,1,2,[0-9.e-]+,1,'
 if command -v python3 >/dev/null 2>&1; then
 	check "compare: JSON parses, 5 cells with epochs" 0 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["cells"])==5 and all(len(c["epochs"])==2 for c in d["cells"])' "$T/cmp.json"
@@ -436,6 +436,130 @@ if [ -f "$SRC/man/hogwild.1" ]; then
 		grep -v '^\.\\"' "$SRC/man/hogwild.1" | sed 's/\\-/-/g' | grep -q -- "--$o" || missing="$missing $o"
 	done
 	check_true "man: every long option documented (missing:${missing:- none})" test -z "$missing"
+fi
+
+# ------------------------------------------------------------ backend: BLAS kernels and GPUs in topo
+check "topo: compute lines" 0 "$H" topo --threads 1
+check_grep "topo: names the OpenBLAS kernels, one thread per worker" "$OUT" '^blas: OpenBLAS .*kernels [A-Za-z0-9]+.*1 thread per worker'
+check_grep "topo: lists the GPUs or says why there are none" "$OUT" '^(gpu [0-9]+: .*compute capability [0-9]+\.[0-9]+|gpus: none \(.+\))'
+check "topo: a user's OPENBLAS_CORETYPE" 0 env OPENBLAS_CORETYPE=PRESCOTT "$H" topo --threads 1
+check_grep "topo: ... is kept and shown" "$OUT" 'kernels Prescott \(OPENBLAS_CORETYPE=PRESCOTT\)'
+avx512=1
+for f in avx512f avx512bw avx512vl avx512dq avx512cd; do grep -qw "$f" /proc/cpuinfo 2>/dev/null || avx512=0; done
+if [ "$avx512" = 1 ]; then
+	check "topo: plain run" 0 env -u OPENBLAS_CORETYPE -u HOG_BLAS_REEXEC "$H" topo --threads 1
+	check_true "topo: an AVX-512 CPU runs no generic BLAS kernels" sh -c "! grep -Eq 'kernels (Prescott|Core2|Penryn|Nehalem|Sandybridge|Unknown)' '$OUT'"
+	# OpenBLAS made to report Prescott (as 0.3.21 does on Sapphire Rapids): hogwild re-executes
+	# itself once with OPENBLAS_CORETYPE=SKYLAKEX. Not under ASan, whose runtime must load first.
+	case "$H" in
+	*-address | *-thread) ;;
+	*)
+		if cc -shared -fPIC -o "$T/generic.so" "$SRC/bench/fake_generic_blas.c" -ldl 2>/dev/null; then
+			check "topo: generic kernels" 0 env -u OPENBLAS_CORETYPE -u HOG_BLAS_REEXEC LD_PRELOAD="$T/generic.so" "$H" topo --threads 1
+			check_grep "topo: ... re-executed on SKYLAKEX" "$OUT" 'kernels SkylakeX \(OPENBLAS_CORETYPE=SKYLAKEX\)'
+			check "topo: re-exec guard" 0 env -u OPENBLAS_CORETYPE HOG_BLAS_REEXEC=1 LD_PRELOAD="$T/generic.so" "$H" topo --threads 1
+			check_grep "topo: ... no loop, and the advice is printed" "$OUT" 'OPENBLAS_CORETYPE=SKYLAKEX would be faster'
+		fi
+		;;
+	esac
+fi
+
+# ------------------------------------------------------------ several ranks (MPI)
+# mpirun as root needs --allow-run-as-root; two cores run three ranks only with
+# --oversubscribe; containers without ptrace lack the single-copy mechanism; a
+# machine without ssh needs no remote launcher for ranks that all run here.
+OMPI_MCA_btl_vader_single_copy_mechanism=none
+OMPI_MCA_rmaps_base_oversubscribe=1
+: "${OMPI_MCA_plm_rsh_agent:=false}"
+export OMPI_MCA_btl_vader_single_copy_mechanism OMPI_MCA_rmaps_base_oversubscribe OMPI_MCA_plm_rsh_agent
+# Under ASan, leak checking is off for the ranks: Open MPI's plugins, unloaded at
+# MPI_Finalize, leave allocations LeakSanitizer cannot even name (the same
+# engine paths are leak-checked by the single-process runs above).
+MPIRUN="env ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 mpirun --oversubscribe --allow-run-as-root"
+maxdiff() { paste "$1" "$2" | awk '{ d = $1 - $2; if (d < 0) d = -d; if (d > m) m = d } END { printf "%.3g\n", m + 0 }'; }
+lastacc() { awk '$1 ~ /^[0-9]+$/ { a = $8 } END { print a }' "$1"; }
+if ! command -v mpirun >/dev/null 2>&1; then
+	echo "ok - mpi: skipped (mpirun not installed: apt-get install openmpi-bin libopenmpi-dev)"
+elif ! "$H" --version | grep -q 'with MPI'; then
+	check "mpi: --sync-every without MPI is a usage error" 2 "$H" train --data "$T/ttr.lmdb" --sync-every 10
+	check_grep "mpi: ... saying it was built without MPI" "$ERR" 'built without MPI'
+	check "mpi: mpirun -np 2 of a build without MPI refuses" 2 $MPIRUN -np 2 "$H" train --data "$T/ttr.lmdb" --epochs 1
+	check_grep "mpi: ... saying each rank would train alone" "$ERR" 'each rank would train alone'
+	check "compare --ranks without MPI is a usage error" 2 "$H" compare --data "$T/ttr.lmdb" --ranks 1,2
+else
+	"$H" data gen -q --examples 301 --features 40 --nnz 5 --seed 5 "$T/mr.lmdb" >/dev/null 2>&1
+	"$H" data export "$T/mr.lmdb" >"$T/mr.txt"
+	SAME="--data $T/mr.lmdb --threads 1 --epochs 2 --no-shuffle --schedule constant --lr 0.2 --l2 0 --quiet"
+	# the reference itself against the plain serial engine
+	check "mpi: serial run, file order" 0 "$H" train $SAME --save "$T/mr1.bin"
+	"$H" predict --model "$T/mr1.bin" --data "$T/mr.lmdb" >"$T/mp1.txt" 2>/dev/null
+	awk -v R=1 -v LR=0.2 -v EPOCHS=2 -f "$SRC/tests/mpi_ref.awk" "$T/mr.txt" >"$T/mq1.txt"
+	d=$(maxdiff "$T/mp1.txt" "$T/mq1.txt")
+	check_true "mpi: the awk reference (R=1) is serial SGD (max |margin diff| $d)" awk -v d="$d" 'BEGIN { exit !(d < 1e-5) }'
+	for R in 1 2 3; do
+		check "mpi: -np $R --sync-every 1, one thread a rank" 0 $MPIRUN -np $R "$H" train $SAME --sync-every 1 --save "$T/mm$R.bin"
+		"$H" predict --model "$T/mm$R.bin" --data "$T/mr.lmdb" >"$T/mp$R.txt" 2>/dev/null
+		awk -v R=$R -v LR=0.2 -v EPOCHS=2 -f "$SRC/tests/mpi_ref.awk" "$T/mr.txt" >"$T/mq$R.txt"
+		d=$(maxdiff "$T/mp$R.txt" "$T/mq$R.txt")
+		check_true "mpi: -np $R matches the serial loop on the same order (max |margin diff| $d)" \
+			awk -v d="$d" 'BEGIN { exit !(d < 1e-4) }'
+	done
+	d=$(maxdiff "$T/mp2.txt" "$T/mq1.txt")
+	check_true "mpi: ... and 2 ranks differ from plain serial SGD ($d: the test can fail)" awk -v d="$d" 'BEGIN { exit !(d > 1e-2) }'
+	check_grep "mpi: rank 0 alone reports" "$ERR" 'on each of 3 MPI ranks'
+	n=$(grep -c 'on each of' "$ERR")
+	check_true "mpi: ... once ($n summary lines)" test "$n" -eq 1
+
+	# accuracy: 2 ranks x 1 thread against one process with one thread
+	"$H" data gen -q --examples 24000 --features 400 --nnz 12 --seed 7 "$T/ma.lmdb" >/dev/null 2>&1
+	"$H" data split --fraction 0.25 --seed 2 "$T/ma.lmdb" "$T/matr.lmdb" "$T/mate.lmdb" >/dev/null 2>&1
+	ACC="--data $T/matr.lmdb --test $T/mate.lmdb --threads 1 --epochs 5 --quiet"
+	check "mpi: accuracy, one process" 0 "$H" train $ACC
+	a1=$(lastacc "$OUT")
+	check "mpi: accuracy, -np 2 --sync-every 1000" 0 $MPIRUN -np 2 "$H" train $ACC --sync-every 1000 --metrics "$T/mm.jsonl"
+	a2=$(lastacc "$OUT")
+	check_true "mpi: 2 ranks reach the single-process accuracy within 0.5 point ($a2% vs $a1%)" \
+		awk -v a="$a1" -v b="$a2" 'BEGIN { exit !(a != "" && b != "" && b >= a - 0.5) }'
+	n=$(wc -l <"$T/mm.jsonl")
+	check_true "mpi: rank 0 alone writes --metrics ($n lines for 5 epochs)" test "$n" -eq 5
+	check_grep "mpi: --metrics counts every rank's examples" "$T/mm.jsonl" '"examples":18[0-9][0-9][0-9],'
+
+	# every rank must get the same options and data
+	check "mpi: ranks with different options are refused" 2 $MPIRUN -np 1 "$H" train $ACC --lr 0.1 : -np 1 "$H" train $ACC --lr 0.2
+	check_grep "mpi: ... saying so" "$ERR" 'ranks were given different training options'
+	check "mpi: ranks with different data sets are refused" 1 $MPIRUN -np 1 "$H" train $ACC : -np 1 "$H" train \
+		--data "$T/mr.lmdb" --threads 1 --epochs 5 --quiet
+	check_grep "mpi: ... saying so" "$ERR" 'different training sets'
+
+	# resume needs the same number of ranks
+	check "mpi: -np 2 with a checkpoint" 0 $MPIRUN -np 2 "$H" train $ACC --epochs 2 --sync-every 1000 --checkpoint "$T/mck.bin"
+	check "mpi: resume with -np 1 is refused" 1 "$H" train $ACC --sync-every 1000 --resume "$T/mck.bin"
+	check_grep "mpi: ... naming the ranks it needs" "$ERR" 'run on 2 MPI ranks and this run has 1; resume with mpirun -np 2'
+	check "mpi: resume with -np 2 goes on" 0 $MPIRUN -np 2 "$H" train $ACC --sync-every 1000 --resume "$T/mck.bin"
+	check_grep "mpi: ... from epoch 3" "$OUT" '^ +3 '
+
+	# compare: rank counts beside thread counts
+	check "mpi: compare --ranks 1,2 under -np 2" 0 $MPIRUN -np 2 "$H" compare $ACC --epochs 2 --modes lockfree --threads 1 --ranks 1,2
+	check_grep "mpi: ... a row on 2 ranks" "$OUT" '^lockfree +1 .* x2 ranks$'
+	n=$(grep -c '^serial ' "$OUT")
+	check_true "mpi: ... printed by rank 0 alone ($n tables)" test "$n" -eq 1
+	check "mpi: compare --ranks 2 outside mpirun is a usage error" 2 "$H" compare $ACC --ranks 1,2
+	check_grep "mpi: ... saying how to start it" "$ERR" 'start under mpirun -np 2'
+
+	# a rank that dies ends the job and leaves the last checkpoint intact
+	rm -f "$T/mk.bin" "$T/pid.0" "$T/pid.1"
+	$MPIRUN -np 2 sh -c 'echo $$ >"$0/pid.$OMPI_COMM_WORLD_RANK"; exec "$@"' "$T" "$H" train $ACC --epochs 100000 \
+		--sync-every 1000 --checkpoint "$T/mk.bin" >"$OUT" 2>"$ERR" &
+	mp=$!
+	i=0
+	while [ ! -s "$T/mk.bin" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+	sleep 0.3
+	kill -KILL "$(cat "$T/pid.1")" 2>/dev/null
+	wait $mp
+	rc=$?
+	check_true "mpi: a killed rank ends the job with a failure (exit $rc)" test "$rc" -ne 0
+	check_grep "mpi: ... and mpirun names the rank" "$ERR" 'rank 1 .*(signal 9|Killed)'
+	check "mpi: ... the last checkpoint is intact" 0 "$H" eval --model "$T/mk.bin" --data "$T/mate.lmdb"
 fi
 
 # ------------------------------------------------------------ (new sections go here)

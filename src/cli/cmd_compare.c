@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { OPT_MODES = OPT_TRAIN_LAST, OPT_THREADS_LIST, OPT_REPEAT, OPT_TARGET, OPT_CSV, OPT_JSON, OPT_PLOT, OPT_HELP };
+enum { OPT_MODES = OPT_TRAIN_LAST, OPT_THREADS_LIST, OPT_RANKS, OPT_REPEAT, OPT_TARGET, OPT_CSV, OPT_JSON, OPT_PLOT, OPT_HELP };
 
 static const char usage[] =
 	"usage: hogwild compare --data D.lmdb [--test T.lmdb] [options]\n"
@@ -22,6 +22,8 @@ static const char usage[] =
 	"                         lockfree,atomic,striped,locked,grid);\n"
 	"                         serial is always run as the reference\n"
 	"      --threads LIST     thread counts, e.g. 1,2,4 (1, 2, 4, ... up to every core)\n"
+	"      --ranks LIST       MPI rank counts, e.g. 1,2: under mpirun -np N (N at least the\n"
+	"                         largest), each row runs on that many ranks (1)\n"
 	"      --repeat R         runs per cell; times are medians (1)\n"
 	"      --target-loss X    report the time to reach this test loss (default: within\n"
 	"                         1%% of the serial run's final test loss, or train loss)\n"
@@ -81,6 +83,7 @@ int cmd_compare(int argc0, char **argv0)
 {
 	static const struct option own[] = {
 		{ "modes", required_argument, NULL, OPT_MODES },
+		{ "ranks", required_argument, NULL, OPT_RANKS },
 		{ "repeat", required_argument, NULL, OPT_REPEAT },
 		{ "target-loss", required_argument, NULL, OPT_TARGET },
 		{ "csv", required_argument, NULL, OPT_CSV },
@@ -126,6 +129,13 @@ int cmd_compare(int argc0, char **argv0)
 				rc = cli_usage_error("compare", NULL, "--threads: '%s' is not a list of thread counts "
 				                     "1..4096", optarg);
 			break;
+		case OPT_RANKS:
+			if (!hog_mpi_built())
+				rc = cli_usage_error("compare", NULL, "--ranks: this hogwild was built without MPI (install "
+				                     "libopenmpi-dev and rebuild with make MPI=1)");
+			else if ((plan.nranks = parse_list(optarg, plan.ranks, CMP_MAX_THREADS, parse_threads)) <= 0)
+				rc = cli_usage_error("compare", NULL, "--ranks: '%s' is not a list of rank counts", optarg);
+			break;
 		case OPT_REPEAT:
 			if (cli_parse_int(optarg, 1, 1000, &l))
 				rc = cli_usage_error("compare", NULL, "--repeat: '%s' is not a count 1..1000", optarg);
@@ -153,9 +163,25 @@ int cmd_compare(int argc0, char **argv0)
 		cli_config_free(argc, argv);
 		return rc;
 	}
+	if ((rc = cli_mpi_start("compare"))) {
+		cli_config_free(argc, argv);
+		return rc;
+	}
+	for (int i = 0; i < plan.nranks; i++)
+		if (plan.ranks[i] > hog_mpi_world()) {
+			rc = cli_usage_error("compare", NULL, "--ranks %d: start under mpirun -np %d (or more); this job has "
+			                     "%d rank%s", plan.ranks[i], plan.ranks[i], hog_mpi_world(),
+			                     hog_mpi_world() == 1 ? "" : "s");
+			cli_config_free(argc, argv);
+			hog_mpi_finish();
+			return rc;
+		}
+	if (hog_mpi_rank())
+		a.quiet = 1;
 	hog_data *tr, *te;
 	if ((rc = cli_load_data("compare", &a, &tr, &te, a.quiet))) {
 		cli_config_free(argc, argv);
+		hog_mpi_finish();
 		return rc;
 	}
 	plan.quiet = a.quiet;
@@ -163,6 +189,7 @@ int cmd_compare(int argc0, char **argv0)
 	hog_data_free(tr);
 	hog_data_free(te);
 	cli_config_free(argc, argv);
+	hog_mpi_finish();
 	return rc;
 }
 
@@ -189,7 +216,7 @@ static double median(double *v, int n)
 /* Figures of one cell from its repeats: medians. */
 static void summarize(cmp_cell *cell, double target)
 {
-	double ep[1024], ttt[1024], tl[1024], acc[1024], trl[1024], lost[1024], dm[1024], dp[1024], dx[1024];
+	double ep[1024], ttt[1024], tl[1024], acc[1024], rmse[1024], trl[1024], lost[1024], dm[1024], dp[1024], dx[1024];
 	int k = 0;
 	for (int r = 0; r < cell->nruns && r < 1024; r++) {
 		const cmp_run *run = &cell->runs[r];
@@ -199,6 +226,7 @@ static void summarize(cmp_cell *cell, double target)
 		ep[k] = last->elapsed / run->nepochs;
 		tl[k] = last->test_loss;
 		acc[k] = last->test_acc;
+		rmse[k] = last->test_rmse;
 		trl[k] = last->train_loss;
 		lost[k] = last->bias_lost;
 		dm[k] = last->delay_mean;
@@ -219,6 +247,7 @@ static void summarize(cmp_cell *cell, double target)
 	cell->epoch_s = median(ep, k);
 	cell->test_loss = median(tl, k);
 	cell->test_acc = median(acc, k);
+	cell->test_rmse = median(rmse, k);
 	cell->train_loss = median(trl, k);
 	cell->time_to_target = median(ttt, k);
 	cell->bias_lost = median(lost, k);
@@ -230,32 +259,38 @@ static void summarize(cmp_cell *cell, double target)
 
 int cmp_run_plan(cmp_plan *p, const hog_data *tr, const hog_data *te, const char *data_name)
 {
-	if (!p->nmodes) {
-		static const int dflt[] = { HOG_MODE_LOCKFREE, HOG_MODE_BUFFERED, HOG_MODE_ATOMIC, HOG_MODE_STRIPED,
-		                            HOG_MODE_LOCKED };
-		/* mf has no hot coordinates to buffer, and its own conflict-free grid */
-		static const int dflt_mf[] = { HOG_MODE_LOCKFREE, HOG_MODE_ATOMIC, HOG_MODE_STRIPED, HOG_MODE_LOCKED,
-		                               HOG_MODE_GRID };
-		p->nmodes = 5;
-		memcpy(p->modes, p->base.model == HOG_MODEL_MF ? dflt_mf : dflt, sizeof dflt);
+	if (!p->nmodes) { /* every mode the model takes */
+		unsigned mask = hog_model_kind_modes(p->base.model);
+		for (int m = HOG_MODE_SERIAL + 1; m < HOG_MODE_ALL && p->nmodes < CMP_MAX_MODES; m++)
+			if (mask >> m & 1u)
+				p->modes[p->nmodes++] = m;
 	}
+	double lr_used = NAN;
+	enum hog_loss loss_used = p->base.loss;
 	int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (!p->nthreads) {
 		for (int t = 1; t < cores && p->nthreads < CMP_MAX_THREADS - 1; t *= 2)
 			p->threads[p->nthreads++] = t;
 		p->threads[p->nthreads++] = cores > 0 ? cores : 1;
 	}
-	int ncells = 1 + p->nmodes * p->nthreads;
+	if (!p->nranks)
+		p->ranks[p->nranks++] = 1;
+	int ncells = 1 + p->nmodes * p->nthreads * p->nranks;
 	cmp_cell *cells = calloc(ncells, sizeof *cells);
 	if (!cells)
 		return 1;
 	cells[0].mode = HOG_MODE_SERIAL;
-	cells[0].threads = 1;
+	cells[0].threads = cells[0].ranks = 1;
 	for (int m = 0, i = 1; m < p->nmodes; m++)
-		for (int t = 0; t < p->nthreads; t++, i++) {
-			cells[i].mode = p->modes[m];
-			cells[i].threads = p->threads[t];
-		}
+		for (int t = 0; t < p->nthreads; t++)
+			for (int q = 0; q < p->nranks; q++, i++) {
+				cells[i].mode = p->modes[m];
+				cells[i].threads = p->threads[t];
+				cells[i].ranks = p->ranks[q];
+			}
+	/* under mpirun: each row trains on its first `ranks` ranks while the others
+	 * wait; the job's rank 0 is in every row and alone prints */
+	const int lead = hog_mpi_rank() == 0;
 	volatile int *stop = cli_stop_flag();
 	cli_catch_signals();
 	int show = !p->quiet && cli_progress_wanted(0), rc = 0, done_cells = 0;
@@ -285,7 +320,14 @@ int cmp_run_plan(cmp_plan *p, const hog_data *tr, const hog_data *te, const char
 			o.checkpoint = NULL;
 			o.resume = NULL;
 			hog_train_result res;
-			int trc = hog_train(tr, te, &o, NULL, &res, &err);
+			memset(&res, 0, sizeof res);
+			int in = hog_mpi_team(cell->ranks, &err), trc = 0;
+			if (in < 0)
+				trc = in;
+			else if (in)
+				trc = hog_train(tr, te, &o, NULL, &res, &err);
+			hog_mpi_team(0, NULL);
+			hog_mpi_barrier();
 			if (show)
 				fputs("\r\033[K", stderr);
 			if (trc == HOG_EINTR) {
@@ -303,6 +345,8 @@ int cmp_run_plan(cmp_plan *p, const hog_data *tr, const hog_data *te, const char
 				break;
 			}
 			cell->nruns = r + 1;
+			lr_used = res.lr;
+			loss_used = res.loss;
 		}
 		cell->nruns = cell->nruns ? cell->nruns : 0;
 		if (!rc)
@@ -316,10 +360,13 @@ int cmp_run_plan(cmp_plan *p, const hog_data *tr, const hog_data *te, const char
 	}
 	for (int i = 0; i < done_cells; i++)
 		summarize(&cells[i], target);
-	cmp_report rep = { .plan = p, .cells = cells, .ncells = done_cells, .target = target,
+	cmp_report rep = { .plan = p, .cells = cells, .ncells = done_cells, .target = target, .lr = lr_used, .loss = loss_used,
 	                   .data = data_name, .train = tr, .test = te };
-	cmp_print_table(&rep, stdout);
-	int wrc = cmp_write_files(&rep);
+	int wrc = 0;
+	if (lead) {
+		cmp_print_table(&rep, stdout);
+		wrc = cmp_write_files(&rep);
+	}
 	if (!rc)
 		rc = wrc;
 	if (rc >= 128)

@@ -4,6 +4,7 @@
  * so this is the way to check pinning before a long run. */
 #include "cli/cli.h"
 #include "sys/topo.h"
+#include "backend/backend.h"
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,28 @@ static const char topo_usage[] =
 	"                         hwloc XML file (a name ending in .xml, from lstopo)\n"
 	"                         (default: this machine)\n"
 	"  -h, --help             this text\n";
+
+/* The dense compute side: the BLAS the CPU backend runs and the GPUs CUDA sees. */
+static void topo_print_compute(void)
+{
+	char line[256], why[256] = "";
+	hog_gpu g[16];
+	int n = 0;
+	hog_blas_one_thread(); /* what a training run sets, so the line shows what it gets */
+	hog_backend_blas_describe(line, sizeof line);
+	printf("blas: %s\n", line);
+	const char *better = hog_backend_blas_better_core();
+	if (better)
+		printf("      (slow generic kernels: OPENBLAS_CORETYPE=%s would be faster here)\n",
+		       better);
+	hog_backend_gpus(g, 16, &n, why, sizeof why);
+	if (n == 0)
+		printf("gpus: none (%s)\n", why);
+	for (int i = 0; i < n; i++)
+		printf("gpu %d: %s, %.1f GiB, compute capability %d.%d, %d SMs (--device cuda:%d)\n",
+		       g[i].index, g[i].name, g[i].memory / 1073741824.0, g[i].major, g[i].minor,
+		       g[i].multiprocessors, g[i].index);
+}
 
 int cmd_topo(int argc, char **argv)
 {
@@ -103,6 +126,7 @@ int cmd_topo(int argc, char **argv)
 	else
 		printf("built without hwloc (HWLOC=0): workers are not pinned, memory is placed "
 		       "by first touch\n");
+	topo_print_compute();
 	ret = 0;
 out:
 	free(text);

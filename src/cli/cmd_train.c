@@ -1,7 +1,8 @@
 /* hogwild train: load a data set, train a linear model with the chosen update
  * mode and step rule, report every epoch on stdout (and as JSON lines with
  * --metrics), save the model. SIGINT/SIGTERM stop at the next round with a
- * checkpoint (exit 130/143). */
+ * checkpoint (exit 130/143). Under mpirun every rank runs this; rank 0 alone
+ * reports, writes --metrics, --save and the checkpoints. */
 #include "cli/train_opts.h"
 #include <math.h>
 #include <signal.h>
@@ -54,16 +55,14 @@ static void on_epoch(void *ud, const hog_epoch_stats *s)
 		fputs("\r\033[K", stderr);
 		u->progress_drawn = 0;
 	}
-	const int mf = u->o->model == HOG_MODEL_MF; /* ratings: RMSE and MAE instead of accuracy and AUC */
+	/* binary labels: accuracy and AUC; real labels and ratings: RMSE and MAE */
+	const int real = isnan(s->test_acc) && !isnan(s->test_rmse);
 	if (s->epoch == 1 || u->quiet < 0)
-		printf("%5s %8s %10s %10s %9s %9s %9s %7s %7s\n", "epoch", "sec", "ex/s", mf ? "upd/s/thr" : "nnz/s/thr",
-		       "lr", "train", "test", mf ? "rmse" : "acc%", mf ? "mae" : "auc");
-	printf("%5d %8.3f %10.4g %10.4g %9.3g %9.5f %9.5f", s->epoch, s->seconds, s->ex_per_s,
-	       s->nnz_per_s_per_thread, s->lr, s->train_loss, s->test_loss);
-	if (mf)
-		printf(" %7.4f %7.4f", s->test_rmse, s->test_mae);
-	else
-		printf(" %7.2f %7.4f", 100 * s->test_acc, s->test_auc);
+		printf("%5s %8s %10s %10s %9s %9s %9s %7s %7s\n", "epoch", "sec", "ex/s", "nnz/s/thr", "lr",
+		       "train", "test", real ? "rmse" : "acc%", real ? "mae" : "auc");
+	printf("%5d %8.3f %10.4g %10.4g %9.3g %9.5f %9.5f %7.*f %7.4f", s->epoch, s->seconds, s->ex_per_s,
+	       s->nnz_per_s_per_thread, s->lr, s->train_loss, s->test_loss, real ? 4 : 2,
+	       real ? s->test_rmse : 100 * s->test_acc, real ? s->test_mae : s->test_auc);
 	if (s->delay_samples)
 		printf("  delay %.1f/%.0f/%.0f", s->delay_mean, s->delay_p99, s->delay_max);
 	putchar('\n');
@@ -154,13 +153,21 @@ int cmd_train(int argc0, char **argv0)
 	}
 	if (o.resume && !o.checkpoint)
 		o.checkpoint = o.resume; /* keep checkpointing where we resumed from */
-	hog_data *tr, *te;
-	if ((rc = cli_load_data("train", &a, &tr, &te, a.quiet))) {
+	if ((rc = cli_mpi_start("train"))) {
 		cli_config_free(argc, argv);
 		return rc;
 	}
+	const int rank = hog_mpi_rank(), ranks = hog_mpi_size();
+	if (rank)
+		a.quiet = 1;
+	hog_data *tr, *te;
+	if ((rc = cli_load_data("train", &a, &tr, &te, a.quiet))) {
+		cli_config_free(argc, argv);
+		hog_mpi_finish();
+		return rc;
+	}
 	train_ui ui = { .quiet = a.quiet || !cli_progress_wanted(0), .o = &o };
-	if (metrics && !(ui.metrics = fopen(metrics, "a"))) {
+	if (metrics && rank == 0 && !(ui.metrics = fopen(metrics, "a"))) {
 		fprintf(stderr, "hogwild: %s: cannot open for writing\n", metrics);
 		rc = 1;
 		goto out;
@@ -178,17 +185,26 @@ int cmd_train(int argc0, char **argv0)
 		shown.threads = 1;
 	int trc = hog_train(tr, te, &o, &m, &res, &err);
 	shown.threads = res.threads ? res.threads : 1;
-	if (trc == 0 || trc == HOG_EINTR) {
-		fprintf(stderr, "hogwild: %s mode, %d thread%s, %s, %d epoch%s in %.2fs%s\n", hog_mode_name(o.mode),
-		        res.threads, res.threads == 1 ? "" : "s", hog_rule_name(o.rule), res.epochs_done,
-		        res.epochs_done == 1 ? "" : "s", res.seconds, trc ? " (stopped)" : "");
+	if (rank)
+		save = NULL;
+	if ((trc == 0 || trc == HOG_EINTR) && rank == 0) {
+		char on[48] = "";
+		if (ranks > 1)
+			snprintf(on, sizeof on, " on each of %d MPI ranks", ranks);
+		char avg[48] = "";
+		if (ranks > 1)
+			snprintf(avg, sizeof avg, " (%.2fs of it averaging)", res.sync_seconds);
+		fprintf(stderr, "hogwild: %s mode, %d thread%s%s, %s, %d epoch%s in %.2fs%s%s\n", hog_mode_name(o.mode),
+		        res.threads, res.threads == 1 ? "" : "s", on, hog_rule_name(o.rule), res.epochs_done,
+		        res.epochs_done == 1 ? "" : "s", res.seconds, avg, trc ? " (stopped)" : "");
 		if (o.mode == HOG_MODE_BUFFERED)
 			fprintf(stderr, "hogwild: buffered mode kept %d hot coordinates per worker\n", res.hot);
 	}
 	if (trc == 0 && save && m && (rc = hog_model_save(m, save, &err))) {
 		rc = cli_fail(&err, rc);
 	} else if (trc == HOG_EINTR) {
-		fprintf(stderr, "hogwild: %s\n", err.msg);
+		if (rank == 0)
+			fprintf(stderr, "hogwild: %s\n", err.msg);
 		int sig = *cli_stop_flag();
 		rc = 128 + (sig ? sig : SIGINT);
 	} else if (trc) {
@@ -205,5 +221,6 @@ out:
 	hog_data_free(tr);
 	hog_data_free(te);
 	cli_config_free(argc, argv);
+	hog_mpi_finish();
 	return rc;
 }

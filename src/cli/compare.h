@@ -20,11 +20,12 @@ typedef struct cmp_run {
 typedef struct cmp_cell {
 	enum hog_mode mode;
 	int threads;
+	int ranks;               /* MPI ranks (1: this process alone) */
 	cmp_run *runs;
 	int nruns, done;
 	uint64_t examples, nnz;  /* per epoch */
 	double epoch_s;          /* median time per epoch */
-	double train_loss, test_loss, test_acc, time_to_target, bias_lost;
+	double train_loss, test_loss, test_acc, test_rmse, time_to_target, bias_lost;
 	double delay_mean, delay_p99, delay_max;
 } cmp_cell;
 
@@ -32,6 +33,7 @@ typedef struct cmp_plan {
 	hog_train_opts base;
 	int modes[CMP_MAX_MODES], nmodes;
 	int threads[CMP_MAX_THREADS], nthreads;
+	int ranks[CMP_MAX_THREADS], nranks; /* --ranks (none: 1) */
 	int repeat, quiet;
 	double target;           /* NAN: 1% above the serial run's final loss */
 	const char *csv, *json, *plot;
@@ -42,6 +44,8 @@ typedef struct cmp_report {
 	cmp_cell *cells;         /* cells[0] is the serial reference */
 	int ncells;              /* cells that finished */
 	double target;
+	double lr;               /* the step size the runs used (after the model's default) */
+	enum hog_loss loss;      /* the loss they used */
 	const char *data;
 	const hog_data *train, *test;
 } cmp_report;

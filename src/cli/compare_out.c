@@ -26,16 +26,19 @@ void cmp_print_table(const cmp_report *r, FILE *f)
 {
 	const cmp_plan *p = r->plan;
 	const hog_train_opts *o = &p->base;
-	double lr = o->lr > 0 ? o->lr : r->train ? hog_default_lr(r->train, o->rule) : 0;
+	const double lr = r->lr;
+	/* the quality column: accuracy for binary labels, RMSE for real ones */
+	const int binary = r->test && r->test->meta.task == HOG_TASK_BINARY;
 	/* short lines: the demo is read in an 80-column terminal */
 	fprintf(f, "data:  %s\n       %llu examples, %llu nonzeros\n", r->data ? r->data : "-",
 	        (unsigned long long)(r->train ? r->train->n : 0), (unsigned long long)(r->train ? r->train->nnz : 0));
-	fprintf(f, "model: %s loss, %s, lr %.4g%s, %d epoch%s, seed %llu\n", hog_loss_name(o->loss),
+	fprintf(f, "model: %s, %s loss, %s, lr %.4g%s, %d epoch%s, seed %llu\n", hog_model_kind_name(o->model),
+	        hog_loss_name(r->loss),
 	        hog_rule_name(o->rule), lr, o->lr > 0 ? "" : " (auto)", o->epochs, o->epochs == 1 ? "" : "s",
 	        (unsigned long long)o->seed);
 	fprintf(f, "runs:  %d per cell (times are medians); target loss %.5f\n\n", p->repeat, r->target);
 	fprintf(f, "%-8s %3s %8s %7s %6s %7s %8s %8s %6s %8s\n", "mode", "thr", "s/epoch", "speedup", "Mex/s",
-	        "Mnnz/s", "train", r->test ? "test" : "", r->test ? "acc%" : "", "to target");
+	        "Mnnz/s", "train", r->test ? "test" : "", r->test ? binary ? "acc%" : "rmse" : "", "to target");
 	fprintf(f, "%-8s %3s %8s %7s %6s %7s %8s %8s %6s %8s\n", "", "", "", "", "", "/thread", "loss",
 	        r->test ? "loss" : "", "", "");
 	for (int i = 0; i < r->ncells; i++) {
@@ -51,10 +54,16 @@ void cmp_print_table(const cmp_report *r, FILE *f)
 		fmt_num(nz, sizeof nz, "%.1f", c->epoch_s > 0 ? c->nnz / c->epoch_s / c->threads / 1e6 : NAN);
 		fmt_num(trl, sizeof trl, "%.5f", c->train_loss);
 		fmt_num(tl, sizeof tl, "%.5f", c->test_loss);
-		fmt_num(acc, sizeof acc, "%.2f", 100 * c->test_acc);
+		if (binary)
+			fmt_num(acc, sizeof acc, "%.2f", 100 * c->test_acc);
+		else
+			fmt_num(acc, sizeof acc, "%.4f", c->test_rmse);
 		fmt_num(tt, sizeof tt, "%.2fs", c->time_to_target);
-		fprintf(f, "%-8s %3d %8s %7s %6s %7s %8s %8s %6s %8s\n", hog_mode_name(c->mode), c->threads, ep, sp, ex,
-		        nz, trl, r->test ? tl : "", r->test ? acc : "", isfinite(c->time_to_target) ? tt : "never");
+		char rk[24] = ""; /* compare --ranks: rows of several MPI ranks say how many */
+		if (c->ranks > 1)
+			snprintf(rk, sizeof rk, "  x%d ranks", c->ranks);
+		fprintf(f, "%-8s %3d %8s %7s %6s %7s %8s %8s %6s %8s%s\n", hog_mode_name(c->mode), c->threads, ep, sp, ex,
+		        nz, trl, r->test ? tl : "", r->test ? acc : "", isfinite(c->time_to_target) ? tt : "never", rk);
 	}
 	/* staleness and lost updates: where more than one thread races */
 	int any = 0;
@@ -120,13 +129,13 @@ static int write_csv(const cmp_report *r, const char *path)
 		return 1;
 	}
 	fprintf(f, "mode,threads,runs,seconds_per_epoch,speedup,examples_per_s,nnz_per_s_per_thread,train_loss,"
-	        "test_loss,test_accuracy,time_to_target_s,delay_mean,delay_p99,delay_max,bias_lost\n");
+	        "test_loss,test_accuracy,test_rmse,time_to_target_s,delay_mean,delay_p99,delay_max,bias_lost\n");
 	for (int i = 0; i < r->ncells; i++) {
 		const cmp_cell *c = &r->cells[i];
-		fprintf(f, "%s,%d,%d,%.6g,%.6g,%.6g,%.6g,%.8g,%.8g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n", hog_mode_name(c->mode),
+		fprintf(f, "%s,%d,%d,%.6g,%.6g,%.6g,%.6g,%.8g,%.8g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n", hog_mode_name(c->mode),
 		        c->threads, c->nruns, c->epoch_s, speedup(r, c), c->epoch_s > 0 ? c->examples / c->epoch_s : NAN,
 		        c->epoch_s > 0 ? c->nnz / c->epoch_s / c->threads : NAN, c->train_loss, c->test_loss, c->test_acc,
-		        c->time_to_target, c->delay_mean, c->delay_p99, c->delay_max, c->bias_lost);
+		        c->test_rmse, c->time_to_target, c->delay_mean, c->delay_p99, c->delay_max, c->bias_lost);
 	}
 	return close_rename(f, tmp, path);
 }
@@ -142,9 +151,9 @@ static int write_json(const cmp_report *r, const char *path)
 	const hog_train_opts *o = &r->plan->base;
 	fputs("{\"data\":", f);
 	json_str(f, r->data ? r->data : "");
-	fprintf(f, ",\"loss\":\"%s\",\"optimizer\":\"%s\",\"epochs\":%d,\"seed\":%llu,\"repeat\":%d",
-	        hog_loss_name(o->loss), hog_rule_name(o->rule), o->epochs, (unsigned long long)o->seed, r->plan->repeat);
-	cli_json_num(f, "lr", o->lr > 0 ? o->lr : r->train ? hog_default_lr(r->train, o->rule) : NAN, 1);
+	fprintf(f, ",\"model\":\"%s\",\"loss\":\"%s\",\"optimizer\":\"%s\",\"epochs\":%d,\"seed\":%llu,\"repeat\":%d",
+	        hog_model_kind_name(o->model), hog_loss_name(r->loss), hog_rule_name(o->rule), o->epochs, (unsigned long long)o->seed, r->plan->repeat);
+	cli_json_num(f, "lr", r->lr, 1);
 	cli_json_num(f, "target_loss", r->target, 1);
 	fputs(",\"cells\":[", f);
 	for (int i = 0; i < r->ncells; i++) {
@@ -158,6 +167,7 @@ static int write_json(const cmp_report *r, const char *path)
 		cli_json_num(f, "train_loss", c->train_loss, 1);
 		cli_json_num(f, "test_loss", c->test_loss, 1);
 		cli_json_num(f, "test_accuracy", c->test_acc, 1);
+		cli_json_num(f, "test_rmse", c->test_rmse, 1);
 		cli_json_num(f, "time_to_target_s", c->time_to_target, 1);
 		cli_json_num(f, "delay_mean", c->delay_mean, 1);
 		cli_json_num(f, "delay_p99", c->delay_p99, 1);
@@ -173,6 +183,7 @@ static int write_json(const cmp_report *r, const char *path)
 			cli_json_num(f, "train_loss", s->train_loss, 1);
 			cli_json_num(f, "test_loss", s->test_loss, 1);
 			cli_json_num(f, "test_accuracy", s->test_acc, 1);
+			cli_json_num(f, "test_rmse", s->test_rmse, 1);
 			fputc('}', f);
 		}
 		fputs("]}", f);

@@ -1,6 +1,7 @@
 /* hogwild: the command-line front end. Dispatches to one file per subcommand and
  * holds the helpers they share (errors, number parsing, progress lines). */
 #include "cli/cli.h"
+#include "backend/backend.h"
 #include <errno.h>
 #include <locale.h>
 #include <math.h>
@@ -131,6 +132,7 @@ void cli_progress_end(cli_progress *p)
 
 int main(int argc, char **argv)
 {
+	hog_backend_blas_reexec(argv); /* fast OpenBLAS kernels on CPUs it does not know */
 	setlocale(LC_ALL, "C"); /* numbers in files and output use '.' whatever the user's locale */
 	signal(SIGPIPE, SIG_IGN); /* a closed pipe is an EPIPE error, not a silent death */
 	if (argc < 2)
@@ -141,7 +143,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(c, "--version") || !strcmp(c, "-V")) {
-		printf("hogwild %s (data format %d)\n", HOG_VERSION_STRING, HOG_FORMAT_VERSION);
+		printf("hogwild %s (data format %d)%s\n", HOG_VERSION_STRING, HOG_FORMAT_VERSION,
+		       hog_mpi_built() ? " with MPI" : "");
 		return 0;
 	}
 	static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {

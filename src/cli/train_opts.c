@@ -34,6 +34,8 @@ const struct option cli_train_long[] = {
 	{ "rank", required_argument, NULL, OPT_RANK },
 	{ "biases", no_argument, NULL, OPT_BIASES },
 	{ "grid", required_argument, NULL, OPT_GRID },
+	{ "sync-every", required_argument, NULL, OPT_SYNC_EVERY },
+	{ "no-shuffle", no_argument, NULL, OPT_NO_SHUFFLE },
 	{ NULL, 0, NULL, 0 },
 };
 const size_t cli_train_nlong = sizeof cli_train_long / sizeof *cli_train_long - 1;
@@ -77,6 +79,9 @@ const char cli_train_usage[] =
 	"      --bind B           core | numa | none: pin workers with hwloc (core)\n"
 	"      --seed S           sharding and shuffling seed (1)\n"
 	"      --topology DESC    plan for an hwloc synthetic topology or XML file (this machine)\n"
+	"      --sync-every K     MPI (mpirun -np N): examples per rank between averagings of\n"
+	"                         the ranks' models; also at every epoch's end (32768 x threads)\n"
+	"      --no-shuffle       visit the examples in the data set's order every epoch\n"
 	"      --quiet            no progress line\n";
 
 static int bad(const char *cmd, const char *opt, const char *arg, const char *want)
@@ -187,6 +192,14 @@ int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o,
 		if (cli_parse_int(arg, 0, 65535, &l)) return bad(cmd, "grid", arg, "a block count per side 0..65535 (0: 2 * threads + 1)");
 		o->grid = (uint32_t)l;
 		break;
+	case OPT_SYNC_EVERY:
+		if (!hog_mpi_built())
+			return cli_usage_error(cmd, NULL, "--sync-every: this hogwild was built without MPI (install "
+			                       "libopenmpi-dev and rebuild with make MPI=1)");
+		if (cli_parse_u64(arg, 1, UINT32_MAX, &u)) return bad(cmd, "sync-every", arg, "a number of examples");
+		o->sync_every = u;
+		break;
+	case OPT_NO_SHUFFLE: o->no_shuffle = 1; break;
 	default: return cli_usage_error(cmd, NULL, "unknown option");
 	}
 	return 0;
@@ -211,6 +224,23 @@ int cli_load_data(const char *cmd, const cli_train_args *a, hog_data **tr, hog_d
 	if (!quiet && cli_progress_wanted(0))
 		fputs("\r\033[K", stderr);
 	return 0;
+}
+
+int cli_mpi_start(const char *cmd)
+{
+	const char *np = getenv("OMPI_COMM_WORLD_SIZE");
+	if (!hog_mpi_launched())
+		return 0;
+	if (!hog_mpi_built()) {
+		if (np && strcmp(np, "1"))
+			return cli_usage_error(cmd, NULL, "started by mpirun as %s ranks, but this hogwild was built without "
+			                       "MPI: each rank would train alone (install libopenmpi-dev and rebuild with "
+			                       "make MPI=1)", np);
+		return 0;
+	}
+	hog_err err = { 0 };
+	int rc = hog_mpi_start(&err);
+	return rc ? cli_fail(&err, rc) : 0;
 }
 
 static volatile int stop_flag;

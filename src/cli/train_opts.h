@@ -8,7 +8,8 @@ enum {
 	OPT_DATA = 1000, OPT_TEST, OPT_MODEL, OPT_LOSS, OPT_MODE, OPT_THREADS, OPT_EPOCHS, OPT_LR,
 	OPT_SCHEDULE, OPT_BACKOFF, OPT_T0, OPT_WARMUP, OPT_L2, OPT_OPTIMIZER, OPT_ADAGRAD_BETA,
 	OPT_DELAY, OPT_HOT, OPT_FLUSH_EVERY, OPT_STRIPE_SIZE, OPT_BIND, OPT_SEED, OPT_MEASURE_DELAY,
-	OPT_TOPOLOGY, OPT_QUIET, OPT_CONFIG, OPT_RANK, OPT_BIASES, OPT_GRID,
+	OPT_TOPOLOGY, OPT_QUIET, OPT_CONFIG, OPT_SYNC_EVERY, OPT_NO_SHUFFLE, OPT_RANK, OPT_BIASES,
+	OPT_GRID,
 	OPT_TRAIN_LAST
 };
 
@@ -37,6 +38,11 @@ extern const char cli_train_usage[];
 
 /* Loads the training (and test) data sets named in @p a. Returns 0 or an exit code. */
 int cli_load_data(const char *cmd, const cli_train_args *a, hog_data **tr, hog_data **te, int quiet);
+
+/* Under mpirun: starts MPI (a build without MPI refuses to run as several
+ * ranks, which would each train alone). Returns 0 or an exit code after
+ * printing the problem. */
+int cli_mpi_start(const char *cmd);
 
 /* Installs SIGINT/SIGTERM handlers that set *cli_stop_flag() to the signal. */
 volatile int *cli_stop_flag(void);

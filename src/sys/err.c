@@ -22,6 +22,7 @@ const char *hog_strerror(int code)
 	case HOG_ELMDB: return "LMDB error";
 	case HOG_ECUDA: return "CUDA error";
 	case HOG_EMISMATCH: return "file does not match";
+	case HOG_EMPI: return "MPI error";
 	default:
 		if (code > 0)
 			return strerror(code);

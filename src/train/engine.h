@@ -43,6 +43,12 @@ typedef struct eng_worker {
 
 typedef struct hog_engine hog_engine;
 
+/* A run of parameters that the MPI ranks share: n floats at p. */
+typedef struct eng_span {
+	float *p;
+	size_t n;
+} eng_span;
+
 /* Examples [from, to) of the worker's order in @p epoch. Returns the position
  * reached: `to`, less when a stop was requested, or (grid) a little more. */
 typedef uint64_t (*eng_round_fn)(hog_engine *e, eng_worker *w, int epoch, uint64_t from, uint64_t to);
@@ -50,6 +56,7 @@ typedef uint64_t (*eng_round_fn)(hog_engine *e, eng_worker *w, int epoch, uint64
 /* What a model brings to the engine. Entries marked optional may be NULL. */
 typedef struct hog_trainer_ops {
 	const char *name;
+	unsigned modes;             /* bit (1 << hog_mode) for every mode the model takes */
 	/* The data sets and options this model takes, with a message naming what is
 	 * wrong; fills the model's defaults into *o (step size, rank ...). */
 	int (*check)(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err *err);
@@ -78,6 +85,15 @@ typedef struct hog_trainer_ops {
 	/* thread 0 after an epoch: test figures (when there is a test set) and any of
 	 * the model's own (bias_lost) */
 	void (*epoch_stats)(hog_engine *e, hog_epoch_stats *s);
+	/* optional, needed to train on more than one MPI rank: the parameters the
+	 * ranks share and average, as up to @p cap runs of floats in spans[];
+	 * returns how many runs (more than cap: nothing filled, call again with
+	 * room). Called on thread 0 while the team waits at a barrier, so plain
+	 * reads and writes are safe. Everything a step rule keeps per coordinate
+	 * (AdaGrad's sums) is averaged with the weights. Parameters that each rank
+	 * keeps for itself (mf: the factors and biases of the users in its share,
+	 * see eng_worker_share) are left out. */
+	size_t (*shared_params)(hog_engine *e, eng_span *spans, size_t cap);
 	/* The model as it stands; and back from a checkpoint (shapes checked). */
 	hog_model *(*snapshot)(const hog_engine *e);
 	int (*restore)(hog_engine *e, const hog_model *m);
@@ -107,6 +123,9 @@ struct hog_engine {
 	hog_err werr;               /* errors inside the team, reported once */
 	uint64_t data_hash, opts_hash;
 	int hot;                    /* buffered: hot coordinates kept per worker (the model sets it) */
+	int rank, ranks;            /* MPI: this process's rank and the team's size (0 and 1 alone) */
+	uint64_t rounds;            /* rounds in an epoch (the same on every rank) */
+	double sync_seconds;        /* MPI: time spent averaging the models */
 };
 
 /* ---------------------------------------------------------------- helpers */
@@ -117,8 +136,10 @@ static inline int eng_stop_requested(const hog_engine *e)
 	return e->o.stop && __atomic_load_n(e->o.stop, __ATOMIC_RELAXED);
 }
 
-/* Step size for epoch @p ep after @p ex examples in all (the schedule, then the
- * warm-up ramp). AdaGrad and AdaRevision take o.lr as their alpha. */
+/* Step size for epoch @p ep after @p ex examples in all, every worker of every
+ * rank counted (a worker at position i of its order: about ep n + i T ranks):
+ * the schedule, then the warm-up ramp. AdaGrad and AdaRevision take o.lr as
+ * their alpha. */
 static inline float eng_lr_at(const hog_engine *e, int ep, uint64_t ex)
 {
 	double lr = e->o.lr;
@@ -171,6 +192,20 @@ static inline void eng_share(uint64_t n, int k, int T, uint64_t *lo, uint64_t *h
 {
 	*lo = n * (uint64_t)k / (uint64_t)T;
 	*hi = n * (uint64_t)(k + 1) / (uint64_t)T;
+}
+
+/* Worker @p w's share [*lo, *hi) of n items (examples, or mf's users) dealt
+ * over the ranks and then over each rank's workers: rank r takes the r-th
+ * slice, its worker k the k-th part of that. Ranks may run different numbers of
+ * threads. With one rank it is eng_share(n, w->id, T). */
+static inline void eng_worker_share(const hog_engine *e, const eng_worker *w, uint64_t n, uint64_t *lo,
+                                    uint64_t *hi)
+{
+	uint64_t a, b;
+	eng_share(n, e->rank, e->ranks, &a, &b);
+	eng_share(b - a, w->id, e->T, lo, hi);
+	*lo += a;
+	*hi += a;
 }
 
 /* The hog_model fields every kind takes from the run's options. */

@@ -345,7 +345,7 @@ static int mf_worker_init(hog_engine *e, eng_worker *w)
 		return ENOMEM;
 	w->m = mw;
 	uint64_t lo, hi, n = e->tr->n;
-	eng_share(n, w->id, e->T, &lo, &hi);
+	eng_worker_share(e, w, n, &lo, &hi);
 	w->n = hi - lo; /* grid: the epoch's quota of ratings, from any block */
 	const uint64_t kp = st->l.kp;
 	if (!(mw->cp = mf_aligned(kp * sizeof(float))) || !(mw->cq = mf_aligned(kp * sizeof(float))) ||
@@ -626,6 +626,10 @@ static int mf_restore(hog_engine *e, const hog_model *m)
 
 const hog_trainer_ops hog_mf_trainer = {
 	.name = "mf",
+	/* not buffered: an update touches one user row and one item row, there are
+	 * no hot coordinates to keep per worker */
+	.modes = 1u << HOG_MODE_SERIAL | 1u << HOG_MODE_LOCKFREE | 1u << HOG_MODE_ATOMIC | 1u << HOG_MODE_STRIPED |
+	         1u << HOG_MODE_LOCKED | 1u << HOG_MODE_GRID,
 	.check = mf_check,
 	.setup = mf_setup,
 	.worker_init = mf_worker_init,

@@ -12,12 +12,22 @@
  * The visiting order of epoch e in worker k is seeded by (seed, e, k), so a
  * serial run is bit-reproducible and a run resumed from a checkpoint continues
  * exactly where it stopped.
+ *
+ * Several MPI ranks (sys/mpi.h; one rank when MPI is not started) train data
+ * parallel: each rank its own slice of the examples (eng_worker_share) with
+ * its own team. Every round ends in an averaging of the ranks' models, done by
+ * thread 0 between rounds while the team waits (rounds are sized so that one
+ * holds --sync-every examples of a rank), after the ranks have shared their
+ * stop, divergence and error flags, so that all of them take the same path and
+ * meet in the same collectives. Rank 0 alone reports and writes checkpoints.
  */
 #include "train/engine.h"
 #include "sys/err.h"
+#include "sys/mpi.h"
 #include "sys/names.h"
 #include <cblas.h>
 #include <errno.h>
+#include <stdio.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +42,11 @@ static const hog_trainer_ops *const trainers[HOG_MODEL_KIND_MAX + 1] = {
 int hog_model_kind_built(enum hog_model_kind k)
 {
 	return (unsigned)k <= HOG_MODEL_KIND_MAX && trainers[k] != NULL;
+}
+
+unsigned hog_model_kind_modes(enum hog_model_kind k)
+{
+	return hog_model_kind_built(k) ? trainers[k]->modes : 0;
 }
 
 void hog_train_opts_init(hog_train_opts *o)
@@ -124,19 +139,40 @@ static uint64_t data_hash(const hog_data *d)
 }
 
 /* The options that change the result and are not in the model header (which
- * keeps lr, l2, schedule, seed ... and is compared field by field). */
-static uint64_t opts_hash(const hog_train_opts *o)
+ * keeps lr, l2, schedule, seed ... and is compared field by field). The rank
+ * count and averaging interval of an MPI run, and --no-shuffle, enter only
+ * when set, so checkpoints of single runs keep their hash. */
+static uint64_t opts_hash(const hog_train_opts *o, int ranks)
 {
 	int64_t v[] = { o->model, o->mode, o->hot, o->flush_every, o->stripes, o->rank, o->biases, o->grid,
 		            o->delay };
-	return fnv(FNV0, v, sizeof v);
+	uint64_t h = fnv(FNV0, v, sizeof v);
+	if (o->no_shuffle)
+		h = fnv(h, "noshuffle", 9);
+	if (ranks > 1) {
+		int64_t m[] = { ranks, (int64_t)o->sync_every };
+		h = fnv(h, m, sizeof m);
+	}
+	return h;
+}
+
+/* Everything that must be the same on every MPI rank: opts_hash and the
+ * hyper-parameters the model header keeps. */
+static uint64_t run_hash(const hog_engine *e)
+{
+	const hog_train_opts *o = &e->o;
+	double d[] = { o->lr, o->backoff, o->t0, o->l2, o->adagrad_beta };
+	int64_t v[] = { o->loss, o->rule, o->sched, (int64_t)o->warmup, (int64_t)o->seed, o->epochs,
+		            (int64_t)o->sync_every, o->measure_delay };
+	uint64_t h = fnv(e->opts_hash, d, sizeof d);
+	return fnv(h, v, sizeof v);
 }
 
 /* ---------------------------------------------------------- checkpoints */
 
 static int write_checkpoint(hog_engine *e, int in_epoch)
 {
-	if (!e->o.checkpoint)
+	if (!e->o.checkpoint || e->rank) /* rank 0 writes for all: their models are the same */
 		return 0;
 	hog_model *m = e->ops->snapshot(e);
 	if (!m)
@@ -185,6 +221,21 @@ static const char *ckpt_differs(const hog_engine *e, const hog_model *m, const h
 	return NULL;
 }
 
+/* When the checkpoint's option hash is this run's with another MPI rank count
+ * (the ranks' shares and positions depend on it), a message saying so. */
+static const char *ckpt_ranks(const hog_engine *e, const hog_ckpt *ck)
+{
+	static _Thread_local char msg[200];
+	for (int r = 1; r <= 4096; r++)
+		if (r != e->ranks && opts_hash(&e->o, r) == ck->opts_hash) {
+			snprintf(msg, sizeof msg, "the checkpoint was written by a run on %d MPI rank%s and this run has %d; "
+			         "resume with mpirun -np %d (each rank's share of the examples depends on it)",
+			         r, r == 1 ? "" : "s", e->ranks, r);
+			return msg;
+		}
+	return NULL;
+}
+
 static int load_resume(hog_engine *e)
 {
 	hog_model *m;
@@ -200,6 +251,9 @@ static int load_resume(hog_engine *e)
 	} else if (ck.data_hash && ck.data_hash != e->data_hash && !e->o.force_resume) {
 		rc = hog_err_set(e->err, HOG_EMISMATCH, "%s: the checkpoint was written for another training set "
 		                 "(its size or contents differ); resume with the same --data (or --force)", path);
+	} else if (!e->o.force_resume && ck.opts_hash && ck.opts_hash != e->opts_hash &&
+	           (what = ckpt_ranks(e, &ck))) {
+		rc = hog_err_set(e->err, HOG_EMISMATCH, "%s: %s", path, what);
 	} else if (!e->o.force_resume && (what = ckpt_differs(e, m, &ck))) {
 		rc = hog_err_set(e->err, HOG_EMISMATCH, "%s: the checkpoint was written with another %s; resume with "
 		                 "the options it was started with (only --epochs, --threads and the outputs may change; "
@@ -254,7 +308,7 @@ static void delay_stats(hog_engine *e, hog_epoch_stats *s)
 
 static void progress(hog_engine *e, int epoch, double t_epoch)
 {
-	if (!e->o.on_progress)
+	if (!e->o.on_progress || e->rank)
 		return;
 	hog_progress p = { .epoch = epoch + 1, .epochs = e->o.epochs, .total = e->tr->n,
 	                   .seconds = now_s() - t_epoch };
@@ -263,6 +317,7 @@ static void progress(hog_engine *e, int epoch, double t_epoch)
 		p.done += e->w[k]->ex_done;
 		loss += e->w[k]->loss;
 	}
+	p.done *= (uint64_t)e->ranks; /* rank 0's view: the others are about as far */
 	p.train_loss = p.done ? loss / p.done : NAN;
 	p.lr = eng_lr_at(e, epoch, (uint64_t)epoch * e->tr->n + p.done);
 	e->o.on_progress(e->o.ud, &p);
@@ -289,23 +344,71 @@ static void epoch_report(hog_engine *e, int ep, double spent)
 		s.nnz += e->w[q]->units_done;
 		s.train_loss += e->w[q]->loss;
 	}
+	if (e->ranks > 1) { /* the job's figures: every rank's examples and loss */
+		double t[] = { (double)s.examples, (double)s.nnz, s.train_loss };
+		int rc = hog_mpi_sum_f64(t, 3, &e->werr);
+		if (rc)
+			atomic_store(&e->action, 3);
+		s.examples = (uint64_t)t[0];
+		s.nnz = (uint64_t)t[1];
+		s.train_loss = t[2];
+	}
 	e->elapsed += spent;
 	e->epochs_done = ep + 1;
 	s.elapsed = e->elapsed;
 	s.train_loss /= s.examples ? (double)s.examples : 1.0;
 	s.bias_lost = NAN;
 	s.ex_per_s = spent > 0 ? s.examples / spent : 0;
-	s.nnz_per_s_per_thread = spent > 0 ? s.nnz / spent / e->T : 0;
+	s.nnz_per_s_per_thread = spent > 0 ? s.nnz / spent / e->T / e->ranks : 0;
 	s.lr = eng_lr_at(e, ep, (uint64_t)(ep + 1) * e->tr->n - 1);
 	s.test_loss = s.test_acc = s.test_auc = s.test_rmse = s.test_mae = NAN;
 	e->ops->epoch_stats(e, &s);
 	delay_stats(e, &s);
 	e->last = s;
-	if (e->o.on_epoch)
+	if (e->o.on_epoch && e->rank == 0)
 		e->o.on_epoch(e->o.ud, &s);
 }
 
-/* Thread 0 between two rounds: divergence, stop, a due checkpoint, progress. */
+/* Thread 0, MPI: the ranks' models replaced by their mean, in place. */
+static int average_models(hog_engine *e)
+{
+	eng_span sp[16];
+	size_t n = e->ops->shared_params(e, sp, 16);
+	if (n > 16)
+		return hog_err_set(&e->werr, HOG_ENOTSUP, "the %s model shares more than 16 runs of parameters",
+		                   e->ops->name);
+	double t0 = now_s();
+	const float inv = 1.0f / (float)e->ranks;
+	for (size_t i = 0; i < n; i++) {
+		int rc = hog_mpi_sum_f32(sp[i].p, sp[i].n, &e->werr);
+		if (rc)
+			return rc;
+		for (size_t j = 0; j < sp[i].n; j++)
+			sp[i].p[j] *= inv;
+	}
+	e->sync_seconds += now_s() - t0;
+	return 0;
+}
+
+/* Thread 0, MPI: every rank takes the gravest action any rank wants (error >
+ * diverged > stop > go on), so all of them stay in step; a rank that learns of
+ * another's trouble says so. */
+static void share_action(hog_engine *e)
+{
+	int mine = atomic_load(&e->action), all = mine;
+	if (hog_mpi_max_int(&all, 1, &e->werr)) {
+		atomic_store(&e->action, 3);
+		return;
+	}
+	if (all > mine && !e->werr.code)
+		hog_err_set(&e->werr, all == 2 ? HOG_EDIVERGED : HOG_EMPI, "%s",
+		            all == 2 ? "training diverged on another rank (rank 0 says where)"
+		                     : "another rank failed; its own message says why");
+	atomic_store(&e->action, all);
+}
+
+/* Thread 0 between two rounds: divergence, stop, the ranks' average (MPI), a
+ * due checkpoint, progress. */
 static void between_rounds(hog_engine *e, int ep, int last_round, double t_epoch)
 {
 	int rc;
@@ -319,8 +422,14 @@ static void between_rounds(hog_engine *e, int ep, int last_round, double t_epoch
 		            (double)eng_lr_at(e, ep, (uint64_t)ep * e->tr->n), isnan(loss) ? "NaN" : "infinite");
 	} else if (eng_stop_requested(e)) {
 		atomic_store(&e->action, 1);
-	} else if (e->o.checkpoint_every > 0 && !last_round && !e->o.delay &&
-	           now_s() - e->last_ckpt >= e->o.checkpoint_every) {
+	}
+	if (e->ranks > 1) {
+		share_action(e);
+		if (atomic_load(&e->action) == 0 && (rc = average_models(e)))
+			atomic_store(&e->action, 3);
+	}
+	if (!atomic_load(&e->action) && e->o.checkpoint_every > 0 && !last_round && !e->o.delay &&
+	    now_s() - e->last_ckpt >= e->o.checkpoint_every) {
 		/* (with --delay, updates wait in private queues: checkpoints only at epoch ends) */
 		if ((rc = write_checkpoint(e, 1)))
 			team_fail(e, rc, "writing a checkpoint");
@@ -338,23 +447,38 @@ static void run_team(hog_engine *e)
 	(void)rc; /* a container may refuse binding: run unbound rather than fail */
 	if ((rc = ops->worker_init(e, w)))
 		team_fail(e, rc, "setting up a worker");
+	else if (e->ranks > 1 && e->start_pos[k] > w->n) /* rank 0's positions: shares differ by one */
+		e->start_pos[k] = w->n;
 	else if (e->start_pos[k] > w->n)
 		team_fail(e, HOG_ECORRUPT, "the checkpoint puts a worker past the end of its share of the examples "
 		                           "(damaged checkpoint?)");
 	hog_barrier_wait(&e->bar);
+	const uint64_t R = e->o.round_examples;
+	if (k == 0) {
+		uint64_t nmax = 0;
+		for (int q = 0; q < e->T; q++)
+			nmax = e->w[q]->n > nmax ? e->w[q]->n : nmax;
+		e->rounds = (nmax + R - 1) / R;
+		if (e->ranks > 1) { /* every rank goes through as many rounds (collectives) */
+			uint64_t lo, hi;
+			share_action(e);
+			if (hog_mpi_minmax_u64(&e->rounds, &lo, &hi, 1, &e->werr))
+				atomic_store(&e->action, 3);
+			e->rounds = hi;
+		}
+	}
+	hog_barrier_wait(&e->bar);
 	if (atomic_load(&e->action))
 		return;
 	const eng_round_fn fn = ops->round(e);
-	uint64_t nmax = 0;
-	for (int q = 0; q < e->T; q++)
-		nmax = e->w[q]->n > nmax ? e->w[q]->n : nmax;
-	const uint64_t R = e->o.round_examples, rounds = (nmax + R - 1) / R;
+	const uint64_t rounds = e->rounds;
 	for (int ep = e->start_epoch; ep < e->o.epochs; ep++) {
 		for (uint64_t i = 0; i < w->n; i++)
 			w->order[i] = (uint32_t)i;
 		uint64_t seed = e->o.seed ^ 0x5EEDull;
 		seed = eng_mix64(&seed) ^ ((uint64_t)ep << 20) ^ (uint64_t)k;
-		eng_shuffle_u32(w->order, w->n, eng_mix64(&seed));
+		if (!e->o.no_shuffle)
+			eng_shuffle_u32(w->order, w->n, eng_mix64(&seed));
 		w->pos = ep == e->start_epoch ? e->start_pos[k] : 0;
 		w->ex_done = w->units_done = 0;
 		w->loss = 0;
@@ -376,8 +500,10 @@ static void run_team(hog_engine *e)
 				ops->round_end(e, w, ep, r + 1 == rounds);
 			hog_barrier_wait(&e->bar);
 			if (k == 0) {
+				double synced = e->sync_seconds;
 				spent += now_s() - t_round;
 				between_rounds(e, ep, r + 1 == rounds, t_epoch);
+				spent += e->sync_seconds - synced; /* the ranks' averaging is training time */
 			}
 			hog_barrier_wait(&e->bar);
 			act = atomic_load(&e->action);
@@ -386,6 +512,8 @@ static void run_team(hog_engine *e)
 			if (ops->stop)
 				ops->stop(e, w, ep);
 			hog_barrier_wait(&e->bar);
+			if (k == 0 && e->ranks > 1 && average_models(e)) /* what the checkpoint holds */
+				return;
 			if (k == 0 && (rc = write_checkpoint(e, 1)))
 				team_fail(e, rc, "writing a checkpoint");
 			return;
@@ -407,6 +535,29 @@ static void run_team(hog_engine *e)
 }
 
 /* ------------------------------------------------------------ hog_train */
+
+/* MPI: every rank checks that all of them train the same data set with the
+ * same options from the same checkpoint, and refuses to start otherwise (a
+ * rank that failed on its own, @p rc, makes the others stop with it). */
+static int ranks_agree(hog_engine *e, int rc)
+{
+	uint64_t v[] = { rc != 0, e->data_hash, run_hash(e), (uint64_t)e->start_epoch }, lo[4], hi[4];
+	int mrc = hog_mpi_minmax_u64(v, lo, hi, 4, e->err);
+	if (rc || mrc)
+		return rc ? rc : mrc;
+	if (hi[0])
+		return hog_err_set(e->err, HOG_EMPI, "another rank could not start; its own message says why");
+	if (lo[1] != hi[1])
+		return hog_err_set(e->err, HOG_EMISMATCH, "the ranks opened different training sets (rank %d: %llu "
+		                   "examples): give every rank the same --data", e->rank, (unsigned long long)e->tr->n);
+	if (lo[2] != hi[2])
+		return hog_err_set(e->err, HOG_ECONFIG, "the ranks were given different training options: start "
+		                   "every rank with the same command line");
+	if (lo[3] != hi[3])
+		return hog_err_set(e->err, HOG_EMISMATCH, "the ranks resumed from different checkpoints (rank %d is "
+		                   "at epoch %d): give every rank the same --resume file", e->rank, e->start_epoch);
+	return 0;
+}
 
 /* What every model shares; the model's check() does the rest. */
 static int check_common(const hog_train_opts *o, const hog_data *tr, hog_err *err)
@@ -452,6 +603,9 @@ int hog_train(const hog_data *train, const hog_data *test, const hog_train_opts 
 	int rc = check_common(opts, train, err);
 	if (rc)
 		return rc;
+	if (!(ops->modes >> opts->mode & 1u))
+		return hog_err_set(err, HOG_ECONFIG, "%s mode is not available for the %s model", hog_mode_name(opts->mode),
+		                   ops->name);
 	hog_engine *e = calloc(1, sizeof *e);
 	if (!e)
 		return hog_err_set(err, ENOMEM, "out of memory");
@@ -468,22 +622,52 @@ int hog_train(const hog_data *train, const hog_data *test, const hog_train_opts 
 		e->o.t0 = (double)train->n;
 	if (!e->o.round_examples)
 		e->o.round_examples = 1u << 15;
+	e->rank = hog_mpi_rank();
+	e->ranks = hog_mpi_size();
+	if (e->ranks > 1 && !ops->shared_params) {
+		rc = hog_err_set(err, HOG_ENOTSUP, "the %s model cannot train on several MPI ranks yet", ops->name);
+		free(e);
+		return rc;
+	}
 	e->data_hash = data_hash(train);
-	e->opts_hash = opts_hash(&e->o);
+	e->opts_hash = opts_hash(&e->o, e->ranks);
 	openblas_set_num_threads(1); /* no BLAS threads inside our workers */
 
 	if ((rc = hog_topo_open(&e->topo, opts->topology, err)))
 		goto done;
-	e->T = opts->mode == HOG_MODE_SERIAL ? 1 : opts->threads ? opts->threads : hog_topo_cores(e->topo);
-	if ((uint64_t)e->T > train->n)
-		e->T = (int)train->n;
+	/* Ranks sharing a machine share its cores: the plan is made for all their
+	 * workers and each rank takes its part (hwloc sees the whole machine
+	 * whatever mpirun bound the process to); --threads 0 is every core of the
+	 * rank's part. */
+	int lrank, lsize;
+	hog_mpi_local(&lrank, &lsize);
+	e->T = opts->mode == HOG_MODE_SERIAL ? 1 : opts->threads ? opts->threads : hog_topo_cores(e->topo) / lsize;
+	if (e->T < 1)
+		e->T = 1;
+	if ((uint64_t)e->T * (uint64_t)e->ranks > train->n)
+		e->T = (int)(train->n / (uint64_t)e->ranks) > 0 ? (int)(train->n / (uint64_t)e->ranks) : 1;
+	if (e->o.sync_every) /* a round holds sync_every examples of the rank: one averaging each */
+		e->o.round_examples = (uint32_t)((e->o.sync_every + (uint64_t)e->T - 1) / (uint64_t)e->T);
 	if (!(e->plan = calloc(e->T, sizeof *e->plan)) || !(e->w = calloc(e->T, sizeof *e->w)) ||
 	    !(e->start_pos = calloc(e->T, sizeof *e->start_pos))) {
 		rc = hog_err_set(err, ENOMEM, "out of memory");
 		goto done;
 	}
-	if ((rc = hog_topo_plan(e->topo, e->T, opts->bind, e->plan, NULL, err)))
+	if (lsize > 1) {
+		hog_place *all = calloc((size_t)e->T * lsize, sizeof *all);
+		if (!all) {
+			rc = hog_err_set(err, ENOMEM, "out of memory");
+			goto done;
+		}
+		if ((rc = hog_topo_plan(e->topo, e->T * lsize, opts->bind, all, NULL, err))) {
+			free(all);
+			goto done;
+		}
+		memcpy(e->plan, all + (size_t)lrank * e->T, e->T * sizeof *all);
+		free(all);
+	} else if ((rc = hog_topo_plan(e->topo, e->T, opts->bind, e->plan, NULL, err))) {
 		goto done;
+	}
 	for (int k = 0; k < e->T; k++) {
 		if (!(e->w[k] = aligned_alloc(64, sizeof(eng_worker)))) {
 			rc = hog_err_set(err, ENOMEM, "out of memory");
@@ -499,7 +683,11 @@ int hog_train(const hog_data *train, const hog_data *test, const hog_train_opts 
 	}
 	if ((rc = ops->setup(e)))
 		goto done;
-	if (opts->resume && (rc = load_resume(e)))
+	if (opts->resume)
+		rc = load_resume(e);
+	if (e->ranks > 1)
+		rc = ranks_agree(e, rc);
+	if (rc)
 		goto done;
 	if (e->start_epoch >= opts->epochs) {
 		rc = hog_err_set(err, HOG_ECONFIG, "the checkpoint has done %d epochs already; ask for more with --epochs",
@@ -542,11 +730,14 @@ int hog_train(const hog_data *train, const hog_data *test, const hog_train_opts 
 		break;
 	}
 	if (res) {
+		res->lr = e->o.lr;
+		res->loss = e->o.loss;
 		res->epochs_done = e->epochs_done;
 		res->threads = e->T;
 		res->seconds = e->elapsed;
 		res->last = e->last;
 		res->hot = e->hot;
+		res->sync_seconds = e->sync_seconds;
 	}
 	if (model_out && rc != HOG_EDIVERGED) {
 		if ((*model_out = ops->snapshot(e)))

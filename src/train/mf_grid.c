@@ -36,13 +36,6 @@ void hog_mf_grid_free(hog_mf_grid *g)
 	memset(g, 0, sizeof *g);
 }
 
-void hog_mf_grid_reset(hog_mf_grid *g)
-{
-	uint64_t nb = (uint64_t)g->G * g->G;
-	memset(g->done, 0, nb * sizeof *g->done);
-	memset(g->cursor, 0, nb * sizeof *g->cursor);
-}
-
 static uint64_t grid_rand(hog_mf_grid *g)
 {
 	uint64_t z = (g->rng += 0x9E3779B97F4A7C15ull);

@@ -48,7 +48,4 @@ int64_t hog_mf_grid_take(hog_mf_grid *g, int w, uint64_t *start, uint64_t *avail
 /* Gives block @p b back after @p done ratings (at most *avail of the take). */
 void hog_mf_grid_give(hog_mf_grid *g, int w, uint64_t b, uint64_t done);
 
-/* Sets the blocks' progress (resume): every block's cursor and count. */
-void hog_mf_grid_reset(hog_mf_grid *g);
-
 #endif

@@ -42,15 +42,17 @@
  *   locked   one global spinlock around each update; plain access inside.
  *   striped  a spinlock per user row and one per item row, the user's always
  *            taken first (no deadlock); plain access inside.
- *   lockfree Hogwild!: every shared float is read with a relaxed atomic load
- *            into a private aligned copy of the row, the update is computed
- *            with vectors on the copies, and stored back with relaxed atomic
- *            stores. Values are never torn or invented; an update may be lost
- *            (or half of a row's update) when two workers write one row at once.
+ *   lockfree Hogwild!: the rows are read with relaxed atomic loads (two floats
+ *            per 8-byte load) into private aligned copies, the update is
+ *            computed with vectors on the copies, and stored back with relaxed
+ *            atomic 8-byte stores. A float is never torn or invented; an update
+ *            may be lost (or part of a row's update) when two workers write one
+ *            row at once.
  *   atomic   the same reads; each coordinate's change is added with a relaxed
  *            compare-and-swap: no update is lost.
- * Relaxed atomics on floats are plain moves on x86, but scalar ones: lockfree
- * and atomic pay for the copies, serial and grid do not.
+ * Relaxed atomics are plain moves on x86, but scalar ones (compilers do not
+ * vectorize atomics): lockfree and atomic pay for the copies, serial and grid
+ * do not (bench/results/mf-hotloop.md).
  */
 #ifndef HOG_MODEL_MF_H
 #define HOG_MODEL_MF_H

@@ -41,6 +41,28 @@ MF_INLINE void mf_ast(float *p, float v)
 {
 	atomic_store_explicit((_Atomic float *)p, v, MF_RLX);
 }
+/* lockfree's row copies move two floats per relaxed atomic (8 bytes: still
+ * never a torn float), half the scalar moves of one per float; may_alias makes
+ * the 8-byte view of float storage legal. Rows are 64-byte aligned and kp is a
+ * multiple of 16, so the pair at an odd k's end is in the row (its second lane
+ * is padding: 0 read, 0 written back). */
+typedef uint64_t __attribute__((may_alias)) mf_u64a;
+MF_INLINE void mf_copy_in(float *dst, const float *src, uint64_t k)
+{
+	for (uint64_t d = 0; d < k; d += 2) {
+		uint64_t v = __atomic_load_n((const mf_u64a *)(src + d), __ATOMIC_RELAXED);
+		memcpy(dst + d, &v, sizeof v);
+	}
+}
+MF_INLINE void mf_copy_out(float *dst, const float *src, uint64_t k)
+{
+	for (uint64_t d = 0; d < k; d += 2) {
+		uint64_t v;
+		memcpy(&v, src + d, sizeof v);
+		__atomic_store_n((mf_u64a *)(dst + d), v, __ATOMIC_RELAXED);
+	}
+}
+
 /* Adds d with a relaxed compare-and-swap loop: no concurrent add is lost. */
 MF_INLINE void mf_cas_add(float *p, float d)
 {
@@ -104,10 +126,8 @@ MF_INLINE float mf_update(const enum hog_mode MODE, const enum hog_rule RULE, co
 
 	float *rp = p, *rq = q;
 	if (SHARED) {
-		for (uint64_t d = 0; d < k; d++) {
-			cp[d] = mf_ald(p + d);
-			cq[d] = mf_ald(q + d);
-		}
+		mf_copy_in(cp, p, k);
+		mf_copy_in(cq, q, k);
 		rp = cp;
 		rq = cq;
 	}
@@ -197,10 +217,8 @@ MF_INLINE float mf_update(const enum hog_mode MODE, const enum hog_rule RULE, co
 			mf_cas_add(q + d, cq[d]);
 		}
 	} else if (SHARED) {
-		for (uint64_t d = 0; d < k; d++) {
-			mf_ast(p + d, cp[d]);
-			mf_ast(q + d, cq[d]);
-		}
+		mf_copy_out(p, cp, k);
+		mf_copy_out(q, cq, k);
 	}
 
 	if (MODE == HOG_MODE_LOCKED)

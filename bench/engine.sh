@@ -21,7 +21,8 @@ if [ ! -x "$OLD" ]; then
 	(cd "$ROOT" && git worktree remove --force "$wt")
 fi
 machine_header "$OUT" "The linear model on the generic engine against the code before it ($BASE)"
-echo "Each cell: \`hogwild train --data rcv1_tr.lmdb --epochs $EPOCHS --mode M --threads T --quiet\`," >> "$OUT"
+echo "Each cell: \`hogwild train --data rcv1_tr.lmdb --epochs $EPOCHS --mode M --threads T --quiet\` (the new" >> "$OUT"
+echo "binary with \`--average off\`, the old one's only behaviour)," >> "$OUT"
 echo "seconds per epoch (the sum of the epochs' update time / $EPOCHS), median of $REPEAT runs, old and new" >> "$OUT"
 echo "binaries interleaved run by run." >> "$OUT"
 echo >> "$OUT"
@@ -35,10 +36,10 @@ for cell in serial:1 lockfree:2 buffered:2; do
 	i=0
 	while [ $i -lt "$REPEAT" ]; do
 		for b in old new; do
-			bin=$H
-			[ $b = old ] && bin=$OLD
+			bin=$H extra="--average off" # (the old binary has no averaging)
+			[ $b = old ] && bin=$OLD extra=
 			"$bin" train --data "$WORK/rcv1_tr.lmdb" --epochs "$EPOCHS" --mode "$m" --threads "$t" \
-				--metrics "$WORK/$b.json" --quiet >/dev/null 2>&1
+				--metrics "$WORK/$b.json" --quiet $extra >/dev/null 2>&1
 			awk -F'"elapsed":' 'NF > 1 { split($2, a, ","); e = a[1] } END { print e / '"$EPOCHS"' }' \
 				"$WORK/$b.json" >> "$WORK/$b.t"
 			[ $b = new ] && awk -F'"nnz_per_s_per_thread":' 'NF > 1 { split($2, a, ","); s += a[1]; n++ }

@@ -139,6 +139,11 @@ const hog_meta *hog_store_meta(const hog_store *s);
 /** Reads block @p index, checks its checksum and every count, offset and id, and
  * fills @p b. @return 0, HOG_ECORRUPT naming the block, or HOG_ELMDB. */
 int hog_store_block(hog_store *s, uint64_t index, hog_block *b, hog_err *err);
+/** Done with @p b for now: the pages of the memory map under its arrays leave
+ * this process's resident set (the page cache keeps them while memory allows).
+ * The view stays valid: reading it again faults them back in. Safe to call from
+ * any thread; a block held in an aligned copy is left alone. */
+void hog_store_release(hog_store *s, const hog_block *b);
 /** Reads a meta entry as text. @return 0 or ENOENT when the key is absent. */
 int hog_store_meta_get(hog_store *s, const char *key, char *buf, size_t size);
 /** Ratings: the original ids of users (@p which = "users") or items ("items"):
@@ -209,6 +214,11 @@ typedef struct hog_data {
 int hog_data_load(hog_data **out, const char *path, hog_err *err);
 /** Frees a loaded data set. NULL is fine. */
 void hog_data_free(hog_data *d);
+/** A random subset of @p n examples of @p d (all of them when n >= d->n), in
+ * their order in @p d, chosen by @p seed: a data set of its own (free it with
+ * hog_data_free()). The meta data's counts and label statistics are the
+ * subset's. @return 0 or ENOMEM. */
+int hog_data_sample(const hog_data *d, uint64_t n, uint64_t seed, hog_data **out, hog_err *err);
 
 /** Progress callback for long data operations: @p done of @p total units
  * (bytes for imports, examples for generators). */
@@ -234,6 +244,12 @@ typedef struct hog_import_opts {
 	uint32_t block_examples;  /**< examples per block */
 	hog_progress_fn progress; /**< called every few MB; may be NULL */
 	void *progress_ud;
+	uint64_t skip_lines;      /**< csv, ratings: lines skipped at the start of each file,
+	                               before the header is looked for */
+	/** Called with one line of information for the user (a header line detected and
+	 * skipped, with its FILE:LINE); the library prints nothing itself. May be NULL. */
+	void (*note)(void *ud, const char *msg);
+	void *note_ud;
 } hog_import_opts;
 
 /** Imports @p nin input files (plain or gzip) into a new data set at @p out.
@@ -343,11 +359,15 @@ enum hog_mode {
 	HOG_MODE_STRIPED = 4,
 	HOG_MODE_LOCKED = 5,
 	HOG_MODE_GRID = 6,     /**< mf only: conflict-free blocks (FPSGD): no two workers hold one row */
+	HOG_MODE_REPLICA = 7,  /**< linear: every coordinate in a private replica per worker; every
+	                            K examples stiff coordinates are averaged, the rest summed */
+	HOG_MODE_AUTO = 8,     /**< probe the model's modes on a sample and train with the fastest
+	                            that reaches serial's loss (hog_train_result says which, and why) */
 };
 /** The modes every model takes are those below HOG_MODE_COUNT; model-specific
  * ones (grid) follow, up to HOG_MODE_ALL. */
 #define HOG_MODE_COUNT 6
-#define HOG_MODE_ALL 7
+#define HOG_MODE_ALL 9
 
 /** The models (DESIGN §4): one training engine serves them all. */
 enum hog_model_kind {
@@ -395,6 +415,7 @@ int hog_bind_parse(const char *s);
 typedef struct hog_epoch_stats {
 	int epoch;                 /**< from 1 */
 	int threads;
+	enum hog_mode mode;        /**< the update mode (the one chosen by HOG_MODE_AUTO)*/
 	double seconds;            /**< wall time of this epoch's updates (evaluation excluded) */
 	double elapsed;            /**< wall time of all epochs so far (evaluation excluded) */
 	uint64_t examples, nnz;    /**< processed in this epoch */
@@ -439,9 +460,17 @@ typedef struct hog_train_opts {
 	uint64_t seed;             /**< shuffling and sharding; default 1 */
 	int delay;                 /**< apply each update K examples after its read; default 0 */
 	int hot;                   /**< buffered: hot coordinates (-1: chosen from frequencies) */
-	int flush_every;           /**< buffered: examples between flushes; default 1024 */
+	int flush_every;           /**< buffered, replica: examples between flushes (0, the default:
+	                                buffered 1024, replica 4096) */
 	int stripes;               /**< striped: coordinates per lock; default 64 */
 	int measure_delay;         /**< sample the delay between read and write (1 in 64 examples) */
+	int average;               /**< linear: hand back (and evaluate) the average of the last
+	                                epoch's iterates instead of the last one (averaged SGD, kept
+	                                sparse); checkpoints keep the iterate itself. Default 0 here;
+	                                the command line turns it on */
+	int normalize;             /**< linear: scale each feature by 1 / max |x| over the training
+	                                set (rounded to a power of two); the model file holds weights
+	                                for the unscaled features. Default 0 */
 	uint32_t rank;             /**< mf: factors per user and item; default 32 */
 	int biases;                /**< mf: learn a global mean and user and item biases */
 	uint32_t grid;             /**< mf grid mode: blocks per side (0: 2 * threads + 1) */
@@ -463,6 +492,9 @@ typedef struct hog_train_opts {
 	volatile int *stop;        /**< set non-zero (by a signal handler) to stop cleanly */
 	void (*on_epoch)(void *ud, const hog_epoch_stats *s);
 	void (*on_progress)(void *ud, const hog_progress *p);
+	/** a line for the user before training starts (the mode --mode auto chose,
+	 * and what it measured); may be NULL */
+	void (*on_note)(void *ud, const char *note);
 	void *ud;
 } hog_train_opts;
 
@@ -513,11 +545,13 @@ typedef struct hog_train_result {
 	int threads;
 	double seconds;            /**< training time (evaluation excluded) */
 	hog_epoch_stats last;      /**< the last epoch's figures */
-	int hot;                   /**< buffered: hot coordinates used */
+	int hot;                   /**< buffered: hot coordinates used; replica: features averaged */
 	double lr;                 /**< the step size (alpha) used, after the model's default */
 	enum hog_loss loss;        /**< the loss used (mf: always squared) */
 	double sync_seconds;       /**< MPI: of seconds, the time spent averaging the ranks'
 	                                models, waits for the slowest rank included */
+	enum hog_mode mode;        /**< the mode trained with (the one HOG_MODE_AUTO chose) */
+	char mode_why[320];        /**< HOG_MODE_AUTO: what the probe measured and why it chose so */
 } hog_train_result;
 
 /** Trains the model o->model names: linear on sparse sets (binary or regression
@@ -530,6 +564,24 @@ typedef struct hog_train_result {
  * return *model_out (if not NULL) gets the model as it stands, or NULL. */
 int hog_train(const hog_data *train, const hog_data *test, const hog_train_opts *o,
               hog_model **model_out, hog_train_result *res, hog_err *err);
+
+/** hog_train() that keeps one copy of the training set in memory: @p train
+ * becomes the trainer's, which may rearrange it in place (linear: ids
+ * renumbered, each row's nonzeros reordered, values scaled) and trains on it
+ * there instead of copying it into per-worker shards. It is freed before the
+ * call returns, whatever the outcome. The model is the one hog_train() gives
+ * (bit for bit in serial mode). */
+int hog_train_consume(hog_data *train, const hog_data *test, const hog_train_opts *o,
+                      hog_model **model_out, hog_train_result *res, hog_err *err);
+
+/** Trains on the data set at @p path without loading it, for sets larger than
+ * memory: each worker reads its own blocks from the memory map, a shuffled order
+ * of blocks per epoch and a shuffled order of examples inside each, and the page
+ * cache does the I/O (a block's pages leave the resident set when the worker is
+ * done with it). Setup reads the whole set once (feature counts). The test set
+ * is in memory. Models that cannot stream (mf) refuse with HOG_ENOTSUP. */
+int hog_train_stream(const char *path, const hog_data *test, const hog_train_opts *o,
+                     hog_model **model_out, hog_train_result *res, hog_err *err);
 
 /** Evaluation of a model on a data set. */
 typedef struct hog_eval {

@@ -489,7 +489,7 @@ elif ! "$H" --version | grep -q 'with MPI'; then
 else
 	"$H" data gen -q --examples 301 --features 40 --nnz 5 --seed 5 "$T/mr.lmdb" >/dev/null 2>&1
 	"$H" data export "$T/mr.lmdb" >"$T/mr.txt"
-	SAME="--data $T/mr.lmdb --threads 1 --epochs 2 --no-shuffle --schedule constant --lr 0.2 --l2 0 --quiet"
+	SAME="--data $T/mr.lmdb --threads 1 --epochs 2 --no-shuffle --schedule constant --lr 0.2 --l2 0 --average off --quiet"
 	# the reference itself against the plain serial engine
 	check "mpi: serial run, file order" 0 "$H" train $SAME --save "$T/mr1.bin"
 	"$H" predict --model "$T/mr1.bin" --data "$T/mr.lmdb" >"$T/mp1.txt" 2>/dev/null
@@ -561,8 +561,235 @@ else
 	check_grep "mpi: ... and mpirun names the rank" "$ERR" 'rank 1 .*(signal 9|Killed)'
 	check "mpi: ... the last checkpoint is intact" 0 "$H" eval --model "$T/mk.bin" --data "$T/mate.lmdb"
 fi
+# ------------------------------------------------------------ --average and --normalize (issue 11)
+# Raw measurements of scales 1e-3 .. 1e5 in a CSV: without --normalize the
+# default step (1/(1 + mean |x|^2)) is tiny and SGD learns little; with it the
+# model, stored in raw units, is near perfect when evaluated on the raw test set.
+awk 'BEGIN { srand(5); print "label,a,b,c,d"
+	for (i = 0; i < 3000; i++) { a = rand()*2-1; b = rand()*2-1; c = rand()*2-1; d = rand()*2-1
+		printf "%d,%.6g,%.6g,%.6g,%.6g\n", (1.5*a - 2*b + 0.7*c + 0.2 > 0), a*0.001, b*100000, c*3, d*5000 } }' >"$T/raw.csv"
+"$H" data import --format csv "$T/raw.csv" "$T/raw.lmdb" >/dev/null 2>&1
+"$H" data split --fraction 0.3 "$T/raw.lmdb" "$T/rtr.lmdb" "$T/rte.lmdb" >/dev/null 2>&1
+check "train --normalize" 0 "$H" train --data "$T/rtr.lmdb" --mode serial --epochs 10 --quiet --normalize --save "$T/mn.bin"
+check "train without --normalize" 0 "$H" train --data "$T/rtr.lmdb" --mode serial --epochs 10 --quiet --save "$T/mr.bin"
+check "eval: normalized model on raw features" 0 "$H" eval --model "$T/mn.bin" --data "$T/rte.lmdb"
+check_true "eval: ... is above 97%" awk '/^accuracy/ { exit !($2 + 0 > 97) }' "$OUT"
+check "eval: unnormalized model" 0 "$H" eval --model "$T/mr.bin" --data "$T/rte.lmdb"
+check_true "eval: ... is below 90%" awk '/^accuracy/ { exit !($2 + 0 < 90) }' "$OUT"
+check "train --average off" 0 "$H" train --data "$T/ttr.lmdb" --mode serial --epochs 3 --quiet --average off --save "$T/ma0.bin"
+check "train --average on" 0 "$H" train --data "$T/ttr.lmdb" --mode serial --epochs 3 --quiet --average on --save "$T/ma1.bin"
+check "train (default: averaged)" 0 "$H" train --data "$T/ttr.lmdb" --mode serial --epochs 3 --quiet --save "$T/ma2.bin"
+check_true "average: on and off give other models" sh -c '! cmp -s "$1" "$2"' sh "$T/ma0.bin" "$T/ma1.bin"
+check_true "average: on is the default" cmp -s "$T/ma1.bin" "$T/ma2.bin"
+check "train --average maybe" 2 "$H" train --data "$T/ttr.lmdb" --average maybe
+check_grep "train: --average named" "$ERR" '--average'
+printf '[train]\naverage = off\n' >"$T/avg.ini"
+check "train: average = off in a config" 0 "$H" train -c "$T/avg.ini" --data "$T/ttr.lmdb" --mode serial --epochs 3 --quiet --save "$T/ma3.bin"
+check_true "average: ... is --average off" cmp -s "$T/ma0.bin" "$T/ma3.bin"
+check "train --stream" 0 "$H" train --data "$T/ttr.lmdb" --test "$T/tte.lmdb" --mode lockfree --threads 2 --epochs 3 --stream --quiet --save "$T/ms.bin"
+check_grep "train --stream: reports the epochs" "$OUT" '^ +3 '
+check "eval: the streamed model" 0 "$H" eval --model "$T/ms.bin" --data "$T/tte.lmdb"
+check_true "eval: ... learned (AUC above 0.8)" awk '/^auc/ { exit !($2 + 0 > 0.8) }' "$OUT"
+check "train --stream without --test" 0 "$H" train --data "$T/ttr.lmdb" --mode serial --epochs 1 --stream --quiet
+check "train --stream --delay" 2 "$H" train --data "$T/ttr.lmdb" --epochs 1 --stream --delay 4 --quiet
+check_grep "train --stream --delay: named" "$ERR" '--delay'
+check "train --stream: no such data set" 1 "$H" train --data "$T/nothing.lmdb" --epochs 1 --stream --quiet
+check_grep "train --stream: the file named" "$ERR" 'nothing.lmdb'
+check "train --stream: a ratings set" 1 "$H" train --data "$T/gr.lmdb" --epochs 1 --stream --quiet
+check_grep "train --stream: ... needs a sparse set" "$ERR" "sparse"
+# ------------------------------------------------------------ never lose a byte (issue 9)
+# Interrupted data commands remove their temporary file; stale temporaries of
+# dead processes are removed by the next run; every write is checked (standard
+# output, --metrics, plots); a closed pipe ends the output quietly; FIFOs are
+# streamed or refused, never waited on forever; outputs are checked before the
+# work; CSV/ratings headers are never guessed from one odd field.
+
+# Runs "$@" in the background, sends signal $1 once a temporary file matching
+# $2 (a glob in $T) appears, and leaves the exit status in $got (-1 when the
+# command ended before the file was seen: too fast to test this time).
+kill_when_tmp() {
+	sig=$1 glob=$2
+	shift 2
+	"$@" >"$OUT" 2>"$ERR" &
+	kpid=$!
+	n=0
+	while none_like "$glob" && kill -0 $kpid 2>/dev/null && [ $n -lt 2000 ]; do
+		sleep 0.005
+		n=$((n + 1))
+	done
+	if none_like "$glob"; then
+		wait $kpid
+		got=-1
+		return
+	fi
+	kill -$sig $kpid
+	wait $kpid
+	got=$?
+}
+check_sig() { # NAME WANT: after kill_when_tmp; a run too fast to catch passes with a note
+	if [ "$got" -eq -1 ]; then pass "$1 (finished before the signal: not tested this time)";
+	elif [ "$got" -eq "$2" ]; then pass "$1"; else fail "$1 (exit $got, wanted $2)"; fi
+}
+"$H" data gen -q -n 400000 --nnz 10 "$T/sig.lmdb" >/dev/null 2>&1
+mkfifo "$T/slow.fifo"
+(printf '1 1:1\n-1 2:1\n'; sleep 3) >"$T/slow.fifo" &
+fpid=$!
+kill_when_tmp INT 'sigi.lmdb.tmp.*' "$H" data import -q -f libsvm "$T/slow.fifo" "$T/sigi.lmdb"
+check_sig "signals: SIGINT during data import exits 130" 130
+check_true "signals: ... and removes the temporary file" none_like 'sigi.lmdb*'
+kill $fpid 2>/dev/null; wait $fpid 2>/dev/null
+(printf '1 1:1\n-1 2:1\n'; sleep 3) >"$T/slow.fifo" &
+fpid=$!
+kill_when_tmp TERM 'sigi.lmdb.tmp.*' "$H" data import -q -f libsvm "$T/slow.fifo" "$T/sigi.lmdb"
+check_sig "signals: SIGTERM during data import exits 143" 143
+check_true "signals: ... and removes the temporary file" none_like 'sigi.lmdb*'
+kill $fpid 2>/dev/null; wait $fpid 2>/dev/null
+kill_when_tmp INT 'sigg.lmdb.tmp.*' "$H" data gen -q -n 50000000 "$T/sigg.lmdb"
+check_sig "signals: SIGINT during data gen exits 130" 130
+check_true "signals: ... and removes the temporary file" none_like 'sigg.lmdb*'
+kill_when_tmp TERM 'siga.lmdb.tmp.*' "$H" data split -f 0.5 "$T/sig.lmdb" "$T/siga.lmdb" "$T/sigb.lmdb"
+check_sig "signals: SIGTERM during data split exits 143" 143
+check_true "signals: ... and removes both temporary files" none_like 'sig[ab].lmdb*'
+kill_when_tmp INT 'sig.txt.tmp.*' "$H" data export --out "$T/sig.txt" "$T/sig.lmdb"
+check_sig "signals: SIGINT during data export --out exits 130" 130
+check_true "signals: ... and removes the temporary file" none_like 'sig.txt*'
+kill_when_tmp KILL 'sigk.lmdb.tmp.*' "$H" data gen -q -n 50000000 "$T/sigk.lmdb"
+check_true "signals: kill -9 leaves the temporary file (the next run's job)" test "$got" -eq -1 -o ! -z "$(ls "$T"/sigk.lmdb.tmp.* 2>/dev/null)"
+sh -c 'exit 0' & dead=$!
+wait $dead
+: >"$T/sigk.lmdb.tmp.$dead"
+: >"$T/sigk.lmdb.tmp.$$"
+check "stale: the next run writing the same output" 0 "$H" data gen -q -n 100 "$T/sigk.lmdb"
+check_grep "stale: ... says it removed a dead process's temporary file" "$ERR" "removed .*sigk\.lmdb\.tmp\.$dead, a temporary file left by process $dead"
+check_true "stale: ... and removed every one of dead processes" test -z "$(ls "$T"/sigk.lmdb.tmp.* 2>/dev/null | grep -v "\.$$\$")"
+check_true "stale: ... but not the one of a live process" test -e "$T/sigk.lmdb.tmp.$$"
+rm -f "$T/sigk.lmdb.tmp.$$"
+
+# every write checked
+"$H" data gen -q -n 3000 -d 200 "$T/io.lmdb" >/dev/null 2>&1
+"$H" train --quiet --data "$T/io.lmdb" --epochs 1 --save "$T/io.model" >/dev/null 2>&1
+check "full: eval > /dev/full exits 1" 1 sh -c '"$1" eval --model "$2" --data "$3" >/dev/full' sh "$H" "$T/io.model" "$T/io.lmdb"
+check_grep "full: ... naming standard output" "$ERR" 'standard output: No space left on device'
+check "full: data info > /dev/full exits 1" 1 sh -c '"$1" data info "$2" >/dev/full' sh "$H" "$T/io.lmdb"
+check "full: predict > /dev/full exits 1" 1 sh -c '"$1" predict --model "$2" --data "$3" >/dev/full' sh "$H" "$T/io.model" "$T/io.lmdb"
+check "full: data export > /dev/full exits 1" 1 sh -c '"$1" data export "$2" >/dev/full' sh "$H" "$T/io.lmdb"
+check "full: train --metrics /dev/full exits 1" 1 "$H" train --quiet --data "$T/io.lmdb" --epochs 1 --metrics /dev/full
+check_grep "full: ... naming the file" "$ERR" '/dev/full: No space left on device'
+# (a FIFO of ours, not /dev/null: an old binary run as root renames over it)
+check "full: --save to a FIFO is refused before training" 1 "$H" train --quiet --data "$T/io.lmdb" --epochs 1 --save "$T/slow.fifo"
+check_true "full: ... and the FIFO is still one" test -p "$T/slow.fifo"
+mkdir "$T/mnt"
+if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=1m tmpfs "$T/mnt" 2>/dev/null; then
+	head -c $((1024 * 1024 - 12 * 1024)) /dev/zero >"$T/mnt/fill" 2>/dev/null
+	check "full: compare --plot on a full disk exits 1" 1 "$H" compare --quiet --data "$T/io.lmdb" --epochs 1 --modes lockfree --threads 2 --plot "$T/mnt/p"
+	check_grep "full: ... says the plots were not drawn" "$ERR" 'did not draw it whole'
+	check_true "full: ... and does not say they were" sh -c '! grep -q "^plots:" "$1"' sh "$ERR"
+	rm -f "$T/mnt/"*
+	head -c $((2 * 1024 * 1024)) /dev/zero >"$T/mnt/fill" 2>/dev/null
+	check "full: train --metrics on a full disk exits 1" 1 "$H" train --quiet --data "$T/io.lmdb" --epochs 3 --metrics "$T/mnt/m.json"
+	check_grep "full: ... naming the metrics file" "$ERR" 'm\.json: No space left on device'
+	rm -f "$T/mnt/"*
+	"$H" data gen -q -n 30000 --nnz 10 "$T/src.lmdb" >/dev/null 2>&1
+	"$H" data export --out "$T/src.svm" "$T/src.lmdb" >/dev/null 2>&1
+	check "full: data import on a full disk exits 1" 1 "$H" data import -q -f libsvm "$T/src.svm" "$T/mnt/full.lmdb"
+	check_grep "full: ... No space left on device" "$ERR" 'mnt/full\.lmdb: .*No space left on device'
+	check_true "full: ... and leaves nothing behind" test -z "$(ls "$T/mnt")"
+	check "full: data export --out on a full disk exits 1" 1 "$H" data export --out "$T/mnt/x.txt" "$T/src.lmdb"
+	check_grep "full: ... naming the file given" "$ERR" 'mnt/x\.txt: No space left on device'
+	check_true "full: ... and leaves nothing behind" test -z "$(ls "$T/mnt")"
+	umount "$T/mnt"
+	if mount -t tmpfs -o size=1m,ro tmpfs "$T/mnt" 2>/dev/null; then
+		check "outputs: --save on a read-only file system fails before training" 1 "$H" train --data "$T/io.lmdb" --epochs 1 --save "$T/mnt/m.bin"
+		check_grep "outputs: ... naming the directory" "$ERR" 'cannot write in .*mnt: Read-only file system'
+		check_true "outputs: ... and no epoch ran" test ! -s "$OUT"
+		umount "$T/mnt"
+	fi
+else
+	echo "# full-disk checks skipped: a tmpfs cannot be mounted here (not root?)"
+fi
+
+# closed pipes: quiet, status 0
+# (a model of the set's own dimension: predict refuses a set with more features than its model)
+"$H" train --quiet --data "$T/sig.lmdb" --epochs 1 --average off --save "$T/sig.model" >/dev/null 2>&1
+("$H" predict --model "$T/sig.model" --data "$T/sig.lmdb" 2>"$T/pipe.err"; echo $? >"$T/pipe.st") | head -1 >/dev/null
+check_true "pipe: predict | head -1 exits 0" test "$(cat "$T/pipe.st")" = 0
+check_true "pipe: ... with nothing on stderr" test ! -s "$T/pipe.err"
+("$H" data export "$T/sig.lmdb" 2>"$T/pipe.err"; echo $? >"$T/pipe.st") | head -1 >/dev/null
+check_true "pipe: data export | head exits 0" test "$(cat "$T/pipe.st")" = 0
+check_true "pipe: ... with nothing on stderr" test ! -s "$T/pipe.err"
+
+# FIFOs: streamed where the reader streams, refused where it cannot
+(printf '1 1:1\n-1 2:1\n1 3:0.5\n' >"$T/slow.fifo") &
+check "fifo: data import reads a FIFO as a stream" 0 timeout 20 "$H" data import -q -f libsvm "$T/slow.fifo" "$T/fifo.lmdb"
+check_grep "fifo: ... every line" "$OUT" ': 3 examples'
+check "fifo: a FIFO with no writer is an error, not a hang" 1 timeout 30 "$H" data import -q -f libsvm "$T/slow.fifo" "$T/fifo2.lmdb"
+check_grep "fifo: ... saying so" "$ERR" 'FIFO with no writer'
+check "fifo: eval --model FIFO is refused at once" 1 timeout 5 "$H" eval --model "$T/slow.fifo" --data "$T/io.lmdb"
+check_grep "fifo: ... naming it" "$ERR" 'slow\.fifo: is a FIFO'
+check "fifo: train --data FIFO is refused at once" 1 timeout 5 "$H" train --data "$T/slow.fifo"
+check "fifo: data info FIFO is refused at once" 1 timeout 5 "$H" data info "$T/slow.fifo"
+check "fifo: data import from a device is refused" 1 timeout 5 "$H" data import -f libsvm /dev/zero "$T/dev.lmdb"
+check_grep "fifo: ... naming it" "$ERR" 'character device'
+
+# outputs checked before any work
+check "outputs: --save into a missing directory fails before training" 1 "$H" train --data "$T/io.lmdb" --epochs 1 --save "$T/no/such/m.bin"
+check_grep "outputs: ... naming the path" "$ERR" "--save $T/no/such/m.bin: directory $T/no/such does not exist"
+check_true "outputs: ... and no epoch ran" test ! -s "$OUT"
+check "outputs: --checkpoint naming a directory fails before training" 1 "$H" train --data "$T/io.lmdb" --epochs 1 --checkpoint "$T"
+check_grep "outputs: ... saying so" "$ERR" 'is a directory'
+check "outputs: --metrics into a missing directory fails" 1 "$H" train --data "$T/io.lmdb" --epochs 1 --metrics "$T/no/m.json"
+check "outputs: predict --out into a missing directory fails" 1 "$H" predict --model "$T/io.model" --data "$T/io.lmdb" --out "$T/no/p.txt"
+check "outputs: compare --csv into a missing directory fails before any run" 1 "$H" compare --data "$T/io.lmdb" --csv "$T/no/c.csv"
+check_true "outputs: ... and no table" test ! -s "$OUT"
+check "outputs: compare --plot into a missing directory fails" 1 "$H" compare --data "$T/io.lmdb" --plot "$T/no/p"
+check "outputs: data export --out into a missing directory fails" 1 "$H" data export --out "$T/no/x.txt" "$T/io.lmdb"
+check "outputs: data gen into a missing directory fails" 1 "$H" data gen -q -n 10 "$T/no/x.lmdb"
+check_grep "outputs: ... naming it" "$ERR" "directory $T/no does not exist"
+
+# progress line with the default --threads 0 (drawn only on a terminal)
+if command -v script >/dev/null 2>&1 && script -qc true /dev/null >/dev/null 2>&1; then
+	script -qc "'$H' train --data '$T/sig.lmdb' --epochs 3" /dev/null 2>&1 | tr '\r' '\n' >"$T/prog.txt"
+	if grep -q 'ex/s/thread' "$T/prog.txt"; then
+		check_true "progress: no 'inf ex/s/thread' with --threads 0" sh -c '! grep -q "inf ex/s/thread" "$1"' sh "$T/prog.txt"
+		check_grep "progress: a finite rate per thread" "$T/prog.txt" '[0-9.e+]+ ex/s/thread'
+	fi
+fi
+
+# CSV and ratings: a BOM is no header, one odd field is an error, headers noted
+printf '\357\273\2771,2,3\n0,1,0\n1,0,5\n' >"$T/bom.csv"
+check "csv: a UTF-8 byte-order mark is dropped" 0 "$H" data import -q -f csv "$T/bom.csv" "$T/bom.lmdb"
+check_grep "csv: ... and the first line is data: 3 examples" "$OUT" ': 3 examples'
+printf 'y,a,b\n1,2,3\n0,1,0\n' >"$T/hdr.csv"
+check "csv: a header line" 0 "$H" data import -q -f csv "$T/hdr.csv" "$T/hdr.lmdb"
+check_grep "csv: ... is said to be skipped, with FILE:LINE" "$ERR" 'hdr\.csv:1: a header line, skipped'
+printf '1,NA,3\n0,1,0\n' >"$T/na.csv"
+check "csv: 'NA' in the first line is an error, not a header" 1 "$H" data import -q -f csv "$T/na.csv" "$T/na.lmdb"
+check_grep "csv: ... at FILE:LINE:COL" "$ERR" 'na\.csv:1:3: expected a number in column 2'
+printf '1,,3\n0,1,0\n' >"$T/empty.csv"
+check "csv: an empty field in the first line is an error, not a header" 1 "$H" data import -q -f csv "$T/empty.csv" "$T/na.lmdb"
+printf '569,30,malignant,benign\n1,2.5,3\n0,1,0\n' >"$T/wdbc.csv"
+check "csv: --header yes does not impose the header's field count" 0 "$H" data import -q -f csv --header yes "$T/wdbc.csv" "$T/wdbc.lmdb"
+check_grep "csv: ... 2 examples of 2 features" "$OUT" ': 2 examples, 2 features'
+printf 'title\n\nsource: x\ny,a\n1,2\n0,1\n' >"$T/skip.csv"
+check "csv: --skip 3 skips the first lines" 0 "$H" data import -q -f csv --skip 3 "$T/skip.csv" "$T/skip.lmdb"
+check_grep "csv: ... then finds the header" "$ERR" 'skip\.csv:4: a header line'
+check_grep "csv: ... and 2 examples" "$OUT" ': 2 examples'
+check "csv: --skip is for csv and ratings" 2 "$H" data import -f libsvm --skip 1 "$T/skip.csv" "$T/skip2.lmdb"
+printf 'userId,movieId,rating\n1,2,5\n' >"$T/r.csv"
+check "ratings: a header line" 0 "$H" data import -q -f ratings "$T/r.csv" "$T/r.lmdb"
+check_grep "ratings: ... is said to be skipped" "$ERR" 'r\.csv:1: a header line, skipped'
+printf 'NA 2 5\n1 2 5\n' >"$T/rna.txt"
+check "ratings: 'NA' as the first user id is an error, not a header" 1 "$H" data import -q -f ratings "$T/rna.txt" "$T/r2.lmdb"
+check_grep "ratings: ... at FILE:LINE:COL" "$ERR" 'rna\.txt:1:1:'
 
 # ------------------------------------------------------------ (new sections go here)
+
+# ------------------------------------------------------------ --mode auto
+check "train: --mode auto" 0 "$H" train --data "$T/ttr.lmdb" --mode auto --threads 2 --epochs 1 --metrics "$T/auto.json"
+check_grep "train: ... says which mode and why" "$ERR" 'auto: [a-z]+ \(.*examples/s on a .*probe'
+check_true "train: ... and records it in --metrics" grep -q '"note":"auto: ' "$T/auto.json"
+check_true "train: ... epoch lines name the mode that ran" grep -Eq '"mode":"(serial|lockfree|buffered|atomic|striped|locked)"' "$T/auto.json"
+
 
 echo "cli: $PASS passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]

@@ -44,6 +44,31 @@ void cli_progress_cb(void *ud, uint64_t done, uint64_t total);
 void cli_progress_end(cli_progress *p);
 double cli_now(void);
 
+/* Output and input files (files.c). */
+/** Checks, before any work, that @p path can be written: not a directory, its
+ * directory exists and takes a new file. Removes stale temporaries of @p path
+ * (cli_remove_stale). @p opt ("--save") names the option in the message; NULL
+ * for an operand. An existing target that is not a regular file is refused
+ * (the rename would replace it) unless @p append (--metrics: /dev/null, a FIFO).
+ * Returns 0, or 1 (2 for an empty name) after the message. */
+int cli_check_output(const char *cmd, const char *opt, const char *path, int append);
+/** Removes "PATH.tmp.PID" files of processes that no longer exist, saying so. */
+void cli_remove_stale(const char *cmd, const char *path);
+/** Refuses an input that is not a regular file (a FIFO, a device, a directory):
+ * data sets and models are mapped or read whole. @p what ("--model") may be NULL.
+ * Returns 0 or 1 after the message. */
+int cli_check_input(const char *cmd, const char *what, const char *path);
+/** SIGINT/SIGTERM/SIGHUP remove the registered temporary files (sys/file.h)
+ * and end the process with the signal (exit status 130/143/129). For commands
+ * that have nothing to save when stopped: the data subcommands. */
+void cli_catch_cleanup_signals(void);
+/** 1 when standard output is a pipe or socket whose reader has gone away. */
+int cli_stdout_gone(void);
+/** Flushes and closes standard output at exit. A failed write is an error
+ * ("standard output: No space left on device", @p rc or 1); a reader that went
+ * away is not (returns @p rc). */
+int cli_close_stdout(int rc);
+
 #endif
 
 #include <getopt.h>
@@ -57,3 +82,5 @@ int cli_config_expand(const char *cmd, const struct option *lopts, int argc, cha
 void cli_config_free(int argc, char **argv);
 /** Prints a double as JSON (null for NaN/Inf). */
 void cli_json_num(FILE *f, const char *key, double v, int comma);
+/* Writes @p s as a JSON string (quoted, escaped). */
+void cli_json_str(FILE *f, const char *s);

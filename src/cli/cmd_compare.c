@@ -105,7 +105,7 @@ int cmd_compare(int argc0, char **argv0)
 		return rc;
 	cmp_plan plan;
 	memset(&plan, 0, sizeof plan);
-	hog_train_opts_init(&plan.base);
+	cli_train_opts_init(&plan.base);
 	plan.repeat = 1;
 	plan.target = NAN;
 	cli_train_args a = { 0 };
@@ -160,6 +160,15 @@ int cmd_compare(int argc0, char **argv0)
 	if (rc < 0 && optind < argc)
 		rc = cli_usage_error("compare", NULL, "unexpected argument '%s'", argv[optind]);
 	if (rc >= 0) {
+		cli_config_free(argc, argv);
+		return rc;
+	}
+	/* outputs are checked before the data is loaded and every run made */
+	if ((plan.csv && (rc = cli_check_output("compare", "--csv", plan.csv, 0))) ||
+	    (plan.json && (rc = cli_check_output("compare", "--json", plan.json, 0))) ||
+	    (plan.plot && (rc = cli_check_output("compare", "--plot", plan.plot, 0))) ||
+	    (a.data && (rc = cli_check_input("compare", "--data", a.data))) ||
+	    (a.test && (rc = cli_check_input("compare", "--test", a.test)))) {
 		cli_config_free(argc, argv);
 		return rc;
 	}

@@ -12,6 +12,7 @@
  * and results into text. */
 #include "cli/cli.h"
 #include "data/store.h"
+#include "sys/file.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <float.h>
@@ -42,7 +43,7 @@ static const char data_usage[] =
 
 /* Long-only options get values above any character. */
 enum { OPT_LABEL_COL = 256, OPT_HEADER, OPT_DELIM, OPT_MAX_LINE, OPT_NNZ, OPT_ZIPF, OPT_NOISE,
-       OPT_BINARY, OPT_USERS, OPT_ITEMS, OPT_RANK, OPT_CLASSES, OPT_SAMPLE };
+       OPT_BINARY, OPT_USERS, OPT_ITEMS, OPT_RANK, OPT_CLASSES, OPT_SAMPLE, OPT_SKIP };
 
 /* Reports what getopt_long stopped at (':' missing value, '?' unknown option),
  * naming the option as the user wrote it. Returns 2. */
@@ -128,6 +129,12 @@ static int data_pick(const char *cmd, const char *usage, const char *opt, const 
 static int data_check_output(const char *cmd, const char *path)
 {
 	struct stat st;
+	char full[32];
+	snprintf(full, sizeof full, "data %s", cmd);
+	cli_catch_cleanup_signals(); /* from here on a stop removes what we write */
+	int rc = cli_check_output(full, NULL, path, 0);
+	if (rc)
+		return rc;
 	if (stat(path, &st) != 0)
 		return 0;
 	if (!S_ISREG(st.st_mode)) {
@@ -138,7 +145,7 @@ static int data_check_output(const char *cmd, const char *path)
 		return 0;
 	hog_store *s;
 	hog_err e = { 0 };
-	int rc = hog_store_open(&s, path, &e);
+	rc = hog_store_open(&s, path, &e);
 	hog_store_close(s);
 	if (rc == HOG_EFORMAT) {
 		fprintf(stderr, "hogwild data %s: %s exists and is not a hogwild data set; not replacing it\n",
@@ -184,6 +191,14 @@ static int data_meta(const char *path, hog_meta *m, hog_err *err)
 	return rc;
 }
 
+/* The importer's notes (a header line detected and skipped...) go to stderr. */
+static void data_note(void *ud, const char *msg)
+{
+	cli_progress *p = ud;
+	cli_progress_end(p);
+	fprintf(stderr, "hogwild data import: %s\n", msg);
+}
+
 /* Runs an import or a generator with a progress line, then prints
  * "OUT: counts; ..." with the input bytes (import) or the time (gen). */
 static int data_make(const char *out, const char *label, hog_import_opts *io, hog_gen_opts *go,
@@ -195,9 +210,12 @@ static int data_make(const char *out, const char *label, hog_import_opts *io, ho
 	hog_meta m;
 	double t0 = cli_now();
 	int rc;
+	cli_catch_cleanup_signals(); /* a stop removes the temporary file */
 	if (io) {
 		io->progress = fn;
 		io->progress_ud = &p;
+		io->note = data_note;
+		io->note_ud = &p;
 		rc = hog_import((const char *const *)in, nin, out, io, &err);
 	} else {
 		go->progress = fn;
@@ -235,7 +253,11 @@ static const char import_usage[] =
 	"  -d, --dim N           libsvm: dimension (default: 1 + largest index)\n"
 	"      --label-col N     csv: label column from 0, negative from the end\n"
 	"                        (default 0)\n"
-	"      --header H        csv, ratings: yes | no | auto (default auto)\n"
+	"      --header H        csv, ratings: yes | no | auto (default auto: a first\n"
+	"                        line with a field that is not a number is a header;\n"
+	"                        a header is skipped with a note on stderr)\n"
+	"      --skip N          csv, ratings: skip the first N lines of each file\n"
+	"                        before looking for a header (default 0)\n"
 	"      --delim C         csv, ratings: , | tab | ; | space (default: detect)\n"
 	"      --max-line BYTES  longest line accepted, K/M/G suffixes (default 16M)\n"
 	"  -b, --block N         examples per block (default 4096)\n"
@@ -249,6 +271,7 @@ static int data_import(int argc, char **argv)
 		{ "dim", required_argument, 0, 'd' }, { "label-col", required_argument, 0, OPT_LABEL_COL },
 		{ "header", required_argument, 0, OPT_HEADER }, { "delim", required_argument, 0, OPT_DELIM },
 		{ "max-line", required_argument, 0, OPT_MAX_LINE }, { "block", required_argument, 0, 'b' },
+		{ "skip", required_argument, 0, OPT_SKIP },
 		{ "quiet", no_argument, 0, 'q' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	const char *cmd = "data import", *U = import_usage;
@@ -288,6 +311,10 @@ static int data_import(int argc, char **argv)
 			set_text |= 2;
 			break;
 		case OPT_MAX_LINE: rc = data_size(cmd, U, "--max-line", optarg, &v); o.max_line = (size_t)v; break;
+		case OPT_SKIP:
+			rc = data_u64(cmd, U, "--skip", optarg, 0, UINT64_MAX, &o.skip_lines);
+			set_text |= 4;
+			break;
 		case 'b':
 			rc = data_u64(cmd, U, "--block", optarg, 1, 1u << 24, &v);
 			o.block_examples = (uint32_t)v;
@@ -311,6 +338,8 @@ static int data_import(int argc, char **argv)
 		return cli_usage_error(cmd, U, "--label-col applies to --format csv only");
 	if ((set_text & 2) && o.format != HOG_FORMAT_CSV && o.format != HOG_FORMAT_RATINGS)
 		return cli_usage_error(cmd, U, "--header and --delim apply to --format csv and ratings only");
+	if ((set_text & 4) && o.format != HOG_FORMAT_CSV && o.format != HOG_FORMAT_RATINGS)
+		return cli_usage_error(cmd, U, "--skip applies to --format csv and ratings only");
 	if (set_task && o.format == HOG_FORMAT_RATINGS)
 		return cli_usage_error(cmd, U, "--task does not apply to --format ratings");
 	if (o.format == HOG_FORMAT_IDX && npos != 3)
@@ -483,21 +512,6 @@ struct info {
 	hog_stats st;
 };
 
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			printf("\\%c", ch);
-		else if (ch < 0x20)
-			printf("\\u%04x", ch);
-		else
-			putchar(ch);
-	}
-	putchar('"');
-}
-
 static void json_num(const char *key, double v)
 {
 	printf(",\"%s\":", key);
@@ -514,10 +528,10 @@ static void info_json(const struct info *f)
 	const hog_meta *m = &f->m;
 	double n = m->examples ? (double)m->examples : 1;
 	fputs("{\"file\":", stdout);
-	json_str(f->path);
+	cli_json_str(stdout, f->path);
 	json_u64("size", f->size);
 	fputs(",\"format\":", stdout);
-	json_str(f->format);
+	cli_json_str(stdout, f->format);
 	json_u64("version", m->version);
 	printf(",\"kind\":\"%s\",\"task\":\"%s\"", hog_kind_name(m->kind), hog_task_name(m->task));
 	json_u64("examples", m->examples);
@@ -530,7 +544,7 @@ static void info_json(const struct info *f)
 	json_u64("nnz", m->nnz);
 	json_u64("blocks", m->blocks);
 	fputs(",\"source\":", stdout);
-	json_str(m->source);
+	cli_json_str(stdout, m->source);
 	if (m->task == HOG_TASK_BINARY) {
 		json_u64("positives", m->positives);
 		json_num("positive_share", (double)m->positives / n);
@@ -637,6 +651,8 @@ static int data_info(int argc, char **argv)
 	if (argc - optind != 1)
 		return cli_usage_error(cmd, U, argc == optind ? "no data set given" : "one data set at a time");
 	f.path = argv[optind];
+	if (cli_check_input(cmd, NULL, f.path))
+		return 1;
 	hog_err err = { 0 };
 	hog_store *s;
 	if ((rc = hog_store_open(&s, f.path, &err)))
@@ -685,6 +701,8 @@ static int data_verify(int argc, char **argv)
 	if (argc - optind != 1)
 		return cli_usage_error(cmd, U, argc == optind ? "no data set given" : "one data set at a time");
 	const char *path = argv[optind];
+	if (cli_check_input(cmd, NULL, path))
+		return 1;
 	hog_err err = { 0 };
 	uint64_t blocks = 0;
 	hog_meta m;
@@ -743,8 +761,11 @@ static int data_split(int argc, char **argv)
 	const char *in = argv[optind], *a = argv[optind + 1], *b = argv[optind + 2];
 	if (data_same_file(a, b) || data_same_file(in, a) || data_same_file(in, b))
 		return cli_usage_error(cmd, U, "IN.lmdb, A.lmdb and B.lmdb must be three different files");
+	if (cli_check_input(cmd, NULL, in))
+		return 1;
 	if ((rc = data_check_output("split", a)) || (rc = data_check_output("split", b)))
 		return rc;
+	cli_catch_cleanup_signals(); /* a stop removes both temporary files */
 	hog_err err = { 0 };
 	hog_meta ma, mb;
 	if ((rc = (per_user ? hog_data_split_users : hog_data_split)(in, a, b, frac, seed, &err)) ||
@@ -767,7 +788,7 @@ static const char export_usage[] =
 	"importing the text again gives the same values).\n"
 	"\n"
 	"  -f, --format FMT  libsvm, the only one (default libsvm)\n"
-	"  -o, --out FILE    write FILE atomically: FILE.tmp, synced, then renamed\n"
+	"  -o, --out FILE    write FILE atomically: FILE.tmp.PID, synced, then renamed\n"
 	"                    (default: standard output)\n"
 	"  -h, --help        this text\n";
 
@@ -799,38 +820,57 @@ static int data_export(int argc, char **argv)
 		return cli_usage_error(cmd, U, argc == optind ? "no data set given" : "one data set at a time");
 	const char *in = argv[optind];
 	hog_err err = { 0 };
-	if (!outp)
-		return (rc = hog_export_libsvm(in, STDOUT_FILENO, &err)) ? cli_fail(&err, rc) : 0;
+	if (cli_check_input(cmd, NULL, in))
+		return 1;
+	if (!outp) {
+		rc = hog_export_libsvm(in, STDOUT_FILENO, &err);
+		if (rc == EPIPE && cli_stdout_gone())
+			return 0; /* the reader (| head) had enough: quietly, like any filter */
+		return rc ? cli_fail(&err, rc) : 0;
+	}
 	if (data_same_file(in, outp)) {
 		fprintf(stderr, "hogwild %s: %s is both the input and the output\n", cmd, outp);
 		return 1;
 	}
-	char tmp[4096];
-	if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", outp) >= sizeof tmp)
-		return cli_usage_error(cmd, U, "--out: file name too long");
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		fprintf(stderr, "hogwild %s: %s: %s\n", cmd, tmp, strerror(errno));
+	cli_catch_cleanup_signals(); /* from here on a stop removes what we write */
+	if ((rc = cli_check_output(cmd, "--out", outp, 0)))
+		return rc;
+	char *tmp = hog_tmp_path(outp);
+	if (!tmp) {
+		fprintf(stderr, "hogwild %s: out of memory\n", cmd);
 		return 1;
 	}
-	/* errors of our own are put into err as the library would, for cli_fail */
+	int slot = hog_tmp_track(tmp); /* before the file exists: the handler removes it */
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "hogwild %s: %s: %s\n", cmd, outp, strerror(errno));
+		hog_tmp_untrack(slot);
+		free(tmp);
+		return 1;
+	}
+	/* errors of our own are put into err as the library would, for cli_fail;
+	 * they name the file the user gave, not the temporary one */
 	rc = hog_export_libsvm(in, fd, &err);
+	if (rc > 0 && !strncmp(err.msg, "export: writing", 15))
+		snprintf(err.msg, sizeof err.msg, "%.600s: %s", outp, strerror(rc));
 	if (rc == 0 && fsync(fd) != 0) {
 		rc = errno;
-		snprintf(err.msg, sizeof err.msg, "%.600s: cannot sync: %s", tmp, strerror(rc));
+		snprintf(err.msg, sizeof err.msg, "%.600s: cannot sync: %s", outp, strerror(rc));
 	}
 	if (close(fd) != 0 && rc == 0) {
 		rc = errno;
-		snprintf(err.msg, sizeof err.msg, "%.600s: %s", tmp, strerror(rc));
+		snprintf(err.msg, sizeof err.msg, "%.600s: %s", outp, strerror(rc));
 	}
 	if (rc == 0 && rename(tmp, outp) != 0) {
 		rc = errno;
 		snprintf(err.msg, sizeof err.msg, "%.600s: cannot rename into place: %s", outp, strerror(rc));
 	}
-	if (rc) {
+	if (rc)
 		unlink(tmp);
+	hog_tmp_untrack(slot);
+	free(tmp);
+	if (rc)
 		return cli_fail(&err, rc);
-	}
 	hog_fsync_dir(outp);
 	return 0;
 }

@@ -102,7 +102,7 @@ int cmd_demo(int argc, char **argv)
 	}
 	cmp_plan plan;
 	memset(&plan, 0, sizeof plan);
-	hog_train_opts_init(&plan.base);
+	cli_train_opts_init(&plan.base);
 	plan.base.epochs = (int)epochs;
 	plan.repeat = (int)repeat;
 	plan.target = NAN;

@@ -1,6 +1,7 @@
 /* hogwild eval and hogwild predict: use a saved model on a data set. */
 #include "cli/cli.h"
 #include "sys/err.h"
+#include "sys/file.h"
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -34,6 +35,8 @@ static int load_both(const char *cmd, const char *model, const char *data, hog_m
 	int rc;
 	if (!model || !data)
 		return cli_usage_error(cmd, NULL, "--model and --data are both required");
+	if (cli_check_input(cmd, "--model", model) || cli_check_input(cmd, "--data", data))
+		return 1;
 	if ((rc = hog_model_load(m, model, &err)))
 		return cli_fail(&err, rc);
 	if ((rc = hog_data_load(d, data, &err))) {
@@ -126,8 +129,10 @@ int cmd_predict(int argc, char **argv)
 		return cli_usage_error("predict", predict_usage, "unexpected argument '%s'", argv[optind]);
 	hog_model *m;
 	hog_data *d;
-	int rc = load_both("predict", model, data, &m, &d);
-	if (rc)
+	int rc;
+	if (out && (rc = cli_check_output("predict", "--out", out, 0)))
+		return rc;
+	if ((rc = load_both("predict", model, data, &m, &d)))
 		return rc;
 	hog_model_info info;
 	hog_model_info_get(m, &info);
@@ -139,7 +144,8 @@ int cmd_predict(int argc, char **argv)
 	}
 	float *mg = malloc((d->n + 1) * sizeof *mg);
 	hog_err err = { 0 };
-	char tmp[4096] = "";
+	char tmp[4200] = "";
+	int slot = -1;
 	FILE *f = stdout;
 	if (!mg) {
 		rc = 1;
@@ -152,8 +158,10 @@ int cmd_predict(int argc, char **argv)
 	}
 	if (out) {
 		snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out, (long)getpid());
+		slot = hog_tmp_track(tmp);
+		cli_catch_cleanup_signals(); /* a stop removes the temporary file */
 		if (!(f = fopen(tmp, "w"))) {
-			fprintf(stderr, "hogwild: %s: %s\n", tmp, strerror(errno));
+			fprintf(stderr, "hogwild predict: --out %s: %s\n", out, strerror(errno));
 			rc = 1;
 			goto done;
 		}
@@ -165,21 +173,33 @@ int cmd_predict(int argc, char **argv)
 			fprintf(f, "%.6g\n", 1.0 / (1.0 + exp(-(double)mg[i])));
 		else
 			fprintf(f, "%.9g\n", mg[i]);
+		if ((i & 4095) == 4095 && ferror(f))
+			break; /* a full disk or a reader gone: no point in writing the rest */
 	}
+	errno = 0;
 	if (fflush(f) != 0 || ferror(f) || (out && fsync(fileno(f)) != 0)) {
-		fprintf(stderr, "hogwild: writing predictions: %s\n", strerror(errno));
+		int e = errno ? errno : EIO;
+		if (!out && (e == EPIPE || cli_stdout_gone()))
+			goto done; /* the reader (| head) had enough: quietly, like any filter */
+		fprintf(stderr, "hogwild predict: %s: %s\n", out ? out : "standard output", strerror(e));
 		rc = 1;
 	}
 	if (out) {
-		fclose(f);
+		if (fclose(f) != 0 && !rc) {
+			fprintf(stderr, "hogwild predict: --out %s: %s\n", out, strerror(errno));
+			rc = 1;
+		}
 		if (rc || rename(tmp, out) != 0) {
 			if (!rc)
-				fprintf(stderr, "hogwild: %s: %s\n", out, strerror(errno));
+				fprintf(stderr, "hogwild predict: --out %s: %s\n", out, strerror(errno));
 			unlink(tmp);
 			rc = 1;
+		} else {
+			hog_fsync_dir(out);
 		}
 	}
 done:
+	hog_tmp_untrack(slot);
 	free(mg);
 	hog_model_free(m);
 	hog_data_free(d);

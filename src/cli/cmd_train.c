@@ -4,20 +4,24 @@
  * checkpoint (exit 130/143). Under mpirun every rank runs this; rank 0 alone
  * reports, writes --metrics, --save and the checkpoints. */
 #include "cli/train_opts.h"
+#include "sys/topo.h"
+#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_SAVE = OPT_TRAIN_LAST, OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_RESUME, OPT_FORCE, OPT_METRICS, OPT_HELP };
+enum { OPT_SAVE = OPT_TRAIN_LAST, OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_RESUME, OPT_FORCE, OPT_METRICS, OPT_STREAM, OPT_HELP };
 
 static const char usage[] =
 	"usage: hogwild train --data D.lmdb [--test T.lmdb] [options]\n"
-	"Trains a linear model with every core at once and reports each epoch.\n"
+	"Trains a model with every core at once and reports each epoch.\n"
 	"\n"
-	"      --mode M           serial | lockfree | buffered | atomic | striped | locked\n"
-	"                         (lockfree: plain Hogwild!; buffered: lock-free with the hot\n"
-	"                         coordinates summed per worker and flushed every K examples)\n"
+	"      --mode M           serial | lockfree | buffered | atomic | striped | locked |\n"
+	"                         grid (mf) | auto (lockfree: plain Hogwild!; buffered: lock-free\n"
+	"                         with the hot coordinates kept per worker and averaged in every\n"
+	"                         K examples; auto: probe the modes on a sample, take the fastest\n"
+	"                         that reaches serial's loss)\n"
 	"      --threads N        workers, pinned one per core (0: every core; serial: 1)\n"
 	"%s"
 	"      --save FILE        write the trained model here (atomically)\n"
@@ -27,14 +31,37 @@ static const char usage[] =
 	"      --force            resume even when the data set or options differ from the\n"
 	"                         checkpoint's (the model's shapes must still fit)\n"
 	"      --metrics FILE     append one JSON line per epoch\n"
+	"      --stream           train from the data set's blocks in place, for sets larger\n"
+	"                         than memory: shuffled blocks, the page cache reads (off)\n"
 	"  -h, --help             this text\n"
 	"Exit: 0 done, 1 data or run-time error, 2 usage, 130/143 stopped by SIGINT/SIGTERM.\n";
 
 typedef struct train_ui {
 	int quiet, progress_drawn;
+	int threads;            /* the workers the run uses (o->threads may be 0: every core) */
 	FILE *metrics;
+	const char *metrics_path;
+	int metrics_errno;      /* first failed write to --metrics, 0 if none */
 	const hog_train_opts *o;
 } train_ui;
+
+/* The workers hog_train() will start: one for serial, --threads, or every core
+ * of the topology it plans on (the same rule as the trainer's). */
+static int train_threads(const hog_train_opts *o)
+{
+	if (o->mode == HOG_MODE_SERIAL)
+		return 1;
+	if (o->threads > 0)
+		return o->threads;
+	hog_topo *t;
+	hog_err e = { 0 };
+	int n = 0;
+	if (hog_topo_open(&t, o->topology, &e) == 0) {
+		n = hog_topo_cores(t);
+		hog_topo_close(t);
+	}
+	return n > 0 ? n : 1;
+}
 
 static void on_progress(void *ud, const hog_progress *p)
 {
@@ -44,8 +71,20 @@ static void on_progress(void *ud, const hog_progress *p)
 	double rate = p->seconds > 0 ? p->done / p->seconds : 0;
 	double eta = rate > 0 ? (p->total - p->done) / rate + (p->epochs - p->epoch) * (p->total / rate) : 0;
 	fprintf(stderr, "\repoch %d/%d %3.0f%%  %.3g ex/s/thread  lr %.3g  loss %.4f  ETA %.0fs   ", p->epoch,
-	        p->epochs, 100.0 * p->done / (p->total ? p->total : 1), rate / u->o->threads, p->lr, p->train_loss, eta);
+	        p->epochs, 100.0 * p->done / (p->total ? p->total : 1), rate / u->threads, p->lr, p->train_loss, eta);
 	u->progress_drawn = 1;
+}
+
+/* --mode auto's choice: on stderr, and a line of its own in --metrics */
+static void on_note(void *ud, const char *note)
+{
+	train_ui *u = ud;
+	fprintf(stderr, "hogwild: %s\n", note);
+	if (u->metrics) {
+		fputs("{\"note\":", u->metrics);
+		cli_json_str(u->metrics, note);
+		fputs("}\n", u->metrics);
+	}
 }
 
 static void on_epoch(void *ud, const hog_epoch_stats *s)
@@ -70,7 +109,7 @@ static void on_epoch(void *ud, const hog_epoch_stats *s)
 	if (u->metrics) {
 		FILE *f = u->metrics;
 		fprintf(f, "{\"epoch\":%d,\"threads\":%d,\"mode\":\"%s\",\"optimizer\":\"%s\",\"examples\":%llu,\"nnz\":%llu",
-		        s->epoch, s->threads, hog_mode_name(u->o->mode), hog_rule_name(u->o->rule),
+		        s->epoch, s->threads, hog_mode_name(s->mode), hog_rule_name(u->o->rule),
 		        (unsigned long long)s->examples, (unsigned long long)s->nnz);
 		cli_json_num(f, "seconds", s->seconds, 1);
 		cli_json_num(f, "elapsed", s->elapsed, 1);
@@ -87,7 +126,9 @@ static void on_epoch(void *ud, const hog_epoch_stats *s)
 		cli_json_num(f, "delay_p99", s->delay_p99, 1);
 		cli_json_num(f, "delay_max", s->delay_max, 1);
 		fputs("}\n", f);
-		fflush(f);
+		/* checked every epoch: a full disk must not pass for a finished log */
+		if ((fflush(f) != 0 || ferror(f)) && !u->metrics_errno)
+			u->metrics_errno = errno ? errno : EIO;
 	}
 }
 
@@ -100,6 +141,7 @@ int cmd_train(int argc0, char **argv0)
 		{ "resume", required_argument, NULL, OPT_RESUME },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "metrics", required_argument, NULL, OPT_METRICS },
+		{ "stream", no_argument, NULL, OPT_STREAM },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -112,9 +154,10 @@ int cmd_train(int argc0, char **argv0)
 	if (rc)
 		return rc;
 	hog_train_opts o;
-	hog_train_opts_init(&o);
+	cli_train_opts_init(&o);
 	cli_train_args a = { 0 };
 	const char *save = NULL, *metrics = NULL;
+	int stream = 0;
 	int c;
 	double d;
 	optind = 1;
@@ -138,6 +181,7 @@ int cmd_train(int argc0, char **argv0)
 		case OPT_RESUME: o.resume = optarg; break;
 		case OPT_FORCE: o.force_resume = 1; break;
 		case OPT_METRICS: metrics = optarg; break;
+		case OPT_STREAM: stream = 1; break;
 		case ':': rc = cli_usage_error("train", NULL, "%s needs a value", argv[optind - 1]); break;
 		case '?': rc = cli_usage_error("train", NULL, "unknown option '%s' (see hogwild train -h)", argv[optind - 1]); break;
 		default:
@@ -160,20 +204,41 @@ int cmd_train(int argc0, char **argv0)
 	const int rank = hog_mpi_rank(), ranks = hog_mpi_size();
 	if (rank)
 		a.quiet = 1;
-	hog_data *tr, *te;
-	if ((rc = cli_load_data("train", &a, &tr, &te, a.quiet))) {
-		cli_config_free(argc, argv);
-		hog_mpi_finish();
-		return rc;
-	}
-	train_ui ui = { .quiet = a.quiet || !cli_progress_wanted(0), .o = &o };
-	if (metrics && rank == 0 && !(ui.metrics = fopen(metrics, "a"))) {
-		fprintf(stderr, "hogwild: %s: cannot open for writing\n", metrics);
+	/* Every output is checked before the data is loaded: a typo in a directory
+	 * must not cost a whole training run. */
+	train_ui ui = { .quiet = a.quiet || !cli_progress_wanted(0), .o = &o, .metrics_path = metrics };
+	hog_data *tr = NULL, *te = NULL;
+	if ((save && (rc = cli_check_output("train", "--save", save, 0))) ||
+	    (o.checkpoint && (rc = cli_check_output("train", "--checkpoint", o.checkpoint, 0))) ||
+	    (metrics && (rc = cli_check_output("train", "--metrics", metrics, 1))) ||
+	    (o.resume && (rc = cli_check_input("train", "--resume", o.resume))))
+		goto out;
+	if (metrics && rank == 0 && !(ui.metrics = fopen(metrics, "a"))) { /* rank 0 alone reports */
+		fprintf(stderr, "hogwild train: --metrics %s: %s\n", metrics, strerror(errno));
 		rc = 1;
 		goto out;
 	}
+	if ((a.data && (rc = cli_check_input("train", "--data", a.data))) ||
+	    (a.test && (rc = cli_check_input("train", "--test", a.test))))
+		goto out;
+	if (stream) { /* the test set only: the training set is read block by block */
+		cli_train_args ta = a;
+		ta.data = a.test;
+		ta.test = NULL;
+		rc = 0;
+		if (!a.data)
+			rc = cli_usage_error("train", NULL, "--data is required (a data set made by 'hogwild data import' or 'gen')");
+		else if (a.test)
+			rc = cli_load_data("train", &ta, &te, &tr, a.quiet);
+	} else {
+		rc = cli_load_data("train", &a, &tr, &te, a.quiet);
+	}
+	if (rc)
+		goto out;
+	ui.threads = train_threads(&o);
 	o.on_epoch = on_epoch;
 	o.on_progress = on_progress;
+	o.on_note = on_note;
 	o.ud = &ui;
 	o.stop = cli_stop_flag();
 	cli_catch_signals();
@@ -183,7 +248,9 @@ int cmd_train(int argc0, char **argv0)
 	hog_train_opts shown = o;
 	if (!shown.threads)
 		shown.threads = 1;
-	int trc = hog_train(tr, te, &o, &m, &res, &err);
+	/* one copy of the data in memory: the trainer rearranges it and frees it */
+	int trc = stream ? hog_train_stream(a.data, te, &o, &m, &res, &err) : hog_train_consume(tr, te, &o, &m, &res, &err);
+	tr = NULL;
 	shown.threads = res.threads ? res.threads : 1;
 	if (rank)
 		save = NULL;
@@ -194,11 +261,14 @@ int cmd_train(int argc0, char **argv0)
 		char avg[48] = "";
 		if (ranks > 1)
 			snprintf(avg, sizeof avg, " (%.2fs of it averaging)", res.sync_seconds);
-		fprintf(stderr, "hogwild: %s mode, %d thread%s%s, %s, %d epoch%s in %.2fs%s%s\n", hog_mode_name(o.mode),
+		fprintf(stderr, "hogwild: %s mode, %d thread%s%s, %s, %d epoch%s in %.2fs%s%s\n", hog_mode_name(res.mode),
 		        res.threads, res.threads == 1 ? "" : "s", on, hog_rule_name(o.rule), res.epochs_done,
 		        res.epochs_done == 1 ? "" : "s", res.seconds, avg, trc ? " (stopped)" : "");
-		if (o.mode == HOG_MODE_BUFFERED)
+		if (res.mode == HOG_MODE_BUFFERED)
 			fprintf(stderr, "hogwild: buffered mode kept %d hot coordinates per worker\n", res.hot);
+		if (res.mode == HOG_MODE_REPLICA)
+			fprintf(stderr, "hogwild: replica mode averaged the bias and %d features at flushes, summed "
+			        "the rest\n", res.hot);
 	}
 	if (trc == 0 && save && m && (rc = hog_model_save(m, save, &err))) {
 		rc = cli_fail(&err, rc);
@@ -216,8 +286,13 @@ int cmd_train(int argc0, char **argv0)
 	}
 	hog_model_free(m);
 out:
-	if (ui.metrics)
-		fclose(ui.metrics);
+	if (ui.metrics && (fclose(ui.metrics) != 0 || ui.metrics_errno)) {
+		int e = ui.metrics_errno ? ui.metrics_errno : errno;
+		fprintf(stderr, "hogwild train: --metrics %s: %s; the metrics log is incomplete\n", metrics,
+		        strerror(e ? e : EIO));
+		if (rc == 0)
+			rc = 1;
+	}
 	hog_data_free(tr);
 	hog_data_free(te);
 	cli_config_free(argc, argv);

@@ -3,10 +3,13 @@
 #include "cli/compare.h"
 #include "cli/cli.h"
 #include "model/linear.h"
+#include "sys/file.h"
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static double speedup(const cmp_report *r, const cmp_cell *c)
@@ -87,37 +90,50 @@ void cmp_print_table(const cmp_report *r, FILE *f)
 	fflush(f);
 }
 
+static int tmp_slot = -1; /* the one temporary file being written, for the signal handler */
+
 static FILE *open_tmp(const char *path, char *tmp, size_t n)
 {
 	snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-	return fopen(tmp, "w");
+	tmp_slot = hog_tmp_track(tmp);
+	FILE *f = fopen(tmp, "w");
+	if (!f) {
+		hog_tmp_untrack(tmp_slot);
+		tmp_slot = -1;
+	}
+	return f;
+}
+
+/* Closes a written file, checking every step: errors name the file the user
+ * gave, and the temporary file is removed. */
+static int close_checked(FILE *f, const char *path, int sync)
+{
+	errno = 0;
+	int bad = fflush(f) != 0 || ferror(f) || (sync && fsync(fileno(f)) != 0);
+	int e = errno;
+	if (fclose(f) != 0 && !bad) {
+		bad = 1;
+		e = errno;
+	}
+	if (bad)
+		fprintf(stderr, "hogwild: %s: %s\n", path, strerror(e ? e : EIO));
+	return bad;
 }
 
 static int close_rename(FILE *f, const char *tmp, const char *path)
 {
-	int bad = fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0;
-	if (fclose(f) != 0)
-		bad = 1;
-	if (bad || rename(tmp, path) != 0) {
+	int bad = close_checked(f, path, 1);
+	if (!bad && rename(tmp, path) != 0) {
 		fprintf(stderr, "hogwild: %s: %s\n", path, strerror(errno));
+		bad = 1;
+	}
+	if (bad)
 		unlink(tmp);
-		return 1;
-	}
-	return 0;
-}
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', f);
-		if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
+	else
+		hog_fsync_dir(path);
+	hog_tmp_untrack(tmp_slot);
+	tmp_slot = -1;
+	return bad;
 }
 
 static int write_csv(const cmp_report *r, const char *path)
@@ -150,7 +166,7 @@ static int write_json(const cmp_report *r, const char *path)
 	}
 	const hog_train_opts *o = &r->plan->base;
 	fputs("{\"data\":", f);
-	json_str(f, r->data ? r->data : "");
+	cli_json_str(f, r->data ? r->data : "");
 	fprintf(f, ",\"model\":\"%s\",\"loss\":\"%s\",\"optimizer\":\"%s\",\"epochs\":%d,\"seed\":%llu,\"repeat\":%d",
 	        hog_model_kind_name(o->model), hog_loss_name(r->loss), hog_rule_name(o->rule), o->epochs, (unsigned long long)o->seed, r->plan->repeat);
 	cli_json_num(f, "lr", r->lr, 1);
@@ -190,6 +206,29 @@ static int write_json(const cmp_report *r, const char *path)
 	}
 	fputs("]}\n", f);
 	return close_rename(f, tmp, path);
+}
+
+/* 1 when a plot file is whole: a PNG ends with its IEND chunk, an SVG with
+ * </svg>. A full disk leaves gnuplot's files empty or cut, and gnuplot still
+ * exits 0. */
+static int plot_complete(const char *path, int svg)
+{
+	static const unsigned char iend[12] = { 0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82 };
+	unsigned char tail[64];
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return 0;
+	size_t n = 0;
+	if (fseek(f, -(long)sizeof tail, SEEK_END) != 0)
+		rewind(f);
+	n = fread(tail, 1, sizeof tail, f);
+	fclose(f);
+	if (!svg)
+		return n >= sizeof iend && !memcmp(tail + n - sizeof iend, iend, sizeof iend);
+	for (size_t i = 0; i + 6 <= n; i++)
+		if (!memcmp(tail + i, "</svg>", 6))
+			return 1;
+	return 0;
 }
 
 static int have_gnuplot(void)
@@ -240,7 +279,8 @@ static int write_plots(const cmp_report *r, const char *prefix)
 		fputs("\n\n", f);
 		nloss++;
 	}
-	fclose(f);
+	if (close_checked(f, dat, 0))
+		return 1;
 	if (!(f = fopen(gp, "w"))) {
 		fprintf(stderr, "hogwild: %s: %s\n", gp, strerror(errno));
 		return 1;
@@ -267,7 +307,8 @@ static int write_plots(const cmp_report *r, const char *prefix)
 			        titles[k]);
 		fputs("\n", f);
 	}
-	fclose(f);
+	if (close_checked(f, gp, 0))
+		return 1;
 	if (!have_gnuplot()) {
 		fprintf(stderr, "hogwild: plots not drawn: gnuplot is not installed (apt-get install gnuplot-nox);\n"
 		        "         the data and script are in %s and %s\n", dat, gp);
@@ -275,10 +316,31 @@ static int write_plots(const cmp_report *r, const char *prefix)
 	}
 	char cmd[9000];
 	snprintf(cmd, sizeof cmd, "gnuplot '%s'", gp);
-	if (system(cmd) != 0) {
-		fprintf(stderr, "hogwild: gnuplot failed on %s\n", gp);
+	int st = system(cmd);
+	if (st != 0) {
+		if (st != -1 && WIFEXITED(st))
+			fprintf(stderr, "hogwild: gnuplot failed on %s (exit status %d)\n", gp, WEXITSTATUS(st));
+		else
+			fprintf(stderr, "hogwild: gnuplot failed on %s\n", gp);
 		return 1;
 	}
+	/* gnuplot exits 0 even when it could not write a plot (a full disk leaves a
+	 * 0-byte file): a plot is drawn only when its file holds something. */
+	static const char *const names[] = { "speedup.png", "loss.png", "speedup.svg", "loss.svg" };
+	int bad = 0;
+	for (int i = 0; i < 4; i++) {
+		char path[4200];
+		struct stat sb;
+		snprintf(path, sizeof path, "%s-%s", prefix, names[i]);
+		if (stat(path, &sb) != 0 || !plot_complete(path, i >= 2)) {
+			fprintf(stderr, "hogwild: %s: gnuplot did not draw it whole (%s)\n", path,
+			        stat(path, &sb) != 0 ? "missing" : sb.st_size == 0 ? "an empty file; disk full?"
+			                                                        : "cut short; disk full?");
+			bad = 1;
+		}
+	}
+	if (bad)
+		return 1;
 	fprintf(stderr, "plots: %s-speedup.png, %s-loss.png (and .svg)\n", prefix, prefix);
 	return 0;
 }

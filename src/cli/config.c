@@ -108,3 +108,18 @@ void cli_json_num(FILE *f, const char *key, double v, int comma)
 	else
 		fprintf(f, "%s\"%s\":null", comma ? "," : "", key);
 }
+
+void cli_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}

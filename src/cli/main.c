@@ -134,18 +134,20 @@ int main(int argc, char **argv)
 {
 	hog_backend_blas_reexec(argv); /* fast OpenBLAS kernels on CPUs it does not know */
 	setlocale(LC_ALL, "C"); /* numbers in files and output use '.' whatever the user's locale */
-	signal(SIGPIPE, SIG_IGN); /* a closed pipe is an EPIPE error, not a silent death */
+	/* A closed pipe is EPIPE, which the commands take as "stop writing, quietly"
+	 * (files.c): never a death in the middle of writing a temporary file. */
+	signal(SIGPIPE, SIG_IGN);
 	if (argc < 2)
 		return cli_usage_error(NULL, usage_text, "no command given");
 	const char *c = argv[1];
 	if (!strcmp(c, "-h") || !strcmp(c, "--help") || !strcmp(c, "help")) {
 		fputs(usage_text, stdout);
-		return 0;
+		return cli_close_stdout(0);
 	}
 	if (!strcmp(c, "--version") || !strcmp(c, "-V")) {
 		printf("hogwild %s (data format %d)%s\n", HOG_VERSION_STRING, HOG_FORMAT_VERSION,
 		       hog_mpi_built() ? " with MPI" : "");
-		return 0;
+		return cli_close_stdout(0);
 	}
 	static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {
 		{ "data", cmd_data }, { "train", cmd_train }, { "eval", cmd_eval },
@@ -154,6 +156,6 @@ int main(int argc, char **argv)
 	};
 	for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++)
 		if (!strcmp(c, cmds[i].name))
-			return cmds[i].fn(argc - 1, argv + 1);
+			return cli_close_stdout(cmds[i].fn(argc - 1, argv + 1));
 	return cli_usage_error(NULL, usage_text, "unknown command '%s'", c);
 }

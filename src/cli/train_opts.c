@@ -36,6 +36,8 @@ const struct option cli_train_long[] = {
 	{ "grid", required_argument, NULL, OPT_GRID },
 	{ "sync-every", required_argument, NULL, OPT_SYNC_EVERY },
 	{ "no-shuffle", no_argument, NULL, OPT_NO_SHUFFLE },
+	{ "average", required_argument, NULL, OPT_AVERAGE },
+	{ "normalize", no_argument, NULL, OPT_NORMALIZE },
 	{ NULL, 0, NULL, 0 },
 };
 const size_t cli_train_nlong = sizeof cli_train_long / sizeof *cli_train_long - 1;
@@ -55,7 +57,7 @@ const char cli_train_usage[] =
 	"  -c, --config FILE      INI file of options (flags given here override it)\n"
 	"      --data D.lmdb      training set (required)\n"
 	"      --test T.lmdb      test set, evaluated after every epoch (none)\n"
-	"      --model M          linear | mf (linear; mlp is not built yet)\n"
+	"      --model M          linear | mf | mlp (linear)\n"
 	"      --loss L           logistic | hinge | squared (logistic; mf: squared)\n"
 	"      --rank K           mf: factors per user and item (32)\n"
 	"      --biases           mf: learn the global mean and user and item biases (off)\n"
@@ -71,10 +73,16 @@ const char cli_train_usage[] =
 	"                         per update on the rows it touches, as LIBMF)\n"
 	"      --optimizer R      sgd | adagrad | adarevision (sgd)\n"
 	"      --adagrad-beta B   beta of adagrad/adarevision: lr/(beta+sqrt(sum g^2)) (1)\n"
+	"      --average on|off   linear: the model is the average of the last epoch's\n"
+	"                         iterates (averaged SGD), not the last iterate (on)\n"
+	"      --normalize        linear: scale each feature by 1/max|x| of the training set\n"
+	"                         (for raw, unscaled values); the model keeps raw units (off)\n"
 	"      --delay K          write each update K examples after its read (0)\n"
 	"      --measure-delay    sample updates landing between read and write (off)\n"
-	"      --hot N            buffered mode: hot coordinates (auto: written once per flush)\n"
-	"      --flush-every K    buffered mode: examples between flushes (1024)\n"
+	"      --hot N            buffered: hot coordinates (auto: written once per flush);\n"
+	"                         replica: the most frequent features averaged at flushes besides\n"
+	"                         the bias (0: none; the rest are summed)\n"
+	"      --flush-every K    buffered, replica: examples between flushes (1024, 4096)\n"
 	"      --stripe-size N    striped mode: coordinates per lock, a power of two (64)\n"
 	"      --bind B           core | numa | none: pin workers with hwloc (core)\n"
 	"      --seed S           sharding and shuffling seed (1)\n"
@@ -83,6 +91,12 @@ const char cli_train_usage[] =
 	"                         the ranks' models; also at every epoch's end (32768 x threads)\n"
 	"      --no-shuffle       visit the examples in the data set's order every epoch\n"
 	"      --quiet            no progress line\n";
+
+void cli_train_opts_init(hog_train_opts *o)
+{
+	hog_train_opts_init(o);
+	o->average = 1;
+}
 
 static int bad(const char *cmd, const char *opt, const char *arg, const char *want)
 {
@@ -112,7 +126,7 @@ int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o,
 		break;
 	case OPT_MODE:
 		if ((e = hog_mode_parse(arg)) < 0)
-			return bad(cmd, "mode", arg, "serial, lockfree, buffered, atomic, striped, locked or grid");
+			return bad(cmd, "mode", arg, "serial, lockfree, buffered, atomic, striped, locked, grid or auto");
 		o->mode = (enum hog_mode)e;
 		break;
 	case OPT_THREADS:
@@ -180,6 +194,11 @@ int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o,
 		o->seed = u;
 		break;
 	case OPT_MEASURE_DELAY: o->measure_delay = 1; break;
+	case OPT_AVERAGE:
+		if (strcmp(arg, "on") && strcmp(arg, "off")) return bad(cmd, "average", arg, "on or off");
+		o->average = !strcmp(arg, "on");
+		break;
+	case OPT_NORMALIZE: o->normalize = 1; break;
 	case OPT_TOPOLOGY: o->topology = arg; break;
 	case OPT_QUIET: a->quiet = 1; break;
 	case OPT_CONFIG: break; /* expanded before parsing */

@@ -8,10 +8,14 @@ enum {
 	OPT_DATA = 1000, OPT_TEST, OPT_MODEL, OPT_LOSS, OPT_MODE, OPT_THREADS, OPT_EPOCHS, OPT_LR,
 	OPT_SCHEDULE, OPT_BACKOFF, OPT_T0, OPT_WARMUP, OPT_L2, OPT_OPTIMIZER, OPT_ADAGRAD_BETA,
 	OPT_DELAY, OPT_HOT, OPT_FLUSH_EVERY, OPT_STRIPE_SIZE, OPT_BIND, OPT_SEED, OPT_MEASURE_DELAY,
-	OPT_TOPOLOGY, OPT_QUIET, OPT_CONFIG, OPT_SYNC_EVERY, OPT_NO_SHUFFLE, OPT_RANK, OPT_BIASES,
-	OPT_GRID,
+	OPT_TOPOLOGY, OPT_QUIET, OPT_CONFIG, OPT_SYNC_EVERY, OPT_NO_SHUFFLE, OPT_AVERAGE, OPT_NORMALIZE,
+	OPT_RANK, OPT_BIASES, OPT_GRID,
 	OPT_TRAIN_LAST
 };
+
+/* hog_train_opts_init() and the command line's own defaults, chosen from
+ * measurements (bench/results/average.md): --average on. */
+void cli_train_opts_init(hog_train_opts *o);
 
 /* The long options every training command takes (terminated by a zero entry).
  * Commands copy these into their own table and add theirs. */

@@ -56,7 +56,7 @@ int hog_import(const char *const *in, int nin, const char *out, const hog_import
 	hog_import_ctx c = { .in = in, .nin = nin, .out = out, .o = o };
 	for (int i = 0; i < nin; i++) {
 		struct stat st;
-		int rc = hog_check_regular_input(in[i], err);
+		int rc = hog_check_stream_input(in[i], err);
 		if (rc)
 			return rc;
 		if (stat(in[i], &st) == 0)

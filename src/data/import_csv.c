@@ -2,12 +2,19 @@
  * every other column a feature. Feature j is the j-th non-label column (from 0);
  * zeros are omitted, so the result is a sparse data set whose dimension is the
  * number of feature columns. The delimiter (',', tab, ';' or runs of blanks) and
- * a header line are detected from the first line unless the options fix them; a
- * header's names are kept in the meta entry "columns". Every line must have the
- * same number of fields as the first; an empty field, a value that is not a
- * number, NaN or Inf is an error with FILE:LINE:COLUMN, never a silent skip. Only
- * blank lines are skipped. Quoted fields ("a,b") are split correctly so that a
- * header with quoted names works; a quoted value in a data line is an error. */
+ * a header line are detected from the first line unless the options fix them:
+ * a first line is a header when none of its fields is a number (so "1,NA,3" is a
+ * data line with an error in column 3, not a header), and the caller is told
+ * through the note hook when one was skipped. A header's names are kept in the
+ * meta entry "columns" when they match the data's fields. A detected header's
+ * field count is enforced on the data; with --header yes it is not (some files
+ * start with a line of counts).
+ * Every data line must have the same number of fields as the first; an empty
+ * field, a value that is not a number, NaN or Inf is an error with
+ * FILE:LINE:COLUMN, never a silent skip. Blank lines and the --skip lines at the
+ * start of each file are skipped. Quoted fields ("a,b") are split correctly so
+ * that a header with quoted names works; a quoted value in a data line is an
+ * error. */
 #include "data/import.h"
 #include "data/parse.h"
 #include "sys/err.h"
@@ -30,6 +37,7 @@ typedef struct csv_state {
 	uint32_t *ids;      /* scratch for one example */
 	float *vals;
 	char *columns;      /* header names joined by ',' (first file), or NULL */
+	uint32_t header_fields; /* fields of that header */
 	char src[256];      /* the writer keeps a pointer to it until the commit */
 } csv_state;
 
@@ -192,8 +200,8 @@ static int csv_file(csv_state *st, const char *path, hog_err *err)
 	uint64_t since_progress = 0;
 	int first = 1;
 	while ((rc = hog_input_line(&in, &line, &len, err)) == 1) {
-		if (*hog_skip_space(line) == 0)
-			continue; /* blank line */
+		if (in.line <= c->o->skip_lines || *hog_skip_space(line) == 0)
+			continue; /* skipped or blank line */
 		if (!st->sep_known) {
 			st->sep = c->o->delim == ' ' ? 0 : c->o->delim ? c->o->delim : csv_detect_sep(line);
 			st->sep_known = 1;
@@ -203,21 +211,43 @@ static int csv_file(csv_state *st, const char *path, hog_err *err)
 		if (first) {
 			first = 0;
 			uint32_t nf = 0;
-			int numeric = 1;
+			int any_number = 0, any_text = 0;
 			while (csv_next(&sp, &s, &e)) {
-				numeric &= csv_is_number(s, e);
+				if (csv_is_number(s, e))
+					any_number = 1;
+				else if (s < e)
+					any_text = 1;
 				nf++;
 			}
-			if (!st->nfields && (rc = csv_first_line(st, &in, nf, err)))
-				goto done;
-			int header = c->o->header < 0 ? !numeric : c->o->header > 0;
+			int header = c->o->header < 0 ? !any_number && any_text : c->o->header > 0;
 			if (header) {
-				if (nf != st->nfields)
-					BAD(line + len, "header has %u fields, expected %u", nf, st->nfields);
-				if (!st->columns && (rc = csv_keep_header(st, line, err)))
+				/* A detected header fixes the field count, as a safety; one the
+				 * user vouched for (--header yes) may be anything (counts, a
+				 * title), and the first data line fixes it. */
+				if (c->o->header < 0 && !st->nfields && (rc = csv_first_line(st, &in, nf, err)))
 					goto done;
+				if (!st->columns) {
+					if ((rc = csv_keep_header(st, line, err)))
+						goto done;
+					st->header_fields = nf;
+				}
+				if (c->o->header < 0 && c->o->note) {
+					char msg[200];
+					snprintf(msg, sizeof msg, "%.80s:%llu: a header line, skipped: '%.40s%s' "
+					         "(--header no reads it as data)", path, (unsigned long long)in.line, line,
+					         len > 40 ? "..." : "");
+					c->o->note(c->o->note_ud, msg);
+				}
 				continue;
 			}
+			sp = (csv_split){ line, st->sep, 0 };
+		}
+		if (!st->nfields) {
+			uint32_t nf = 0;
+			while (csv_next(&sp, &s, &e))
+				nf++;
+			if ((rc = csv_first_line(st, &in, nf, err)))
+				goto done;
 			sp = (csv_split){ line, st->sep, 0 };
 		}
 		uint32_t k = 0, nnz = 0, j = 0;
@@ -234,8 +264,10 @@ static int csv_file(csv_state *st, const char *path, hog_err *err)
 			double v;
 			const char *q = hog_parse_f64(s, &v);
 			if (q != e)
-				BAD(s, "expected a number in column %u, found '%.*s'", k + 1,
-				    (int)(e - s > 40 ? 40 : e - s), s);
+				BAD(s, "expected a number in column %u, found '%.*s'%s", k + 1,
+				    (int)(e - s > 40 ? 40 : e - s), s,
+				    in.line == c->o->skip_lines + 1 && c->o->header <= 0
+				        ? " (a header line? then give --header yes)" : "");
 			if (!isfinite(v) || !isfinite((float)v))
 				BAD(s, "%s in column %u is not finite", k == st->label ? "label" : "value", k + 1);
 			if (k == st->label) {
@@ -269,7 +301,7 @@ int hog_import_csv(hog_import_ctx *c, hog_err *err)
 		rc = csv_file(&st, c->in[i], err);
 	if (!rc && !st.w)
 		rc = hog_err_set(err, HOG_EDATA, "%s: no examples in the input", c->in[0]);
-	if (!rc && st.columns)
+	if (!rc && st.columns && st.header_fields == st.nfields) /* names that fit the columns */
 		rc = hog_writer_meta_set(st.w, "columns", st.columns, err);
 	free(st.ids);
 	free(st.vals);

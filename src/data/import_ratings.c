@@ -5,8 +5,10 @@
  * unsigned integers up to 2^63 and are renumbered to dense ranges 0..U-1 and
  * 0..I-1 in order of first appearance; the original ids go into the data set's id
  * maps ("users", "items") so that predictions can be reported in them. The
- * timestamp, when present, is not stored. Anything off is an error with
- * FILE:LINE:COLUMN; only blank lines are skipped. */
+ * timestamp, when present, is not stored. A first line none of whose fields is
+ * a number is a header, skipped with a note to the caller; anything else that is
+ * off is an error with FILE:LINE:COLUMN ("1,NA,5" is a bad line, not a header).
+ * Blank lines and the --skip lines at the start of each file are skipped. */
 #include "data/import.h"
 #include "data/parse.h"
 #include "sys/err.h"
@@ -182,15 +184,28 @@ static const char *rat_detect_sep(const char *line)
 	return NULL;
 }
 
-/* A header line is one whose first field is not an integer. */
+/* A header line is one with some text and no field that is a number. */
 static int rat_is_header(const char *p, const char *sep)
 {
-	if (*p == '-' || *p == '+')
-		p++;
-	const char *d = p;
-	while ((unsigned)(*p - '0') < 10)
-		p++;
-	return p == d || rat_sep(&p, sep) < 0;
+	size_t k = sep ? strlen(sep) : 0;
+	int text = 0;
+	while (*p) {
+		while (hog_is_space(*p))
+			p++;
+		const char *s = p;
+		while (*p && (sep ? strncmp(p, sep, k) != 0 : !hog_is_space(*p)))
+			p++;
+		const char *e = p;
+		while (e > s && hog_is_space(e[-1]))
+			e--;
+		double v;
+		if (s < e && hog_parse_f64(s, &v) == e)
+			return 0;
+		text |= s < e;
+		if (sep && *p)
+			p += k;
+	}
+	return text;
 }
 
 #define BAD(col, ...) do { \
@@ -214,8 +229,8 @@ static int rat_file(rat_state *st, const char *path, hog_err *err)
 	uint64_t since_progress = 0;
 	int first = 1;
 	while ((rc = hog_input_line(&in, &line, &len, err)) == 1) {
-		if (*hog_skip_space(line) == 0)
-			continue; /* blank line */
+		if (in.line <= c->o->skip_lines || *hog_skip_space(line) == 0)
+			continue; /* skipped or blank line */
 		if (!st->sep_known) {
 			char d = c->o->delim;
 			st->sep = d == 0 ? rat_detect_sep(line) : d == ':' ? "::" : d == ' ' ? NULL : st->sep1;
@@ -227,8 +242,18 @@ static int rat_file(rat_state *st, const char *path, hog_err *err)
 			p++;
 		if (first) {
 			first = 0;
-			if (c->o->header > 0 || (c->o->header < 0 && rat_is_header(p, st->sep)))
+			if (c->o->header > 0)
 				continue;
+			if (c->o->header < 0 && rat_is_header(p, st->sep)) {
+				if (c->o->note) {
+					char msg[200];
+					snprintf(msg, sizeof msg, "%.80s:%llu: a header line, skipped: '%.40s%s' "
+					         "(--header no reads it as data)", path, (unsigned long long)in.line, line,
+					         len > 40 ? "..." : "");
+					c->o->note(c->o->note_ud, msg);
+				}
+				continue;
+			}
 		}
 		const char *at = p, *why;
 		uint64_t u, i;

@@ -11,18 +11,20 @@
 #include <unistd.h>
 
 #define CHUNK ((size_t)1 << 20)
+/* How long a FIFO given as input may stay without a writer before it is an error. */
+#define HOG_INPUT_FIFO_WAIT_MS 10000
 
 int hog_input_open(hog_input *in, const char *path, size_t max_line, hog_err *err)
 {
 	memset(in, 0, sizeof *in);
 	in->path = path;
 	in->max_line = max_line ? max_line : ((size_t)16 << 20);
-	int rc = hog_check_regular_input(path, err);
+	int rc = hog_check_stream_input(path, err);
 	if (rc)
 		return rc;
-	int fd = open(path, O_RDONLY);
+	int fd = hog_open_stream(path, HOG_INPUT_FIFO_WAIT_MS, err);
 	if (fd < 0)
-		return hog_err_set(err, errno, "%s: %s", path, strerror(errno));
+		return -fd;
 	struct stat st;
 	if (fstat(fd, &st) == 0)
 		in->size = (uint64_t)st.st_size;
@@ -88,6 +90,10 @@ int hog_input_line(hog_input *in, char **line, size_t *len, hog_err *err)
 				n--;
 			start[n] = 0; /* the buffer keeps one spare byte for the end */
 			in->line++;
+			if (in->line == 1 && n >= 3 && !memcmp(start, "\xef\xbb\xbf", 3)) {
+				start += 3; /* a UTF-8 byte-order mark (Excel's CSV) is no part of the data */
+				n -= 3;
+			}
 			*line = start;
 			*len = n;
 			return 1;

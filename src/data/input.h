@@ -21,7 +21,8 @@ typedef struct hog_input {
 
 /** Opens @p path (refusing directories and unreadable files). */
 int hog_input_open(hog_input *in, const char *path, size_t max_line, hog_err *err);
-/** Next line without its newline (and '\r'), NUL-terminated in place.
+/** Next line without its newline (and '\r'), NUL-terminated in place; a UTF-8
+ * byte-order mark at the start of the file is dropped.
  * @return 1 with a line, 0 at the end, or a negative code (HOG_EDATA for a line
  * longer than max_line or a truncated gzip stream). */
 int hog_input_line(hog_input *in, char **line, size_t *len, hog_err *err);

@@ -273,6 +273,26 @@ int hog_store_block(hog_store *s, uint64_t index, hog_block *b, hog_err *err)
 	return store_view(s, index, &v, first, b, err);
 }
 
+void hog_store_release(hog_store *s, const hog_block *b)
+{
+	const void *arr[] = { b->labels, b->offsets, b->ids, b->vals, b->users, b->items, b->ratings, b->xf, b->xu8 };
+	const size_t len[] = { b->n * 4u, (b->n + 1u) * 4u, b->nnz * 4, b->nnz * 4, b->n * 4u, b->n * 4u, b->n * 4u,
+		                   (size_t)b->n * b->cols * 4, (size_t)b->n * b->cols };
+	/* a copy of ours must never be released (its contents would be lost): only a
+	 * block known to have none (without the table of copies, none is released) */
+	if (!s->block_copy || b->index >= s->meta.blocks || s->block_copy[b->index])
+		return;
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	for (size_t i = 0; i < sizeof arr / sizeof *arr; i++)
+		if (arr[i]) {
+			uintptr_t a = (uintptr_t)arr[i];
+			lo = a < lo ? a : lo;
+			hi = a + len[i] > hi ? a + len[i] : hi;
+		}
+	if (hi > lo)
+		hog_map_release((const void *)lo, hi - lo);
+}
+
 /* Walks every block in order with a cursor, checking that the blocks are numbered
  * 0, 1, 2... and that their examples follow on. Calls fn for each. */
 typedef int (*block_fn)(void *ud, const hog_block *b, hog_err *err);
@@ -430,6 +450,7 @@ typedef struct load_job {
 	hog_data *d;
 	const void **ptr;
 	size_t *len;
+	const unsigned char *mapped; /* block i is read in the map (not an aligned copy) */
 	uint64_t *ex_at, *nnz_at, nblocks;
 	unsigned k, T;
 	uint64_t bad;    /* lowest failing block, UINT64_MAX if none */
@@ -449,6 +470,10 @@ static void *load_worker(void *arg)
 			struct load_state ls = { .d = j->d, .at = j->ex_at[i], .nnz_at = j->nnz_at[i] };
 			rc = load_block(&ls, &b, &e);
 		}
+		/* copied: its pages of the map leave the resident set, or loading holds
+		 * the data set twice at its peak (the map and the arrays) */
+		if (!rc && j->mapped[i])
+			hog_map_release(j->ptr[i], j->len[i]);
 		if (rc) {
 			j->bad = i;
 			j->rc = rc;
@@ -468,8 +493,9 @@ static int load_parallel(hog_store *s, hog_data *d, const char *path, hog_err *e
 	const void **ptr = calloc(nb + 1, sizeof *ptr);
 	size_t *len = calloc(nb + 1, sizeof *len);
 	uint64_t *ex_at = calloc(nb + 1, sizeof *ex_at), *nnz_at = calloc(nb + 1, sizeof *nnz_at);
+	unsigned char *mapped = calloc(nb + 1, 1);
 	int rc = 0, any_vals = 0;
-	if (!ptr || !len || !ex_at || !nnz_at) {
+	if (!ptr || !len || !ex_at || !nnz_at || !mapped) {
 		rc = hog_err_set(err, ENOMEM, "%s: out of memory", path);
 		goto out;
 	}
@@ -497,6 +523,7 @@ static int load_parallel(hog_store *s, hog_data *d, const char *path, hog_err *e
 		}
 		ptr[i] = p;
 		len[i] = v.mv_size;
+		mapped[i] = p == v.mv_data;
 		ex_at[i] = ex;
 		nnz_at[i] = nz;
 		ex += n;
@@ -522,7 +549,7 @@ static int load_parallel(hog_store *s, hog_data *d, const char *path, hog_err *e
 	pthread_t th[8];
 	unsigned started = 0;
 	for (unsigned t = 0; t < T; t++) {
-		jobs[t] = (load_job){ .s = s, .d = d, .ptr = ptr, .len = len, .ex_at = ex_at, .nnz_at = nnz_at,
+		jobs[t] = (load_job){ .s = s, .d = d, .ptr = ptr, .len = len, .mapped = mapped, .ex_at = ex_at, .nnz_at = nnz_at,
 		                      .nblocks = nb, .k = t, .T = T };
 		if (t == 0 || pthread_create(&th[t], NULL, load_worker, &jobs[t]) != 0)
 			continue; /* thread 0 is this one; a refused thread's blocks are done below */
@@ -548,6 +575,7 @@ static int load_parallel(hog_store *s, hog_data *d, const char *path, hog_err *e
 out:
 	free(ptr);
 	free(len);
+	free(mapped);
 	free(ex_at);
 	free(nnz_at);
 	return rc;

@@ -148,11 +148,16 @@ static int hog_tools_split(const char *in, const char *out_a, const char *out_b,
 	wa = NULL;
 	if (rc)
 		goto fail;
-	if ((rc = hog_writer_commit(wb, err))) {
-		wb = NULL;
-		unlink(out_a); /* half a split is no split */
+	/* Half a split is no split: until B is in place, A goes with it, on an
+	 * error here and, through the registry, on a signal. */
+	int slot_a = hog_tmp_track(out_a);
+	rc = hog_writer_commit(wb, err);
+	wb = NULL;
+	if (rc)
+		unlink(out_a);
+	hog_tmp_untrack(slot_a);
+	if (rc)
 		goto fail;
-	}
 	hog_store_close(s);
 	free(seen);
 	return 0;

@@ -2,7 +2,8 @@
  * straight into LMDB's reserved space (MDB_APPEND|MDB_RESERVE: no extra copy, keys
  * in order), and the write transaction is committed every ~256 MB to keep LMDB's
  * dirty list small. All of it goes to "<path>.tmp.<pid>"; commit writes the meta
- * entries, syncs and renames. The task (binary/multiclass/regression) can be left
+ * entries, syncs and renames. The temporary file is registered (sys/file.h) so
+ * that the command line's signal handler can remove it. The task (binary/multiclass/regression) can be left
  * to the end: labels are stored as given and their statistics decide. */
 #include "data/block.h"
 #include "data/store.h"
@@ -14,15 +15,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #define MAP_START ((size_t)256 << 20) /* grown by doubling as the file grows */
 #define TXN_BYTES ((size_t)256 << 20)
+/* A block's per-example arrays stay under this many bytes whatever the examples
+ * per block asked for: a 2^24-pixel image is 16 MiB (64 MiB as floats), and
+ * 4096 of them would be 64 GiB reserved up front. */
+#define BLOCK_BYTES ((size_t)64 << 20)
 
 struct meta_kv { char *key, *val; size_t len; };
 
 struct hog_writer {
 	char *path, *tmp;
+	int tmp_slot;           /* in the registry of live temporary files, or -1 */
 	MDB_env *env;
 	MDB_txn *txn;
 	MDB_dbi meta_dbi, blocks_dbi;
@@ -50,6 +57,33 @@ static int w_oom(hog_writer *w, hog_err *err)
 	return hog_err_set(err, ENOMEM, "%s: out of memory", w->path);
 }
 
+/* An LMDB error while writing the temporary file. LMDB turns a short write (the
+ * disk filled up in the middle of a page run) into EIO; when the file system has
+ * no room left, ENOSPC is what happened and what the user must read. */
+static int w_lmdb(hog_writer *w, hog_err *err, int rc, const char *what)
+{
+	struct statvfs vfs;
+	if ((rc == EIO || rc == ENOSPC) && statvfs(w->tmp, &vfs) == 0 && vfs.f_bavail * (uint64_t)vfs.f_frsize <
+	    ((uint64_t)1 << 20) + hog_block_bytes(w->o.kind, w->bmax, w->o.kind == HOG_KIND_DENSE ? w->o.features : 0, 0))
+		rc = ENOSPC;
+	if (rc == ENOSPC)
+		return hog_err_set(err, ENOSPC, "%s: %s: %s", w->path, what, strerror(ENOSPC));
+	return hog_err_lmdb(err, rc, what, w->path);
+}
+
+/* Examples per block: what was asked for, fewer when a block's arrays would
+ * pass BLOCK_BYTES (at least one example per block). */
+static uint32_t w_block_examples(const hog_writer_opts *o)
+{
+	size_t per = 12; /* ratings: user, item, rating; sparse: label, offset, a few ids */
+	if (o->kind == HOG_KIND_DENSE)
+		per = 4 + (size_t)o->features * (o->dense_u8 ? 1 : 4);
+	uint32_t n = o->block_examples ? o->block_examples : HOG_BLOCK_EXAMPLES;
+	if ((size_t)n * per > BLOCK_BYTES)
+		n = (uint32_t)(BLOCK_BYTES / per);
+	return n ? n : 1;
+}
+
 int hog_writer_open(hog_writer **out, const char *path, const hog_writer_opts *o, hog_err *err)
 {
 	*out = NULL;
@@ -63,7 +97,8 @@ int hog_writer_open(hog_writer **out, const char *path, const hog_writer_opts *o
 	if (!w)
 		return hog_err_set(err, ENOMEM, "out of memory");
 	w->o = *o;
-	w->bmax = o->block_examples ? o->block_examples : HOG_BLOCK_EXAMPLES;
+	w->tmp_slot = -1;
+	w->bmax = w_block_examples(o);
 	w->all_pm1 = w->all_01 = w->all_small_int = 1;
 	w->lmin = INFINITY;
 	w->lmax = -INFINITY;
@@ -76,7 +111,7 @@ int hog_writer_open(hog_writer **out, const char *path, const hog_writer_opts *o
 	int oom = 0;
 	switch (o->kind) {
 	case HOG_KIND_SPARSE:
-		w->cap_nnz = (size_t)n * 64;
+		w->cap_nnz = (size_t)n * 64 > BLOCK_BYTES / 8 ? BLOCK_BYTES / 8 : (size_t)n * 64;
 		oom = !(w->labels = malloc(n * 4)) || !(w->offsets = malloc((n + 1) * 4)) ||
 		      !(w->ids = malloc(w->cap_nnz * 4)) || !(w->vals = malloc(w->cap_nnz * 4));
 		if (!oom)
@@ -95,6 +130,7 @@ int hog_writer_open(hog_writer **out, const char *path, const hog_writer_opts *o
 		goto fail;
 	}
 	unlink(w->tmp);
+	w->tmp_slot = hog_tmp_track(w->tmp); /* before the file exists: a signal may come any time */
 	if ((rc = mdb_env_create(&w->env)) || (rc = mdb_env_set_maxdbs(w->env, 4)) ||
 	    (rc = mdb_env_set_mapsize(w->env, w->mapsize = MAP_START))) {
 		rc = hog_err_lmdb(err, rc, "creating environment", w->tmp);
@@ -141,7 +177,7 @@ static int flush_block(hog_writer *w, hog_err *err)
 	if (need > w->mapsize) {
 		if ((rc = mdb_txn_commit(w->txn)) != 0) {
 			w->txn = NULL;
-			return hog_err_lmdb(err, rc, "committing", w->tmp);
+			return w_lmdb(w, err, rc, "committing");
 		}
 		w->txn = NULL;
 		w->committed += w->txn_bytes;
@@ -150,7 +186,7 @@ static int flush_block(hog_writer *w, hog_err *err)
 			w->mapsize *= 2;
 		if ((rc = mdb_env_set_mapsize(w->env, w->mapsize)) != 0 ||
 		    (rc = mdb_txn_begin(w->env, NULL, 0, &w->txn)) != 0)
-			return hog_err_lmdb(err, rc, "growing the map", w->tmp);
+			return w_lmdb(w, err, rc, "growing the map");
 	}
 	unsigned char kb[8];
 	uint64_t idx = w->blocks;
@@ -159,7 +195,7 @@ static int flush_block(hog_writer *w, hog_err *err)
 	MDB_val k = { 8, kb }, v = { bytes, NULL };
 	rc = mdb_put(w->txn, w->blocks_dbi, &k, &v, MDB_APPEND | MDB_RESERVE);
 	if (rc)
-		return hog_err_lmdb(err, rc, "writing a block", w->tmp);
+		return w_lmdb(w, err, rc, "writing a block");
 	void *dst = v.mv_data, *tmpbuf = NULL;
 	if ((uintptr_t)dst & 7) { /* small blocks can sit unaligned in a leaf page */
 		if (!(tmpbuf = malloc(bytes)))
@@ -180,7 +216,7 @@ static int flush_block(hog_writer *w, hog_err *err)
 	if (w->txn_bytes > TXN_BYTES) {
 		if ((rc = mdb_txn_commit(w->txn)) != 0) {
 			w->txn = NULL;
-			return hog_err_lmdb(err, rc, "committing", w->tmp);
+			return w_lmdb(w, err, rc, "committing");
 		}
 		w->txn = NULL;
 		if ((rc = mdb_txn_begin(w->env, NULL, 0, &w->txn)) != 0)
@@ -357,7 +393,7 @@ static int put_meta(hog_writer *w, const char *key, const void *val, size_t len,
 {
 	MDB_val k = { strlen(key), (void *)key }, v = { len, (void *)val };
 	int rc = mdb_put(w->txn, w->meta_dbi, &k, &v, 0);
-	return rc ? hog_err_lmdb(err, rc, "writing meta data", w->tmp) : 0;
+	return rc ? w_lmdb(w, err, rc, "writing meta data") : 0;
 }
 
 static int put_meta_fmt(hog_writer *w, const char *key, hog_err *err, const char *fmt, ...)
@@ -456,11 +492,11 @@ int hog_writer_commit(hog_writer *w, hog_err *err)
 	rc = mdb_txn_commit(w->txn);
 	w->txn = NULL;
 	if (rc) {
-		rc = hog_err_lmdb(err, rc, "committing", w->tmp);
+		rc = w_lmdb(w, err, rc, "committing");
 		goto fail;
 	}
 	if ((rc = mdb_env_sync(w->env, 1))) {
-		rc = hog_err_lmdb(err, rc, "syncing", w->tmp);
+		rc = w_lmdb(w, err, rc, "syncing");
 		goto fail;
 	}
 	mdb_env_close(w->env);
@@ -469,6 +505,8 @@ int hog_writer_commit(hog_writer *w, hog_err *err)
 		rc = hog_err_set(err, errno, "%s: cannot rename into place: %s", w->path, strerror(errno));
 		goto fail;
 	}
+	hog_tmp_untrack(w->tmp_slot);
+	w->tmp_slot = -1;
 	hog_fsync_dir(w->path);
 	free(w->tmp);
 	w->tmp = NULL;
@@ -489,6 +527,7 @@ void hog_writer_abort(hog_writer *w)
 		mdb_env_close(w->env);
 	if (w->tmp)
 		unlink(w->tmp);
+	hog_tmp_untrack(w->tmp_slot);
 	for (size_t i = 0; i < w->nkv; i++) {
 		free(w->kv[i].key);
 		free(w->kv[i].val);

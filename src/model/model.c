@@ -200,9 +200,11 @@ int hog_model_save_ckpt(const hog_model *m, const hog_ckpt *ck, const char *path
 	char *tmp = hog_tmp_path(path);
 	if (!tmp)
 		return hog_err_set(err, ENOMEM, "out of memory");
+	int slot = hog_tmp_track(tmp); /* a signal while we write removes it (the CLI's handler) */
 	int rc = 0, fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0) {
 		rc = hog_err_set(err, errno, "%s: cannot create: %s", path, strerror(errno));
+		hog_tmp_untrack(slot);
 		free(tmp);
 		return rc;
 	}
@@ -218,6 +220,7 @@ int hog_model_save_ckpt(const hog_model *m, const hog_ckpt *ck, const char *path
 		close(fd);
 		unlink(tmp);
 		hog_err_set(err, rc, "%s: cannot write: %s", path, strerror(rc));
+		hog_tmp_untrack(slot);
 		free(tmp);
 		return rc;
 	}
@@ -232,6 +235,7 @@ int hog_model_save_ckpt(const hog_model *m, const hog_ckpt *ck, const char *path
 	} else {
 		hog_fsync_dir(path);
 	}
+	hog_tmp_untrack(slot);
 	free(tmp);
 	return rc;
 }

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static char *trim(char *s)
 {
@@ -19,12 +20,17 @@ static char *trim(char *s)
 
 int hog_ini_parse(const char *path, hog_ini_fn fn, void *ud, hog_err *err)
 {
-	int rc = hog_check_regular_input(path, err);
+	int rc = hog_check_stream_input(path, err); /* a pipe (-c <(...)) streams */
 	if (rc)
 		return rc;
-	FILE *f = fopen(path, "r");
-	if (!f)
+	int fd = hog_open_stream(path, 10000, err);
+	if (fd < 0)
+		return -fd;
+	FILE *f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
 		return hog_err_set(err, errno, "%s: %s", path, strerror(errno));
+	}
 	char buf[4096], section[128] = "";
 	unsigned line = 0;
 	while (fgets(buf, sizeof buf, f)) {

@@ -32,7 +32,8 @@ enum hog_task hog_task_parse(const char *s)
 	return 0;
 }
 
-static const char *const mode_names[] = { "serial", "lockfree", "buffered", "atomic", "striped", "locked", "grid" };
+static const char *const mode_names[] = { "serial", "lockfree", "buffered", "atomic", "striped", "locked", "grid", "replica",
+	                                          "auto" };
 static const char *const loss_names[] = { "logistic", "hinge", "squared" };
 static const char *const rule_names[] = { "sgd", "adagrad", "adarevision" };
 static const char *const sched_names[] = { "constant", "backoff", "invt" };

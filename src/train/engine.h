@@ -30,6 +30,8 @@ typedef struct eng_worker {
 	int id;
 	uint64_t n;                 /* examples this worker does in an epoch (set by worker_init) */
 	uint32_t *order;            /* n: this epoch's visiting order (the engine shuffles it) */
+	const uint32_t *rows;       /* optional (worker_init): the n items the order is a shuffle
+	                               of; NULL: 0..n-1 (the model's own shard) */
 	uint64_t pos;               /* examples done in this epoch */
 	uint64_t ex_done;           /* examples done in this epoch (this run) */
 	uint64_t units_done;        /* the model's work unit (linear: nonzeros) in this epoch */
@@ -57,13 +59,16 @@ typedef uint64_t (*eng_round_fn)(hog_engine *e, eng_worker *w, int epoch, uint64
 typedef struct hog_trainer_ops {
 	const char *name;
 	unsigned modes;             /* bit (1 << hog_mode) for every mode the model takes */
+	int streams;                /* 1: trains from e->store's blocks (hog_train_stream) */
 	/* The data sets and options this model takes, with a message naming what is
 	 * wrong; fills the model's defaults into *o (step size, rank ...). */
 	int (*check)(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err *err);
 	/* Before the team starts: shared parameters and tables (sets e->model). */
 	int (*setup)(hog_engine *e);
 	/* On the worker's own thread, after binding (first touch places memory on
-	 * its node): the shard; sets w->n, allocates w->order (n entries) and w->m. */
+	 * its node): the shard; sets w->n, allocates w->order (n entries) and w->m,
+	 * and may set w->rows. With e->own the shard may be a view of the data set,
+	 * with w->rows naming its examples: one copy of the data in memory. */
 	int (*worker_init)(hog_engine *e, eng_worker *w);
 	void (*worker_free)(hog_engine *e, eng_worker *w);
 	/* The round for this run's options, chosen once. */
@@ -96,6 +101,10 @@ typedef struct hog_trainer_ops {
 	size_t (*shared_params)(hog_engine *e, eng_span *spans, size_t cap);
 	/* The model as it stands; and back from a checkpoint (shapes checked). */
 	hog_model *(*snapshot)(const hog_engine *e);
+	/* optional: the model handed back after a run that finished, when it is not
+	 * the state training continues from (linear --average: the last epoch's
+	 * average, while checkpoints keep the state); NULL: snapshot */
+	hog_model *(*result)(const hog_engine *e);
 	int (*restore)(hog_engine *e, const hog_model *m);
 	void (*free)(hog_engine *e);
 } hog_trainer_ops;
@@ -106,6 +115,10 @@ struct hog_engine {
 	hog_train_opts o;           /* with the model's defaults filled in */
 	const hog_trainer_ops *ops;
 	const hog_data *tr, *te;
+	hog_data *own;              /* hog_train_consume(): tr, the model's to rearrange and train
+	                               on in place rather than copy (NULL: tr is read-only) */
+	hog_store *store;           /* hog_train_stream(): the blocks to train from; tr then holds
+	                               the meta data and counts only (no arrays) */
 	void *model;                /* the model's shared state */
 	int T;                      /* workers */
 	hog_topo *topo;
@@ -207,6 +220,11 @@ static inline void eng_worker_share(const hog_engine *e, const eng_worker *w, ui
 	*lo += a;
 	*hi += a;
 }
+/* --mode auto (auto.c): probes the modes in @p modes (a hog_trainer_ops mask) on a
+ * sample of @p tr with the options @p o and @p cores cores; the chosen mode in
+ * *out, what was measured in @p why. */
+int eng_auto_mode(const hog_data *tr, const hog_train_opts *o, unsigned modes, int cores, enum hog_mode *out,
+                  char *why, size_t whylen, hog_err *err);
 
 /* The hog_model fields every kind takes from the run's options. */
 void eng_model_hyper(const hog_engine *e, hog_model *m);

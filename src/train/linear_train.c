@@ -9,8 +9,11 @@
  *    summed over an epoch is lambda w_v) is precomputed;
  *  - the examples are dealt to the workers by a seeded permutation.
  * Each worker copies its share into memory on its own NUMA node with ids
- * renumbered (rows sorted where a mode needs it). The per-example kernel is
- * kernel.h's, instantiated once per (mode, rule, loss, has-values).
+ * renumbered (rows sorted where a mode needs it) -- or, handed the data set
+ * (hog_train_consume), rewrites its share in place and trains there; or, given
+ * the store (--stream), decodes one block at a time. The per-example kernel is
+ * kernel.h's, instantiated once per (mode, rule, loss, has-values). --average
+ * and --normalize change what the model hands back (weight_of).
  */
 #include "model/linear.h"
 #include "sys/err.h"
@@ -27,8 +30,22 @@ typedef struct pending { /* one example read but not yet written (--delay) */
 	uint64_t seen; /* team's applied count at the read; UINT64_MAX: not sampled */
 } pending;
 
+typedef struct lin_seg { /* --stream: a run of an epoch's order inside one block */
+	uint32_t slot;              /* the worker's block (index into its list) */
+	uint64_t from, to;          /* positions in the epoch's order */
+} lin_seg;
+
 typedef struct lin_worker {
 	kern_worker k;
+	/* --stream: the worker's blocks, the current one decoded into the shard's
+	 * arrays (sized for the largest block), and the epoch's segments */
+	const uint32_t *sblk;       /* its blocks (numbers), nsblk of them */
+	uint64_t nsblk;
+	uint64_t *sfirst;           /* nsblk + 1: its examples before each block */
+	lin_seg *seg;
+	uint64_t nseg, cur_seg;
+	int64_t loaded;             /* the slot whose block is in the arrays, -1: none */
+	float *stmp;                /* buffered: hot_first()'s room */
 	/* the shard, in memory on the worker's node */
 	uint64_t nnz, nnz_max;
 	float *y;
@@ -45,6 +62,11 @@ typedef struct lin_worker {
 	uint32_t qhead, qlen;
 } lin_worker;
 
+typedef struct lin_pos { /* --average: a worker's position in the epoch, read by the others */
+	_Alignas(64) _Atomic uint64_t v;
+	char pad[56];
+} lin_pos;
+
 typedef struct lin_state {
 	uint64_t dim, D;            /* features; coordinates = dim + 1 */
 	uint32_t S;
@@ -58,22 +80,39 @@ typedef struct lin_state {
 	float *test_margins;
 	hog_spin *locks;
 	uint32_t nlocks;
+	_Atomic uint64_t *A;        /* --average: D (mean, time) words (kernel.h, avg_touch) */
+	lin_pos *pos;               /* --average: T positions */
+	float *xscale;              /* --normalize: per internal id, the factor on its values (a
+	                               power of two: 1 / max |x| rounded up), 1 for the bias */
 	kern_shared ks;
 	float bias_start;           /* the bias when the epoch began */
+	/* --stream */
+	hog_block *blk;             /* every block's view (read and checked once in setup) */
+	uint64_t nb;
+	uint32_t *bperm;            /* blocks dealt to workers */
+	int svals;                  /* some block has values */
+	uint64_t blk_n, blk_nnz, row_nnz; /* the largest block's examples, nonzeros; longest row */
+	int private_;               /* buffered, replica: workers keep records 0..ks.hot-1 privately */
+	uint32_t avg;               /* ... and flush records 0..avg-1 averaged (divided by T) and the
+	                               rest summed */
+	uint32_t flush_every;       /* examples between flushes */
 } lin_state;
 
-/* Buffered mode: move each hot coordinate by this worker's change since the last
- * flush divided by the number of workers, and take the others' changes into the
- * private copy.
+/* Buffered and replica modes: add to each private coordinate's shared value
+ * this worker's change since the last flush -- divided by the number of workers
+ * for the averaged ones (the bias, and --hot features in replica mode), whole
+ * for the rest -- and take the others' changes into the private copy.
  *
- * Why divided: every worker sees examples from the same distribution, so within
- * a flush interval each one makes (nearly) the same correction to a hot
- * coordinate such as the bias. Summing T such corrections overshoots by T: the
- * error flips sign at every flush (measured: test accuracy jumping between 52%
- * and 95% from epoch to epoch on the RCV1-shaped set with 2 workers). Averaging
- * them is local SGD with model averaging on the hot coordinates, stable for any
- * interval and team size, and the same as before on one thread. AdaGrad's sums
- * of squared gradients (record component 1) are counts, not corrections: summed.
+ * Why the bias is divided: every worker sees examples from the same
+ * distribution, so within a flush interval each one makes (nearly) the same
+ * whole correction to it. Summing T such corrections overshoots by T: the error
+ * flips sign at every flush (measured: test accuracy jumping between 52% and 95%
+ * from epoch to epoch on the RCV1-shaped set with 2 workers). Averaging it is
+ * local SGD with model averaging there, stable for any interval and team size.
+ * A feature's changes are a few independent steps each and are summed, as
+ * serial SGD would apply them (see setup_features for the measurements). On one
+ * thread this is serial SGD. AdaGrad's sums of squared gradients (record
+ * component 1) are counts, not corrections: summed.
  *
  * A relaxed load and store, not a CAS: lock-prefixed instructions drain the
  * store buffer and cost ~25 cycles each, a quarter of the single-thread time for
@@ -82,7 +121,7 @@ typedef struct lin_state {
 static void flush_hot(const hog_engine *e, int id, lin_worker *w)
 {
 	const lin_state *L = e->model;
-	const uint32_t S = L->S, n = L->ks.hot * S;
+	const uint32_t S = L->S, n = L->ks.hot * S, navg = L->avg * S;
 	const float share = 1.0f / (float)e->T;
 	_Atomic float *P = L->P;
 	float *rec = w->k.hrec, *base = w->k.hbase;
@@ -91,7 +130,9 @@ static void flush_hot(const hog_engine *e, int id, lin_worker *w)
 		uint32_t i = start + k < n ? start + k : start + k - n;
 		float d = rec[i] - base[i], p = ald(&P[i]);
 		if (d != 0.0f) {
-			p += (S == 1 || i % S == 0) ? d * share : d;
+			if (L->ks.A && (S == 1 || i % S == 0)) /* the shared value changes here only */
+				avg_touch(HOG_MODE_LOCKFREE, &L->ks.A[i / S], p, w->k.avg_c, w->k.avg_inv);
+			p += i < navg && (S == 1 || i % S == 0) ? d * share : d;
 			ast(&P[i], p);
 		}
 		rec[i] = base[i] = p;
@@ -120,6 +161,22 @@ HOG_INLINE void prefetch_row(const lin_worker *w, uint32_t r, const int VALS)
 	__builtin_prefetch(&w->y[r]);
 }
 
+/* --average: the examples the team has done in this epoch, from the workers'
+ * positions, published and read every 64 examples (between two readings each
+ * worker is taken to advance at the same pace). Not i * T: a worker that waits
+ * for locks or the scheduler falls behind, and the average's accumulators then
+ * count its updates at the wrong time (measured: striped and atomic test
+ * accuracy scattered over 2 points from run to run with 2 threads). */
+static uint64_t team_pos(const hog_engine *e, const eng_worker *ew, uint64_t i)
+{
+	const lin_state *L = e->model;
+	atomic_store_explicit(&L->pos[ew->id].v, i, memory_order_relaxed);
+	uint64_t c = 0;
+	for (int q = 0; q < e->T; q++)
+		c += atomic_load_explicit(&L->pos[q].v, memory_order_relaxed);
+	return c;
+}
+
 /* Examples [from, to) of the worker's order for this epoch, specialized. Checks
  * the stop flag and recomputes the step size every 64 examples. */
 #define ROUND_BODY(MODE, RULE, LOSS, VALS)                                                       \
@@ -136,6 +193,7 @@ HOG_INLINE void prefetch_row(const lin_worker *w, uint32_t r, const int VALS)
 				break;                                                                           \
 			const float lr = eng_lr_at(e, epoch, base + i * T);                                  \
 			const uint64_t end = to - i > 64 ? i + 64 : to;                                      \
+			const uint64_t c0 = sh->A ? team_pos(e, ew, i) - i * T : 0;                          \
 			for (; i < end; i++) {                                                               \
 				uint32_t r = order[i];                                                           \
 				uint64_t lo = w->off[r];                                                         \
@@ -147,6 +205,8 @@ HOG_INLINE void prefetch_row(const lin_worker *w, uint32_t r, const int VALS)
 				uint64_t seen = 0;                                                               \
 				int sample = measure && (i & HOG_DELAY_SAMPLE_MASK) == 0;                        \
 				if (sample) seen = eng_team_applied(e);                                          \
+				w->k.avg_c = (uint32_t)(c0 + i * T);                                             \
+				w->k.avg_inv = 1.0f / (float)w->k.avg_c;                                         \
 				process_example(MODE, RULE, LOSS, VALS, sh, &w->k, w->ids + lo,                  \
 				                VALS ? w->xs + lo : NULL, nnz, w->y[r], lr);                     \
 				nnz_done += nnz;                                                                 \
@@ -154,7 +214,7 @@ HOG_INLINE void prefetch_row(const lin_worker *w, uint32_t r, const int VALS)
 					eng_count_applied(ew);                                                       \
 					if (sample) eng_note_delay(ew, eng_team_applied(e) - seen - 1);              \
 				}                                                                                \
-				if (MODE == HOG_MODE_BUFFERED && ++w->since_flush >= (uint32_t)e->o.flush_every) \
+				if (MODE == HOG_MODE_BUFFERED && ++w->since_flush >= L->flush_every)             \
 					flush_hot(e, ew->id, w);                                                     \
 			}                                                                                    \
 		}                                                                                        \
@@ -181,10 +241,12 @@ DEF_ROUND_L(BUFFERED, ADAGRAD)
 #define REF_V(M, R, L) { round_##M##_##R##_##L##_0, round_##M##_##R##_##L##_1 }
 #define REF_L(M, R) { REF_V(M, R, LOGISTIC), REF_V(M, R, HINGE), REF_V(M, R, SQUARED) }
 #define REF_R(M) { REF_L(M, SGD), REF_L(M, ADAGRAD), REF_L(M, ADAREVISION) }
-static const eng_round_fn round_table[HOG_MODE_COUNT][3][3][2] = {
+static const eng_round_fn round_table[HOG_MODE_ALL][3][3][2] = {
 	[HOG_MODE_SERIAL] = REF_R(LOCKFREE), /* one worker: the same loop, bit for bit */
 	[HOG_MODE_LOCKFREE] = REF_R(LOCKFREE),
 	[HOG_MODE_BUFFERED] = { REF_L(BUFFERED, SGD), REF_L(BUFFERED, ADAGRAD) },
+	/* replica is buffered's kernel with every coordinate private */
+	[HOG_MODE_REPLICA] = { REF_L(BUFFERED, SGD), REF_L(BUFFERED, ADAGRAD) },
 	[HOG_MODE_ATOMIC] = REF_R(ATOMIC),
 	[HOG_MODE_STRIPED] = REF_R(STRIPED),
 	[HOG_MODE_LOCKED] = REF_R(LOCKED),
@@ -281,11 +343,16 @@ static uint64_t round_delayed(hog_engine *e, eng_worker *ew, int epoch, uint64_t
 	const uint32_t K1 = (uint32_t)e->o.delay + 1;
 	const uint64_t T = (uint64_t)e->T * e->ranks, base = (uint64_t)epoch * e->tr->n;
 	const enum hog_loss loss = e->o.loss;
-	uint64_t i;
+	const lin_state *L = e->model;
+	uint64_t i, c0 = L->ks.A ? team_pos(e, ew, from) - from * T : 0;
 	for (i = from; i < to; i++) {
 		if ((i & 1023) == 0 && eng_stop_requested(e))
 			break;
 		float lr = eng_lr_at(e, epoch, base + i * T);
+		if (L->ks.A && (i & 63) == 0)
+			c0 = team_pos(e, ew, i) - i * T;
+		w->k.avg_c = (uint32_t)(c0 + i * T);
+		w->k.avg_inv = 1.0f / (float)w->k.avg_c;
 		uint32_t row = ew->order[i], slot = w->qhead;
 		pending *p = &w->q[slot];
 		float *snap = w->qsnap + (size_t)slot * (w->nnz_max + 1);
@@ -306,20 +373,238 @@ static uint64_t round_delayed(hog_engine *e, eng_worker *ew, int epoch, uint64_t
 	return i;
 }
 
+static uint64_t round_stream(hog_engine *e, eng_worker *ew, int epoch, uint64_t from, uint64_t to);
+
+static eng_round_fn in_memory_round(const hog_engine *e)
+{
+	const lin_state *L = e->model;
+	return round_table[e->o.mode][e->o.rule][e->o.loss][e->store ? L->svals : e->tr->vals != NULL];
+}
+
 static eng_round_fn lin_round(const hog_engine *e)
 {
 	if (e->o.delay)
 		return round_delayed;
-	return round_table[e->o.mode][e->o.rule][e->o.loss][e->tr->vals != NULL];
+	return e->store ? round_stream : in_memory_round(e);
+}
+
+/* ------------------------------------------------------------ --stream
+ *
+ * hog_train_stream(): no hog_data, only the store's blocks. Setup reads every
+ * block once (checksums, feature counts, the largest block) and keeps its view;
+ * the blocks are dealt to the workers by a seeded shuffle. Each epoch a worker
+ * visits its blocks in a shuffled order and each block's examples in a shuffled
+ * order (stream_order), so its epoch is a run of segments, one per block. A
+ * round decodes the segment's block into the worker's arrays (ids renumbered,
+ * values scaled, rows sorted as build_shard() does) and runs the in-memory
+ * round of this run's mode, rule and loss over it: the kernel is the same. The
+ * block's pages then leave the resident set; the page cache keeps them while
+ * memory allows, and reads them again from the file when it does not. */
+
+static void sort_row(uint32_t *ids, float *xs, uint64_t n);
+static void hot_first(uint32_t *ids, float *xs, uint64_t n, uint32_t hot, float *tmp);
+
+/* Every block once: its view, feature counts, the largest |x| and sum of x^2
+ * per feature (the default step and --normalize's scales), the sizes the
+ * workers' arrays need. Sets o.lr when it is 0, as check() does for a loaded set. */
+static int stream_scan(hog_engine *e, lin_state *L, uint64_t *cnt, float **scales)
+{
+	const hog_meta *m = &e->tr->meta;
+	L->nb = m->blocks;
+	float *mx = calloc(L->dim + 1, sizeof *mx);
+	double *sq = calloc(L->dim + 1, sizeof *sq);
+	if (!mx || !sq || !(L->bperm = malloc((L->nb + 1) * sizeof *L->bperm))) {
+		free(mx);
+		free(sq);
+		return hog_err_set(e->err, ENOMEM, "out of memory for %llu features", (unsigned long long)L->dim);
+	}
+	int rc = 0;
+	uint64_t ex = 0;
+	for (uint64_t b = 0; b < L->nb && !rc; b++) {
+		hog_block *k = &L->blk[b];
+		if ((rc = hog_store_block(e->store, b, k, e->err)))
+			break;
+		if (k->kind != HOG_KIND_SPARSE || k->first != ex) {
+			rc = hog_err_set(e->err, HOG_ECORRUPT, "block %llu does not follow on from the one before",
+			                 (unsigned long long)b);
+			break;
+		}
+		ex += k->n;
+		L->svals |= k->vals != NULL;
+		L->blk_n = k->n > L->blk_n ? k->n : L->blk_n;
+		L->blk_nnz = k->nnz > L->blk_nnz ? k->nnz : L->blk_nnz;
+		for (uint32_t i = 0; i < k->n; i++) {
+			uint64_t r = k->offsets[i + 1] - k->offsets[i];
+			L->row_nnz = r > L->row_nnz ? r : L->row_nnz;
+		}
+		for (uint64_t j = 0; j < k->nnz; j++) {
+			uint32_t v = k->ids[j];
+			float x = k->vals ? k->vals[j] : 1.0f;
+			cnt[v]++;
+			mx[v] = fmaxf(mx[v], fabsf(x));
+			sq[v] += (double)x * x;
+		}
+		hog_store_release(e->store, k);
+	}
+	if (!rc && ex != e->tr->n)
+		rc = hog_err_set(e->err, HOG_ECORRUPT, "the blocks hold %llu examples, the meta data says %llu",
+		                 (unsigned long long)ex, (unsigned long long)e->tr->n);
+	/* the scales of feature_scales(), from the largest |x| */
+	for (uint64_t v = 0; v <= L->dim && !rc; v++) {
+		int exn = 0;
+		float f = mx[v] > 0 && isfinite(mx[v]) ? frexpf(mx[v], &exn) : 0.0f;
+		mx[v] = f == 0.0f ? 1.0f : ldexpf(1.0f, f == 0.5f ? 1 - exn : -exn);
+	}
+	if (!rc && e->o.lr == 0) {
+		double t = 0;
+		for (uint64_t v = 0; v < L->dim; v++)
+			t += sq[v] * (e->o.normalize ? (double)mx[v] * mx[v] : 1.0);
+		e->o.lr = e->o.rule == HOG_RULE_SGD ? 1.0 / (1.0 + t / (double)(e->tr->n ? e->tr->n : 1)) : 0.1;
+	}
+	free(sq);
+	if (rc) {
+		free(mx);
+		return rc;
+	}
+	for (uint64_t b = 0; b < L->nb; b++)
+		L->bperm[b] = (uint32_t)b;
+	eng_shuffle_u32(L->bperm, L->nb, e->o.seed ^ 0xB10Cull);
+	*scales = mx;
+	return 0;
+}
+
+/* The worker's blocks and arrays sized for the largest block. */
+static int stream_shard(hog_engine *e, eng_worker *ew, lin_worker *w)
+{
+	const lin_state *L = e->model;
+	uint64_t b0, b1;
+	eng_worker_share(e, ew, L->nb, &b0, &b1); /* with MPI, this rank's blocks */
+	w->sblk = L->bperm + b0;
+	w->nsblk = b1 - b0;
+	w->loaded = -1;
+	if (!(w->sfirst = malloc((w->nsblk + 1) * sizeof *w->sfirst)) ||
+	    !(w->seg = malloc((w->nsblk + 1) * sizeof *w->seg)))
+		return ENOMEM;
+	uint64_t n = 0;
+	for (uint64_t j = 0; j < w->nsblk; j++) {
+		w->sfirst[j] = n;
+		n += L->blk[w->sblk[j]].n;
+	}
+	w->sfirst[w->nsblk] = n;
+	ew->n = n;
+	w->nnz_max = L->row_nnz;
+	if (e->o.mode == HOG_MODE_BUFFERED && !(w->stmp = malloc((w->nnz_max + 1) * 8)))
+		return ENOMEM;
+	const uint64_t bn = L->blk_n, bz = L->blk_nnz;
+	size_t bytes = bn * 4 + (bn + 1) * 8 + bz * 4 + (L->svals ? bz * 4 : 0) + n * 4 + 64 * 5;
+	char *p = hog_topo_alloc_local(e->topo, bytes);
+	if (!p)
+		return ENOMEM;
+	w->shard = p;
+	w->shard_bytes = bytes;
+#define TAKE(ptr, sz) do { ptr = (void *)p; p += ((sz) + 63) & ~(size_t)63; } while (0)
+	TAKE(w->y, bn * 4);
+	TAKE(w->off, (bn + 1) * 8);
+	TAKE(w->ids, bz * 4);
+	if (L->svals)
+		TAKE(w->xs, bz * 4);
+	TAKE(ew->order, n * 4);
+#undef TAKE
+	return 0;
+}
+
+/* This epoch's order: the worker's blocks shuffled, and inside each block its
+ * examples shuffled, seeded by (seed, epoch, worker) so that a resumed run
+ * visits the same order. The order holds example numbers inside their block;
+ * the segments say which block each run of positions reads. */
+static void stream_order(hog_engine *e, eng_worker *ew, int epoch)
+{
+	lin_worker *w = ew->m;
+	uint64_t s = e->o.seed ^ 0x5EEDull;
+	s = eng_mix64(&s) ^ ((uint64_t)epoch << 20) ^ (uint64_t)ew->id;
+	uint32_t *slots = (uint32_t *)w->seg; /* (room: a lin_seg is larger than a slot) */
+	for (uint64_t j = 0; j < w->nsblk; j++)
+		slots[j] = (uint32_t)j;
+	eng_shuffle_u32(slots, w->nsblk, eng_mix64(&s));
+	/* (filled back to front: slots[j] is read before seg[j] overwrites it) */
+	uint64_t at = ew->n;
+	for (uint64_t q = w->nsblk; q-- > 0;) {
+		uint32_t j = slots[q];
+		uint64_t m = w->sfirst[j + 1] - w->sfirst[j];
+		at -= m;
+		w->seg[q] = (lin_seg){ .slot = j, .from = at, .to = at + m };
+	}
+	for (uint64_t q = 0; q < w->nsblk; q++) {
+		uint32_t *o = ew->order + w->seg[q].from;
+		uint64_t m = w->seg[q].to - w->seg[q].from;
+		for (uint64_t i = 0; i < m; i++)
+			o[i] = (uint32_t)i;
+		eng_shuffle_u32(o, m, eng_mix64(&s));
+	}
+	w->nseg = w->nsblk;
+	w->cur_seg = 0;
+}
+
+/* Decodes the worker's block @p slot into its arrays, as build_shard() copies rows. */
+static void stream_load(hog_engine *e, lin_worker *w, uint32_t slot)
+{
+	const lin_state *L = e->model;
+	const hog_block *b = &L->blk[w->sblk[slot]];
+	const int binary = e->tr->meta.task == HOG_TASK_BINARY;
+	float *tmp = w->stmp;
+	w->off[0] = 0;
+	for (uint32_t i = 0; i < b->n; i++) {
+		uint64_t lo = b->offsets[i], k = b->offsets[i + 1] - lo;
+		w->y[i] = binary ? (b->labels[i] > 0 ? 1.0f : -1.0f) : b->labels[i];
+		w->off[i + 1] = b->offsets[i + 1];
+		uint32_t *ids = w->ids + lo;
+		float *xs = w->xs ? w->xs + lo : NULL;
+		for (uint64_t j = 0; j < k; j++) {
+			ids[j] = L->map[b->ids[lo + j]];
+			if (xs)
+				xs[j] = (b->vals ? b->vals[lo + j] : 1.0f) * (L->xscale ? L->xscale[ids[j]] : 1.0f);
+		}
+		if (e->o.mode == HOG_MODE_STRIPED)
+			sort_row(ids, xs, k);
+		else if (e->o.mode == HOG_MODE_BUFFERED)
+			hot_first(ids, xs, k, L->ks.hot, tmp);
+	}
+	hog_store_release(e->store, b);
+	w->loaded = slot;
+}
+
+static uint64_t round_stream(hog_engine *e, eng_worker *ew, int epoch, uint64_t from, uint64_t to)
+{
+	lin_worker *w = ew->m;
+	const eng_round_fn fn = in_memory_round(e);
+	while (from < to) {
+		while (w->cur_seg + 1 < w->nseg && w->seg[w->cur_seg].to <= from)
+			w->cur_seg++;
+		while (w->cur_seg > 0 && w->seg[w->cur_seg].from > from) /* (resumed inside an epoch) */
+			w->cur_seg--;
+		const lin_seg *g = &w->seg[w->cur_seg];
+		if (w->loaded != (int64_t)g->slot)
+			stream_load(e, w, g->slot);
+		uint64_t end = g->to < to ? g->to : to, got = fn(e, ew, epoch, from, end);
+		if (got < end)
+			return got; /* a stop request */
+		from = end;
+	}
+	return from;
 }
 
 static void lin_epoch_begin(hog_engine *e, eng_worker *ew, int epoch)
 {
 	lin_worker *w = ew->m;
+	const lin_state *L = e->model;
 	(void)epoch;
+	if (L->pos) /* (the barrier after this: nobody reads the last epoch's) */
+		atomic_store_explicit(&L->pos[ew->id].v, 0, memory_order_relaxed);
+	if (e->store)
+		stream_order(e, ew, epoch);
 	w->k.loss = 0;
 	w->k.bias_sum = w->k.bias_abs = 0;
-	if (e->o.mode == HOG_MODE_BUFFERED)
+	if (((lin_state *)e->model)->private_)
 		flush_hot(e, ew->id, w); /* fresh private copy */
 }
 
@@ -327,7 +612,7 @@ static void lin_round_end(hog_engine *e, eng_worker *ew, int epoch, int last)
 {
 	if (last && e->o.delay)
 		drain_pending(e, ew, eng_lr_at(e, epoch, (uint64_t)(epoch + 1) * e->tr->n));
-	if (e->o.mode == HOG_MODE_BUFFERED)
+	if (((lin_state *)e->model)->private_)
 		flush_hot(e, ew->id, ew->m);
 }
 
@@ -342,6 +627,14 @@ static void lin_epoch_started(hog_engine *e, int epoch)
 	lin_state *L = e->model;
 	(void)epoch;
 	L->bias_start = ald(&L->P[0]);
+	/* Each epoch's average starts afresh (suffix averaging, kernel.h), so only
+	 * the last epoch's reaches the model handed back: without a test set to
+	 * report on after every epoch, the earlier epochs skip the work (measured:
+	 * +60-80% a serial epoch on 71-nonzero rows, bench/results/bias-step.md). */
+	L->ks.A = e->te || epoch == e->o.epochs - 1 ? L->A : NULL;
+	if (L->ks.A)
+		for (uint64_t v = 0; v < L->D; v++)
+			atomic_store_explicit(&L->A[v], 0, memory_order_relaxed);
 }
 
 static float lin_probe(const hog_engine *e)
@@ -362,17 +655,47 @@ static int cmp_key(const void *a, const void *b)
  * curvature of the loss whatever the scale of the features (0.5 for unit-norm
  * rows like RCV1's; ~0.067 for a9a's 14 binary features); AdaGrad normalizes by
  * the gradients itself, so its alpha needs no scale. */
-double hog_default_lr(const hog_data *d, enum hog_rule rule)
+static double default_lr(const hog_data *d, enum hog_rule rule, const float *scale)
 {
 	if (rule != HOG_RULE_SGD)
 		return 0.1;
 	double sq = 0;
 	if (d->vals)
-		for (uint64_t j = 0; j < d->nnz; j++)
-			sq += (double)d->vals[j] * d->vals[j];
+		for (uint64_t j = 0; j < d->nnz; j++) {
+			double x = (double)d->vals[j] * (scale ? scale[d->ids[j]] : 1.0f);
+			sq += x * x;
+		}
 	else
 		sq = (double)d->nnz;
 	return 1.0 / (1.0 + sq / (double)(d->n ? d->n : 1));
+}
+
+double hog_default_lr(const hog_data *d, enum hog_rule rule)
+{
+	return default_lr(d, rule, NULL);
+}
+
+/* --normalize: per data set feature, the factor that brings its largest |value|
+ * into (1/2, 1]. Max-abs rather than standardization: subtracting a mean would
+ * fill in every zero of a sparse row. A power of two, so scaling and unscaling
+ * the weights (model file, checkpoints) is exact. Features never seen, or only
+ * as zeros, keep 1. NULL when out of memory. */
+static float *feature_scales(const hog_data *d)
+{
+	float *s = malloc((d->dim + 1) * sizeof *s);
+	if (!s)
+		return NULL;
+	for (uint64_t v = 0; v <= d->dim; v++)
+		s[v] = 0;
+	if (d->vals)
+		for (uint64_t j = 0; j < d->nnz; j++)
+			s[d->ids[j]] = fmaxf(s[d->ids[j]], fabsf(d->vals[j]));
+	for (uint64_t v = 0; v <= d->dim; v++) {
+		int ex = 0;
+		float f = s[v] > 0 && isfinite(s[v]) ? frexpf(s[v], &ex) : 0.0f; /* s = f 2^ex, f in [1/2, 1) */
+		s[v] = f == 0.0f ? 1.0f : ldexpf(1.0f, f == 0.5f ? 1 - ex : -ex);
+	}
+	return s;
 }
 
 /* Renumbers features by falling frequency and precomputes the regularizer. */
@@ -389,8 +712,16 @@ static int setup_features(hog_engine *e, lin_state *L)
 		free(key);
 		return hog_err_set(e->err, ENOMEM, "out of memory for %llu features", (unsigned long long)L->dim);
 	}
-	for (uint64_t j = 0; j < d->nnz; j++)
-		cnt[d->ids[j]]++;
+	float *scales = NULL;
+	int rc = e->store ? stream_scan(e, L, cnt, &scales) : 0;
+	if (rc) {
+		free(cnt);
+		free(key);
+		return rc;
+	}
+	if (!e->store)
+		for (uint64_t j = 0; j < d->nnz; j++)
+			cnt[d->ids[j]]++;
 	/* sort (count desc, id asc) by packing: counts < 2^32 for n < 2^32 examples */
 	for (uint64_t v = 0; v < L->dim; v++)
 		key[v] = ((uint64_t)(UINT32_MAX - (cnt[v] > UINT32_MAX ? UINT32_MAX : cnt[v])) << 32) | v;
@@ -401,6 +732,20 @@ static int setup_features(hog_engine *e, lin_state *L)
 		L->map[v] = (uint32_t)(r + 1);
 		L->inv[r + 1] = v;
 	}
+	if (e->o.normalize) {
+		float *s = scales ? scales : feature_scales(d);
+		if (!s || !(L->xscale = malloc(L->D * sizeof *L->xscale))) {
+			free(s);
+			free(cnt);
+			free(key);
+			return hog_err_set(e->err, ENOMEM, "out of memory for %llu features", (unsigned long long)L->dim);
+		}
+		L->xscale[0] = 1;
+		for (uint64_t r = 1; r < L->D; r++)
+			L->xscale[r] = s[L->inv[r]];
+		free(s);
+	}
+	free(e->o.normalize ? NULL : scales);
 	/* l2 * n / d_v, clamped so that one step never more than zeroes a weight */
 	double cap = e->o.rule == HOG_RULE_SGD ? 1.0 / e->o.lr : e->o.adagrad_beta / e->o.lr;
 	L->reg[0] = 0;
@@ -409,16 +754,43 @@ static int setup_features(hog_engine *e, lin_state *L)
 		double g = c ? e->o.l2 * (double)d->n / (double)c : 0;
 		L->reg[r] = (float)(g < cap ? g : cap);
 	}
-	/* buffered: hot = coordinates written at least once per flush interval on average */
+	/* buffered: hot = coordinates written at least once per flush interval on
+	 * average, kept private; at flushes the bias is averaged and the rest summed.
+	 * (Averaging every hot coordinate, as before, left the test loss 11% above
+	 * serial's on a small binary set and 4% on the RCV1-shaped one, 5 epochs, 2
+	 * threads; averaging the bias alone, 0.3% and 1.9%: bench/results/scaling.md.) */
 	if (e->o.mode == HOG_MODE_BUFFERED) {
 		uint32_t hot = 1;
+		L->flush_every = e->o.flush_every ? (uint32_t)e->o.flush_every : 1024;
 		if (e->o.hot >= 0)
 			hot = (uint32_t)e->o.hot + 1;
 		else
-			while (hot < L->D && hot <= 65536 && cnt[L->inv[hot]] * (uint64_t)e->o.flush_every >= d->n)
+			while (hot < L->D && hot <= 65536 && cnt[L->inv[hot]] * (uint64_t)L->flush_every >= d->n)
 				hot++;
 		L->ks.hot = hot > L->D ? (uint32_t)L->D : hot;
+		L->avg = 1; /* the bias; the hot features' changes are summed (see replica below) */
+		L->private_ = 1;
 		e->hot = (int)L->ks.hot - (L->ks.hot > 0);
+	}
+	/* replica: every coordinate private; at a flush the bias (and the --hot most
+	 * frequent features) averaged, every other change summed: buffered with
+	 * nothing shared between flushes.
+	 *
+	 * Why the bias alone: within a flush interval each worker corrects the bias by
+	 * (nearly) the same whole amount, so summing T corrections overshoots T-fold
+	 * and it oscillates (buffered's history). Features are different: averaging
+	 * them divides each worker's progress on them by T. Measured at 2 threads, 5
+	 * epochs, test loss against serial's (bench/results/scaling.md): averaging
+	 * the bias only, 0.1944 / 0.27066 / 0.33483 against serial's 0.1958 / 0.27124 /
+	 * 0.33453 on a small binary set, the RCV1-shaped set and a9a; averaging the
+	 * features whose lr * K * mean x^2 reaches 1 as well (705, 79 and 82 of them),
+	 * 0.2127 / 0.27138 / 0.3278: 8.6% worse on the first. */
+	if (e->o.mode == HOG_MODE_REPLICA) {
+		L->flush_every = e->o.flush_every ? (uint32_t)e->o.flush_every : 4096;
+		L->ks.hot = (uint32_t)L->D;
+		L->avg = e->o.hot > 0 ? (uint32_t)(e->o.hot + 1 < (int64_t)L->D ? e->o.hot + 1 : (int64_t)L->D) : 1;
+		L->private_ = 1;
+		e->hot = (int)L->avg - 1;
 	}
 	free(cnt);
 	free(key);
@@ -439,6 +811,12 @@ static void lin_free(hog_engine *e)
 	free(L->test_ids);
 	free(L->test_margins);
 	free(L->locks);
+	free(L->xscale);
+	free(L->pos);
+	free(L->blk);
+	free(L->bperm);
+	if (L->A)
+		hog_topo_free(e->topo, (void *)L->A, L->D * sizeof *L->A);
 	free(L);
 	e->model = NULL;
 }
@@ -447,6 +825,10 @@ static int lin_setup(hog_engine *e)
 {
 	const hog_data *tr = e->tr, *te = e->te;
 	lin_state *L = calloc(1, sizeof *L);
+	if (L && e->store && !(L->blk = calloc(tr->meta.blocks + 1, sizeof *L->blk))) {
+		free(L);
+		L = NULL;
+	}
 	if (!L)
 		return hog_err_set(e->err, ENOMEM, "out of memory");
 	e->model = L;
@@ -458,13 +840,26 @@ static int lin_setup(hog_engine *e)
 		return rc;
 	L->P_bytes = L->D * L->S * sizeof(float);
 	L->P = hog_topo_alloc_interleaved(e->topo, L->P_bytes);
-	L->perm = malloc(tr->n * sizeof *L->perm);
-	if (!L->P || !L->perm)
+	L->perm = e->store ? NULL : malloc(tr->n * sizeof *L->perm);
+	if (!L->P || (!e->store && !L->perm))
 		return hog_err_set(e->err, ENOMEM, "out of memory for the model");
-	for (uint64_t i = 0; i < tr->n; i++)
-		L->perm[i] = (uint32_t)i;
-	if (!e->o.no_shuffle)
-		eng_shuffle_u32(L->perm, tr->n, e->o.seed);
+	if (e->o.average) {
+		if (!(L->A = hog_topo_alloc_interleaved(e->topo, L->D * sizeof *L->A)))
+			return hog_err_set(e->err, ENOMEM, "out of memory for the averaged model");
+		for (uint64_t v = 0; v < L->D; v++)
+			atomic_init(&L->A[v], 0);
+		if (!(L->pos = aligned_alloc(64, (size_t)e->T * sizeof *L->pos)))
+			return hog_err_set(e->err, ENOMEM, "out of memory");
+		for (int q = 0; q < e->T; q++)
+			atomic_init(&L->pos[q].v, 0);
+	}
+	L->ks.A = L->A; /* (per epoch: lin_epoch_started) */
+	if (L->perm) {
+		for (uint64_t i = 0; i < tr->n; i++)
+			L->perm[i] = (uint32_t)i;
+		if (!e->o.no_shuffle)
+			eng_shuffle_u32(L->perm, tr->n, e->o.seed);
+	}
 	L->ks.P = L->P;
 	L->ks.reg = L->reg;
 	L->ks.beta = (float)e->o.adagrad_beta;
@@ -529,6 +924,44 @@ static void hot_first(uint32_t *ids, float *xs, uint64_t n, uint32_t hot, float 
 		memcpy(xs + h, cx, c * sizeof *xs);
 }
 
+/* hog_train_consume(): the worker's share stays where the data set holds it,
+ * its rows rewritten in place as build_shard() would copy them (the workers'
+ * rows are disjoint: no two touch one). The engine visits a shuffle of the rows'
+ * numbers (ew->rows), which makes the same swaps as the shuffle of 0..n-1 that
+ * a copied shard gets: the same examples in the same order. What is lost is
+ * the copy's placement on the worker's NUMA node. */
+static int shard_in_place(hog_engine *e, eng_worker *ew, lin_worker *w, const uint32_t *rows)
+{
+	const lin_state *L = e->model;
+	hog_data *d = e->own;
+	float *tmp = e->o.mode == HOG_MODE_BUFFERED ? malloc((w->nnz_max + 1) * 8) : NULL;
+	if ((e->o.mode == HOG_MODE_BUFFERED && !tmp) || !(ew->order = malloc((ew->n ? ew->n : 1) * 4))) {
+		free(tmp);
+		return ENOMEM;
+	}
+	for (uint64_t i = 0; i < ew->n; i++) {
+		uint64_t lo = d->offsets[rows[i]], k = d->offsets[rows[i] + 1] - lo;
+		uint32_t *ids = d->ids + lo;
+		float *xs = d->vals ? d->vals + lo : NULL;
+		for (uint64_t j = 0; j < k; j++) {
+			ids[j] = L->map[ids[j]];
+			if (xs && L->xscale)
+				xs[j] *= L->xscale[ids[j]];
+		}
+		if (e->o.mode == HOG_MODE_STRIPED)
+			sort_row(ids, xs, k);
+		else if (e->o.mode == HOG_MODE_BUFFERED)
+			hot_first(ids, xs, k, L->ks.hot, tmp);
+	}
+	free(tmp);
+	w->y = d->labels;
+	w->off = d->offsets;
+	w->ids = d->ids;
+	w->xs = d->vals;
+	ew->rows = rows;
+	return 0;
+}
+
 /* Copies worker k's share of the examples into memory on its node (the worker
  * is bound: first touch places it), with ids renumbered. Rows keep their order
  * except where a mode needs another: striped sorts them (locks are taken in
@@ -551,6 +984,8 @@ static int build_shard(hog_engine *e, eng_worker *ew, lin_worker *w)
 	ew->n = n;
 	w->nnz = nnz;
 	w->nnz_max = nnz_max;
+	if (e->own)
+		return shard_in_place(e, ew, w, rows);
 	size_t bytes = n * 4 + (n + 1) * 8 + nnz * 4 + (d->vals ? nnz * 4 : 0) + n * 4 + 64 * 5;
 	char *p = hog_topo_alloc_local(e->topo, bytes);
 	if (!p)
@@ -565,7 +1000,7 @@ static int build_shard(hog_engine *e, eng_worker *ew, lin_worker *w)
 		TAKE(w->xs, nnz * 4);
 	TAKE(ew->order, n * 4);
 #undef TAKE
-	float *tmp = e->o.mode == HOG_MODE_BUFFERED ? malloc((nnz_max + 1) * 8) : NULL;
+	float *tmp = e->o.mode == HOG_MODE_BUFFERED ? malloc((nnz_max + 1) * 8) : NULL; /* replica: all private */
 	if (e->o.mode == HOG_MODE_BUFFERED && !tmp)
 		return ENOMEM;
 	w->off[0] = 0;
@@ -576,7 +1011,10 @@ static int build_shard(hog_engine *e, eng_worker *ew, lin_worker *w)
 		w->off[i + 1] = at + k;
 		for (uint64_t j = 0; j < k; j++)
 			w->ids[at + j] = L->map[d->ids[lo + j]];
-		if (d->vals)
+		if (d->vals && L->xscale)
+			for (uint64_t j = 0; j < k; j++)
+				w->xs[at + j] = d->vals[lo + j] * L->xscale[w->ids[at + j]];
+		else if (d->vals)
 			memcpy(w->xs + at, d->vals + lo, k * sizeof(float));
 		if (e->o.mode == HOG_MODE_STRIPED) /* stripes must be locked in order */
 			sort_row(w->ids + at, d->vals ? w->xs + at : NULL, k);
@@ -594,11 +1032,11 @@ static int lin_worker_init(hog_engine *e, eng_worker *ew)
 	if (!w)
 		return ENOMEM;
 	ew->m = w;
-	int rc = build_shard(e, ew, w);
+	int rc = e->store ? stream_shard(e, ew, w) : build_shard(e, ew, w);
 	if (rc)
 		return rc;
 	const uint32_t S = L->S;
-	if (e->o.mode == HOG_MODE_BUFFERED) {
+	if (L->private_) {
 		w->k.hrec = hog_topo_alloc_local(e->topo, (size_t)L->ks.hot * S * 4);
 		w->k.hbase = hog_topo_alloc_local(e->topo, (size_t)L->ks.hot * S * 4);
 		if (!w->k.hrec || !w->k.hbase)
@@ -625,6 +1063,11 @@ static void lin_worker_free(hog_engine *e, eng_worker *ew)
 		return;
 	if (w->shard)
 		hog_topo_free(e->topo, w->shard, w->shard_bytes);
+	else if (e->own) /* a view: only the order is the worker's */
+		free(ew->order);
+	free(w->sfirst);
+	free(w->seg);
+	free(w->stmp);
 	if (w->k.hrec)
 		hog_topo_free(e->topo, w->k.hrec, (size_t)L->ks.hot * L->S * 4);
 	if (w->k.hbase)
@@ -638,8 +1081,20 @@ static void lin_worker_free(hog_engine *e, eng_worker *ew)
 
 /* ------------------------------------------------------------ model I/O */
 
-/* The model as it stands, in the data set's feature order. */
-static hog_model *lin_snapshot(const hog_engine *e)
+/* Weight of internal coordinate r as training left it, or its average over the
+ * last epoch (kernel.h), in the data set's units (--normalize). */
+static float weight_of(const hog_engine *e, uint64_t r, int averaged)
+{
+	const lin_state *L = e->model;
+	float w = ald(&L->P[(size_t)r * L->S]);
+	if (averaged)
+		w = (float)avg_final(atomic_load_explicit(&L->A[r], memory_order_relaxed), w, e->tr->n);
+	return L->xscale ? w * L->xscale[r] : w;
+}
+
+/* The model in the data set's feature order: as it stands (checkpoints: what
+ * resuming continues from), or with the last epoch's average as its weights. */
+static hog_model *model_out(const hog_engine *e, int averaged)
 {
 	const lin_state *L = e->model;
 	hog_model *m = hog_model_new(L->dim, e->o.loss, e->o.rule);
@@ -648,10 +1103,20 @@ static hog_model *lin_snapshot(const hog_engine *e)
 	const uint32_t S = L->S;
 	for (uint64_t v = 0; v < L->dim; v++)
 		for (uint32_t k = 0; k < S; k++)
-			m->params[v * S + k] = ald(&L->P[(size_t)L->map[v] * S + k]);
+			m->params[v * S + k] = k ? ald(&L->P[(size_t)L->map[v] * S + k]) : weight_of(e, L->map[v], averaged);
 	for (uint32_t k = 0; k < S; k++)
-		m->params[L->dim * S + k] = ald(&L->P[k]);
+		m->params[L->dim * S + k] = k ? ald(&L->P[k]) : weight_of(e, 0, averaged);
 	return m;
+}
+
+static hog_model *lin_snapshot(const hog_engine *e)
+{
+	return model_out(e, 0);
+}
+
+static hog_model *lin_result(const hog_engine *e)
+{
+	return model_out(e, e->o.average);
 }
 
 static int lin_restore(hog_engine *e, const hog_model *m)
@@ -662,8 +1127,10 @@ static int lin_restore(hog_engine *e, const hog_model *m)
 		                   e->o.resume, (unsigned long long)m->dim, (unsigned long long)L->dim);
 	const uint32_t S = L->S;
 	for (uint64_t v = 0; v < L->dim; v++)
-		for (uint32_t k = 0; k < S; k++)
-			ast(&L->P[(size_t)L->map[v] * S + k], m->params[v * S + k]);
+		for (uint32_t k = 0; k < S; k++) { /* (the scales are powers of two: exact) */
+			float p = m->params[v * S + k];
+			ast(&L->P[(size_t)L->map[v] * S + k], k || !L->xscale ? p : p / L->xscale[L->map[v]]);
+		}
 	for (uint32_t k = 0; k < S; k++)
 		ast(&L->P[k], m->params[L->dim * S + k]);
 	return 0;
@@ -693,6 +1160,16 @@ static void lin_eval_slice(hog_engine *e, int k)
 	const uint32_t S = L->S;
 	uint64_t a, b;
 	eng_share(d->n, k, e->T, &a, &b);
+	if (L->A || L->xscale) { /* the weights the model file will hold */
+		for (uint64_t i = a; i < b; i++) {
+			float m = weight_of(e, 0, L->A != NULL);
+			for (uint64_t j = d->offsets[i]; j < d->offsets[i + 1]; j++)
+				if (L->test_ids[j] != UINT32_MAX)
+					m += weight_of(e, L->test_ids[j], L->A != NULL) * (d->vals ? d->vals[j] : 1.0f);
+			L->test_margins[i] = m;
+		}
+		return;
+	}
 	for (uint64_t i = a; i < b; i++) {
 		float m = ald(&L->P[0]);
 		for (uint64_t j = d->offsets[i]; j < d->offsets[i + 1]; j++)
@@ -750,20 +1227,30 @@ static int lin_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, 
 	if (tr->dim >= UINT32_MAX - 1)
 		return hog_err_set(err, HOG_EMISMATCH, "data set dimension out of range (%llu features)",
 		                   (unsigned long long)tr->dim);
-	if (o->mode == HOG_MODE_BUFFERED && (o->rule == HOG_RULE_ADAREVISION || o->delay))
-		return hog_err_set(err, HOG_ECONFIG, "buffered mode supports sgd and adagrad without --delay; "
-		                   "use lockfree or atomic for adarevision or --delay");
+	if ((o->mode == HOG_MODE_BUFFERED || o->mode == HOG_MODE_REPLICA) &&
+	    (o->rule == HOG_RULE_ADAREVISION || o->delay))
+		return hog_err_set(err, HOG_ECONFIG, "%s mode supports sgd and adagrad without --delay; "
+		                   "use lockfree or atomic for adarevision or --delay", hog_mode_name(o->mode));
 	if ((o->loss == HOG_LOSS_LOGISTIC || o->loss == HOG_LOSS_HINGE) && tr->meta.task != HOG_TASK_BINARY)
 		return hog_err_set(err, HOG_EMISMATCH, "%s loss needs binary labels; this data set's task is %s",
 		                   hog_loss_name(o->loss), hog_task_name(tr->meta.task));
-	if (o->lr == 0)
-		o->lr = hog_default_lr(tr, o->rule);
+	const int stream = tr->nnz && !tr->ids; /* hog_train_stream(): counts, no arrays */
+	if (stream && o->delay)
+		return hog_err_set(err, HOG_ECONFIG, "--delay holds updates across blocks: not with --stream");
+	if (o->lr == 0 && !stream) { /* (streaming: from the blocks, in setup) */
+		float *s = o->normalize ? feature_scales(tr) : NULL;
+		if (o->normalize && !s)
+			return hog_err_set(err, ENOMEM, "out of memory");
+		o->lr = default_lr(tr, o->rule, s);
+		free(s);
+	}
 	return 0;
 }
 
 const hog_trainer_ops hog_linear_trainer = {
 	.name = "linear",
-	.modes = (1u << HOG_MODE_COUNT) - 1, /* every common mode; not grid */
+	.modes = ((1u << HOG_MODE_COUNT) - 1) | 1u << HOG_MODE_REPLICA, /* every common mode, replica; not grid */
+	.streams = 1,
 	.check = lin_check,
 	.setup = lin_setup,
 	.worker_init = lin_worker_init,
@@ -778,6 +1265,7 @@ const hog_trainer_ops hog_linear_trainer = {
 	.epoch_stats = lin_epoch_stats,
 	.shared_params = lin_shared_params,
 	.snapshot = lin_snapshot,
+	.result = lin_result,
 	.restore = lin_restore,
 	.free = lin_free,
 };

@@ -20,6 +20,11 @@
  * holds --sync-every examples of a rank), after the ranks have shared their
  * stop, divergence and error flags, so that all of them take the same path and
  * meet in the same collectives. Rank 0 alone reports and writes checkpoints.
+ *
+ * Three ways in, one engine: hog_train() reads a loaded set (models copy their
+ * shards from it); hog_train_consume() hands the set over, so a model may train
+ * on it in place (one copy in memory, e->own); hog_train_stream() gives the
+ * store's blocks instead (e->store, models with .streams).
  */
 #include "train/engine.h"
 #include "sys/err.h"
@@ -65,7 +70,6 @@ void hog_train_opts_init(hog_train_opts *o)
 	o->adagrad_beta = 1.0;
 	o->seed = 1;
 	o->hot = -1;
-	o->flush_every = 1024;
 	o->stripes = 64;
 	o->rank = 32;
 	o->round_examples = 1u << 15;
@@ -153,7 +157,8 @@ static uint64_t opts_hash(const hog_train_opts *o, int ranks)
 		int64_t m[] = { ranks, (int64_t)o->sync_every };
 		h = fnv(h, m, sizeof m);
 	}
-	return h;
+	int64_t later[] = { o->average, o->normalize }; /* hashed only when set: older checkpoints still fit */
+	return o->average || o->normalize ? fnv(h, later, sizeof later) : h;
 }
 
 /* Everything that must be the same on every MPI rank: opts_hash and the
@@ -338,7 +343,7 @@ static void team_fail(hog_engine *e, int rc, const char *what)
 /* Thread 0 after the last round of an epoch: the epoch's figures. */
 static void epoch_report(hog_engine *e, int ep, double spent)
 {
-	hog_epoch_stats s = { .epoch = ep + 1, .threads = e->T, .seconds = spent };
+	hog_epoch_stats s = { .epoch = ep + 1, .threads = e->T, .mode = e->o.mode, .seconds = spent };
 	for (int q = 0; q < e->T; q++) {
 		s.examples += e->w[q]->ex_done;
 		s.nnz += e->w[q]->units_done;
@@ -473,8 +478,8 @@ static void run_team(hog_engine *e)
 	const eng_round_fn fn = ops->round(e);
 	const uint64_t rounds = e->rounds;
 	for (int ep = e->start_epoch; ep < e->o.epochs; ep++) {
-		for (uint64_t i = 0; i < w->n; i++)
-			w->order[i] = (uint32_t)i;
+		for (uint64_t i = 0; i < w->n; i++) /* (the same swaps whatever the items) */
+			w->order[i] = w->rows ? w->rows[i] : (uint32_t)i;
 		uint64_t seed = e->o.seed ^ 0x5EEDull;
 		seed = eng_mix64(&seed) ^ ((uint64_t)ep << 20) ^ (uint64_t)k;
 		if (!e->o.no_shuffle)
@@ -584,13 +589,13 @@ static int check_common(const hog_train_opts *o, const hog_data *tr, hog_err *er
 		return hog_err_set(err, HOG_ECONFIG, "--adagrad-beta must be positive, not %g", o->adagrad_beta);
 	if (o->delay < 0 || o->delay > (1 << 20))
 		return hog_err_set(err, HOG_ECONFIG, "--delay must be 0..1048576, not %d", o->delay);
-	if (o->flush_every < 1 || o->stripes < 1 || (o->stripes & (o->stripes - 1)))
+	if (o->flush_every < 0 || o->stripes < 1 || (o->stripes & (o->stripes - 1)))
 		return hog_err_set(err, HOG_ECONFIG, "--flush-every must be >= 1 and --stripe-size a power of two");
 	return 0;
 }
 
-int hog_train(const hog_data *train, const hog_data *test, const hog_train_opts *opts, hog_model **model_out,
-              hog_train_result *res, hog_err *err)
+static int train_run(const hog_data *train, hog_data *own, hog_store *store, const hog_data *test,
+                     const hog_train_opts *opts, hog_model **model_out, hog_train_result *res, hog_err *err)
 {
 	if (model_out)
 		*model_out = NULL;
@@ -603,15 +608,37 @@ int hog_train(const hog_data *train, const hog_data *test, const hog_train_opts 
 	int rc = check_common(opts, train, err);
 	if (rc)
 		return rc;
+	hog_train_opts chosen;
+	char why[sizeof res->mode_why] = "";
+	if (opts->mode == HOG_MODE_AUTO) {
+		hog_topo *tp;
+		enum hog_mode m;
+		if ((rc = hog_topo_open(&tp, opts->topology, err)))
+			return rc;
+		rc = eng_auto_mode(train, opts, ops->modes, hog_topo_cores(tp), &m, why, sizeof why, err);
+		hog_topo_close(tp);
+		if (rc)
+			return rc;
+		chosen = *opts;
+		chosen.mode = m;
+		opts = &chosen;
+		if (opts->on_note)
+			opts->on_note(opts->ud, why);
+	}
 	if (!(ops->modes >> opts->mode & 1u))
 		return hog_err_set(err, HOG_ECONFIG, "%s mode is not available for the %s model", hog_mode_name(opts->mode),
 		                   ops->name);
+	if (store && !ops->streams)
+		return hog_err_set(err, HOG_ENOTSUP, "the %s model cannot train from a stream of blocks (--stream)",
+		                   hog_model_kind_name(opts->model));
 	hog_engine *e = calloc(1, sizeof *e);
 	if (!e)
 		return hog_err_set(err, ENOMEM, "out of memory");
 	e->o = *opts;
 	e->ops = ops;
 	e->tr = train;
+	e->own = own;
+	e->store = store;
 	e->te = test;
 	e->err = err;
 	if ((rc = ops->check(&e->o, train, test, err))) {
@@ -732,6 +759,8 @@ int hog_train(const hog_data *train, const hog_data *test, const hog_train_opts 
 	if (res) {
 		res->lr = e->o.lr;
 		res->loss = e->o.loss;
+		res->mode = e->o.mode;
+		memcpy(res->mode_why, why, sizeof why);
 		res->epochs_done = e->epochs_done;
 		res->threads = e->T;
 		res->seconds = e->elapsed;
@@ -740,10 +769,18 @@ int hog_train(const hog_data *train, const hog_data *test, const hog_train_opts 
 		res->sync_seconds = e->sync_seconds;
 	}
 	if (model_out && rc != HOG_EDIVERGED) {
-		if ((*model_out = ops->snapshot(e)))
+		int averaged = !rc && ops->result; /* (the same on every rank: the action is shared) */
+		if ((*model_out = averaged ? ops->result(e) : ops->snapshot(e)))
 			eng_model_hyper(e, *model_out);
 		else if (!rc)
 			rc = hog_err_set(err, ENOMEM, "out of memory");
+		/* the state the ranks share was averaged at every sync; a model of its
+		 * own (linear --average: each rank's average of its iterates) is
+		 * averaged over the ranks here, once. Every rank takes part. */
+		if (averaged && e->ranks > 1 && *model_out &&
+		    !(rc = hog_mpi_sum_f32((*model_out)->params, (*model_out)->nparams, err)))
+			for (uint64_t i = 0; i < (*model_out)->nparams; i++)
+				(*model_out)->params[i] /= (float)e->ranks;
 	}
 done:
 	if (e->w) {
@@ -762,5 +799,40 @@ done:
 	free(e->start_pos);
 	hog_topo_close(e->topo);
 	free(e);
+	return rc;
+}
+
+int hog_train(const hog_data *train, const hog_data *test, const hog_train_opts *opts, hog_model **model_out,
+              hog_train_result *res, hog_err *err)
+{
+	return train_run(train, NULL, NULL, test, opts, model_out, res, err);
+}
+
+int hog_train_consume(hog_data *train, const hog_data *test, const hog_train_opts *opts, hog_model **model_out,
+                      hog_train_result *res, hog_err *err)
+{
+	int rc = train_run(train, train, NULL, test, opts, model_out, res, err);
+	hog_data_free(train);
+	return rc;
+}
+
+int hog_train_stream(const char *path, const hog_data *test, const hog_train_opts *opts, hog_model **model_out,
+                     hog_train_result *res, hog_err *err)
+{
+	if (model_out)
+		*model_out = NULL;
+	if (res)
+		memset(res, 0, sizeof *res);
+	hog_store *s;
+	int rc = hog_store_open(&s, path, err);
+	if (rc)
+		return rc;
+	/* the counts without the arrays: what the engine and check() read */
+	hog_data d = { .meta = *hog_store_meta(s) };
+	d.n = d.meta.examples;
+	d.dim = d.meta.features;
+	d.nnz = d.meta.nnz;
+	rc = train_run(&d, NULL, s, test, opts, model_out, res, err);
+	hog_store_close(s);
 	return rc;
 }

@@ -1,0 +1,149 @@
+/* The command line's side of "never lose a byte": output paths are checked
+ * before any work starts (the directory exists and takes a new file, the target
+ * is not a directory), temporaries that a killed run left behind are removed,
+ * a signal during a data command removes the temporary file being written, and
+ * standard output is flushed and closed with its errors checked at exit. A
+ * reader that closes the pipe early (`| head`) ends the output quietly with
+ * status 0: what it did not read it did not want, and dying by SIGPIPE in the
+ * middle of a command could leave temporary files behind. */
+#include "cli/cli.h"
+#include "sys/file.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* "dir" of "dir/name" ("." for "name", "/" for "/name") into buf. */
+static void files_dir(const char *path, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s", path);
+	char *slash = strrchr(buf, '/');
+	if (slash == buf)
+		slash[1] = 0;
+	else if (slash)
+		*slash = 0;
+	else
+		snprintf(buf, size, ".");
+}
+
+static void files_stale_note(void *ud, const char *file, long pid)
+{
+	fprintf(stderr, "hogwild %s: removed %s, a temporary file left by process %ld (no longer running)\n",
+	        (const char *)ud, file, pid);
+}
+
+void cli_remove_stale(const char *cmd, const char *path)
+{
+	hog_tmp_remove_stale(path, files_stale_note, (void *)cmd);
+}
+
+int cli_check_output(const char *cmd, const char *opt, const char *path, int append)
+{
+	char dir[4096], probe[4200];
+	struct stat st;
+	const char *o = opt ? opt : "", *sep = opt ? " " : "";
+	if (!*path) {
+		fprintf(stderr, "hogwild %s: %s%sempty file name\n", cmd, o, sep);
+		return EXIT_USAGE;
+	}
+	if (strlen(path) >= sizeof dir - 64) {
+		fprintf(stderr, "hogwild %s: %s%s%.80s...: file name too long\n", cmd, o, sep, path);
+		return EXIT_USAGE;
+	}
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "hogwild %s: %s%s%s: is a directory; give a file name\n", cmd, o, sep, path);
+		return 1;
+	}
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if (append)
+			return 0; /* /dev/null, a FIFO, a terminal: opened for writing as they are */
+		/* a rename would replace the device or FIFO itself (as root, /dev/null) */
+		fprintf(stderr, "hogwild %s: %s%s%s: is a %s; this output is written to a temporary file and "
+		        "renamed, so it must be a regular file\n", cmd, o, sep, path, hog_file_type(st.st_mode));
+		return 1;
+	}
+	files_dir(path, dir, sizeof dir);
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "hogwild %s: %s%s%s: directory %s %s\n", cmd, o, sep, path, dir,
+		        errno == ENOENT ? "does not exist" : !S_ISDIR(st.st_mode) ? "is not a directory" : strerror(errno));
+		return 1;
+	}
+	/* The one sure test of "a new file can be made here" (read-only mounts,
+	 * permissions, ACLs, quotas at zero): make one. */
+	snprintf(probe, sizeof probe, "%s.tmp.%ld", path, (long)getpid());
+	int slot = hog_tmp_track(probe); /* a signal handler of ours removes it too */
+	int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	int e = errno;
+	if (fd >= 0) {
+		close(fd);
+		unlink(probe);
+	}
+	hog_tmp_untrack(slot);
+	if (fd < 0 && e != EEXIST) {
+		fprintf(stderr, "hogwild %s: %s%s%s: cannot write in %s: %s\n", cmd, o, sep, path, dir, strerror(e));
+		return 1;
+	}
+	cli_remove_stale(cmd, path);
+	return 0;
+}
+
+int cli_check_input(const char *cmd, const char *what, const char *path)
+{
+	hog_err err = { 0 };
+	if (hog_check_regular_input(path, &err) == 0)
+		return 0;
+	fprintf(stderr, "hogwild %s: %s%s%s\n", cmd, what ? what : "", what ? " " : "", err.msg);
+	return 1;
+}
+
+/* Removes the temporary files being written, then dies of the signal with the
+ * default action, so the parent sees 128+signal (130, 143) the usual way.
+ * Only async-signal-safe calls: unlink (in hog_tmp_unlink_all), signal, raise. */
+static void files_on_signal(int sig)
+{
+	hog_tmp_unlink_all();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void cli_catch_cleanup_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = files_on_signal;
+	sigfillset(&sa.sa_mask); /* no second signal inside the handler */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+int cli_stdout_gone(void)
+{
+	struct stat st;
+	struct pollfd p = { .fd = STDOUT_FILENO, .events = POLLOUT };
+	if (fstat(STDOUT_FILENO, &st) != 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+		return 0;
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLERR);
+}
+
+int cli_close_stdout(int rc)
+{
+	errno = 0;
+	int bad = fflush(stdout) != 0 || ferror(stdout);
+	int e = errno, gone = bad && cli_stdout_gone(); /* before fclose closes the descriptor */
+	if (fclose(stdout) != 0 && !bad) {
+		bad = 1;
+		e = errno;
+		gone = e == EPIPE;
+	}
+	if (!bad)
+		return rc;
+	if (e == EPIPE || gone)
+		return rc; /* the reader closed the pipe: its choice, not an error */
+	fprintf(stderr, "hogwild: standard output: %s\n", e ? strerror(e) : "write error");
+	return rc ? rc : 1;
+}

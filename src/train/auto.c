@@ -1,0 +1,117 @@
+/* --mode auto: which update mode is fastest depends on the data (how often
+ * workers touch one coordinate), the model and the machine (cores, caches,
+ * sockets), so measure instead of guessing -- the adaptation the KungFu work
+ * argues for, inside one machine.
+ *
+ * The probe: a random sample of the training set (PROBE_EXAMPLES, a few
+ * thousand per thread), two epochs of every mode the model takes, each REPS
+ * times, with the run's own options and thread count; serial gives the
+ * reference loss. A mode qualifies when its progressive training loss of the
+ * second epoch is within 1% of serial's; the fastest qualifying one (examples
+ * per second, medians) wins, serial included. What was measured goes into a
+ * sentence for the user (hog_train_result.mode_why).
+ */
+#include "train/engine.h"
+#include "sys/err.h"
+#include <stdio.h>
+#include <string.h>
+
+#define PROBE_PER_THREAD 8192
+#define PROBE_MIN 16384
+#define PROBE_EPOCHS 2
+#define REPS 3
+
+typedef struct probe {
+	int mode;
+	double ex_per_s, loss;
+	int threads;
+} probe;
+
+static void sort3(double *v, int n)
+{
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			double t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+}
+
+/* REPS short runs of one mode on the sample: median throughput and loss. */
+static int probe_mode(const hog_data *s, const hog_train_opts *base, int mode, probe *p, hog_err *err)
+{
+	double v[REPS], l[REPS];
+	hog_train_opts o = *base;
+	o.mode = mode;
+	o.epochs = PROBE_EPOCHS;
+	o.checkpoint = o.resume = NULL;
+	o.on_epoch = NULL;
+	o.on_progress = NULL;
+	o.measure_delay = 0;
+	o.round_examples = 0;
+	p->mode = mode;
+	for (int r = 0; r < REPS; r++) {
+		hog_train_result res;
+		int rc = hog_train(s, NULL, &o, NULL, &res, err);
+		if (rc == HOG_EDIVERGED || rc == HOG_ECONFIG) { /* cannot take the step size, or these
+		                                                    options (buffered with adarevision ...) */
+			p->ex_per_s = 0;
+			p->loss = INFINITY;
+			return 0;
+		}
+		if (rc)
+			return rc;
+		v[r] = res.seconds > 0 ? (double)res.last.examples * PROBE_EPOCHS / res.seconds : 0;
+		l[r] = res.last.train_loss;
+		p->threads = res.threads;
+	}
+	sort3(v, REPS);
+	sort3(l, REPS);
+	p->ex_per_s = v[REPS / 2];
+	p->loss = l[REPS / 2];
+	return 0;
+}
+
+int eng_auto_mode(const hog_data *tr, const hog_train_opts *o, unsigned modes, int cores, enum hog_mode *out,
+                  char *why, size_t whylen, hog_err *err)
+{
+	const int T = o->threads ? o->threads : cores;
+	*out = HOG_MODE_SERIAL;
+	if (T <= 1) {
+		snprintf(why, whylen, "auto: serial (one thread: no mode to compare)");
+		return 0;
+	}
+	uint64_t n = (uint64_t)T * PROBE_PER_THREAD;
+	n = n < PROBE_MIN ? PROBE_MIN : n;
+	hog_data *s;
+	int rc = hog_data_sample(tr, n, o->seed ^ 0xA070ull, &s, err);
+	if (rc)
+		return rc;
+	probe p[HOG_MODE_ALL], *ref = &p[0];
+	int np = 0;
+	if (!(rc = probe_mode(s, o, HOG_MODE_SERIAL, &p[np++], err)))
+		for (int m = HOG_MODE_SERIAL + 1; m < HOG_MODE_ALL && !rc; m++)
+			if (m != HOG_MODE_AUTO && (modes >> m & 1u))
+				rc = probe_mode(s, o, m, &p[np++], err);
+	hog_data_free(s);
+	if (rc)
+		return hog_err_prefix(err, "--mode auto: probing the modes");
+	const probe *best = ref;
+	int qualified = 0;
+	for (int i = 0; i < np; i++) {
+		int ok = p[i].loss <= ref->loss * 1.01 + 1e-9;
+		qualified += ok && i > 0;
+		if (ok && p[i].ex_per_s > best->ex_per_s)
+			best = &p[i];
+	}
+	*out = (enum hog_mode)best->mode;
+	int at = snprintf(why, whylen, "auto: %s (%.3g examples/s on a %llu-example probe, %.2fx serial; loss %.4g, "
+	                  "serial's %.4g); %d of %d parallel modes reached serial's loss within 1%%:",
+	                  hog_mode_name(*out), best->ex_per_s, (unsigned long long)(n < tr->n ? n : tr->n),
+	                  ref->ex_per_s > 0 ? best->ex_per_s / ref->ex_per_s : 0, best->loss, ref->loss, qualified, np - 1);
+	for (int i = 1; i < np && at > 0 && (size_t)at < whylen; i++)
+		at += snprintf(why + at, whylen - at, " %s %.2fx%s", hog_mode_name(p[i].mode),
+		               ref->ex_per_s > 0 ? p[i].ex_per_s / ref->ex_per_s : 0,
+		               p[i].loss <= ref->loss * 1.01 + 1e-9 ? "" : "(loss)");
+	return 0;
+}

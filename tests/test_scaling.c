@@ -1,0 +1,177 @@
+/* The modes for many cores (issue 12): replica mode against serial (the same
+ * test loss within 0.5% at two threads; a flush that sums cold coordinates and
+ * averages stiff ones), --mode auto and the sample it probes on:
+ * hog_data_sample() against a plain check of every example it keeps (order,
+ * labels, rows), and the choice auto makes -- a mode the model takes, reported
+ * with what was measured; serial on one thread without probing. */
+#include "hogwild.h"
+#include "util.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static hog_data *tr;
+
+static int setup(void)
+{
+	hog_gen_opts g = { .kind = HOG_KIND_SPARSE, .seed = 11, .examples = 30000, .features = 2000,
+	                   .nnz_per_example = 15, .noise = 0.02 };
+	hog_err err;
+	const char *p = tu_path("auto.lmdb");
+	if (hog_gen(p, &g, &err) || hog_data_load(&tr, p, &err)) {
+		fprintf(stderr, "fixture: %s\n", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int teardown(void)
+{
+	hog_data_free(tr);
+	return 0;
+}
+
+/* Finds row i of s in d at or after *from (the sample keeps d's order). */
+static int find_row(const hog_data *d, const hog_data *s, uint64_t i, uint64_t *from)
+{
+	uint64_t len = s->offsets[i + 1] - s->offsets[i];
+	for (uint64_t j = *from; j < d->n; j++) {
+		uint64_t lo = d->offsets[j];
+		if (d->labels[j] == s->labels[i] && d->offsets[j + 1] - lo == len &&
+		    !memcmp(d->ids + lo, s->ids + s->offsets[i], len * 4) &&
+		    (!d->vals || !memcmp(d->vals + lo, s->vals + s->offsets[i], len * 4))) {
+			*from = j + 1;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void test_sample_rows(void)
+{
+	hog_data *s;
+	hog_err err;
+	CU_ASSERT_EQUAL_FATAL(hog_data_sample(tr, 500, 5, &s, &err), 0);
+	CU_ASSERT_EQUAL(s->n, 500);
+	CU_ASSERT_EQUAL(s->meta.examples, 500);
+	CU_ASSERT_EQUAL(s->dim, tr->dim);
+	uint64_t nnz = 0, pos = 0, from = 0;
+	int found = 1;
+	for (uint64_t i = 0; i < s->n; i++) {
+		nnz += s->offsets[i + 1] - s->offsets[i];
+		pos += s->labels[i] > 0;
+		found &= find_row(tr, s, i, &from);
+	}
+	CU_ASSERT(found); /* every row is one of the set's, in the set's order */
+	CU_ASSERT_EQUAL(s->nnz, nnz);
+	CU_ASSERT_EQUAL(s->meta.positives, pos);
+	hog_data *s2;
+	CU_ASSERT_EQUAL_FATAL(hog_data_sample(tr, 500, 5, &s2, &err), 0);
+	CU_ASSERT(!memcmp(s->ids, s2->ids, s->nnz * 4)); /* the seed decides */
+	hog_data_free(s2);
+	CU_ASSERT_EQUAL_FATAL(hog_data_sample(tr, 500, 6, &s2, &err), 0);
+	CU_ASSERT(s->nnz != s2->nnz || memcmp(s->ids, s2->ids, s->nnz * 4));
+	hog_data_free(s2);
+	hog_data_free(s);
+	CU_ASSERT_EQUAL_FATAL(hog_data_sample(tr, tr->n + 10, 5, &s, &err), 0); /* all of it */
+	CU_ASSERT_EQUAL(s->n, tr->n);
+	CU_ASSERT(!memcmp(s->ids, tr->ids, tr->nnz * 4));
+	hog_data_free(s);
+}
+
+typedef struct notes {
+	int n;
+	char last[400];
+} notes;
+
+static void on_note(void *ud, const char *msg)
+{
+	notes *nt = ud;
+	nt->n++;
+	snprintf(nt->last, sizeof nt->last, "%s", msg);
+}
+
+static void test_auto_picks(void)
+{
+	hog_train_opts o;
+	hog_train_opts_init(&o);
+	o.mode = HOG_MODE_AUTO;
+	o.threads = 2;
+	o.epochs = 1;
+	o.bind = HOG_BIND_NONE;
+	notes nt = { 0 };
+	o.on_note = on_note;
+	o.ud = &nt;
+	hog_train_result res;
+	hog_err err = { 0 };
+	int rc = hog_train(tr, NULL, &o, NULL, &res, &err);
+	if (rc)
+		fprintf(stderr, "auto: %s\n", err.msg);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT(res.mode != HOG_MODE_AUTO);
+	CU_ASSERT(hog_model_kind_modes(HOG_MODEL_LINEAR) >> res.mode & 1u);
+	CU_ASSERT_EQUAL(nt.n, 1);
+	CU_ASSERT(strstr(nt.last, hog_mode_name(res.mode)) != NULL);
+	CU_ASSERT_STRING_EQUAL(res.mode_why, nt.last);
+	/* every mode the probe measured is named */
+	for (int m = HOG_MODE_LOCKFREE; m < HOG_MODE_COUNT; m++)
+		CU_ASSERT(strstr(nt.last, hog_mode_name(m)) != NULL);
+	CU_ASSERT_EQUAL(res.epochs_done, 1);
+	CU_ASSERT_EQUAL(res.last.mode, res.mode);
+
+	o.threads = 1; /* nothing to compare: serial, no probe */
+	nt.n = 0;
+	CU_ASSERT_EQUAL_FATAL(hog_train(tr, NULL, &o, NULL, &res, &err), 0);
+	CU_ASSERT_EQUAL(res.mode, HOG_MODE_SERIAL);
+	CU_ASSERT(strstr(res.mode_why, "one thread") != NULL);
+}
+
+static double test_loss_of(enum hog_mode mode, int threads, int hot, hog_train_result *res)
+{
+	hog_data *te;
+	hog_err err = { 0 };
+	CU_ASSERT_EQUAL_FATAL(hog_data_sample(tr, 6000, 99, &te, &err), 0);
+	hog_train_opts o;
+	hog_train_opts_init(&o);
+	o.mode = mode;
+	o.threads = threads;
+	o.epochs = 4;
+	o.bind = HOG_BIND_NONE;
+	o.hot = hot;
+	int rc = hog_train(tr, te, &o, NULL, res, &err);
+	if (rc)
+		fprintf(stderr, "%s: %s\n", hog_mode_name(mode), err.msg);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	hog_data_free(te);
+	return res->last.test_loss;
+}
+
+static void test_replica_reaches_serial(void)
+{
+	hog_train_result rs, rr;
+	double serial = test_loss_of(HOG_MODE_SERIAL, 1, -1, &rs);
+	double replica = test_loss_of(HOG_MODE_REPLICA, 2, -1, &rr);
+	CU_ASSERT_EQUAL(rr.threads, 2);
+	CU_ASSERT_EQUAL(rr.hot, 0); /* the bias alone averaged */
+	CU_ASSERT(replica <= serial * 1.005);
+	/* on one thread a flush hands back what the worker wrote: serial's loss to
+	 * float rounding (base + (rec - base) need not be rec exactly) */
+	double one = test_loss_of(HOG_MODE_REPLICA, 1, -1, &rr);
+	CU_ASSERT_DOUBLE_EQUAL(one, serial, serial * 1e-4);
+	/* averaging every coordinate is model averaging: each worker's change to a
+	 * feature is halved, so it learns more slowly than summing them */
+	double all = test_loss_of(HOG_MODE_REPLICA, 2, 1999, &rr);
+	CU_ASSERT_EQUAL(rr.hot, 1999);
+	CU_ASSERT(all > replica * 1.01);
+}
+
+int test_scaling_register(void)
+{
+	CU_pSuite s = CU_add_suite("scaling", setup, teardown);
+	if (!s)
+		return -1;
+	TU_ADD(s, test_replica_reaches_serial);
+	TU_ADD(s, test_sample_rows);
+	TU_ADD(s, test_auto_picks);
+	return 0;
+}

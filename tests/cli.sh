@@ -788,7 +788,7 @@ check_grep "ratings: ... at FILE:LINE:COL" "$ERR" 'rna\.txt:1:1:'
 check "train: --mode auto" 0 "$H" train --data "$T/ttr.lmdb" --mode auto --threads 2 --epochs 1 --metrics "$T/auto.json"
 check_grep "train: ... says which mode and why" "$ERR" 'auto: [a-z]+ \(.*examples/s on a .*probe'
 check_true "train: ... and records it in --metrics" grep -q '"note":"auto: ' "$T/auto.json"
-check_true "train: ... epoch lines name the mode that ran" grep -Eq '"mode":"(serial|lockfree|buffered|atomic|striped|locked)"' "$T/auto.json"
+check_true "train: ... epoch lines name the mode that ran" grep -Eq '"mode":"(serial|lockfree|buffered|atomic|striped|locked|replica)"' "$T/auto.json"
 
 
 echo "cli: $PASS passed, $FAILED failed"

@@ -304,6 +304,12 @@ int hog_store_verify(const char *path, uint64_t *blocks_checked, hog_err *err);
  * probability @p fraction, decided by a hash of @p seed and its index. */
 int hog_data_split(const char *in, const char *out_a, const char *out_b, double fraction,
                    uint64_t seed, hog_err *err);
+/** A per-user hold-out of a ratings set: as hog_data_split(), except that each
+ * user's first rating (in the set's order) always goes to @p out_a, so every
+ * user in @p out_b has ratings in @p out_a. @return as hog_data_split(), and
+ * HOG_ECONFIG for a set that is not ratings. */
+int hog_data_split_users(const char *in, const char *out_a, const char *out_b, double fraction,
+                         uint64_t seed, hog_err *err);
 
 /** Writes a sparse data set as LIBSVM text to @p fd (labels and values printed so
  * that importing the text again gives the same floats). */
@@ -638,7 +644,7 @@ typedef struct hog_model_info {
 	uint64_t users, items;     /**< mf */
 	uint32_t rank;             /**< mf: factors per row */
 	int biases;                /**< mf: global mean and biases learned */
-	double mean;               /**< mf: the global mean (0 without biases) */
+	double mean;               /**< mf: the training mean (predicted for unseen users and items) */
 	enum hog_loss loss;
 	enum hog_rule rule;
 	int epochs_done;           /**< epochs completed (a checkpoint inside an epoch counts it not) */

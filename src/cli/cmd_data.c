@@ -715,25 +715,27 @@ static int data_verify(int argc, char **argv)
 /* ------------------------------------------------------------ split */
 
 static const char split_usage[] =
-	"usage: hogwild data split --fraction F [--seed S] IN.lmdb A.lmdb B.lmdb\n"
+	"usage: hogwild data split --fraction F [--seed S] [--per-user] IN.lmdb A.lmdb B.lmdb\n"
 	"\n"
 	"Splits a data set in two: each example goes to B.lmdb with probability F,\n"
 	"decided by a hash of the seed and its index, else to A.lmdb.\n"
 	"\n"
 	"  -f, --fraction F  share going to B.lmdb, in (0, 1) (required)\n"
 	"  -s, --seed S      seed of the hash (default 1)\n"
+	"      --per-user    ratings sets: each user's first rating stays in A.lmdb, so\n"
+	"                    every user of B.lmdb has ratings to train on (off)\n"
 	"  -h, --help        this text\n";
 
 static int data_split(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "fraction", required_argument, 0, 'f' }, { "seed", required_argument, 0, 's' },
-		{ "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+		{ "per-user", no_argument, 0, 'u' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	const char *cmd = "data split", *U = split_usage;
 	double frac = 0;
 	uint64_t seed = 1;
-	int c, rc;
+	int c, rc, per_user = 0;
 	while ((c = getopt_long(argc, argv, ":f:s:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'f':
@@ -741,6 +743,10 @@ static int data_split(int argc, char **argv)
 			break;
 		case 's':
 			rc = data_u64(cmd, U, "--seed", optarg, 0, UINT64_MAX, &seed);
+			break;
+		case 'u':
+			per_user = 1;
+			rc = 0;
 			break;
 		case 'h': fputs(U, stdout); return 0;
 		default: return data_opt_error(cmd, U, c, argv);
@@ -762,7 +768,8 @@ static int data_split(int argc, char **argv)
 	cli_catch_cleanup_signals(); /* a stop removes both temporary files */
 	hog_err err = { 0 };
 	hog_meta ma, mb;
-	if ((rc = hog_data_split(in, a, b, frac, seed, &err)) || (rc = data_meta(a, &ma, &err)) ||
+	if ((rc = (per_user ? hog_data_split_users : hog_data_split)(in, a, b, frac, seed, &err)) ||
+	    (rc = data_meta(a, &ma, &err)) ||
 	    (rc = data_meta(b, &mb, &err)))
 		return cli_fail(&err, rc);
 	double n = (double)(ma.examples + mb.examples);

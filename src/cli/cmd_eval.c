@@ -11,7 +11,8 @@
 static const char eval_usage[] =
 	"usage: hogwild eval --model FILE --data D.lmdb [--json] [--confusion]\n"
 	"Evaluates a saved model: loss, and for binary labels log loss, accuracy and AUC;\n"
-	"for multiclass labels log loss and accuracy; for regression RMSE.\n"
+	"for multiclass labels log loss and accuracy; for regression and ratings (mf models)\n"
+	"RMSE and MAE.\n"
 	"      --model FILE   model written by hogwild train --save (required)\n"
 	"      --data D.lmdb  data set (required)\n"
 	"      --json         one JSON object instead of text\n"
@@ -24,7 +25,8 @@ static const char predict_usage[] =
 	"Writes one prediction per example: the margin w.x+b (default), the predicted\n"
 	"label (-1/+1) or the probability of the positive class (logistic models).\n"
 	"Multiclass models write the class (default, or --labels) or, with\n"
-	"--probabilities, the classes' probabilities separated by spaces.\n"
+	"--probabilities, the classes' probabilities separated by spaces; mf models:\n"
+	"the predicted rating of each (user, item) of a ratings set.\n"
 	"      --model FILE      model written by hogwild train --save (required)\n"
 	"      --data D.lmdb     data set (required)\n"
 	"      --out FILE        write here, atomically (default: standard output)\n"
@@ -178,6 +180,12 @@ int cmd_predict(int argc, char **argv)
 		return rc;
 	hog_model_info info;
 	hog_model_info_get(m, &info);
+	if (what && info.kind == HOG_MODEL_MF) {
+		hog_model_free(m);
+		hog_data_free(d);
+		return cli_usage_error("predict", predict_usage, "--labels and --probabilities are for linear and "
+		                       "mlp models; a %s model predicts ratings", hog_model_kind_name(info.kind));
+	}
 	const uint32_t C = info.classes; /* multiclass: classes, else 0 */
 	float *mg = malloc((d->n * (C && what == 2 ? C : 1) + 1) * sizeof *mg);
 	hog_err err = { 0 };

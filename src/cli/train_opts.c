@@ -31,6 +31,9 @@ const struct option cli_train_long[] = {
 	{ "topology", required_argument, NULL, OPT_TOPOLOGY },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "rank", required_argument, NULL, OPT_RANK },
+	{ "biases", no_argument, NULL, OPT_BIASES },
+	{ "grid", required_argument, NULL, OPT_GRID },
 	{ "sync-every", required_argument, NULL, OPT_SYNC_EVERY },
 	{ "no-shuffle", no_argument, NULL, OPT_NO_SHUFFLE },
 	{ "average", required_argument, NULL, OPT_AVERAGE },
@@ -65,14 +68,19 @@ const char cli_train_usage[] =
 	"      --batch B          mlp: examples per mini-batch (32)\n"
 	"      --momentum MU      mlp, sgd: momentum, v = MU v + g, w -= lr v (0)\n"
 	"      --device D         mlp: cpu | cuda | cuda:N, the compute backend of every worker (cpu)\n"
+	"      --loss L           logistic | hinge | squared (logistic; mf: squared)\n"
+	"      --rank K           mf: factors per user and item (32)\n"
+	"      --biases           mf: learn the global mean and user and item biases (off)\n"
+	"      --grid G           mf, grid mode: G x G blocks (2 * threads + 1)\n"
 	"      --epochs N         passes over the data (20)\n"
 	"      --lr X             step size; alpha for adagrad/adarevision (sgd: 1/(1+mean |x|^2),\n"
-	"                         0.5 for unit-norm rows; adagrad/adarevision: 0.1)\n"
+	"                         0.5 for unit-norm rows; adagrad/adarevision: 0.1; mf sgd: 0.03)\n"
 	"      --schedule S       constant | backoff | invt (backoff: lr * backoff^epoch)\n"
 	"      --backoff B        per-epoch factor of the backoff schedule (0.9)\n"
 	"      --t0 N             invt schedule: lr / (1 + t/t0), t0 in examples (one epoch)\n"
 	"      --warmup N         ramp the step size up over the first N examples (0)\n"
-	"      --l2 X             lambda of (lambda/2)|w|^2 beside the mean loss (1e-6)\n"
+	"      --l2 X             lambda of (lambda/2)|w|^2 beside the mean loss (1e-6; mf: 0.05,\n"
+	"                         per update on the rows it touches, as LIBMF)\n"
 	"      --optimizer R      sgd | adagrad | adarevision (sgd)\n"
 	"      --adagrad-beta B   beta of adagrad/adarevision: lr/(beta+sqrt(sum g^2)) (1)\n"
 	"      --average on|off   linear: the model is the average of the last epoch's\n"
@@ -223,6 +231,15 @@ int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o,
 	case OPT_TOPOLOGY: o->topology = arg; break;
 	case OPT_QUIET: a->quiet = 1; break;
 	case OPT_CONFIG: break; /* expanded before parsing */
+	case OPT_RANK:
+		if (cli_parse_int(arg, 1, 4096, &l)) return bad(cmd, "rank", arg, "a rank 1..4096");
+		o->rank = (uint32_t)l;
+		break;
+	case OPT_BIASES: o->biases = 1; break;
+	case OPT_GRID:
+		if (cli_parse_int(arg, 0, 65535, &l)) return bad(cmd, "grid", arg, "a block count per side 0..65535 (0: 2 * threads + 1)");
+		o->grid = (uint32_t)l;
+		break;
 	case OPT_SYNC_EVERY:
 		if (!hog_mpi_built())
 			return cli_usage_error(cmd, NULL, "--sync-every: this hogwild was built without MPI (install "

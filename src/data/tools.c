@@ -1,6 +1,9 @@
 /* Data set tools that read one set and write others: hog_data_split() (a random
  * train/test split) and hog_export_libsvm() (sparse sets back to LIBSVM text).
  *
+ * A per-user split of a ratings set (hog_data_split_users) keeps each user's
+ * first rating on the training side, so no user of the held-out side is new.
+ *
  * Both stream block by block through a hog_store, so neither needs the data set
  * in memory. The split decides each example by a hash of (seed, index) rather
  * than a random stream: the decision for an example does not depend on the ones
@@ -87,8 +90,11 @@ static int hog_tools_split_add(hog_writer *w, const hog_block *b, uint32_t i, ho
 	return hog_err_set(err, HOG_ECORRUPT, "unknown block kind");
 }
 
-int hog_data_split(const char *in, const char *out_a, const char *out_b, double fraction, uint64_t seed,
-                   hog_err *err)
+/* by_user: a ratings set's per-user hold-out -- each user's first rating (in
+ * the set's order) stays in A, so every user of B has ratings to learn from in
+ * A; the others go by the coin as usual. */
+static int hog_tools_split(const char *in, const char *out_a, const char *out_b, double fraction,
+                           uint64_t seed, int by_user, hog_err *err)
 {
 	if (!(fraction > 0 && fraction < 1))
 		return hog_err_set(err, HOG_ECONFIG, "split: fraction %g must lie strictly between 0 and 1", fraction);
@@ -100,6 +106,16 @@ int hog_data_split(const char *in, const char *out_a, const char *out_b, double 
 	if (rc)
 		return rc;
 	const hog_meta *m = hog_store_meta(s);
+	uint8_t *seen = NULL; /* by_user: a bit per user that has a rating in A */
+	if (by_user && m->kind != HOG_KIND_RATINGS) {
+		rc = hog_err_set(err, HOG_ECONFIG, "split: %s: a per-user split needs a ratings set, not %s", in,
+		                 m->kind == HOG_KIND_SPARSE ? "a sparse one" : "a dense one");
+		goto fail;
+	}
+	if (by_user && !(seen = calloc(m->users / 8 + 1, 1))) {
+		rc = hog_err_set(err, ENOMEM, "split: out of memory for %llu users", (unsigned long long)m->users);
+		goto fail;
+	}
 	if ((rc = hog_tools_split_open(&wa, s, in, out_a, 'a', fraction, seed, err)) ||
 	    (rc = hog_tools_split_open(&wb, s, in, out_b, 'b', fraction, seed, err)))
 		goto fail;
@@ -109,6 +125,13 @@ int hog_data_split(const char *in, const char *out_a, const char *out_b, double 
 			goto fail;
 		for (uint32_t i = 0; i < b.n; i++) {
 			hog_writer *w = hog_tools_coin(seed, b.first + i) < fraction ? wb : wa;
+			if (seen) {
+				uint32_t u = b.users[i];
+				if (!(seen[u / 8] & (1u << (u % 8)))) {
+					seen[u / 8] |= (uint8_t)(1u << (u % 8));
+					w = wa;
+				}
+			}
 			if ((rc = hog_tools_split_add(w, &b, i, err))) {
 				hog_err_prefix(err, "split: %s: example %llu", in, (unsigned long long)(b.first + i));
 				goto fail;
@@ -136,12 +159,26 @@ int hog_data_split(const char *in, const char *out_a, const char *out_b, double 
 	if (rc)
 		goto fail;
 	hog_store_close(s);
+	free(seen);
 	return 0;
 fail:
 	hog_writer_abort(wa);
 	hog_writer_abort(wb);
 	hog_store_close(s);
+	free(seen);
 	return rc;
+}
+
+int hog_data_split(const char *in, const char *out_a, const char *out_b, double fraction, uint64_t seed,
+                   hog_err *err)
+{
+	return hog_tools_split(in, out_a, out_b, fraction, seed, 0, err);
+}
+
+int hog_data_split_users(const char *in, const char *out_a, const char *out_b, double fraction, uint64_t seed,
+                         hog_err *err)
+{
+	return hog_tools_split(in, out_a, out_b, fraction, seed, 1, err);
 }
 
 /* ---------------------------------------------------------------- export */

@@ -37,6 +37,7 @@
 static const hog_model_kind_ops *const kinds[HOG_MODEL_KIND_MAX + 1] = {
 	[HOG_MODEL_LINEAR] = &hog_linear_kind,
 	[HOG_MODEL_MLP] = &hog_mlp_kind,
+	[HOG_MODEL_MF] = &hog_mf_kind,
 };
 
 const hog_model_kind_ops *hog_model_kind_get(enum hog_model_kind kind)

@@ -42,6 +42,7 @@
 static const hog_trainer_ops *const trainers[HOG_MODEL_KIND_MAX + 1] = {
 	[HOG_MODEL_LINEAR] = &hog_linear_trainer,
 	[HOG_MODEL_MLP] = &hog_mlp_trainer,
+	[HOG_MODEL_MF] = &hog_mf_trainer,
 };
 
 /* The trainer of a run: by model kind, except that multinomial logistic

@@ -1,0 +1,106 @@
+/* The mf model kind: its parameter count, which data sets it takes, predictions
+ * and their figures (RMSE, MAE), and its part of hog_model_info. The layout and
+ * the prediction are in mf.h; training is in train/mf_train.c. */
+#include "model/mf.h"
+#include "sys/err.h"
+#include "sys/names.h"
+#include <math.h>
+#include <string.h>
+
+int hog_mf_layout_get(hog_mf_layout *l, const uint64_t shape[4], uint32_t flags, enum hog_rule rule)
+{
+	memset(l, 0, sizeof *l);
+	l->users = shape[0];
+	l->items = shape[1];
+	l->k = shape[2];
+	l->kp = shape[3];
+	l->biases = (flags & HOG_MF_BIASES) != 0;
+	l->adagrad = rule == HOG_RULE_ADAGRAD;
+	if (l->k == 0 || l->k > HOG_MF_RANK_MAX || l->kp != hog_mf_pad(l->k) || l->users >= (1ull << 32) ||
+	    l->items >= (1ull << 32) || (flags & ~HOG_MF_BIASES))
+		return 0;
+	uint64_t at = 0;
+#define SEG(name, len) (l->name = at, at += hog_mf_pad(len))
+	SEG(P, l->users * l->kp);
+	SEG(Q, l->items * l->kp);
+	l->bu = l->bi = l->gu = l->gi = l->gbu = l->gbi = UINT64_MAX;
+	if (l->biases) {
+		SEG(bu, l->users);
+		SEG(bi, l->items);
+	}
+	if (l->adagrad) {
+		SEG(gu, l->users);
+		SEG(gi, l->items);
+		if (l->biases) {
+			SEG(gbu, l->users);
+			SEG(gbi, l->items);
+		}
+	}
+#undef SEG
+	l->total = at;
+	return 1;
+}
+
+static uint64_t mf_nparams(const hog_model *m)
+{
+	hog_mf_layout l;
+	return hog_mf_layout_get(&l, m->shape, m->flags, m->rule) ? l.total : 0;
+}
+
+static int mf_fits(const hog_model *m, const hog_data *d, hog_err *err)
+{
+	(void)m;
+	if (d->meta.kind != HOG_KIND_RATINGS)
+		return hog_err_set(err, HOG_EMISMATCH,
+		                   "the model is mf (users x items factors) but the data set is %s, "
+		                   "not ratings (user, item, rating)",
+		                   hog_kind_name(d->meta.kind));
+	/* users or items beyond the model's shapes are new ones: mu and the biases that exist */
+	return 0;
+}
+
+static void mf_predict(const hog_model *m, const hog_data *d, float *out)
+{
+	hog_mf_layout l;
+	if (!hog_mf_layout_get(&l, m->shape, m->flags, m->rule))
+		return;
+	float mu = (float)m->aux;
+#pragma omp parallel for schedule(static) if (d->n > 100000)
+	for (uint64_t j = 0; j < d->n; j++)
+		out[j] = hog_mf_predict_one(&l, m->params, mu, d->users[j], d->items[j]);
+}
+
+static void mf_eval(const hog_model *m, const hog_data *d, const float *pred, hog_eval *ev)
+{
+	(void)m;
+	double se = 0, ae = 0;
+	for (uint64_t j = 0; j < d->n; j++) {
+		double e = (double)pred[j] - d->ratings[j];
+		se += e * e;
+		ae += fabs(e);
+	}
+	memset(ev, 0, sizeof *ev);
+	ev->examples = d->n;
+	ev->loss = d->n ? 0.5 * se / d->n : NAN;
+	ev->rmse = d->n ? sqrt(se / d->n) : NAN;
+	ev->mae = d->n ? ae / d->n : NAN;
+	ev->logloss = ev->accuracy = ev->auc = NAN;
+}
+
+static void mf_info(const hog_model *m, hog_model_info *info)
+{
+	info->users = m->shape[0];
+	info->items = m->shape[1];
+	info->rank = (uint32_t)m->shape[2];
+	info->biases = (m->flags & HOG_MF_BIASES) != 0;
+	info->mean = m->aux;
+}
+
+const hog_model_kind_ops hog_mf_kind = {
+	.name = "mf",
+	.nparams = mf_nparams,
+	.fits = mf_fits,
+	.predict = mf_predict,
+	.eval = mf_eval,
+	.info = mf_info,
+};

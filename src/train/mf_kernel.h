@@ -1,0 +1,233 @@
+/* The mf trainer's per-rating update, written once and specialized by the
+ * compiler: mf_update() is always inlined with constant MODE, RULE and BIAS
+ * into one round function per combination (mf_train.c), each compiled for
+ * AVX-512, AVX2+FMA and the baseline (target_clones), so the loop over a row
+ * has no branch on the mode and runs on whole vectors. How each mode shares
+ * the rows (THE RACE) is documented in model/mf.h.
+ *
+ * Rows are kp floats (a multiple of 16), 64-byte aligned; the loops step by
+ * one mf_v16 (GCC vector extension: one zmm, two ymm or four xmm). Lanes k..kp-1
+ * are zero and stay zero, so no mask is needed.
+ */
+#ifndef HOG_TRAIN_MF_KERNEL_H
+#define HOG_TRAIN_MF_KERNEL_H
+#include "hogwild.h"
+#include "train/sync.h"
+#include <math.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+
+#define MF_INLINE static inline __attribute__((always_inline))
+#define MF_RLX memory_order_relaxed
+
+typedef float mf_v16 __attribute__((vector_size(64), aligned(64)));
+#define MF_V(ptr, d) (*(mf_v16 *)((ptr) + (d)))
+
+/* What the kernel needs of the shared model. */
+typedef struct mf_shared {
+	float *P, *Q, *bu, *bi, *gu, *gi, *gbu, *gbi; /* segments of params (model/mf.h) */
+	uint64_t k, kp;
+	float mu, l2, inv_k;
+	atomic_int *ulock, *ilock;    /* striped: one per user row, one per item row */
+	hog_spin *glock;              /* locked */
+} mf_shared;
+
+MF_INLINE float mf_ald(const float *p)
+{
+	return atomic_load_explicit((_Atomic float *)p, MF_RLX);
+}
+MF_INLINE void mf_ast(float *p, float v)
+{
+	atomic_store_explicit((_Atomic float *)p, v, MF_RLX);
+}
+/* lockfree's row copies move two floats per relaxed atomic (8 bytes: still
+ * never a torn float), half the scalar moves of one per float; may_alias makes
+ * the 8-byte view of float storage legal. Rows are 64-byte aligned and kp is a
+ * multiple of 16, so the pair at an odd k's end is in the row (its second lane
+ * is padding: 0 read, 0 written back). */
+typedef uint64_t __attribute__((may_alias)) mf_u64a;
+MF_INLINE void mf_copy_in(float *dst, const float *src, uint64_t k)
+{
+	for (uint64_t d = 0; d < k; d += 2) {
+		uint64_t v = __atomic_load_n((const mf_u64a *)(src + d), __ATOMIC_RELAXED);
+		memcpy(dst + d, &v, sizeof v);
+	}
+}
+MF_INLINE void mf_copy_out(float *dst, const float *src, uint64_t k)
+{
+	for (uint64_t d = 0; d < k; d += 2) {
+		uint64_t v;
+		memcpy(&v, src + d, sizeof v);
+		__atomic_store_n((mf_u64a *)(dst + d), v, __ATOMIC_RELAXED);
+	}
+}
+
+/* Adds d with a relaxed compare-and-swap loop: no concurrent add is lost. */
+MF_INLINE void mf_cas_add(float *p, float d)
+{
+	_Atomic float *a = (_Atomic float *)p;
+	float o = atomic_load_explicit(a, MF_RLX);
+	while (!atomic_compare_exchange_weak_explicit(a, &o, o + d, MF_RLX, MF_RLX))
+		;
+}
+
+/* A row lock: one int per row (a 64-byte hog_spin per row would cost 30 MB of
+ * locks for Netflix's users); acquire/release like hog_spin. */
+MF_INLINE void mf_lock(atomic_int *l)
+{
+	for (unsigned spins = 0;;) {
+		if (!atomic_exchange_explicit(l, 1, memory_order_acquire))
+			return;
+		while (atomic_load_explicit(l, MF_RLX)) {
+			if (++spins < 1000)
+				hog_cpu_relax();
+			else
+				sched_yield();
+		}
+	}
+}
+MF_INLINE void mf_unlock(atomic_int *l)
+{
+	atomic_store_explicit(l, 0, memory_order_release);
+}
+
+/* Sum of the 16 lanes, as a fixed tree (the same order on every run). */
+typedef int32_t mf_v16i __attribute__((vector_size(64)));
+MF_INLINE float mf_hsum(const mf_v16 *a)
+{
+	mf_v16 x = *a;
+	x += __builtin_shuffle(x, (mf_v16i){ 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7 });
+	x += __builtin_shuffle(x, (mf_v16i){ 4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11 });
+	x += __builtin_shuffle(x, (mf_v16i){ 2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13 });
+	return x[0] + x[1];
+}
+
+/* One SGD (or per-row AdaGrad) step on rating r of (u, i); returns the loss
+ * 0.5 e^2 before the step. cp, cq: kp-float aligned scratch rows of the worker
+ * (lockfree and atomic), zero beyond k. */
+MF_INLINE float mf_update(const enum hog_mode MODE, const enum hog_rule RULE, const int BIAS,
+                          const mf_shared *s, float *cp, float *cq, uint32_t u,
+                          uint32_t i, float r, float lr)
+{
+	const int SHARED = MODE == HOG_MODE_LOCKFREE || MODE == HOG_MODE_ATOMIC;
+	const int CAS = MODE == HOG_MODE_ATOMIC;
+	const uint64_t kp = s->kp, k = s->k;
+	float *p = s->P + (uint64_t)u * kp;
+	float *q = s->Q + (uint64_t)i * kp;
+	const float l2 = s->l2;
+
+	if (MODE == HOG_MODE_STRIPED) { /* always the user's first: no deadlock */
+		mf_lock(&s->ulock[u]);
+		mf_lock(&s->ilock[i]);
+	}
+	if (MODE == HOG_MODE_LOCKED)
+		hog_spin_lock(s->glock);
+
+	float *rp = p, *rq = q;
+	if (SHARED) {
+		mf_copy_in(cp, p, k);
+		mf_copy_in(cq, q, k);
+		rp = cp;
+		rq = cq;
+	}
+
+	mf_v16 acc = { 0 };
+	for (uint64_t d = 0; d < kp; d += 16)
+		acc += MF_V(rp, d) * MF_V(rq, d);
+	float pred = mf_hsum(&acc), bu = 0, bi = 0;
+	if (BIAS) {
+		bu = SHARED ? mf_ald(&s->bu[u]) : s->bu[u];
+		bi = SHARED ? mf_ald(&s->bi[i]) : s->bi[i];
+		pred += s->mu + bu + bi;
+	}
+	const float e = r - pred;
+
+	/* the factor steps: deltas into the copies (atomic), new values in place
+	 * (the others: the copies for lockfree, the rows themselves when plain) */
+	if (RULE == HOG_RULE_SGD) {
+		for (uint64_t d = 0; d < kp; d += 16) {
+			mf_v16 pv = MF_V(rp, d), qv = MF_V(rq, d);
+			mf_v16 dp = lr * (e * qv - l2 * pv), dq = lr * (e * pv - l2 * qv);
+			MF_V(rp, d) = CAS ? dp : pv + dp;
+			MF_V(rq, d) = CAS ? dq : qv + dq;
+		}
+	} else { /* AdaGrad per row: step lr/sqrt(G) with G from before this rating */
+		float gu = SHARED ? mf_ald(&s->gu[u]) : s->gu[u];
+		float gi = SHARED ? mf_ald(&s->gi[i]) : s->gi[i];
+		const float ep = lr / sqrtf(gu), eq = lr / sqrtf(gi);
+		mf_v16 sp = { 0 }, sq = { 0 };
+		for (uint64_t d = 0; d < kp; d += 16) {
+			mf_v16 pv = MF_V(rp, d), qv = MF_V(rq, d);
+			mf_v16 gp = l2 * pv - e * qv, gq = l2 * qv - e * pv;
+			sp += gp * gp;
+			sq += gq * gq;
+			MF_V(rp, d) = CAS ? -ep * gp : pv - ep * gp;
+			MF_V(rq, d) = CAS ? -eq * gq : qv - eq * gq;
+		}
+		float dgu = mf_hsum(&sp) * s->inv_k, dgi = mf_hsum(&sq) * s->inv_k;
+		if (CAS) {
+			mf_cas_add(&s->gu[u], dgu);
+			mf_cas_add(&s->gi[i], dgi);
+		} else if (SHARED) {
+			mf_ast(&s->gu[u], gu + dgu);
+			mf_ast(&s->gi[i], gi + dgi);
+		} else {
+			s->gu[u] = gu + dgu;
+			s->gi[i] = gi + dgi;
+		}
+	}
+	if (BIAS) {
+		float dbu, dbi;
+		if (RULE == HOG_RULE_SGD) {
+			dbu = lr * (e - l2 * bu);
+			dbi = lr * (e - l2 * bi);
+		} else {
+			float gbu = l2 * bu - e, gbi = l2 * bi - e;
+			float Gu = SHARED ? mf_ald(&s->gbu[u]) : s->gbu[u];
+			float Gi = SHARED ? mf_ald(&s->gbi[i]) : s->gbi[i];
+			dbu = -(lr / sqrtf(Gu)) * gbu;
+			dbi = -(lr / sqrtf(Gi)) * gbi;
+			if (CAS) {
+				mf_cas_add(&s->gbu[u], gbu * gbu);
+				mf_cas_add(&s->gbi[i], gbi * gbi);
+			} else if (SHARED) {
+				mf_ast(&s->gbu[u], Gu + gbu * gbu);
+				mf_ast(&s->gbi[i], Gi + gbi * gbi);
+			} else {
+				s->gbu[u] = Gu + gbu * gbu;
+				s->gbi[i] = Gi + gbi * gbi;
+			}
+		}
+		if (CAS) {
+			mf_cas_add(&s->bu[u], dbu);
+			mf_cas_add(&s->bi[i], dbi);
+		} else if (SHARED) {
+			mf_ast(&s->bu[u], bu + dbu);
+			mf_ast(&s->bi[i], bi + dbi);
+		} else {
+			s->bu[u] = bu + dbu;
+			s->bi[i] = bi + dbi;
+		}
+	}
+
+	if (CAS) {
+		for (uint64_t d = 0; d < k; d++) {
+			mf_cas_add(p + d, cp[d]);
+			mf_cas_add(q + d, cq[d]);
+		}
+	} else if (SHARED) {
+		mf_copy_out(p, cp, k);
+		mf_copy_out(q, cq, k);
+	}
+
+	if (MODE == HOG_MODE_LOCKED)
+		hog_spin_unlock(s->glock);
+	if (MODE == HOG_MODE_STRIPED) {
+		mf_unlock(&s->ilock[i]);
+		mf_unlock(&s->ulock[u]);
+	}
+	return 0.5f * e * e;
+}
+
+#endif

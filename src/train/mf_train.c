@@ -1,0 +1,644 @@
+/* The mf model's part of the training engine (engine.h): its options and
+ * defaults, the shared factors and their initialization, each worker's shard,
+ * the rounds of its kernel (mf_kernel.h) specialized per (mode, rule, biases)
+ * and picked once, the grid mode's blocks (mf_grid.h), test evaluation, and the
+ * conversion to and from a hog_model. The layout and the race are described in
+ * model/mf.h.
+ *
+ * Defaults when left unset (why):
+ *   lr   sgd 0.03, adagrad 0.1 (LIBMF's alpha for the same per-row rule). On
+ *        MovieLens latest-small (rank 32 and 100, l2 0.05, 20 epochs, backoff)
+ *        sgd at 0.01 / 0.03 / 0.05 / 0.1 gave test RMSE 0.90 / 0.87 / 0.87 /
+ *        0.88 without biases; 0.03 is at the bottom there and stable on the
+ *        generated sets (bench/results/mf.md).
+ *   l2   0.05 when o.l2 is the generic default 1e-6: that value is tuned for
+ *        the linear model's per-coordinate L2 scaled by feature frequency and
+ *        does not regularize factors at all; 0.05 is LIBMF's usual setting and
+ *        what bench/mf.sh compares at. Any other value is taken as given.
+ *   loss squared (the only one mf has; logistic, the generic default, becomes
+ *        squared, hinge is refused).
+ *   rank 32.  grid: 2 T + 1 blocks per side (LIBMF's advice: more blocks than
+ *        threads so a worker always finds a free one).
+ * Initialization: factors uniform in [0, 1/sqrt(k)) (LIBMF's), each row from
+ * its own splitmix64 stream of (seed, row), so it does not depend on threads,
+ * and never exactly 0 (a row of zeros marks an unseen user or item);
+ * biases 0; AdaGrad accumulators 1 (LIBMF's); rows of users and items with no
+ * training rating all 0.
+ */
+#include "model/mf.h"
+#include "sys/err.h"
+#include "train/engine.h"
+#include "train/mf_grid.h"
+#include "train/mf_kernel.h"
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MF_DEFAULT_RANK 32u
+#define MF_DEFAULT_L2 0.05
+#define MF_GENERIC_L2 1e-6   /* hog_train_opts_init's l2: "not set" for mf */
+#define MF_STOP_CHECK 1024u  /* examples between looks at the stop flag */
+#define MF_LR_EVERY 64u      /* examples between step-size updates */
+#define MF_AHEAD 4u          /* ratings ahead whose rows are prefetched */
+
+/* Each round is compiled three times -- AVX-512, AVX2+FMA and the baseline the
+ * Makefile builds for (x86-64-v2) -- and mf_round() picks one from the CPU's
+ * features. Not target_clones: its ifunc resolvers run while the dynamic
+ * loader relocates, before a sanitizer's runtime is up, and crash ASan and TSan
+ * builds. fp-contract lets a*b+c become one FMA (ISO C mode turns it off). */
+#define MF_ISA_512 __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma"), optimize("fp-contract=fast")))
+#define MF_ISA_256 __attribute__((target("avx2,fma"), optimize("fp-contract=fast")))
+#define MF_ISA_128 __attribute__((optimize("fp-contract=fast")))
+
+typedef struct mf_rec {
+	uint32_t u, i;
+	float r;
+} mf_rec;
+
+typedef struct mf_state {
+	hog_mf_layout l;
+	float *params;       /* l.total floats, 64-byte aligned */
+	mf_shared sh;
+	uint64_t probe_at;   /* the most rated item's row */
+	float mu;            /* the training mean */
+	hog_spin glock;
+	/* grid */
+	hog_mf_grid grid;
+	int has_grid;
+	mf_rec *grecs;       /* the ratings by block, each block shuffled */
+	uint64_t *gstart;    /* G*G + 1 */
+	float *pred;         /* test predictions */
+} mf_state;
+
+typedef struct mf_worker {
+	mf_rec *recs;        /* this worker's ratings (not grid) */
+	float *cp, *cq;      /* scratch rows (lockfree, atomic) */
+} mf_worker;
+
+static void *mf_aligned(uint64_t bytes)
+{
+	bytes = (bytes + 63) / 64 * 64;
+	return aligned_alloc(64, bytes ? bytes : 64);
+}
+
+/* ------------------------------------------------------------------ check */
+
+static int mf_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err *err)
+{
+	if (tr->meta.kind != HOG_KIND_RATINGS)
+		return hog_err_set(err, HOG_EMISMATCH,
+		                   "--model mf needs a ratings data set (user, item, rating: data import "
+		                   "--format ratings, data gen --kind ratings); the training set is %s",
+		                   tr->meta.kind == HOG_KIND_SPARSE ? "sparse" : "dense");
+	if (te && te->meta.kind != HOG_KIND_RATINGS)
+		return hog_err_set(err, HOG_EMISMATCH,
+		                   "--model mf needs a ratings data set; the test set is %s",
+		                   te->meta.kind == HOG_KIND_SPARSE ? "sparse" : "dense");
+	if (o->rule == HOG_RULE_ADAREVISION)
+		return hog_err_set(err, HOG_ECONFIG,
+		                   "--rule adarevision is not available for --model mf (use sgd or adagrad)");
+	if (o->mode == HOG_MODE_BUFFERED)
+		return hog_err_set(err, HOG_ECONFIG,
+		                   "--mode buffered is not available for --model mf (an update touches one "
+		                   "user row and one item row: there are no hot coordinates to buffer); use "
+		                   "lockfree, atomic, striped, locked, grid or serial");
+	if (o->mode != HOG_MODE_GRID && o->grid)
+		return hog_err_set(err, HOG_ECONFIG, "--grid %u needs --mode grid", o->grid);
+	if (o->delay)
+		return hog_err_set(err, HOG_ECONFIG, "--delay is not available for --model mf");
+	if (o->loss == HOG_LOSS_HINGE)
+		return hog_err_set(err, HOG_ECONFIG, "--model mf takes the squared loss only, not hinge");
+	o->loss = HOG_LOSS_SQUARED;
+	if (!o->rank)
+		o->rank = MF_DEFAULT_RANK;
+	if (o->rank > HOG_MF_RANK_MAX)
+		return hog_err_set(err, HOG_ECONFIG, "--rank %u is too large (at most %u)", o->rank,
+		                   HOG_MF_RANK_MAX);
+	if (tr->meta.users == 0 || tr->meta.items == 0 || tr->n == 0)
+		return hog_err_set(err, HOG_EDATA, "the training set has no ratings");
+	if (!(o->l2 >= 0) || !isfinite(o->l2))
+		return hog_err_set(err, HOG_ECONFIG, "--l2 must be a number >= 0");
+	if (o->l2 == MF_GENERIC_L2)
+		o->l2 = MF_DEFAULT_L2;
+	if (o->lr == 0)
+		o->lr = o->rule == HOG_RULE_ADAGRAD ? 0.1 : 0.03;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ setup */
+
+static void mf_state_free(mf_state *st)
+{
+	if (!st)
+		return;
+	free(st->params);
+	free(st->sh.ulock);
+	free(st->sh.ilock);
+	if (st->has_grid)
+		hog_mf_grid_free(&st->grid);
+	free(st->grecs);
+	free(st->gstart);
+	free(st->pred);
+	free(st);
+}
+
+/* Cuts the ratings into G x G blocks by bands of randomly permuted users and
+ * items (as LIBMF does: ids in files are often ordered by popularity, and bands
+ * of consecutive ids would be very uneven), and shuffles each block once. */
+static int mf_grid_build(hog_engine *e, mf_state *st, uint32_t G)
+{
+	const hog_data *tr = e->tr;
+	const uint64_t U = st->l.users, I = st->l.items, nb = (uint64_t)G * G;
+	uint32_t *bu = malloc(U * sizeof *bu), *bi = malloc(I * sizeof *bi);
+	uint64_t *cnt = calloc(nb + 1, sizeof *cnt);
+	int rc = ENOMEM;
+	if (!bu || !bi || !cnt)
+		goto out;
+	uint64_t seed = e->o.seed * 0x9E3779B97F4A7C15ull + 0x6772696400ull;
+	for (uint64_t j = 0; j < U; j++)
+		bu[j] = (uint32_t)j;
+	eng_shuffle_u32(bu, U, eng_mix64(&seed));
+	for (uint64_t j = 0; j < I; j++)
+		bi[j] = (uint32_t)j;
+	eng_shuffle_u32(bi, I, eng_mix64(&seed));
+	/* bu[] holds a permutation; turn it into each user's band */
+	uint32_t *band_u = malloc(U * sizeof *band_u), *band_i = malloc(I * sizeof *band_i);
+	if (!band_u || !band_i) {
+		free(band_u);
+		free(band_i);
+		goto out;
+	}
+	for (uint64_t j = 0; j < U; j++)
+		band_u[bu[j]] = (uint32_t)(j * G / U);
+	for (uint64_t j = 0; j < I; j++)
+		band_i[bi[j]] = (uint32_t)(j * G / I);
+	free(bu);
+	free(bi);
+	bu = band_u;
+	bi = band_i;
+
+	for (uint64_t j = 0; j < tr->n; j++)
+		cnt[(uint64_t)bu[tr->users[j]] * G + bi[tr->items[j]] + 1]++;
+	for (uint64_t b = 0; b < nb; b++)
+		cnt[b + 1] += cnt[b];
+	st->gstart = malloc((nb + 1) * sizeof *st->gstart);
+	st->grecs = mf_aligned(tr->n * sizeof *st->grecs);
+	if (!st->gstart || !st->grecs)
+		goto out;
+	memcpy(st->gstart, cnt, (nb + 1) * sizeof *cnt);
+	for (uint64_t j = 0; j < tr->n; j++) {
+		uint64_t b = (uint64_t)bu[tr->users[j]] * G + bi[tr->items[j]];
+		st->grecs[cnt[b]++] = (mf_rec){ tr->users[j], tr->items[j], tr->ratings[j] };
+	}
+	uint64_t *size = cnt; /* reuse: block sizes */
+	for (uint64_t b = 0; b < nb; b++) {
+		mf_rec *a = st->grecs + st->gstart[b];
+		uint64_t n = st->gstart[b + 1] - st->gstart[b];
+		size[b] = n;
+		for (uint64_t j = n; j > 1; j--) { /* Fisher-Yates */
+			uint64_t x = eng_mix64(&seed) % j;
+			mf_rec t = a[j - 1];
+			a[j - 1] = a[x];
+			a[x] = t;
+		}
+	}
+	if ((rc = hog_mf_grid_init(&st->grid, G, size, e->o.seed)))
+		goto out;
+	st->has_grid = 1;
+	rc = 0;
+out:
+	free(bu);
+	free(bi);
+	free(cnt);
+	return rc;
+}
+
+static int mf_setup(hog_engine *e)
+{
+	const hog_data *tr = e->tr;
+	const hog_train_opts *o = &e->o;
+	mf_state *st = calloc(1, sizeof *st);
+	uint32_t *ucnt = NULL, *icnt = NULL;
+	int rc = ENOMEM;
+	if (!st)
+		return hog_err_set(e->err, ENOMEM, "out of memory");
+	const uint64_t shape[4] = { tr->meta.users, tr->meta.items, o->rank, hog_mf_pad(o->rank) };
+	uint32_t flags = o->biases ? HOG_MF_BIASES : 0;
+	if (!hog_mf_layout_get(&st->l, shape, flags, o->rule)) {
+		rc = hog_err_set(e->err, HOG_ECONFIG, "mf: %llu users x %llu items at rank %u is not a valid shape",
+		                 (unsigned long long)shape[0], (unsigned long long)shape[1], o->rank);
+		goto fail;
+	}
+	const hog_mf_layout *l = &st->l;
+	if (!(st->params = mf_aligned(l->total * sizeof(float))))
+		goto nomem;
+	memset(st->params, 0, l->total * sizeof(float));
+	if (!(ucnt = calloc(l->users, sizeof *ucnt)) || !(icnt = calloc(l->items, sizeof *icnt)))
+		goto nomem;
+	double sum = 0;
+	for (uint64_t j = 0; j < tr->n; j++) {
+		ucnt[tr->users[j]]++;
+		icnt[tr->items[j]]++;
+		sum += tr->ratings[j];
+	}
+	float *P = st->params + l->P, *Q = st->params + l->Q;
+	const float scale = (float)(1.0 / sqrt((double)l->k));
+	for (int side = 0; side < 2; side++) {
+		uint64_t rows = side ? l->items : l->users;
+		const uint32_t *cnt = side ? icnt : ucnt;
+		float *X = side ? Q : P;
+		for (uint64_t r = 0; r < rows; r++) {
+			if (!cnt[r])
+				continue; /* never rated: stays 0, predicts mu + biases */
+			uint64_t s = (o->seed * 2 + (uint64_t)side) * 0xD1B54A32D192ED03ull ^ r;
+			for (uint64_t d = 0; d < l->k; d++)
+				X[r * l->kp + d] = ((float)(eng_mix64(&s) >> 40) + 0.5f) * 0x1p-24f * scale; /* never 0 */
+		}
+	}
+	if (l->adagrad) {
+		for (uint64_t r = 0; r < l->users; r++)
+			st->params[l->gu + r] = 1;
+		for (uint64_t r = 0; r < l->items; r++)
+			st->params[l->gi + r] = 1;
+		if (l->biases) {
+			for (uint64_t r = 0; r < l->users; r++)
+				st->params[l->gbu + r] = 1;
+			for (uint64_t r = 0; r < l->items; r++)
+				st->params[l->gbi + r] = 1;
+		}
+	}
+	uint64_t top = 0;
+	for (uint64_t r = 1; r < l->items; r++)
+		if (icnt[r] > icnt[top])
+			top = r;
+	st->probe_at = top;
+
+	mf_shared *sh = &st->sh;
+	sh->P = P;
+	sh->Q = Q;
+	float *nul = NULL;
+	sh->bu = l->biases ? st->params + l->bu : nul;
+	sh->bi = l->biases ? st->params + l->bi : nul;
+	sh->gu = l->adagrad ? st->params + l->gu : nul;
+	sh->gi = l->adagrad ? st->params + l->gi : nul;
+	sh->gbu = l->adagrad && l->biases ? st->params + l->gbu : nul;
+	sh->gbi = l->adagrad && l->biases ? st->params + l->gbi : nul;
+	sh->k = l->k;
+	sh->kp = l->kp;
+	st->mu = (float)(sum / (double)tr->n);
+	sh->mu = l->biases ? st->mu : 0; /* the kernel adds it only with biases */
+	sh->l2 = (float)o->l2;
+	sh->inv_k = 1.0f / (float)l->k;
+	atomic_init(&st->glock.v, 0);
+	sh->glock = &st->glock;
+	if (o->mode == HOG_MODE_STRIPED) {
+		if (!(sh->ulock = calloc(l->users, sizeof *sh->ulock)) ||
+		    !(sh->ilock = calloc(l->items, sizeof *sh->ilock)))
+			goto nomem;
+	}
+	if (o->mode == HOG_MODE_GRID) {
+		uint32_t G = o->grid ? o->grid : 2u * (uint32_t)e->T + 1u;
+		if (G < (uint32_t)e->T) {
+			rc = hog_err_set(e->err, HOG_ECONFIG,
+			                 "--grid %u is smaller than the %d threads: some workers would never find "
+			                 "a free block (use --grid %d or more)", G, e->T, e->T);
+			goto fail;
+		}
+		if ((uint64_t)G * G > tr->n) {
+			rc = hog_err_set(e->err, HOG_ECONFIG, "--grid %u makes more blocks than there are ratings (%llu)",
+			                 G, (unsigned long long)tr->n);
+			goto fail;
+		}
+		if (mf_grid_build(e, st, G))
+			goto nomem;
+	}
+	if (e->te && e->te->n && !(st->pred = malloc(e->te->n * sizeof *st->pred)))
+		goto nomem;
+	free(ucnt);
+	free(icnt);
+	e->model = st;
+	return 0;
+nomem:
+	rc = hog_err_set(e->err, ENOMEM, "mf: out of memory for %llu users x %llu items at rank %u",
+	                 (unsigned long long)shape[0], (unsigned long long)shape[1], o->rank);
+fail:
+	free(ucnt);
+	free(icnt);
+	mf_state_free(st);
+	return rc;
+}
+
+static void mf_free(hog_engine *e)
+{
+	mf_state_free(e->model);
+	e->model = NULL;
+}
+
+/* ---------------------------------------------------------------- workers */
+
+static int mf_worker_init(hog_engine *e, eng_worker *w)
+{
+	mf_state *st = e->model;
+	mf_worker *mw = calloc(1, sizeof *mw);
+	if (!mw)
+		return ENOMEM;
+	w->m = mw;
+	uint64_t lo, hi, n = e->tr->n;
+	eng_worker_share(e, w, n, &lo, &hi);
+	w->n = hi - lo; /* grid: the epoch's quota of ratings, from any block */
+	const uint64_t kp = st->l.kp;
+	if (!(mw->cp = mf_aligned(kp * sizeof(float))) || !(mw->cq = mf_aligned(kp * sizeof(float))) ||
+	    !(w->order = malloc((w->n ? w->n : 1) * sizeof *w->order)))
+		return ENOMEM;
+	memset(mw->cp, 0, kp * sizeof(float));
+	memset(mw->cq, 0, kp * sizeof(float));
+	if (e->o.mode != HOG_MODE_GRID) {
+		/* a copy on the worker's own node (first touch) */
+		if (!(mw->recs = mf_aligned(w->n * sizeof *mw->recs)))
+			return ENOMEM;
+		const hog_data *tr = e->tr;
+		for (uint64_t j = lo; j < hi; j++)
+			mw->recs[j - lo] = (mf_rec){ tr->users[j], tr->items[j], tr->ratings[j] };
+	}
+	return 0;
+}
+
+static void mf_worker_free(hog_engine *e, eng_worker *w)
+{
+	(void)e;
+	mf_worker *mw = w->m;
+	if (mw) {
+		free(mw->recs);
+		free(mw->cp);
+		free(mw->cq);
+		free(mw);
+	}
+	w->m = NULL;
+	free(w->order);
+	w->order = NULL;
+}
+
+/* ----------------------------------------------------------------- rounds */
+
+MF_INLINE void mf_prefetch(const mf_shared *s, const mf_rec *x, const int BIAS)
+{
+	const char *p = (const char *)(s->P + (uint64_t)x->u * s->kp);
+	const char *q = (const char *)(s->Q + (uint64_t)x->i * s->kp);
+	for (uint64_t b = 0; b < s->kp * sizeof(float); b += 64) {
+		__builtin_prefetch(p + b);
+		__builtin_prefetch(q + b);
+	}
+	if (BIAS) {
+		__builtin_prefetch(&s->bu[x->u]);
+		__builtin_prefetch(&s->bi[x->i]);
+	}
+}
+
+/* Ratings [from, to) of the worker's shuffled order. */
+MF_INLINE uint64_t mf_order_round(hog_engine *e, eng_worker *w, int epoch, uint64_t from, uint64_t to,
+                                  const enum hog_mode MODE, const enum hog_rule RULE, const int BIAS)
+{
+	const mf_state *st = e->model;
+	const mf_worker *mw = w->m;
+	const mf_shared *s = &st->sh;
+	const mf_rec *recs = mw->recs;
+	const uint32_t *ord = w->order;
+	const int measure = e->o.measure_delay;
+	const uint64_t T = (uint64_t)e->T, base = (uint64_t)epoch * e->tr->n;
+	double loss = 0;
+	uint64_t i = from;
+	while (i < to && !eng_stop_requested(e)) {
+		const uint64_t end = to - i > MF_STOP_CHECK ? i + MF_STOP_CHECK : to;
+		while (i < end) {
+			const float lr = eng_lr_at(e, epoch, base + i * T);
+			const uint64_t end2 = end - i > MF_LR_EVERY ? i + MF_LR_EVERY : end;
+			for (; i < end2; i++) {
+				if (i + 4 * MF_AHEAD < to)
+					__builtin_prefetch(&recs[ord[i + 4 * MF_AHEAD]]);
+				if (i + MF_AHEAD < to)
+					mf_prefetch(s, &recs[ord[i + MF_AHEAD]], BIAS);
+				const mf_rec x = recs[ord[i]];
+				const int sample = measure && (i & HOG_DELAY_SAMPLE_MASK) == 0;
+				const uint64_t seen = sample ? eng_team_applied(e) : 0;
+				loss += mf_update(MODE, RULE, BIAS, s, mw->cp, mw->cq, x.u, x.i, x.r, lr);
+				if (measure) {
+					eng_count_applied(w);
+					if (sample)
+						eng_note_delay(w, eng_team_applied(e) - seen - 1);
+				}
+			}
+		}
+	}
+	w->loss += loss;
+	w->ex_done += i - from;
+	w->units_done += i - from;
+	return i;
+}
+
+/* Grid: ratings from the blocks the scheduler hands out until the worker has
+ * done `to - from` more; a block is given back when the round's share is done,
+ * the block's pass ends, or a stop is requested. */
+MF_INLINE uint64_t mf_grid_round(hog_engine *e, eng_worker *w, int epoch, uint64_t from, uint64_t to,
+                                 const enum hog_rule RULE, const int BIAS)
+{
+	mf_state *st = e->model;
+	const mf_worker *mw = w->m;
+	const mf_shared *s = &st->sh;
+	const int measure = e->o.measure_delay;
+	const uint64_t T = (uint64_t)e->T, base = (uint64_t)epoch * e->tr->n;
+	double loss = 0;
+	uint64_t pos = from;
+	int stop = 0;
+	while (pos < to && !stop) {
+		uint64_t start, avail;
+		int64_t b = hog_mf_grid_take(&st->grid, w->id, &start, &avail);
+		if (b < 0) {
+			if (eng_stop_requested(e))
+				break;
+			hog_cpu_relax();
+			continue;
+		}
+		const mf_rec *br = st->grecs + st->gstart[b] + start;
+		const uint64_t want = avail < to - pos ? avail : to - pos;
+		uint64_t j = 0;
+		while (j < want) {
+			if (eng_stop_requested(e)) {
+				stop = 1;
+				break;
+			}
+			const uint64_t end = want - j > MF_STOP_CHECK ? j + MF_STOP_CHECK : want;
+			while (j < end) {
+				const float lr = eng_lr_at(e, epoch, base + (pos + j) * T);
+				const uint64_t end2 = end - j > MF_LR_EVERY ? j + MF_LR_EVERY : end;
+				for (; j < end2; j++) {
+					if (j + MF_AHEAD < want)
+						mf_prefetch(s, &br[j + MF_AHEAD], BIAS);
+					const int sample = measure && ((pos + j) & HOG_DELAY_SAMPLE_MASK) == 0;
+					const uint64_t seen = sample ? eng_team_applied(e) : 0;
+					loss += mf_update(HOG_MODE_GRID, RULE, BIAS, s, mw->cp, mw->cq, br[j].u, br[j].i,
+					                  br[j].r, lr);
+					if (measure) {
+						eng_count_applied(w);
+						if (sample)
+							eng_note_delay(w, eng_team_applied(e) - seen - 1);
+					}
+				}
+			}
+		}
+		hog_mf_grid_give(&st->grid, w->id, (uint64_t)b, j);
+		pos += j;
+	}
+	w->loss += loss;
+	w->ex_done += pos - from;
+	w->units_done += pos - from;
+	return pos;
+}
+
+#define MF_DEF(ISA, M, R, B)                                                                          \
+	static MF_ISA_##ISA uint64_t mf_round_##ISA##_##M##_##R##_##B(hog_engine *e, eng_worker *w, int epoch, \
+	                                                             uint64_t from, uint64_t to)           \
+	{                                                                                                 \
+		return HOG_MODE_##M == HOG_MODE_GRID                                                          \
+		           ? mf_grid_round(e, w, epoch, from, to, HOG_RULE_##R, B)                            \
+		           : mf_order_round(e, w, epoch, from, to, HOG_MODE_##M, HOG_RULE_##R, B);            \
+	}
+#define MF_DEF_RB(ISA, M) MF_DEF(ISA, M, SGD, 0) MF_DEF(ISA, M, SGD, 1) MF_DEF(ISA, M, ADAGRAD, 0) MF_DEF(ISA, M, ADAGRAD, 1)
+#define MF_DEF_ISA(ISA) MF_DEF_RB(ISA, SERIAL) MF_DEF_RB(ISA, LOCKFREE) MF_DEF_RB(ISA, ATOMIC) \
+	MF_DEF_RB(ISA, STRIPED) MF_DEF_RB(ISA, LOCKED) MF_DEF_RB(ISA, GRID)
+MF_DEF_ISA(512)
+MF_DEF_ISA(256)
+MF_DEF_ISA(128)
+
+#define MF_ROW(ISA, M)                                                                             \
+	{ { mf_round_##ISA##_##M##_SGD_0, mf_round_##ISA##_##M##_SGD_1 },                              \
+	  { mf_round_##ISA##_##M##_ADAGRAD_0, mf_round_##ISA##_##M##_ADAGRAD_1 } }
+#define MF_TABLE(ISA)                                                                              \
+	{ [HOG_MODE_SERIAL] = MF_ROW(ISA, SERIAL), [HOG_MODE_LOCKFREE] = MF_ROW(ISA, LOCKFREE),           \
+	  [HOG_MODE_ATOMIC] = MF_ROW(ISA, ATOMIC), [HOG_MODE_STRIPED] = MF_ROW(ISA, STRIPED),             \
+	  [HOG_MODE_LOCKED] = MF_ROW(ISA, LOCKED), [HOG_MODE_GRID] = MF_ROW(ISA, GRID) }
+static const eng_round_fn mf_rounds[3][HOG_MODE_ALL][2][2] = { MF_TABLE(128), MF_TABLE(256), MF_TABLE(512) };
+
+/* 2: AVX-512, 1: AVX2 and FMA, 0: the baseline. */
+static int mf_isa(void)
+{
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+	    __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq"))
+		return 2;
+	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+		return 1;
+	return 0;
+}
+
+static eng_round_fn mf_round(const hog_engine *e)
+{
+	const mf_state *st = e->model;
+	return mf_rounds[mf_isa()][e->o.mode][e->o.rule == HOG_RULE_ADAGRAD][st->l.biases];
+}
+
+/* ------------------------------------------------------------- evaluation */
+
+static float mf_probe(const hog_engine *e)
+{
+	const mf_state *st = e->model;
+	const float *q = st->sh.Q + st->probe_at * st->l.kp;
+	float s = 0;
+	for (uint64_t d = 0; d < st->l.k; d++)
+		s += mf_ald(q + d);
+	if (st->l.biases)
+		s += mf_ald(&st->sh.bi[st->probe_at]);
+	return s;
+}
+
+static void mf_eval_slice(hog_engine *e, int k)
+{
+	mf_state *st = e->model;
+	const hog_data *te = e->te;
+	if (!te || !st->pred)
+		return;
+	uint64_t lo, hi;
+	eng_share(te->n, k, e->T, &lo, &hi);
+	for (uint64_t j = lo; j < hi; j++)
+		st->pred[j] = hog_mf_predict_one(&st->l, st->params, st->mu, te->users[j], te->items[j]);
+}
+
+static void mf_epoch_stats(hog_engine *e, hog_epoch_stats *s)
+{
+	const mf_state *st = e->model;
+	const hog_data *te = e->te;
+	s->test_acc = s->test_auc = NAN;
+	s->bias_lost = NAN;
+	if (!te || !st->pred) {
+		s->test_loss = s->test_rmse = s->test_mae = NAN;
+		return;
+	}
+	double se = 0, ae = 0;
+	for (uint64_t j = 0; j < te->n; j++) {
+		double d = (double)st->pred[j] - te->ratings[j];
+		se += d * d;
+		ae += fabs(d);
+	}
+	s->test_loss = 0.5 * se / (double)te->n;
+	s->test_rmse = sqrt(se / (double)te->n);
+	s->test_mae = ae / (double)te->n;
+}
+
+/* ------------------------------------------------------ model conversion */
+
+static hog_model *mf_snapshot(const hog_engine *e)
+{
+	const mf_state *st = e->model;
+	const uint64_t shape[4] = { st->l.users, st->l.items, st->l.k, st->l.kp };
+	hog_model *m = hog_model_alloc(HOG_MODEL_MF, HOG_LOSS_SQUARED, e->o.rule, shape,
+	                               st->l.biases ? HOG_MF_BIASES : 0);
+	if (!m)
+		return NULL;
+	memcpy(m->params, st->params, st->l.total * sizeof(float));
+	m->aux = st->mu;
+	eng_model_hyper(e, m);
+	return m;
+}
+
+static int mf_restore(hog_engine *e, const hog_model *m)
+{
+	mf_state *st = e->model;
+	if (m->kind != HOG_MODEL_MF)
+		return hog_err_set(e->err, HOG_EMISMATCH, "the checkpoint holds a %s model, not mf",
+		                   hog_model_kind_name(m->kind));
+	const hog_mf_layout *l = &st->l;
+	if (m->shape[0] != l->users || m->shape[1] != l->items || m->shape[2] != l->k ||
+	    m->shape[3] != l->kp || ((m->flags & HOG_MF_BIASES) != 0) != l->biases ||
+	    (m->rule == HOG_RULE_ADAGRAD) != l->adagrad || m->nparams != l->total)
+		return hog_err_set(e->err, HOG_EMISMATCH,
+		                   "the checkpoint's mf model (%llu users x %llu items, rank %llu%s, %s) does "
+		                   "not fit this run (%llu x %llu, rank %llu%s, %s)",
+		                   (unsigned long long)m->shape[0], (unsigned long long)m->shape[1],
+		                   (unsigned long long)m->shape[2], (m->flags & HOG_MF_BIASES) ? ", biases" : "",
+		                   hog_rule_name(m->rule), (unsigned long long)l->users,
+		                   (unsigned long long)l->items, (unsigned long long)l->k,
+		                   l->biases ? ", biases" : "", hog_rule_name(e->o.rule));
+	memcpy(st->params, m->params, l->total * sizeof(float));
+	st->mu = (float)m->aux;
+	st->sh.mu = st->l.biases ? st->mu : 0;
+	return 0;
+}
+
+const hog_trainer_ops hog_mf_trainer = {
+	.name = "mf",
+	/* not buffered: an update touches one user row and one item row, there are
+	 * no hot coordinates to keep per worker */
+	.modes = 1u << HOG_MODE_SERIAL | 1u << HOG_MODE_LOCKFREE | 1u << HOG_MODE_ATOMIC | 1u << HOG_MODE_STRIPED |
+	         1u << HOG_MODE_LOCKED | 1u << HOG_MODE_GRID,
+	.check = mf_check,
+	.setup = mf_setup,
+	.worker_init = mf_worker_init,
+	.worker_free = mf_worker_free,
+	.round = mf_round,
+	.probe = mf_probe,
+	.eval_slice = mf_eval_slice,
+	.epoch_stats = mf_epoch_stats,
+	.snapshot = mf_snapshot,
+	.restore = mf_restore,
+	.free = mf_free,
+};

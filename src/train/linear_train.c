@@ -473,6 +473,29 @@ static int stream_scan(hog_engine *e, lin_state *L, uint64_t *cnt, float **scale
 	return 0;
 }
 
+/* The worker's shard arrays in one allocation on its node (the worker is
+ * bound: first touch places it), each 64-byte aligned: rows rows of labels and
+ * offsets, nnz ids (and values), and an order of norder entries. */
+static int shard_alloc(hog_engine *e, eng_worker *ew, lin_worker *w, uint64_t rows, uint64_t nnz, int vals,
+                       uint64_t norder)
+{
+	size_t bytes = rows * 4 + (rows + 1) * 8 + nnz * 4 + (vals ? nnz * 4 : 0) + norder * 4 + 64 * 5;
+	char *p = hog_topo_alloc_local(e->topo, bytes);
+	if (!p)
+		return ENOMEM;
+	w->shard = p;
+	w->shard_bytes = bytes;
+#define TAKE(ptr, sz) do { ptr = (void *)p; p += ((sz) + 63) & ~(size_t)63; } while (0)
+	TAKE(w->y, rows * 4);
+	TAKE(w->off, (rows + 1) * 8);
+	TAKE(w->ids, nnz * 4);
+	if (vals)
+		TAKE(w->xs, nnz * 4);
+	TAKE(ew->order, norder * 4);
+#undef TAKE
+	return 0;
+}
+
 /* The worker's blocks and arrays sized for the largest block. */
 static int stream_shard(hog_engine *e, eng_worker *ew, lin_worker *w)
 {
@@ -495,22 +518,7 @@ static int stream_shard(hog_engine *e, eng_worker *ew, lin_worker *w)
 	w->nnz_max = L->row_nnz;
 	if (e->o.mode == HOG_MODE_BUFFERED && !(w->stmp = malloc((w->nnz_max + 1) * 8)))
 		return ENOMEM;
-	const uint64_t bn = L->blk_n, bz = L->blk_nnz;
-	size_t bytes = bn * 4 + (bn + 1) * 8 + bz * 4 + (L->svals ? bz * 4 : 0) + n * 4 + 64 * 5;
-	char *p = hog_topo_alloc_local(e->topo, bytes);
-	if (!p)
-		return ENOMEM;
-	w->shard = p;
-	w->shard_bytes = bytes;
-#define TAKE(ptr, sz) do { ptr = (void *)p; p += ((sz) + 63) & ~(size_t)63; } while (0)
-	TAKE(w->y, bn * 4);
-	TAKE(w->off, (bn + 1) * 8);
-	TAKE(w->ids, bz * 4);
-	if (L->svals)
-		TAKE(w->xs, bz * 4);
-	TAKE(ew->order, n * 4);
-#undef TAKE
-	return 0;
+	return shard_alloc(e, ew, w, L->blk_n, L->blk_nnz, L->svals, n);
 }
 
 /* This epoch's order: the worker's blocks shuffled, and inside each block its
@@ -986,20 +994,9 @@ static int build_shard(hog_engine *e, eng_worker *ew, lin_worker *w)
 	w->nnz_max = nnz_max;
 	if (e->own)
 		return shard_in_place(e, ew, w, rows);
-	size_t bytes = n * 4 + (n + 1) * 8 + nnz * 4 + (d->vals ? nnz * 4 : 0) + n * 4 + 64 * 5;
-	char *p = hog_topo_alloc_local(e->topo, bytes);
-	if (!p)
-		return ENOMEM;
-	w->shard = p;
-	w->shard_bytes = bytes;
-#define TAKE(ptr, sz) do { ptr = (void *)p; p += ((sz) + 63) & ~(size_t)63; } while (0)
-	TAKE(w->y, n * 4);
-	TAKE(w->off, (n + 1) * 8);
-	TAKE(w->ids, nnz * 4);
-	if (d->vals)
-		TAKE(w->xs, nnz * 4);
-	TAKE(ew->order, n * 4);
-#undef TAKE
+	int rc = shard_alloc(e, ew, w, n, nnz, d->vals != NULL, n);
+	if (rc)
+		return rc;
 	float *tmp = e->o.mode == HOG_MODE_BUFFERED ? malloc((nnz_max + 1) * 8) : NULL; /* replica: all private */
 	if (e->o.mode == HOG_MODE_BUFFERED && !tmp)
 		return ENOMEM;

@@ -97,9 +97,15 @@ typedef int32_t mf_v16i __attribute__((vector_size(64)));
 MF_INLINE float mf_hsum(const mf_v16 *a)
 {
 	mf_v16 x = *a;
-	x += __builtin_shuffle(x, (mf_v16i){ 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7 });
-	x += __builtin_shuffle(x, (mf_v16i){ 4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11 });
-	x += __builtin_shuffle(x, (mf_v16i){ 2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13 });
+#ifdef __clang__ /* (the fuzzing build: clang spells GCC's __builtin_shuffle so) */
+#define MF_SHUF(v, ...) __builtin_shufflevector(v, v, __VA_ARGS__)
+#else
+#define MF_SHUF(v, ...) __builtin_shuffle(v, (mf_v16i){ __VA_ARGS__ })
+#endif
+	x += MF_SHUF(x, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7);
+	x += MF_SHUF(x, 4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11);
+	x += MF_SHUF(x, 2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13);
+#undef MF_SHUF
 	return x[0] + x[1];
 }
 

@@ -47,9 +47,14 @@
  * features. Not target_clones: its ifunc resolvers run while the dynamic
  * loader relocates, before a sanitizer's runtime is up, and crash ASan and TSan
  * builds. fp-contract lets a*b+c become one FMA (ISO C mode turns it off). */
-#define MF_ISA_512 __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma"), optimize("fp-contract=fast")))
-#define MF_ISA_256 __attribute__((target("avx2,fma"), optimize("fp-contract=fast")))
-#define MF_ISA_128 __attribute__((optimize("fp-contract=fast")))
+#ifdef __clang__ /* (the fuzzing build: clang contracts to FMA by default and has no optimize attribute) */
+#define MF_FPC
+#else
+#define MF_FPC , optimize("fp-contract=fast")
+#endif
+#define MF_ISA_512 __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma") MF_FPC))
+#define MF_ISA_256 __attribute__((target("avx2,fma") MF_FPC))
+#define MF_ISA_128 __attribute__((target("sse2") MF_FPC))
 
 typedef struct mf_rec {
 	uint32_t u, i;

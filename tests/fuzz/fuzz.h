@@ -60,4 +60,28 @@ static inline void fz_check(int rc, const hog_err *err)
 		abort();
 	}
 }
+
+/* Imports @p nin files with @p o: a failure must come with a message and leave
+ * no output behind; a success must give a data set that verifies. */
+static inline int fz_import(const char *const *in, int nin, const hog_import_opts *o)
+{
+	const char *out = fz_path("out.lmdb");
+	hog_err err = { 0 };
+	int rc = hog_import(in, nin, out, o, &err);
+	fz_check(rc, &err);
+	if (rc == 0) {
+		uint64_t blocks;
+		hog_err e2 = { 0 };
+		if (hog_store_verify(out, &blocks, &e2) != 0) {
+			fprintf(stderr, "imported set does not verify: %s\n", e2.msg);
+			abort();
+		}
+		unlink(out);
+	} else if (access(out, F_OK) == 0) {
+		fprintf(stderr, "failed import left %s behind\n", out);
+		abort();
+	}
+	return 0;
+}
+
 #endif

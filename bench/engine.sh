@@ -36,7 +36,7 @@ for cell in serial:1 lockfree:2 buffered:2; do
 	i=0
 	while [ $i -lt "$REPEAT" ]; do
 		for b in old new; do
-			bin=$H extra="--average off" # (the old binary has no averaging)
+			bin=$H extra=${NEW_ARGS---average off} # (the old binary has no averaging)
 			[ $b = old ] && bin=$OLD extra=
 			"$bin" train --data "$WORK/rcv1_tr.lmdb" --epochs "$EPOCHS" --mode "$m" --threads "$t" \
 				--metrics "$WORK/$b.json" --quiet $extra >/dev/null 2>&1

@@ -297,6 +297,30 @@ static int stage_csr(stage *s, int rows, const uint32_t *offsets, const uint32_t
 	return 0;
 }
 
+/* The sparse ops' fallback: the CSR matrix staged, and room behind it for the
+ * dense W (as many rows as the largest id needs, sw bytes) and Y (sy bytes).
+ * W's rows are known only after the ids are in, so the CSR part is reserved
+ * first and the block grown after, which may move it: the CSR pointers are
+ * recomputed. */
+static int stage_csr_room(stage *s, int rows, const uint32_t *offsets, const uint32_t *ids, const float *vals,
+                          int n, int ldw, int ldy, uint32_t **ho, uint32_t **hi, float **hv, size_t *sw,
+                          size_t *sy, hog_err *err)
+{
+	size_t rw;
+	int rc = stage_csr(s, rows, offsets, ids, vals, ho, hi, hv, &rw, err);
+	if (rc)
+		return rc;
+	*sw = span((int)rw, n, ldw);
+	*sy = span(rows, n, ldy);
+	if ((rc = stage_reserve(s->b, s->used + PAD(*sw) + PAD(*sy), err)))
+		return rc;
+	*ho = s->b->stage;
+	*hi = (uint32_t *)((char *)s->b->stage + PAD((size_t)(rows + 1) * 4));
+	if (vals)
+		*hv = (float *)((char *)*hi + PAD((size_t)(*ho)[rows] * 4));
+	return 0;
+}
+
 int hog_backend_spmm(hog_backend *b, int rows, const uint32_t *offsets, const uint32_t *ids,
                      const float *vals, int n, const float *W, int ldw, float beta, float *Y,
                      int ldy, hog_err *err)
@@ -311,20 +335,10 @@ int hog_backend_spmm(hog_backend *b, int rows, const uint32_t *offsets, const ui
 	stage s = { b, 0 };
 	uint32_t *ho, *hi;
 	float *hv;
-	size_t rw;
-	/* W's rows are known only after the ids are in: reserve the CSR part, then grow */
-	int rc = stage_csr(&s, rows, offsets, ids, vals, &ho, &hi, &hv, &rw, err);
+	size_t sw, sy;
+	int rc = stage_csr_room(&s, rows, offsets, ids, vals, n, ldw, ldy, &ho, &hi, &hv, &sw, &sy, err);
 	if (rc)
 		return rc;
-	size_t sw = span((int)rw, n, ldw), sy = span(rows, n, ldy);
-	size_t csr = s.used;
-	if ((rc = stage_reserve(b, csr + PAD(sw) + PAD(sy), err)))
-		return rc;
-	/* realloc may have moved the block: recompute the CSR pointers */
-	ho = b->stage;
-	hi = (uint32_t *)((char *)b->stage + PAD((size_t)(rows + 1) * 4));
-	if (vals)
-		hv = (float *)((char *)hi + PAD((size_t)ho[rows] * 4));
 	float *hW = stage_take(&s, W, sw, &rc, err), *hY = stage_take(&s, Y, sy, &rc, err);
 	if (rc)
 		return rc;
@@ -347,17 +361,10 @@ int hog_backend_spmm_grad(hog_backend *b, int rows, const uint32_t *offsets,
 	stage s = { b, 0 };
 	uint32_t *ho, *hi;
 	float *hv;
-	size_t rw;
-	int rc = stage_csr(&s, rows, offsets, ids, vals, &ho, &hi, &hv, &rw, err);
+	size_t sw, sy;
+	int rc = stage_csr_room(&s, rows, offsets, ids, vals, n, ldw, ldy, &ho, &hi, &hv, &sw, &sy, err);
 	if (rc)
 		return rc;
-	size_t sw = span((int)rw, n, ldw), sy = span(rows, n, ldy);
-	if ((rc = stage_reserve(b, s.used + PAD(sw) + PAD(sy), err)))
-		return rc;
-	ho = b->stage;
-	hi = (uint32_t *)((char *)b->stage + PAD((size_t)(rows + 1) * 4));
-	if (vals)
-		hv = (float *)((char *)hi + PAD((size_t)ho[rows] * 4));
 	float *hW = stage_take(&s, dW, sw, &rc, err), *hY = stage_take(&s, dY, sy, &rc, err);
 	if (rc)
 		return rc;

@@ -205,8 +205,10 @@ static uint64_t team_pos(const hog_engine *e, const eng_worker *ew, uint64_t i)
 				uint64_t seen = 0;                                                               \
 				int sample = measure && (i & HOG_DELAY_SAMPLE_MASK) == 0;                        \
 				if (sample) seen = eng_team_applied(e);                                          \
-				w->k.avg_c = (uint32_t)(c0 + i * T);                                             \
-				w->k.avg_inv = 1.0f / (float)w->k.avg_c;                                         \
+				if (L->A) { /* the average's clock, read only with --average */                  \
+					w->k.avg_c = (uint32_t)(c0 + i * T);                                         \
+					w->k.avg_inv = 1.0f / (float)w->k.avg_c;                                     \
+				}                                                                                \
 				process_example(MODE, RULE, LOSS, VALS, sh, &w->k, w->ids + lo,                  \
 				                VALS ? w->xs + lo : NULL, nnz, w->y[r], lr);                     \
 				nnz_done += nnz;                                                                 \

@@ -10,6 +10,9 @@
 #define EXIT_USAGE 2
 
 /** Each subcommand: argc/argv start at the subcommand's own name. */
+/* Under mpirun, train and compare run in a child watched by this process (supervise.c):
+ * returns 0 in the child (and when not under mpirun); the parent never returns. */
+int cli_supervise_rank(int argc, char **argv);
 int cmd_data(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 int cmd_eval(int argc, char **argv);

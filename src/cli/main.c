@@ -133,6 +133,7 @@ void cli_progress_end(cli_progress *p)
 int main(int argc, char **argv)
 {
 	hog_backend_blas_reexec(argv); /* fast OpenBLAS kernels on CPUs it does not know */
+	cli_supervise_rank(argc, argv); /* under mpirun: a killed rank ends the job with exit 1 */
 	setlocale(LC_ALL, "C"); /* numbers in files and output use '.' whatever the user's locale */
 	/* A closed pipe is EPIPE, which the commands take as "stop writing, quietly"
 	 * (files.c): never a death in the middle of writing a temporary file. */

@@ -4,6 +4,8 @@
 #   rcv1    `hogwild data gen` defaults (Zipf 1.0 feature popularity, unit-norm rows)
 #   zipf08  --zipf 0.8 --binary (flatter popularity, binary values)
 #   allrow  the rcv1 set with one more feature present in every row (a second bias)
+#   wide    2,000,000 features, 300,000 examples (a model wider than the examples
+#           between two flushes touch: what a whole-model flush costs)
 # The bound is a private model per thread and nothing else changed: replica mode
 # whose flush never comes within a round (--flush-every 16000000: the replicas merge
 # only at the end of each 32,768-example round).
@@ -19,7 +21,7 @@
 REPEAT=${REPEAT:-5}
 EPOCHS=${EPOCHS:-5}
 THREADS=${THREADS:-"1 2"}
-SETS=${SETS:-"rcv1 zipf08 allrow"}
+SETS=${SETS:-"rcv1 zipf08 allrow wide"}
 EXAMPLES=${EXAMPLES:-781265}
 OUT=${OUT:-$RESULTS/scaling.md}
 AVERAGE=${AVERAGE:-on}
@@ -30,6 +32,7 @@ make_set() { # name -> $WORK/sc-NAME_tr.lmdb, _te.lmdb
 	case $1 in
 	rcv1) "$H" data gen -q --seed 1 --examples "$EXAMPLES" "$WORK/sc-$1.lmdb" ;;
 	zipf08) "$H" data gen -q --seed 2 --examples "$EXAMPLES" --zipf 0.8 --binary "$WORK/sc-$1.lmdb" ;;
+	wide) "$H" data gen -q --seed 3 --examples 300000 --features 2000000 "$WORK/sc-$1.lmdb" ;;
 	allrow)
 		make_set rcv1
 		dim=$("$H" data info "$WORK/sc-rcv1.lmdb" | awk '/features/ { print $2; exit }')
@@ -69,7 +72,8 @@ machine_header "$OUT" "Scaling: every mode against the no-sharing bound ($EPOCHS
 	echo "(every cell's median loss is over the same $REPEAT seeds as serial's). The bound: a private"
 	echo "model per thread, merged only at the end of each 32,768-example round. Sets (90/10 splits):"
 	echo "rcv1 = \`data gen --seed 1\` ($EXAMPLES examples); zipf08 = \`data gen --seed 2 --zipf 0.8 --binary\`;"
-	echo "allrow = rcv1 with a feature of value 0.5 added to every row."
+	echo "allrow = rcv1 with a feature of value 0.5 added to every row; wide = \`data gen --seed 3 --examples 300000"
+	echo "--features 2000000\`."
 	echo
 } >> "$OUT"
 for set in $SETS; do

@@ -187,16 +187,26 @@ static uint64_t run_hash(const hog_engine *e)
 	const hog_train_opts *o = &e->o;
 	double d[] = { o->lr, o->backoff, o->t0, o->l2, o->adagrad_beta };
 	int64_t v[] = { o->loss, o->rule, o->sched, (int64_t)o->warmup, (int64_t)o->seed, o->epochs,
-		            (int64_t)o->sync_every, o->measure_delay };
+		            (int64_t)o->sync_every, o->measure_delay, o->checkpoint != NULL /* (a collective) */ };
 	uint64_t h = fnv(e->opts_hash, d, sizeof d);
 	return fnv(h, v, sizeof v);
 }
 
 /* ---------------------------------------------------------- checkpoints */
 
+/* Thread 0 of every rank at the same point (MPI: collective when the model
+ * has a gather); rank 0 writes for all: the shared parameters are the same on
+ * every rank, and a gather gives rank 0 what each rank keeps for itself. */
 static int write_checkpoint(hog_engine *e, int in_epoch)
 {
-	if (!e->o.checkpoint || e->rank) /* rank 0 writes for all: their models are the same */
+	if (!e->o.checkpoint)
+		return 0;
+	if (e->ranks > 1 && e->ops->gather) {
+		int rc = e->ops->gather(e);
+		if (rc)
+			return rc;
+	}
+	if (e->rank)
 		return 0;
 	hog_model *m = e->ops->snapshot(e);
 	if (!m)
@@ -421,19 +431,22 @@ static int average_models(hog_engine *e)
 
 /* Thread 0, MPI: every rank takes the gravest action any rank wants (error >
  * diverged > stop > go on), so all of them stay in step; a rank that learns of
- * another's trouble says so. */
-static void share_action(hog_engine *e)
+ * another's trouble says so. *due (when not NULL): a checkpoint is due on some
+ * rank (rank 0's clock decides), so that every rank takes part in it. */
+static void share_action(hog_engine *e, int *due)
 {
-	int mine = atomic_load(&e->action), all = mine;
-	if (hog_mpi_max_int(&all, 1, &e->werr)) {
+	int mine = atomic_load(&e->action), all[2] = { mine, due ? *due : 0 };
+	if (hog_mpi_max_int(all, 2, &e->werr)) {
 		atomic_store(&e->action, 3);
 		return;
 	}
-	if (all > mine && !e->werr.code)
-		hog_err_set(&e->werr, all == 2 ? HOG_EDIVERGED : HOG_EMPI, "%s",
-		            all == 2 ? "training diverged on another rank (rank 0 says where)"
-		                     : "another rank failed; its own message says why");
-	atomic_store(&e->action, all);
+	if (due)
+		*due = all[1];
+	if (all[0] > mine && !e->werr.code)
+		hog_err_set(&e->werr, all[0] == 2 ? HOG_EDIVERGED : HOG_EMPI, "%s",
+		            all[0] == 2 ? "training diverged on another rank (rank 0 says where)"
+		                        : "another rank failed; its own message says why");
+	atomic_store(&e->action, all[0]);
 }
 
 /* Thread 0 between two rounds: divergence, stop, the ranks' average (MPI), a
@@ -452,13 +465,14 @@ static void between_rounds(hog_engine *e, int ep, int last_round, double t_epoch
 	} else if (eng_stop_requested(e)) {
 		atomic_store(&e->action, 1);
 	}
+	int due = e->o.checkpoint_every > 0 && !last_round && !e->o.delay && e->rank == 0 &&
+	          now_s() - e->last_ckpt >= e->o.checkpoint_every;
 	if (e->ranks > 1) {
-		share_action(e);
+		share_action(e, &due);
 		if (atomic_load(&e->action) == 0 && (rc = average_models(e)))
 			atomic_store(&e->action, 3);
 	}
-	if (!atomic_load(&e->action) && e->o.checkpoint_every > 0 && !last_round && !e->o.delay &&
-	    now_s() - e->last_ckpt >= e->o.checkpoint_every) {
+	if (!atomic_load(&e->action) && due) {
 		/* (with --delay, updates wait in private queues: checkpoints only at epoch ends) */
 		if ((rc = write_checkpoint(e, 1)))
 			team_fail(e, rc, "writing a checkpoint");
@@ -490,7 +504,7 @@ static void run_team(hog_engine *e)
 		e->rounds = (nmax + R - 1) / R;
 		if (e->ranks > 1) { /* every rank goes through as many rounds (collectives) */
 			uint64_t lo, hi;
-			share_action(e);
+			share_action(e, NULL);
 			if (hog_mpi_minmax_u64(&e->rounds, &lo, &hi, 1, &e->werr))
 				atomic_store(&e->action, 3);
 			e->rounds = hi;
@@ -732,9 +746,9 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 			goto done;
 		}
 	}
-	if ((rc = ops->setup(e)))
-		goto done;
-	if (opts->resume)
+	/* (a rank whose setup failed still meets the others in ranks_agree, which
+	 * stops them all) */
+	if ((rc = ops->setup(e)) == 0 && opts->resume)
 		rc = load_resume(e);
 	if (e->ranks > 1)
 		rc = ranks_agree(e, rc);
@@ -793,6 +807,13 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 		res->sync_seconds = e->sync_seconds;
 	}
 	if (model_out && rc != HOG_EDIVERGED) {
+		/* rank 0 gets what the ranks kept for themselves (the action was shared:
+		 * every rank is here with the same rc) */
+		int grc = 0;
+		if (e->ranks > 1 && ops->gather && (rc == 0 || rc == HOG_EINTR) && (grc = ops->gather(e))) {
+			hog_err_set(err, grc, "%s", e->werr.msg);
+			rc = grc;
+		}
 		int averaged = !rc && ops->result; /* (the same on every rank: the action is shared) */
 		if ((*model_out = averaged ? ops->result(e) : ops->snapshot(e)))
 			eng_model_hyper(e, *model_out);

@@ -194,26 +194,70 @@ static uint64_t run_hash(const hog_engine *e)
 
 /* ---------------------------------------------------------- checkpoints */
 
-/* Thread 0 of every rank at the same point (MPI: collective when the model
- * has a gather); rank 0 writes for all: the shared parameters are the same on
- * every rank, and a gather gives rank 0 what each rank keeps for itself. */
+/* MPI, inside an epoch (collective): every rank's worker positions, rank r's
+ * worker k at r Tmax + k (Tmax: the most threads of any rank), in *n. The
+ * ranks' shares differ (mf deals users, so their ratings), so rank 0's own
+ * positions do not say where the others are. */
+static uint64_t *all_positions(hog_engine *e, uint32_t *n)
+{
+	uint64_t t = (uint64_t)e->T, lo, hi;
+	if (hog_mpi_minmax_u64(&t, &lo, &hi, 1, &e->werr))
+		return NULL;
+	const size_t len = (size_t)hi * (size_t)e->ranks;
+	double *d = calloc(len, sizeof *d); /* (positions < 2^32: exact in a double) */
+	uint64_t *p = malloc(len * sizeof *p);
+	if (!d || !p) {
+		free(d);
+		free(p);
+		hog_err_set(&e->werr, ENOMEM, "out of memory writing a checkpoint");
+		return NULL;
+	}
+	for (int k = 0; k < e->T; k++)
+		d[(size_t)e->rank * hi + k] = (double)e->w[k]->pos;
+	if (hog_mpi_sum_f64(d, len, &e->werr)) {
+		free(d);
+		free(p);
+		return NULL;
+	}
+	for (size_t i = 0; i < len; i++)
+		p[i] = (uint64_t)d[i];
+	free(d);
+	*n = (uint32_t)len;
+	return p;
+}
+
+/* Thread 0 of every rank at the same point (MPI: collective); rank 0 writes
+ * for all: the shared parameters are the same on every rank, a gather gives
+ * rank 0 what each rank keeps for itself, and the positions are every rank's. */
 static int write_checkpoint(hog_engine *e, int in_epoch)
 {
 	if (!e->o.checkpoint)
 		return 0;
-	if (e->ranks > 1 && e->ops->gather) {
-		int rc = e->ops->gather(e);
+	uint64_t *pos = NULL;
+	uint32_t npos = 0;
+	if (e->ranks > 1) {
+		int rc = e->ops->gather ? e->ops->gather(e) : 0;
 		if (rc)
 			return rc;
+		if (in_epoch && !(pos = all_positions(e, &npos)))
+			return e->werr.code ? e->werr.code : ENOMEM;
 	}
-	if (e->rank)
+	if (e->rank) {
+		free(pos);
 		return 0;
+	}
 	hog_model *m = e->ops->snapshot(e);
-	if (!m)
+	if (!m) {
+		free(pos);
 		return hog_err_set(e->err, ENOMEM, "out of memory writing a checkpoint");
+	}
 	eng_model_hyper(e, m);
 	hog_ckpt ck = { .data_hash = e->data_hash, .opts_hash = e->opts_hash };
-	if (in_epoch && (ck.positions = malloc(e->T * sizeof *ck.positions))) {
+	if (pos) {
+		ck.in_epoch = 1;
+		ck.nworkers = npos;
+		ck.positions = pos;
+	} else if (in_epoch && (ck.positions = malloc(e->T * sizeof *ck.positions))) {
 		ck.in_epoch = 1;
 		ck.nworkers = (uint32_t)e->T;
 		for (int k = 0; k < e->T; k++)
@@ -295,7 +339,14 @@ static int load_resume(hog_engine *e)
 		                 path, what);
 	} else if ((rc = e->ops->restore(e, m)) == 0) {
 		e->start_epoch = e->epochs_done = m->epochs_done;
-		if (ck.in_epoch && ck.nworkers == (uint32_t)e->T)
+		/* one rank: its workers'; several: every rank's workers (all_positions)
+		 * when each rank has the threads it had, else (written before that) rank
+		 * 0's; otherwise the epoch starts over */
+		const uint32_t all = (uint32_t)e->T * (uint32_t)e->ranks;
+		if (ck.in_epoch && e->ranks > 1 && ck.nworkers == all)
+			for (int k = 0; k < e->T; k++)
+				e->start_pos[k] = ck.positions[(size_t)e->rank * e->T + k];
+		else if (ck.in_epoch && ck.nworkers == (uint32_t)e->T)
 			for (int k = 0; k < e->T; k++)
 				e->start_pos[k] = ck.positions[k];
 	}

@@ -165,12 +165,12 @@ static void mf_state_free(mf_state *st)
 	free(st);
 }
 
-/* Cuts the ratings into G x G blocks by bands of randomly permuted users and
- * items (as LIBMF does: ids in files are often ordered by popularity, and bands
- * of consecutive ids would be very uneven), and shuffles each block once. */
 /* The rank's ratings: the j-th is the training set's MF_RATING(st, j). */
 #define MF_RATING(st, j) ((st)->mine ? (uint64_t)(st)->mine[j] : (uint64_t)(j))
 
+/* Cuts the rank's ratings into G x G blocks by bands of randomly permuted users
+ * and items (as LIBMF does: ids in files are often ordered by popularity, and
+ * bands of consecutive ids would be very uneven), and shuffles each block once. */
 static int mf_grid_build(hog_engine *e, mf_state *st, uint32_t G)
 {
 	const hog_data *tr = e->tr;

@@ -187,7 +187,8 @@ static uint64_t run_hash(const hog_engine *e)
 	const hog_train_opts *o = &e->o;
 	double d[] = { o->lr, o->backoff, o->t0, o->l2, o->adagrad_beta };
 	int64_t v[] = { o->loss, o->rule, o->sched, (int64_t)o->warmup, (int64_t)o->seed, o->epochs,
-		            (int64_t)o->sync_every, o->measure_delay, o->checkpoint != NULL /* (a collective) */ };
+		            (int64_t)o->sync_every, o->measure_delay,
+		            /* (collectives depend on these) */ o->checkpoint != NULL, e->te != NULL };
 	uint64_t h = fnv(e->opts_hash, d, sizeof d);
 	return fnv(h, v, sizeof v);
 }

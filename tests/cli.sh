@@ -623,6 +623,87 @@ else
 	while [ -n "$kid2" ] && kill -0 "$kid2" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 	check_true "mpi: ... and its training process (pid ${kid2:-none}) does not run on alone" \
 		sh -c "test -n '$kid2' && ! kill -0 '$kid2' 2>/dev/null"
+
+	# mf: users dealt over the ranks, the items' side averaged (tests/mf_mpi_ref.c:
+	# the same arithmetic as a plain loop in double, built here). Ids in random
+	# order, so the importer's renumbering is part of what is checked.
+	awk 'BEGIN { srand(11); for (j = 0; j < 1500; j++) { u = int(rand() * 37); i = int(rand() * 23)
+		printf "%d %d %.2f\n", u * 7 + 3, i * 5 + 1, 1 + 4 * rand() * rand() + (u % 3) * 0.3 } }' >"$T/fr.txt"
+	"$H" data import -q -f ratings "$T/fr.txt" "$T/fr.lmdb" >/dev/null 2>&1
+	FS="--model mf --data $T/fr.lmdb --threads 1 --mode serial --no-shuffle --schedule constant --lr 0.05 --l2 0.05 --rank 4 --epochs 2 --bind none --quiet"
+	if ! ${CC:-cc} -O2 -std=c11 -o "$T/mfref" "$SRC/tests/mf_mpi_ref.c" -lm 2>"$ERR"; then
+		fail "mpi mf: building the reference tests/mf_mpi_ref.c"
+	else
+		for v in "sgd 1 1" "sgd 1 2" "sgd 1 3" "sgd 0 2" "adagrad 1 2"; do
+			set -- $v
+			b=""
+			if [ "$2" = 1 ]; then b=--biases; fi
+			ada=0
+			if [ "$1" = adagrad ]; then ada=1; fi
+			if [ "$3" = 1 ]; then
+				check "mpi mf: $1 ${b:-no biases}, one process" 0 "$H" train $FS $b --optimizer $1 --save "$T/fm.bin"
+			else
+				check "mpi mf: $1 ${b:-no biases}, -np $3 --sync-every 1" 0 $MPIRUN -np $3 "$H" train $FS $b \
+					--optimizer $1 --sync-every 1 --save "$T/fm.bin"
+			fi
+			"$H" predict --model "$T/fm.bin" --data "$T/fr.lmdb" >"$T/fp.txt" 2>/dev/null
+			"$T/mfref" $3 4 0.05 0.05 2 1 $2 $ada "$T/fr.txt" >"$T/fq.txt"
+			d=$(maxdiff "$T/fp.txt" "$T/fq.txt")
+			check_true "mpi mf: ... matches the reference loop on $3 rank(s) (max |prediction diff| $d)" \
+				awk -v d="$d" -v n="$(wc -l <"$T/fp.txt")" 'BEGIN { exit !(n == 1500 && d < 1e-4) }'
+		done
+		"$T/mfref" 1 4 0.05 0.05 2 1 0 0 "$T/fr.txt" >"$T/fq1.txt"
+		"$T/mfref" 2 4 0.05 0.05 2 1 0 0 "$T/fr.txt" >"$T/fq2.txt"
+		d=$(maxdiff "$T/fq1.txt" "$T/fq2.txt")
+		check_true "mpi mf: ... and 2 ranks differ from one ($d: the test can fail)" awk -v d="$d" 'BEGIN { exit !(d > 1e-2) }'
+	fi
+
+	# mf: 2 ranks reach the single-process test RMSE; every mode runs in a rank
+	"$H" data gen -q --kind ratings --examples 60000 --users 600 --items 300 --rank 5 --seed 3 "$T/fg.lmdb" >/dev/null 2>&1
+	"$H" data split --per-user --fraction 0.2 --seed 1 "$T/fg.lmdb" "$T/fgtr.lmdb" "$T/fgte.lmdb" >/dev/null 2>&1
+	FA="--model mf --data $T/fgtr.lmdb --test $T/fgte.lmdb --rank 8 --biases --epochs 20 --bind none --quiet"
+	lastrmse() { awk '$1 ~ /^[0-9]+$/ { a = $8 } END { print a }' "$1"; }
+	check "mpi mf: RMSE, one process" 0 "$H" train $FA --threads 1
+	r1=$(lastrmse "$OUT")
+	for m in lockfree grid serial; do
+		th=2
+		if [ $m = serial ]; then th=1; fi
+		check "mpi mf: RMSE, -np 2 x $th threads, $m" 0 $MPIRUN -np 2 "$H" train $FA --threads $th --mode $m --sync-every 1000
+		r2=$(lastrmse "$OUT")
+		check_true "mpi mf: ... within 5% of the single-process test RMSE ($r2 vs $r1)" \
+			awk -v a="$r1" -v b="$r2" 'BEGIN { exit !(a != "" && b != "" && b <= 1.05 * a) }'
+	done
+
+	# mf: checkpoints and the model file hold every rank's users (what rank 0
+	# writes predicts the whole test set as the job reported); resume needs -np 2
+	check "mpi mf: -np 2 with a checkpoint" 0 $MPIRUN -np 2 "$H" train $FA --threads 1 --epochs 3 --sync-every 1000 \
+		--checkpoint "$T/fck.bin" --metrics "$T/fm.jsonl" --save "$T/fsave.bin"
+	rj=$(sed -n '$s/.*"test_rmse":\([0-9.e+-]*\).*/\1/p' "$T/fm.jsonl")
+	for f in fck fsave; do
+		check "mpi mf: eval the $f written by rank 0" 0 "$H" eval --model "$T/$f.bin" --data "$T/fgte.lmdb"
+		re=$(awk '/^rmse/ { print $2 }' "$OUT")
+		check_true "mpi mf: ... gives the job's test RMSE ($re vs $rj)" \
+			awk -v a="$re" -v b="$rj" 'BEGIN { d = a - b; exit !(a != "" && b != "" && d < 2e-6 && d > -2e-6) }'
+	done
+	check "mpi mf: resume with -np 1 is refused" 1 "$H" train $FA --threads 1 --sync-every 1000 --resume "$T/fck.bin"
+	check_grep "mpi mf: ... naming the ranks it needs" "$ERR" 'run on 2 MPI ranks and this run has 1; resume with mpirun -np 2'
+	check "mpi mf: resume with -np 2 goes on" 0 $MPIRUN -np 2 "$H" train $FA --threads 1 --epochs 5 --sync-every 1000 \
+		--resume "$T/fck.bin" --metrics "$T/fm.jsonl" --save "$T/fsave.bin"
+	check_grep "mpi mf: ... from epoch 4" "$OUT" '^ +4 '
+	rj=$(sed -n '$s/.*"test_rmse":\([0-9.e+-]*\).*/\1/p' "$T/fm.jsonl")
+	check "mpi mf: eval the resumed run's model" 0 "$H" eval --model "$T/fsave.bin" --data "$T/fgte.lmdb"
+	re=$(awk '/^rmse/ { print $2 }' "$OUT")
+	check_true "mpi mf: ... gives the job's test RMSE ($re vs $rj)" \
+		awk -v a="$re" -v b="$rj" 'BEGIN { d = a - b; exit !(a != "" && b != "" && d < 2e-6 && d > -2e-6) }'
+	# checkpoints inside epochs, due on rank 0's clock: every rank must take part
+	rm -f "$T/fm.jsonl"
+	check "mpi mf: --checkpoint-every inside epochs on 2 ranks" 0 $MPIRUN -np 2 "$H" train $FA --threads 1 --epochs 2 \
+		--sync-every 500 --checkpoint "$T/fck2.bin" --checkpoint-every 0.001 --metrics "$T/fm.jsonl"
+	rj=$(sed -n '$s/.*"test_rmse":\([0-9.e+-]*\).*/\1/p' "$T/fm.jsonl")
+	check "mpi mf: ... the last checkpoint" 0 "$H" eval --model "$T/fck2.bin" --data "$T/fgte.lmdb"
+	re=$(awk '/^rmse/ { print $2 }' "$OUT")
+	check_true "mpi mf: ... is whole: the job's test RMSE ($re vs $rj)" \
+		awk -v a="$re" -v b="$rj" 'BEGIN { d = a - b; exit !(a != "" && b != "" && d < 2e-6 && d > -2e-6) }'
 fi
 # ------------------------------------------------------------ --average and --normalize (issue 11)
 # Raw measurements of scales 1e-3 .. 1e5 in a CSV: without --normalize the

@@ -41,6 +41,45 @@ int hog_mf_layout_get(hog_mf_layout *l, const uint64_t shape[4], uint32_t flags,
 	return 1;
 }
 
+int hog_mf_segments(const hog_mf_layout *l, int side, hog_mf_seg seg[4])
+{
+	const uint64_t rows = side ? l->items : l->users;
+	const uint64_t at[4] = { side ? l->Q : l->P, side ? l->bi : l->bu, side ? l->gi : l->gu,
+		                     side ? l->gbi : l->gbu };
+	int n = 0;
+	for (int s = 0; s < 4; s++)
+		if (at[s] != UINT64_MAX) {
+			const uint64_t per_row = s ? 1 : l->kp;
+			seg[n++] = (hog_mf_seg){ at[s], hog_mf_pad(rows * per_row), rows, per_row };
+		}
+	return n;
+}
+
+void hog_mf_zero_users_outside(const hog_mf_layout *l, float *params, uint64_t lo, uint64_t hi)
+{
+	hog_mf_seg seg[4];
+	int n = hog_mf_segments(l, 0, seg);
+	lo = lo < l->users ? lo : l->users;
+	hi = hi < lo ? lo : hi < l->users ? hi : l->users;
+	for (int s = 0; s < n; s++) {
+		float *p = params + seg[s].at;
+		memset(p, 0, lo * seg[s].per_row * sizeof *p);
+		memset(p + hi * seg[s].per_row, 0, (seg[s].len - hi * seg[s].per_row) * sizeof *p);
+	}
+}
+
+uint64_t hog_mf_rank_ratings(const uint32_t *users, uint64_t n, uint64_t lo, uint64_t hi, uint32_t *out)
+{
+	uint64_t c = 0;
+	for (uint64_t j = 0; j < n; j++)
+		if (users[j] >= lo && users[j] < hi) {
+			if (out)
+				out[c] = (uint32_t)j;
+			c++;
+		}
+	return c;
+}
+
 static uint64_t mf_nparams(const hog_model *m)
 {
 	hog_mf_layout l;

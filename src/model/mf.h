@@ -80,6 +80,30 @@ static inline uint64_t hog_mf_pad(uint64_t n)
  * padded, sizes overflow). */
 int hog_mf_layout_get(hog_mf_layout *l, const uint64_t shape[4], uint32_t flags, enum hog_rule rule);
 
+/* One segment of params as rows: `rows` rows of `per_row` floats from `at`,
+ * `len` floats in all with the padding to the next segment (zeros). */
+typedef struct hog_mf_seg {
+	uint64_t at, len, rows, per_row;
+} hog_mf_seg;
+
+/* The segments of one side of the model: side 0 the users' (P, bu, gu, gbu),
+ * side 1 the items' (Q, bi, gi, gbi), those the layout has, in seg[]; returns
+ * how many (1 to 4). The two sides cover params exactly once: on several MPI
+ * ranks the items' side is what the ranks average and the users' side what
+ * each rank keeps for its own users (train/mf_train.c). */
+int hog_mf_segments(const hog_mf_layout *l, int side, hog_mf_seg seg[4]);
+
+/* Zeros every user's parameters (factors, bias, accumulators) except those of
+ * users [lo, hi): what a rank contributes to the sum that gives rank 0 the
+ * whole model (hog_mpi_sum_to_rank0_f32), each user's rows coming from the one
+ * rank that trains them. */
+void hog_mf_zero_users_outside(const hog_mf_layout *l, float *params, uint64_t lo, uint64_t hi);
+
+/* The ratings of users [lo, hi) among n (users[j]: rating j's user): their
+ * indices j in increasing order into out (when not NULL); returns how many.
+ * An MPI rank's share of the training set (train/mf_train.c). */
+uint64_t hog_mf_rank_ratings(const uint32_t *users, uint64_t n, uint64_t lo, uint64_t hi, uint32_t *out);
+
 /* A factor row that is all zeros belongs to a user or item with no training
  * rating (rows of rated ones start in (0, 1/sqrt(k)) and an SGD step never
  * lands every coordinate on exactly 0). */

@@ -96,9 +96,15 @@ typedef struct hog_trainer_ops {
 	 * room). Called on thread 0 while the team waits at a barrier, so plain
 	 * reads and writes are safe. Everything a step rule keeps per coordinate
 	 * (AdaGrad's sums) is averaged with the weights. Parameters that each rank
-	 * keeps for itself (mf: the factors and biases of the users in its share,
-	 * see eng_worker_share) are left out. */
+	 * keeps for itself (mf: the factors, biases and sums of the users in its
+	 * share, eng_share of the users) are left out. */
 	size_t (*shared_params)(hog_engine *e, eng_span *spans, size_t cap);
+	/* optional, for a model whose ranks each keep parameters of their own
+	 * (mf: its users' rows): makes rank 0's model whole before rank 0 takes a
+	 * snapshot to write (a checkpoint, the final model). Called collectively on
+	 * thread 0 of every rank, the team waiting at a barrier. The model must go
+	 * on training as before on every rank afterwards. */
+	int (*gather)(hog_engine *e);
 	/* The model as it stands; and back from a checkpoint (shapes checked). */
 	hog_model *(*snapshot)(const hog_engine *e);
 	/* optional: the model handed back after a run that finished, when it is not

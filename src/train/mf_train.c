@@ -19,6 +19,16 @@
  *        squared, hinge is refused).
  *   rank 32.  grid: 2 T + 1 blocks per side (LIBMF's advice: more blocks than
  *        threads so a worker always finds a free one).
+ * Several MPI ranks (engine.h): users are dealt over the ranks (rank r trains
+ * the ratings of users eng_share(users, r, ranks), in data order, split over
+ * its workers as one rank's are), so a user's factors, bias and accumulators
+ * are written by one rank only and stay there; the items' side (factors,
+ * biases, accumulators: hog_mf_segments side 1) is what the ranks average at
+ * every sync. mu is the whole training set's mean on every rank, never
+ * trained. Each rank keeps zeros in the other ranks' users' rows, so that a sum
+ * over the ranks (mf_gather) gives rank 0 the whole model before it writes; and
+ * each rank evaluates the test ratings of its own users, the squared errors
+ * summed over the ranks.
  * Initialization: factors uniform in [0, 1/sqrt(k)) (LIBMF's), each row from
  * its own splitmix64 stream of (seed, row), so it does not depend on threads,
  * and never exactly 0 (a row of zeros marks an unseen user or item);
@@ -27,6 +37,7 @@
  */
 #include "model/mf.h"
 #include "sys/err.h"
+#include "sys/mpi.h"
 #include "train/engine.h"
 #include "train/mf_grid.h"
 #include "train/mf_kernel.h"
@@ -74,6 +85,11 @@ typedef struct mf_state {
 	mf_rec *grecs;       /* the ratings by block, each block shuffled */
 	uint64_t *gstart;    /* G*G + 1 */
 	float *pred;         /* test predictions */
+	/* MPI: this rank's users [ulo, uhi) (all of them on one rank) and, on
+	 * several ranks, their ratings: indices into the training set in data order */
+	uint64_t ulo, uhi;
+	uint32_t *mine;
+	uint64_t nmine;
 } mf_state;
 
 typedef struct mf_worker {
@@ -145,15 +161,20 @@ static void mf_state_free(mf_state *st)
 	free(st->grecs);
 	free(st->gstart);
 	free(st->pred);
+	free(st->mine);
 	free(st);
 }
 
-/* Cuts the ratings into G x G blocks by bands of randomly permuted users and
- * items (as LIBMF does: ids in files are often ordered by popularity, and bands
- * of consecutive ids would be very uneven), and shuffles each block once. */
+/* The rank's ratings: the j-th is the training set's MF_RATING(st, j). */
+#define MF_RATING(st, j) ((st)->mine ? (uint64_t)(st)->mine[j] : (uint64_t)(j))
+
+/* Cuts the rank's ratings into G x G blocks by bands of randomly permuted users
+ * and items (as LIBMF does: ids in files are often ordered by popularity, and
+ * bands of consecutive ids would be very uneven), and shuffles each block once. */
 static int mf_grid_build(hog_engine *e, mf_state *st, uint32_t G)
 {
 	const hog_data *tr = e->tr;
+	const uint64_t nr = st->nmine;
 	const uint64_t U = st->l.users, I = st->l.items, nb = (uint64_t)G * G;
 	uint32_t *bu = malloc(U * sizeof *bu), *bi = malloc(I * sizeof *bi);
 	uint64_t *cnt = calloc(nb + 1, sizeof *cnt);
@@ -183,16 +204,19 @@ static int mf_grid_build(hog_engine *e, mf_state *st, uint32_t G)
 	bu = band_u;
 	bi = band_i;
 
-	for (uint64_t j = 0; j < tr->n; j++)
+	for (uint64_t x = 0; x < nr; x++) {
+		const uint64_t j = MF_RATING(st, x);
 		cnt[(uint64_t)bu[tr->users[j]] * G + bi[tr->items[j]] + 1]++;
+	}
 	for (uint64_t b = 0; b < nb; b++)
 		cnt[b + 1] += cnt[b];
 	st->gstart = malloc((nb + 1) * sizeof *st->gstart);
-	st->grecs = mf_aligned(tr->n * sizeof *st->grecs);
+	st->grecs = mf_aligned(nr * sizeof *st->grecs);
 	if (!st->gstart || !st->grecs)
 		goto out;
 	memcpy(st->gstart, cnt, (nb + 1) * sizeof *cnt);
-	for (uint64_t j = 0; j < tr->n; j++) {
+	for (uint64_t x = 0; x < nr; x++) {
+		const uint64_t j = MF_RATING(st, x);
 		uint64_t b = (uint64_t)bu[tr->users[j]] * G + bi[tr->items[j]];
 		st->grecs[cnt[b]++] = (mf_rec){ tr->users[j], tr->items[j], tr->ratings[j] };
 	}
@@ -273,6 +297,17 @@ static int mf_setup(hog_engine *e)
 				st->params[l->gbi + r] = 1;
 		}
 	}
+	/* this rank's users and their ratings; the other users' rows are not this
+	 * rank's to keep (mf_gather) */
+	eng_share(l->users, e->rank, e->ranks, &st->ulo, &st->uhi);
+	st->nmine = tr->n;
+	if (e->ranks > 1) {
+		st->nmine = hog_mf_rank_ratings(tr->users, tr->n, st->ulo, st->uhi, NULL);
+		if (!(st->mine = malloc((st->nmine ? st->nmine : 1) * sizeof *st->mine)))
+			goto nomem;
+		hog_mf_rank_ratings(tr->users, tr->n, st->ulo, st->uhi, st->mine);
+		hog_mf_zero_users_outside(l, st->params, st->ulo, st->uhi);
+	}
 	uint64_t top = 0;
 	for (uint64_t r = 1; r < l->items; r++)
 		if (icnt[r] > icnt[top])
@@ -310,9 +345,9 @@ static int mf_setup(hog_engine *e)
 			                 "a free block (use --grid %d or more)", G, e->T, e->T);
 			goto fail;
 		}
-		if ((uint64_t)G * G > tr->n) {
-			rc = hog_err_set(e->err, HOG_ECONFIG, "--grid %u makes more blocks than there are ratings (%llu)",
-			                 G, (unsigned long long)tr->n);
+		if ((uint64_t)G * G > st->nmine) {
+			rc = hog_err_set(e->err, HOG_ECONFIG, "--grid %u makes more blocks than there are ratings (%llu%s)",
+			                 G, (unsigned long long)st->nmine, e->ranks > 1 ? " on this MPI rank" : "");
 			goto fail;
 		}
 		if (mf_grid_build(e, st, G))
@@ -349,8 +384,8 @@ static int mf_worker_init(hog_engine *e, eng_worker *w)
 	if (!mw)
 		return ENOMEM;
 	w->m = mw;
-	uint64_t lo, hi, n = e->tr->n;
-	eng_worker_share(e, w, n, &lo, &hi);
+	uint64_t lo, hi;
+	eng_share(st->nmine, w->id, e->T, &lo, &hi); /* (the rank's ratings: eng_worker_share by users) */
 	w->n = hi - lo; /* grid: the epoch's quota of ratings, from any block */
 	const uint64_t kp = st->l.kp;
 	if (!(mw->cp = mf_aligned(kp * sizeof(float))) || !(mw->cq = mf_aligned(kp * sizeof(float))) ||
@@ -363,8 +398,10 @@ static int mf_worker_init(hog_engine *e, eng_worker *w)
 		if (!(mw->recs = mf_aligned(w->n * sizeof *mw->recs)))
 			return ENOMEM;
 		const hog_data *tr = e->tr;
-		for (uint64_t j = lo; j < hi; j++)
-			mw->recs[j - lo] = (mf_rec){ tr->users[j], tr->items[j], tr->ratings[j] };
+		for (uint64_t x = lo; x < hi; x++) {
+			const uint64_t j = MF_RATING(st, x);
+			mw->recs[x - lo] = (mf_rec){ tr->users[j], tr->items[j], tr->ratings[j] };
+		}
 	}
 	return 0;
 }
@@ -410,7 +447,7 @@ MF_INLINE uint64_t mf_order_round(hog_engine *e, eng_worker *w, int epoch, uint6
 	const mf_rec *recs = mw->recs;
 	const uint32_t *ord = w->order;
 	const int measure = e->o.measure_delay;
-	const uint64_t T = (uint64_t)e->T, base = (uint64_t)epoch * e->tr->n;
+	const uint64_t T = (uint64_t)e->T * (uint64_t)e->ranks, base = (uint64_t)epoch * e->tr->n;
 	double loss = 0;
 	uint64_t i = from;
 	while (i < to && !eng_stop_requested(e)) {
@@ -451,7 +488,7 @@ MF_INLINE uint64_t mf_grid_round(hog_engine *e, eng_worker *w, int epoch, uint64
 	const mf_worker *mw = w->m;
 	const mf_shared *s = &st->sh;
 	const int measure = e->o.measure_delay;
-	const uint64_t T = (uint64_t)e->T, base = (uint64_t)epoch * e->tr->n;
+	const uint64_t T = (uint64_t)e->T * (uint64_t)e->ranks, base = (uint64_t)epoch * e->tr->n;
 	double loss = 0;
 	uint64_t pos = from;
 	int stop = 0;
@@ -556,6 +593,15 @@ static float mf_probe(const hog_engine *e)
 	return s;
 }
 
+/* Whether this rank evaluates test rating j: its user is the rank's (users
+ * the training set does not have: rank 0's), so that each test rating is
+ * counted on exactly one rank, the one holding its user's rows. */
+static int mf_owns_test(const hog_engine *e, const mf_state *st, uint64_t j)
+{
+	const uint64_t u = e->te->users[j];
+	return (u >= st->ulo && u < st->uhi) || (e->rank == 0 && u >= st->l.users);
+}
+
 static void mf_eval_slice(hog_engine *e, int k)
 {
 	mf_state *st = e->model;
@@ -565,7 +611,8 @@ static void mf_eval_slice(hog_engine *e, int k)
 	uint64_t lo, hi;
 	eng_share(te->n, k, e->T, &lo, &hi);
 	for (uint64_t j = lo; j < hi; j++)
-		st->pred[j] = hog_mf_predict_one(&st->l, st->params, st->mu, te->users[j], te->items[j]);
+		if (mf_owns_test(e, st, j))
+			st->pred[j] = hog_mf_predict_one(&st->l, st->params, st->mu, te->users[j], te->items[j]);
 }
 
 static void mf_epoch_stats(hog_engine *e, hog_epoch_stats *s)
@@ -578,15 +625,54 @@ static void mf_epoch_stats(hog_engine *e, hog_epoch_stats *s)
 		s->test_loss = s->test_rmse = s->test_mae = NAN;
 		return;
 	}
-	double se = 0, ae = 0;
+	double t[3] = { 0, 0, 0 }; /* squared and absolute errors, ratings */
 	for (uint64_t j = 0; j < te->n; j++) {
+		if (!mf_owns_test(e, st, j))
+			continue;
 		double d = (double)st->pred[j] - te->ratings[j];
-		se += d * d;
-		ae += fabs(d);
+		t[0] += d * d;
+		t[1] += fabs(d);
+		t[2]++;
 	}
-	s->test_loss = 0.5 * se / (double)te->n;
-	s->test_rmse = sqrt(se / (double)te->n);
-	s->test_mae = ae / (double)te->n;
+	hog_err err;
+	int rc;
+	if (e->ranks > 1 && (rc = hog_mpi_sum_f64(t, 3, &err))) /* the job's figures: every rank's users */
+		eng_fail(e, rc, err.msg);
+	const double n = t[2] > 0 ? t[2] : 1;
+	s->test_loss = 0.5 * t[0] / n;
+	s->test_rmse = sqrt(t[0] / n);
+	s->test_mae = t[1] / n;
+}
+
+/* ------------------------------------------------------------ MPI ranks */
+
+/* The items' side: factors, biases and their accumulators (model/mf.h). */
+static size_t mf_shared_params(hog_engine *e, eng_span *sp, size_t cap)
+{
+	mf_state *st = e->model;
+	hog_mf_seg seg[4];
+	int n = hog_mf_segments(&st->l, 1, seg);
+	for (int s = 0; s < n && (size_t)s < cap; s++)
+		sp[s] = (eng_span){ st->params + seg[s].at, seg[s].len };
+	return (size_t)n;
+}
+
+/* Rank 0 gets every rank's users: each rank adds its own users' rows and
+ * zeros elsewhere. Rank 0 zeros first the other users' rows it got last time
+ * (it never trains them); the other ranks' buffers are left as they were. */
+static int mf_gather(hog_engine *e)
+{
+	mf_state *st = e->model;
+	hog_mf_seg seg[4];
+	int n = hog_mf_segments(&st->l, 0, seg);
+	if (e->rank == 0)
+		hog_mf_zero_users_outside(&st->l, st->params, st->ulo, st->uhi);
+	for (int s = 0; s < n; s++) {
+		int rc = hog_mpi_sum_to_rank0_f32(st->params + seg[s].at, seg[s].len, &e->werr);
+		if (rc)
+			return rc;
+	}
+	return 0;
 }
 
 /* ------------------------------------------------------ model conversion */
@@ -624,6 +710,8 @@ static int mf_restore(hog_engine *e, const hog_model *m)
 		                   (unsigned long long)l->items, (unsigned long long)l->k,
 		                   l->biases ? ", biases" : "", hog_rule_name(e->o.rule));
 	memcpy(st->params, m->params, l->total * sizeof(float));
+	if (e->ranks > 1) /* (a model file holds every user: keep this rank's own) */
+		hog_mf_zero_users_outside(l, st->params, st->ulo, st->uhi);
 	st->mu = (float)m->aux;
 	st->sh.mu = st->l.biases ? st->mu : 0;
 	return 0;
@@ -643,6 +731,8 @@ const hog_trainer_ops hog_mf_trainer = {
 	.probe = mf_probe,
 	.eval_slice = mf_eval_slice,
 	.epoch_stats = mf_epoch_stats,
+	.shared_params = mf_shared_params,
+	.gather = mf_gather,
 	.snapshot = mf_snapshot,
 	.restore = mf_restore,
 	.free = mf_free,

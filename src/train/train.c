@@ -187,23 +187,78 @@ static uint64_t run_hash(const hog_engine *e)
 	const hog_train_opts *o = &e->o;
 	double d[] = { o->lr, o->backoff, o->t0, o->l2, o->adagrad_beta };
 	int64_t v[] = { o->loss, o->rule, o->sched, (int64_t)o->warmup, (int64_t)o->seed, o->epochs,
-		            (int64_t)o->sync_every, o->measure_delay };
+		            (int64_t)o->sync_every, o->measure_delay,
+		            /* (collectives depend on these) */ o->checkpoint != NULL, e->te != NULL };
 	uint64_t h = fnv(e->opts_hash, d, sizeof d);
 	return fnv(h, v, sizeof v);
 }
 
 /* ---------------------------------------------------------- checkpoints */
 
+/* MPI, inside an epoch (collective): every rank's worker positions, rank r's
+ * worker k at r Tmax + k (Tmax: the most threads of any rank), in *n. The
+ * ranks' shares differ (mf deals users, so their ratings), so rank 0's own
+ * positions do not say where the others are. */
+static uint64_t *all_positions(hog_engine *e, uint32_t *n)
+{
+	uint64_t t = (uint64_t)e->T, lo, hi;
+	if (hog_mpi_minmax_u64(&t, &lo, &hi, 1, &e->werr))
+		return NULL;
+	const size_t len = (size_t)hi * (size_t)e->ranks;
+	double *d = calloc(len, sizeof *d); /* (positions < 2^32: exact in a double) */
+	uint64_t *p = malloc(len * sizeof *p);
+	if (!d || !p) {
+		free(d);
+		free(p);
+		hog_err_set(&e->werr, ENOMEM, "out of memory writing a checkpoint");
+		return NULL;
+	}
+	for (int k = 0; k < e->T; k++)
+		d[(size_t)e->rank * hi + k] = (double)e->w[k]->pos;
+	if (hog_mpi_sum_f64(d, len, &e->werr)) {
+		free(d);
+		free(p);
+		return NULL;
+	}
+	for (size_t i = 0; i < len; i++)
+		p[i] = (uint64_t)d[i];
+	free(d);
+	*n = (uint32_t)len;
+	return p;
+}
+
+/* Thread 0 of every rank at the same point (MPI: collective); rank 0 writes
+ * for all: the shared parameters are the same on every rank, a gather gives
+ * rank 0 what each rank keeps for itself, and the positions are every rank's. */
 static int write_checkpoint(hog_engine *e, int in_epoch)
 {
-	if (!e->o.checkpoint || e->rank) /* rank 0 writes for all: their models are the same */
+	if (!e->o.checkpoint)
 		return 0;
+	uint64_t *pos = NULL;
+	uint32_t npos = 0;
+	if (e->ranks > 1) {
+		int rc = e->ops->gather ? e->ops->gather(e) : 0;
+		if (rc)
+			return rc;
+		if (in_epoch && !(pos = all_positions(e, &npos)))
+			return e->werr.code ? e->werr.code : ENOMEM;
+	}
+	if (e->rank) {
+		free(pos);
+		return 0;
+	}
 	hog_model *m = e->ops->snapshot(e);
-	if (!m)
+	if (!m) {
+		free(pos);
 		return hog_err_set(e->err, ENOMEM, "out of memory writing a checkpoint");
+	}
 	eng_model_hyper(e, m);
 	hog_ckpt ck = { .data_hash = e->data_hash, .opts_hash = e->opts_hash };
-	if (in_epoch && (ck.positions = malloc(e->T * sizeof *ck.positions))) {
+	if (pos) {
+		ck.in_epoch = 1;
+		ck.nworkers = npos;
+		ck.positions = pos;
+	} else if (in_epoch && (ck.positions = malloc(e->T * sizeof *ck.positions))) {
 		ck.in_epoch = 1;
 		ck.nworkers = (uint32_t)e->T;
 		for (int k = 0; k < e->T; k++)
@@ -285,7 +340,14 @@ static int load_resume(hog_engine *e)
 		                 path, what);
 	} else if ((rc = e->ops->restore(e, m)) == 0) {
 		e->start_epoch = e->epochs_done = m->epochs_done;
-		if (ck.in_epoch && ck.nworkers == (uint32_t)e->T)
+		/* one rank: its workers'; several: every rank's workers (all_positions)
+		 * when each rank has the threads it had, else (written before that) rank
+		 * 0's; otherwise the epoch starts over */
+		const uint32_t all = (uint32_t)e->T * (uint32_t)e->ranks;
+		if (ck.in_epoch && e->ranks > 1 && ck.nworkers == all)
+			for (int k = 0; k < e->T; k++)
+				e->start_pos[k] = ck.positions[(size_t)e->rank * e->T + k];
+		else if (ck.in_epoch && ck.nworkers == (uint32_t)e->T)
 			for (int k = 0; k < e->T; k++)
 				e->start_pos[k] = ck.positions[k];
 	}
@@ -421,19 +483,22 @@ static int average_models(hog_engine *e)
 
 /* Thread 0, MPI: every rank takes the gravest action any rank wants (error >
  * diverged > stop > go on), so all of them stay in step; a rank that learns of
- * another's trouble says so. */
-static void share_action(hog_engine *e)
+ * another's trouble says so. *due (when not NULL): a checkpoint is due on some
+ * rank (rank 0's clock decides), so that every rank takes part in it. */
+static void share_action(hog_engine *e, int *due)
 {
-	int mine = atomic_load(&e->action), all = mine;
-	if (hog_mpi_max_int(&all, 1, &e->werr)) {
+	int mine = atomic_load(&e->action), all[2] = { mine, due ? *due : 0 };
+	if (hog_mpi_max_int(all, 2, &e->werr)) {
 		atomic_store(&e->action, 3);
 		return;
 	}
-	if (all > mine && !e->werr.code)
-		hog_err_set(&e->werr, all == 2 ? HOG_EDIVERGED : HOG_EMPI, "%s",
-		            all == 2 ? "training diverged on another rank (rank 0 says where)"
-		                     : "another rank failed; its own message says why");
-	atomic_store(&e->action, all);
+	if (due)
+		*due = all[1];
+	if (all[0] > mine && !e->werr.code)
+		hog_err_set(&e->werr, all[0] == 2 ? HOG_EDIVERGED : HOG_EMPI, "%s",
+		            all[0] == 2 ? "training diverged on another rank (rank 0 says where)"
+		                        : "another rank failed; its own message says why");
+	atomic_store(&e->action, all[0]);
 }
 
 /* Thread 0 between two rounds: divergence, stop, the ranks' average (MPI), a
@@ -452,13 +517,14 @@ static void between_rounds(hog_engine *e, int ep, int last_round, double t_epoch
 	} else if (eng_stop_requested(e)) {
 		atomic_store(&e->action, 1);
 	}
+	int due = e->o.checkpoint_every > 0 && !last_round && !e->o.delay && e->rank == 0 &&
+	          now_s() - e->last_ckpt >= e->o.checkpoint_every;
 	if (e->ranks > 1) {
-		share_action(e);
+		share_action(e, &due);
 		if (atomic_load(&e->action) == 0 && (rc = average_models(e)))
 			atomic_store(&e->action, 3);
 	}
-	if (!atomic_load(&e->action) && e->o.checkpoint_every > 0 && !last_round && !e->o.delay &&
-	    now_s() - e->last_ckpt >= e->o.checkpoint_every) {
+	if (!atomic_load(&e->action) && due) {
 		/* (with --delay, updates wait in private queues: checkpoints only at epoch ends) */
 		if ((rc = write_checkpoint(e, 1)))
 			team_fail(e, rc, "writing a checkpoint");
@@ -490,7 +556,7 @@ static void run_team(hog_engine *e)
 		e->rounds = (nmax + R - 1) / R;
 		if (e->ranks > 1) { /* every rank goes through as many rounds (collectives) */
 			uint64_t lo, hi;
-			share_action(e);
+			share_action(e, NULL);
 			if (hog_mpi_minmax_u64(&e->rounds, &lo, &hi, 1, &e->werr))
 				atomic_store(&e->action, 3);
 			e->rounds = hi;
@@ -732,9 +798,9 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 			goto done;
 		}
 	}
-	if ((rc = ops->setup(e)))
-		goto done;
-	if (opts->resume)
+	/* (a rank whose setup failed still meets the others in ranks_agree, which
+	 * stops them all) */
+	if ((rc = ops->setup(e)) == 0 && opts->resume)
 		rc = load_resume(e);
 	if (e->ranks > 1)
 		rc = ranks_agree(e, rc);
@@ -793,6 +859,13 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 		res->sync_seconds = e->sync_seconds;
 	}
 	if (model_out && rc != HOG_EDIVERGED) {
+		/* rank 0 gets what the ranks kept for themselves (the action was shared:
+		 * every rank is here with the same rc) */
+		int grc = 0;
+		if (e->ranks > 1 && ops->gather && (rc == 0 || rc == HOG_EINTR) && (grc = ops->gather(e))) {
+			hog_err_set(err, grc, "%s", e->werr.msg);
+			rc = grc;
+		}
 		int averaged = !rc && ops->result; /* (the same on every rank: the action is shared) */
 		if ((*model_out = averaged ? ops->result(e) : ops->snapshot(e)))
 			eng_model_hyper(e, *model_out);

@@ -6,6 +6,7 @@
  * with what was measured; serial on one thread without probing. */
 #include "hogwild.h"
 #include "util.h"
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,12 +166,70 @@ static void test_replica_reaches_serial(void)
 	CU_ASSERT(all > replica * 1.01);
 }
 
+/* Margins of a model on the first n examples of tr. */
+static float *margins_of(const hog_model *m, uint64_t n)
+{
+	hog_data *d;
+	hog_err err = { 0 };
+	CU_ASSERT_EQUAL_FATAL(hog_data_sample(tr, n, 1, &d, &err), 0);
+	float *out = malloc(d->n * sizeof *out);
+	CU_ASSERT_FATAL(out != NULL);
+	CU_ASSERT_EQUAL(hog_model_predict(m, d, out, &err), 0);
+	hog_data_free(d);
+	return out;
+}
+
+/* Replica takes a coordinate into the worker's copy at its first touch in a
+ * flush interval and flushes only what the interval touched. On one thread
+ * every flush hands back what the worker wrote, so at any interval (1: a take
+ * and a flush around every example; 7: coordinates taken again after other
+ * examples moved them) and either record stride (SGD 1, AdaGrad 2: the sums
+ * go through the take and the flush too), the model is serial's to rounding. */
+static void test_replica_takes_on_touch(void)
+{
+	const enum hog_rule rules[] = { HOG_RULE_SGD, HOG_RULE_ADAGRAD };
+	const int every[] = { 1, 7, 1000 };
+	for (int r = 0; r < 2; r++) {
+		hog_train_opts o;
+		hog_train_opts_init(&o);
+		o.rule = rules[r];
+		o.epochs = 2;
+		o.threads = 1;
+		o.bind = HOG_BIND_NONE;
+		o.mode = HOG_MODE_SERIAL;
+		hog_model *ms = NULL;
+		hog_err err = { 0 };
+		CU_ASSERT_EQUAL_FATAL(hog_train(tr, NULL, &o, &ms, NULL, &err), 0);
+		float *want = margins_of(ms, 3000);
+		for (int f = 0; f < 3; f++) {
+			o.mode = HOG_MODE_REPLICA;
+			o.flush_every = every[f];
+			hog_model *mr = NULL;
+			CU_ASSERT_EQUAL_FATAL(hog_train(tr, NULL, &o, &mr, NULL, &err), 0);
+			float *got = margins_of(mr, 3000);
+			double worst = 0;
+			for (int i = 0; i < 3000; i++) {
+				double d = fabs((double)got[i] - want[i]) / (1.0 + fabs(want[i]));
+				worst = d > worst ? d : worst;
+			}
+			if (worst >= 1e-4)
+				fprintf(stderr, "rule %d, flush every %d: margins differ by %g\n", r, every[f], worst);
+			CU_ASSERT(worst < 1e-4);
+			free(got);
+			hog_model_free(mr);
+		}
+		free(want);
+		hog_model_free(ms);
+	}
+}
+
 int test_scaling_register(void)
 {
 	CU_pSuite s = CU_add_suite("scaling", setup, teardown);
 	if (!s)
 		return -1;
 	TU_ADD(s, test_replica_reaches_serial);
+	TU_ADD(s, test_replica_takes_on_touch);
 	TU_ADD(s, test_sample_rows);
 	TU_ADD(s, test_auto_picks);
 	return 0;

@@ -860,6 +860,14 @@ if "$H" topo 2>/dev/null | grep -q 'built with hwloc'; then
 		--threads 2 --topology "numa:1 core:2 pu:1"
 	check_true "node replicas: ... and says nothing of them" test -z "$(grep 'node replica' "$ERR")"
 fi
+check "node replicas: topo" 0 "$H" topo --synthetic "pack:2 numa:1 core:8 pu:1" --threads 9
+if "$H" topo 2>/dev/null | grep -q 'built with hwloc'; then
+	check_grep "node replicas: topo lists them" "$OUT" '^replica mode: 2 node replicas'
+	check_grep "node replicas: ... the 9th worker alone on node 1, its owner" "$OUT" \
+		'^  node replica 1 on NUMA node 1: 1 worker, allocated and synced by worker 8$'
+fi
+check "node replicas: topo on one node" 0 "$H" topo --threads 2
+check_grep "node replicas: ... has none" "$OUT" '^replica mode: one NUMA node, no node replicas'
 check "node replicas: --node-sync 0 is a usage error" 2 "$H" train --data "$T/ttr.lmdb" --mode replica --node-sync 0
 check_grep "node replicas: ... named" "$ERR" 'node-sync'
 

@@ -15,7 +15,9 @@
  *  - memory: each worker's shard on the worker's own node (hog_topo_alloc_local()
  *    from the bound worker thread); the shared model interleaved across the
  *    machine's nodes when the workers span more than one node, on the workers'
- *    node when they all sit on one (hog_topo_model_interleaved() says which).
+ *    node when they all sit on one (hog_topo_model_interleaved() says which);
+ *  - replica mode on several nodes: one replica of the model per node with
+ *    workers, allocated by the node's first worker (hog_topo_node_plan()).
  *
  * Thread safety: a hog_topo is read-only after hog_topo_open(); every function
  * here may be called from any number of threads at once, except hog_topo_close().

@@ -859,6 +859,9 @@ if "$H" topo 2>/dev/null | grep -q 'built with hwloc'; then
 	check "node replicas: one node has none" 0 "$H" train --data "$T/nrtr.lmdb" --epochs 1 --quiet --mode replica \
 		--threads 2 --topology "numa:1 core:2 pu:1"
 	check_true "node replicas: ... and says nothing of them" test -z "$(grep 'node replica' "$ERR")"
+	check "node replicas: --node-sync off" 0 "$H" train --data "$T/nrtr.lmdb" --epochs 1 --quiet --mode replica \
+		--threads 2 --topology "numa:2 core:1 pu:1" --node-sync off
+	check_true "node replicas: ... turns them off" test -z "$(grep 'node replica' "$ERR")"
 fi
 check "node replicas: topo" 0 "$H" topo --synthetic "pack:2 numa:1 core:8 pu:1" --threads 9
 if "$H" topo 2>/dev/null | grep -q 'built with hwloc'; then
@@ -870,6 +873,8 @@ check "node replicas: topo on one node" 0 "$H" topo --threads 2
 check_grep "node replicas: ... has none" "$OUT" '^replica mode: one NUMA node, no node replicas'
 check "node replicas: --node-sync 0 is a usage error" 2 "$H" train --data "$T/ttr.lmdb" --mode replica --node-sync 0
 check_grep "node replicas: ... named" "$ERR" 'node-sync'
+check "node replicas: --node-sync on is a usage error" 2 "$H" train --data "$T/ttr.lmdb" --mode replica --node-sync on
+check_grep "node replicas: ... says what it takes" "$ERR" "node-sync: 'on' is not off or a count"
 
 echo "cli: $PASS passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]

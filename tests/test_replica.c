@@ -15,7 +15,8 @@
  * it): two nodes with a core each (and 2 x 2 workers with AdaGrad) reach
  * serial's test loss within 0.5% and say
  * so in a note; one thread on that machine is flat replica mode (no node
- * replicas) and serial's model to float rounding; a bad --node-sync is refused. */
+ * replicas) and serial's model to float rounding; --node-sync off (-1) has no
+ * node replicas on two nodes either; a bad --node-sync is refused. */
 #include "hogwild.h"
 #include "model/model.h"
 #include "sys/topo.h"
@@ -324,6 +325,11 @@ static void test_replica_one_node_is_flat(void)
 		tr_run(HOG_MODE_REPLICA, 2, "numa:1 core:2 pu:1", 0, &rr, &nt, NULL);
 		CU_ASSERT_EQUAL(rr.node_replicas, 0);
 		CU_ASSERT_EQUAL(nt.n, 0);
+		/* node_sync -1 (off): one level on two nodes */
+		double off = tr_run(HOG_MODE_REPLICA, 2, "numa:2 core:1 pu:1", -1, &rr, &nt, NULL);
+		CU_ASSERT_EQUAL(rr.node_replicas, 0);
+		CU_ASSERT_EQUAL(nt.n, 0);
+		CU_ASSERT(off > 0);
 	}
 	hog_model_free(ms);
 	hog_model_free(mr);
@@ -334,10 +340,10 @@ static void test_replica_bad_node_sync(void)
 	hog_train_opts o;
 	hog_train_opts_init(&o);
 	o.mode = HOG_MODE_REPLICA;
-	o.node_sync = -1;
+	o.node_sync = -2;
 	hog_err err = { 0 };
 	CU_ASSERT_EQUAL(hog_train(tr, NULL, &o, NULL, NULL, &err), HOG_ECONFIG);
-	CU_ASSERT(strstr(err.msg, "--node-sync") != NULL);
+	CU_ASSERT(strstr(err.msg, "--node-sync must be off (-1) or at least 1, not -2") != NULL);
 }
 
 int test_replica_register(void)

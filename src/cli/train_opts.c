@@ -95,7 +95,8 @@ const char cli_train_usage[] =
 	"                         the bias (0: none; the rest are summed)\n"
 	"      --flush-every K    buffered, replica: examples between flushes (1024, 4096)\n"
 	"      --node-sync K      replica on several NUMA nodes: flushes of a node's first worker\n"
-	"                         between syncs of its node replica with the global model (1)\n"
+	"                         between syncs of its node replica with the global model, or\n"
+	"                         off: no node replicas, one level as on one node (1)\n"
 	"      --stripe-size N    striped mode: coordinates per lock, a power of two (64)\n"
 	"      --bind B           core | numa | none: pin workers with hwloc (core)\n"
 	"      --seed S           sharding and shuffling seed (1)\n"
@@ -214,7 +215,10 @@ int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o,
 		o->flush_every = (int)l;
 		break;
 	case OPT_NODE_SYNC:
-		if (cli_parse_int(arg, 1, 1 << 24, &l)) return bad(cmd, "node-sync", arg, "a count of at least 1");
+		if (!strcmp(arg, "off"))
+			l = -1;
+		else if (cli_parse_int(arg, 1, 1 << 24, &l))
+			return bad(cmd, "node-sync", arg, "off or a count of at least 1");
 		o->node_sync = (int)l;
 		break;
 	case OPT_STRIPE_SIZE:

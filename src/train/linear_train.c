@@ -911,6 +911,8 @@ static void lin_free(hog_engine *e)
  * line for the user naming them. */
 static int setup_nodes(hog_engine *e, lin_state *L)
 {
+	if (e->o.node_sync < 0) /* off: one level whatever the nodes */
+		return 0;
 	L->node_sync = e->o.node_sync ? (uint32_t)e->o.node_sync : 1;
 	int rc = hog_topo_node_plan(e->plan, e->T, (int)L->node_sync, &L->np, e->err);
 	if (rc || L->np.nodes < 2)

@@ -33,8 +33,8 @@
 #include "train/engine.h"
 #include "train/kernel.h"
 #include "train/replica.h"
-#include <stdio.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

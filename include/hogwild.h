@@ -471,7 +471,8 @@ typedef struct hog_train_opts {
 	                                buffered 1024, replica 4096) */
 	int node_sync;             /**< replica on several NUMA nodes: flushes of each node's first
 	                                worker between syncs of its node replica with the global
-	                                model (0, the default: 1); -1: no node replicas, the
+	                                model (0, the default: 1; bound workers only, not
+	                                HOG_BIND_NONE on this machine); -1: no node replicas, the
 	                                one-level mode whatever the nodes (to compare the two) */
 	int stripes;               /**< striped: coordinates per lock; default 64 */
 	int measure_delay;         /**< sample the delay between read and write (1 in 64 examples) */

@@ -121,7 +121,9 @@ int cmd_topo(int argc, char **argv)
 	fputs(text, stdout);
 	/* replica mode's node replicas for this plan (what train --mode replica does) */
 	hog_node_plan np;
-	if (hog_topo_node_plan(plan, n, 1, &np, &err) == 0) {
+	if (bind == HOG_BIND_NONE && hog_topo_is_real(t)) {
+		printf("replica mode: workers not bound, no node replicas\n");
+	} else if (hog_topo_node_plan(plan, n, 1, &np, &err) == 0) {
 		if (np.nodes > 1)
 			printf("replica mode: %d node replicas, one per NUMA node with workers\n", np.nodes);
 		else

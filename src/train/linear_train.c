@@ -913,6 +913,8 @@ static int setup_nodes(hog_engine *e, lin_state *L)
 {
 	if (e->o.node_sync < 0) /* off: one level whatever the nodes */
 		return 0;
+	if (e->o.bind == HOG_BIND_NONE && hog_topo_is_real(e->topo))
+		return 0; /* unbound workers run on any node: no replica is theirs */
 	L->node_sync = e->o.node_sync ? (uint32_t)e->o.node_sync : 1;
 	int rc = hog_topo_node_plan(e->plan, e->T, (int)L->node_sync, &L->np, e->err);
 	if (rc || L->np.nodes < 2)

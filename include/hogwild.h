@@ -362,7 +362,9 @@ enum hog_mode {
 	HOG_MODE_LOCKED = 5,
 	HOG_MODE_GRID = 6,     /**< mf only: conflict-free blocks (FPSGD): no two workers hold one row */
 	HOG_MODE_REPLICA = 7,  /**< linear: every coordinate in a private replica per worker; every
-	                            K examples stiff coordinates are averaged, the rest summed */
+	                            K examples stiff coordinates are averaged, the rest summed. On
+	                            several NUMA nodes, into a replica per node, which syncs with
+	                            the global model by the same rule (node_sync) */
 	HOG_MODE_AUTO = 8,     /**< probe the model's modes on a sample and train with the fastest
 	                            that reaches serial's loss (hog_train_result says which, and why) */
 };
@@ -467,6 +469,11 @@ typedef struct hog_train_opts {
 	int hot;                   /**< buffered: hot coordinates (-1: chosen from frequencies) */
 	int flush_every;           /**< buffered, replica: examples between flushes (0, the default:
 	                                buffered 1024, replica 4096) */
+	int node_sync;             /**< replica on several NUMA nodes: flushes of each node's first
+	                                worker between syncs of its node replica with the global
+	                                model (0, the default: 1; bound workers only, not
+	                                HOG_BIND_NONE on this machine); -1: no node replicas, the
+	                                one-level mode whatever the nodes (to compare the two) */
 	int stripes;               /**< striped: coordinates per lock; default 64 */
 	int measure_delay;         /**< sample the delay between read and write (1 in 64 examples) */
 	int average;               /**< linear: hand back (and evaluate) the average of the last
@@ -561,6 +568,8 @@ typedef struct hog_train_result {
 	double seconds;            /**< training time (evaluation excluded) */
 	hog_epoch_stats last;      /**< the last epoch's figures */
 	int hot;                   /**< buffered: hot coordinates used; replica: features averaged */
+	int node_replicas;         /**< replica: node replicas, one per NUMA node with workers
+	                                (0: the one-level mode, the workers on one node) */
 	double lr;                 /**< the step size (alpha) used, after the model's default */
 	enum hog_loss loss;        /**< the loss used (mf: always squared) */
 	double sync_seconds;       /**< MPI: of seconds, the time spent averaging the ranks'

@@ -936,6 +936,48 @@ check_grep "train: ... says which mode and why" "$ERR" 'auto: [a-z]+ \(.*example
 check_true "train: ... and records it in --metrics" grep -q '"note":"auto: ' "$T/auto.json"
 check_true "train: ... epoch lines name the mode that ran" grep -Eq '"mode":"(serial|lockfree|buffered|atomic|striped|locked|replica)"' "$T/auto.json"
 
+# ------------------------------------------------------------ replica: node replicas
+# Two NUMA nodes of one core each (a synthetic machine: hwloc only, no binding)
+# drive two node replicas with real threads: the test loss within 0.5% of
+# serial's, and the node replicas named on stderr and in --metrics.
+if "$H" topo 2>/dev/null | grep -q 'built with hwloc'; then
+	check "node replicas: a set" 0 "$H" data gen -q --examples 20000 --features 2000 --nnz 20 --seed 5 "$T/nr.lmdb"
+	check "node replicas: ... split" 0 "$H" data split --fraction 0.2 "$T/nr.lmdb" "$T/nrtr.lmdb" "$T/nrte.lmdb"
+	check "node replicas: serial" 0 "$H" train --data "$T/nrtr.lmdb" --test "$T/nrte.lmdb" --epochs 5 --quiet \
+		--mode serial --metrics "$T/nrs.json"
+	check "node replicas: replica on 2 nodes" 0 "$H" train --data "$T/nrtr.lmdb" --test "$T/nrte.lmdb" --epochs 5 \
+		--quiet --mode replica --threads 2 --topology "numa:2 core:1 pu:1" --metrics "$T/nrr.json"
+	check_grep "node replicas: ... named on stderr" "$ERR" \
+		'replica: 2 node replicas, synced with the global model every 1 flush .*NUMA node 0: 1 worker, NUMA node 1: 1 worker'
+	check_grep "node replicas: ... and in --metrics" "$T/nrr.json" '"note":"replica: 2 node replicas'
+	check_grep "node replicas: ... and at the end" "$ERR" 'summed the rest, through the node replicas'
+	nr_loss() { sed -n 's/.*"test_loss":\([-0-9.e+]*\).*/\1/p' "$1" | tail -1; }
+	check_true "node replicas: test loss within 0.5% of serial's ($(nr_loss "$T/nrr.json") vs $(nr_loss "$T/nrs.json"))" \
+		awk -v r="$(nr_loss "$T/nrr.json")" -v s="$(nr_loss "$T/nrs.json")" 'BEGIN { exit !(s > 0 && r > 0 && r <= s * 1.005) }'
+	check "node replicas: --node-sync 4, 3 workers" 0 "$H" train --data "$T/nrtr.lmdb" --test "$T/nrte.lmdb" \
+		--epochs 5 --quiet --mode replica --threads 3 --topology "numa:2 core:1 pu:1" --node-sync 4 --metrics "$T/nr3.json"
+	check_grep "node replicas: ... named" "$ERR" 'every 4 flushes .*NUMA node 0: 2 workers, NUMA node 1: 1 worker'
+	check_true "node replicas: ... test loss within 0.5% of serial's ($(nr_loss "$T/nr3.json"))" \
+		awk -v r="$(nr_loss "$T/nr3.json")" -v s="$(nr_loss "$T/nrs.json")" 'BEGIN { exit !(s > 0 && r > 0 && r <= s * 1.005) }'
+	check "node replicas: one node has none" 0 "$H" train --data "$T/nrtr.lmdb" --epochs 1 --quiet --mode replica \
+		--threads 2 --topology "numa:1 core:2 pu:1"
+	check_true "node replicas: ... and says nothing of them" test -z "$(grep 'node replica' "$ERR")"
+	check "node replicas: --node-sync off" 0 "$H" train --data "$T/nrtr.lmdb" --epochs 1 --quiet --mode replica \
+		--threads 2 --topology "numa:2 core:1 pu:1" --node-sync off
+	check_true "node replicas: ... turns them off" test -z "$(grep 'node replica' "$ERR")"
+fi
+check "node replicas: topo" 0 "$H" topo --synthetic "pack:2 numa:1 core:8 pu:1" --threads 9
+if "$H" topo 2>/dev/null | grep -q 'built with hwloc'; then
+	check_grep "node replicas: topo lists them" "$OUT" '^replica mode: 2 node replicas'
+	check_grep "node replicas: ... the 9th worker alone on node 1, its owner" "$OUT" \
+		'^  node replica 1 on NUMA node 1: 1 worker, allocated and synced by worker 8$'
+fi
+check "node replicas: topo on one node" 0 "$H" topo --threads 2
+check_grep "node replicas: ... has none" "$OUT" '^replica mode: one NUMA node, no node replicas'
+check "node replicas: --node-sync 0 is a usage error" 2 "$H" train --data "$T/ttr.lmdb" --mode replica --node-sync 0
+check_grep "node replicas: ... named" "$ERR" 'node-sync'
+check "node replicas: --node-sync on is a usage error" 2 "$H" train --data "$T/ttr.lmdb" --mode replica --node-sync on
+check_grep "node replicas: ... says what it takes" "$ERR" "node-sync: 'on' is not off or a count"
 
 echo "cli: $PASS passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]

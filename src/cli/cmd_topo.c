@@ -119,6 +119,20 @@ int cmd_topo(int argc, char **argv)
 	fputc('\n', stdout);
 	hog_topo_plan_describe(t, plan, n, bind, text, size);
 	fputs(text, stdout);
+	/* replica mode's node replicas for this plan (what train --mode replica does) */
+	hog_node_plan np;
+	if (bind == HOG_BIND_NONE && hog_topo_is_real(t)) {
+		printf("replica mode: workers not bound, no node replicas\n");
+	} else if (hog_topo_node_plan(plan, n, 1, &np, &err) == 0) {
+		if (np.nodes > 1)
+			printf("replica mode: %d node replicas, one per NUMA node with workers\n", np.nodes);
+		else
+			printf("replica mode: one NUMA node, no node replicas\n");
+		for (int r = 0; np.nodes > 1 && r < np.nodes; r++)
+			printf("  node replica %d on NUMA node %d: %d worker%s, allocated and synced by worker %d\n", r,
+			       np.numa[r], np.members[r], np.members[r] == 1 ? "" : "s", np.owner[r]);
+		hog_topo_node_plan_free(&np);
+	}
 	fputc('\n', stdout);
 	if (strcmp(hog_topo_backend(), "none"))
 		printf("built with %s%s\n", hog_topo_backend(), hog_topo_is_real(t) ?

@@ -75,7 +75,8 @@ static void on_progress(void *ud, const hog_progress *p)
 	u->progress_drawn = 1;
 }
 
-/* --mode auto's choice: on stderr, and a line of its own in --metrics */
+/* a note from the trainer (--mode auto's choice, replica's node replicas): on
+ * stderr, and a line of its own in --metrics */
 static void on_note(void *ud, const char *note)
 {
 	train_ui *u = ud;
@@ -270,7 +271,7 @@ int cmd_train(int argc0, char **argv0)
 			fprintf(stderr, "hogwild: buffered mode kept %d hot coordinates per worker\n", res.hot);
 		if (res.mode == HOG_MODE_REPLICA)
 			fprintf(stderr, "hogwild: replica mode averaged the bias and %d features at flushes, summed "
-			        "the rest\n", res.hot);
+			        "the rest%s\n", res.hot, res.node_replicas > 1 ? ", through the node replicas" : "");
 	}
 	if (trc == 0 && save && m && (rc = hog_model_save(m, save, &err))) {
 		rc = cli_fail(&err, rc);

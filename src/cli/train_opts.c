@@ -24,6 +24,7 @@ const struct option cli_train_long[] = {
 	{ "delay", required_argument, NULL, OPT_DELAY },
 	{ "hot", required_argument, NULL, OPT_HOT },
 	{ "flush-every", required_argument, NULL, OPT_FLUSH_EVERY },
+	{ "node-sync", required_argument, NULL, OPT_NODE_SYNC },
 	{ "stripe-size", required_argument, NULL, OPT_STRIPE_SIZE },
 	{ "bind", required_argument, NULL, OPT_BIND },
 	{ "seed", required_argument, NULL, OPT_SEED },
@@ -93,6 +94,9 @@ const char cli_train_usage[] =
 	"                         replica: the most frequent features averaged at flushes besides\n"
 	"                         the bias (0: none; the rest are summed)\n"
 	"      --flush-every K    buffered, replica: examples between flushes (1024, 4096)\n"
+	"      --node-sync K      replica on several NUMA nodes: flushes of a node's first worker\n"
+	"                         between syncs of its node replica with the global model, or\n"
+	"                         off: no node replicas, one level as on one node (1)\n"
 	"      --stripe-size N    striped mode: coordinates per lock, a power of two (64)\n"
 	"      --bind B           core | numa | none: pin workers with hwloc (core)\n"
 	"      --seed S           sharding and shuffling seed (1)\n"
@@ -209,6 +213,13 @@ int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o,
 	case OPT_FLUSH_EVERY:
 		if (cli_parse_int(arg, 1, 1 << 24, &l)) return bad(cmd, "flush-every", arg, "a count of at least 1");
 		o->flush_every = (int)l;
+		break;
+	case OPT_NODE_SYNC:
+		if (!strcmp(arg, "off"))
+			l = -1;
+		else if (cli_parse_int(arg, 1, 1 << 24, &l))
+			return bad(cmd, "node-sync", arg, "off or a count of at least 1");
+		o->node_sync = (int)l;
 		break;
 	case OPT_STRIPE_SIZE:
 		if (cli_parse_int(arg, 1, 1 << 20, &l) || (l & (l - 1))) return bad(cmd, "stripe-size", arg, "a power of two");

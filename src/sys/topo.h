@@ -15,7 +15,9 @@
  *  - memory: each worker's shard on the worker's own node (hog_topo_alloc_local()
  *    from the bound worker thread); the shared model interleaved across the
  *    machine's nodes when the workers span more than one node, on the workers'
- *    node when they all sit on one (hog_topo_model_interleaved() says which).
+ *    node when they all sit on one (hog_topo_model_interleaved() says which);
+ *  - replica mode on several nodes: one replica of the model per node with
+ *    workers, allocated by the node's first worker (hog_topo_node_plan()).
  *
  * Thread safety: a hog_topo is read-only after hog_topo_open(); every function
  * here may be called from any number of threads at once, except hog_topo_close().
@@ -102,6 +104,37 @@ int hog_topo_plan_nodes(const hog_place *plan, int n);
  * hog_topo_alloc_local() from a thread bound there). */
 int hog_topo_model_interleaved(const hog_topo *t, const hog_place *plan, int n,
                                enum hog_bind bind);
+
+/** Replica mode on several NUMA nodes (one replica per node, DimmWitted's
+ * PerNode): the workers' private replicas flush into a replica of the model on
+ * their own node, and each node replica exchanges its changes with the one
+ * global model less often. This is the plan of that hierarchy, a pure function
+ * of the places hog_topo_plan() made, so it is tested on synthetic machines. */
+typedef struct hog_node_plan {
+	int nodes;     /**< node replicas: one per NUMA node that has workers (at least 1) */
+	int *replica;  /**< [n] the node replica worker i flushes into, 0..nodes-1, numbered
+	                    in the order of the nodes' first workers */
+	int *slot;     /**< [n] worker i's position among its replica's workers (0: the owner) */
+	int *numa;     /**< [nodes] the NUMA node (logical index) each replica sits on */
+	int *owner;    /**< [nodes] the worker that allocates the replica (from its bound
+	                    thread, so on its node) and syncs it with the global model: the
+	                    node's lowest-numbered worker */
+	int *members;  /**< [nodes] workers flushing into each replica */
+	int *phase;    /**< [nodes] replica r syncs at its owner's flushes f (1, 2, ...)
+	                    with (f + phase[r]) % every == 0: the nodes' syncs, which cross
+	                    the interconnect, are spread evenly over the interval instead of
+	                    falling together (replica 0 first, at f = every) */
+} hog_node_plan;
+
+/** Plans the node replicas for the @p n places of @p plan, node syncs every
+ * @p every flushes of an owner: fills @p out (free with hog_topo_node_plan_free()).
+ * One node: nodes = 1, every worker in replica 0, owner worker 0 (the caller then
+ * keeps the flat, one-level replica mode).
+ * @return 0; HOG_ECONFIG (n < 1, every < 1, a place with a negative NUMA node);
+ *         ENOMEM. */
+int hog_topo_node_plan(const hog_place *plan, int n, int every, hog_node_plan *out, hog_err *err);
+/** Frees what hog_topo_node_plan() allocated. NULL or a zeroed plan is fine. */
+void hog_topo_node_plan_free(hog_node_plan *p);
 
 /** Writes a multi-line summary of the machine into @p buf: where the topology
  * came from, packages, NUMA nodes with their memory and PUs, cores, PUs, L2/L3

@@ -47,6 +47,7 @@ static int probe_mode(const hog_data *s, const hog_train_opts *base, int mode, p
 	o.checkpoint = o.resume = NULL;
 	o.on_epoch = NULL;
 	o.on_progress = NULL;
+	o.on_note = NULL; /* (replica's node replicas: said once, by the run itself) */
 	o.measure_delay = 0;
 	o.round_examples = 0;
 	p->mode = mode;

@@ -76,6 +76,11 @@ typedef struct hog_trainer_ops {
 	/* optional: a worker before its epoch starts, and after each round (flushes) */
 	void (*epoch_begin)(hog_engine *e, eng_worker *w, int epoch);
 	void (*round_end)(hog_engine *e, eng_worker *w, int epoch, int last);
+	/* optional: thread 0 after every round, once every worker's round_end is
+	 * done and before the team's meeting (MPI averaging, checkpoints, stop,
+	 * evaluation): fold what the model keeps between the workers and the
+	 * shared parameters (linear replica mode's node replicas) into the latter */
+	void (*round_merge)(hog_engine *e, int epoch);
 	/* optional: a worker when the run stops inside an epoch, before the
 	 * checkpoint: write back what it still holds (queued or private updates) */
 	void (*stop)(hog_engine *e, eng_worker *w, int epoch);
@@ -142,6 +147,7 @@ struct hog_engine {
 	hog_err werr;               /* errors inside the team, reported once */
 	uint64_t data_hash, opts_hash;
 	int hot;                    /* buffered: hot coordinates kept per worker (the model sets it) */
+	int node_replicas;          /* replica: node replicas (0 or 1: none, the flat mode) */
 	int rank, ranks;            /* MPI: this process's rank and the team's size (0 and 1 alone) */
 	uint64_t rounds;            /* rounds in an epoch (the same on every rank) */
 	double sync_seconds;        /* MPI: time spent averaging the models */

@@ -243,7 +243,7 @@ HOG_INLINE void unlock_example(const enum hog_mode MODE, const kern_shared *sh, 
  * interval touched, not the whole model: on a model of 2 M features a sweep of
  * every coordinate cost more than the examples between two flushes (measured:
  * 4x buffered's time an epoch at 2 threads, bench/results/scaling.md). */
-HOG_INLINE void rep_take(const enum hog_rule RULE, const kern_shared *sh, kern_worker *wk, uint32_t id)
+HOG_INLINE void priv_take(const enum hog_rule RULE, const kern_shared *sh, kern_worker *wk, uint32_t id)
 {
 	const uint32_t S = hog_rule_stride(RULE);
 	if (wk->stamp[id] == wk->gen)
@@ -275,7 +275,7 @@ HOG_INLINE float read_margin(const enum hog_mode MODE, const enum hog_rule RULE,
 			m += wk->hrec[(size_t)ids[j] * S] * (VALS ? xs[j] : 1.0f);
 	if (MODE == HOG_MODE_REPLICA)
 		for (; j < nnz; j++) {
-			rep_take(RULE, sh, wk, ids[j]);
+			priv_take(RULE, sh, wk, ids[j]);
 			m += wk->hrec[(size_t)ids[j] * S] * (VALS ? xs[j] : 1.0f);
 		}
 	for (; j < nnz; j++) {

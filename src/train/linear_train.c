@@ -14,13 +14,27 @@
  * the store (--stream), decodes one block at a time. The per-example kernel is
  * kernel.h's, instantiated once per (mode, rule, loss, has-values). --average
  * and --normalize change what the model hands back (weight_of).
+ *
+ * Replica mode on several NUMA nodes (the workers' places span more than one
+ * node, hog_topo_node_plan): two levels (replica.h). Each worker's private
+ * copy flushes into a replica of the model on its own node, allocated and
+ * first touched by the node's first worker (its owner); the owner syncs the
+ * node replica with the global model every --node-sync of its own flushes (1
+ * by default: the level itself already cuts the interconnect's traffic by the
+ * node's worker count, and each further factor adds as much staleness between
+ * nodes; not measured, no multi-node machine here). At each round's end thread
+ * 0 folds every node replica into the global model (round_merge), so what the
+ * engine evaluates, checkpoints and averages over MPI ranks is complete. On one
+ * node nothing of this exists: flat replica mode, the same code as before.
  */
 #include "model/linear.h"
 #include "sys/err.h"
 #include "sys/names.h"
 #include "train/engine.h"
 #include "train/kernel.h"
+#include "train/replica.h"
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,6 +69,7 @@ typedef struct lin_worker {
 	void *shard;
 	size_t shard_bytes;
 	uint32_t since_flush;
+	uint32_t flushes;           /* node replicas: the owner's flushes, for its sync phase */
 	/* delay queue */
 	pending *q;
 	float *qsnap;               /* (delay+1) * (nnz_max+1) g-bar snapshots */
@@ -96,6 +111,13 @@ typedef struct lin_state {
 	uint32_t avg;               /* ... and flush records 0..avg-1 averaged (divided by T) and the
 	                               rest summed */
 	uint32_t flush_every;       /* examples between flushes */
+	/* replica on several NUMA nodes (replica.h); np.nodes <= 1: none, flat mode */
+	hog_node_plan np;
+	struct lin_node {           /* one per node: set by its owner in worker_init */
+		_Atomic float *N;       /* the node replica (D * S), on the node */
+		float *base;            /* the global values N last took (the owner's) */
+	} *node;
+	uint32_t node_sync;         /* the owner's flushes between syncs */
 } lin_state;
 
 /* Buffered and replica modes: add to each private coordinate's shared value
@@ -119,11 +141,16 @@ typedef struct lin_state {
  * ~2000 coordinates every 256 examples; a change can be lost when two workers
  * flush one coordinate at the same instant, so each starts its sweep elsewhere. */
 static void flush_touched(const hog_engine *e, lin_worker *w);
+static void node_flush(const hog_engine *e, int id, lin_worker *w, int may_sync);
 
 static void flush_hot(const hog_engine *e, int id, lin_worker *w)
 {
 	const lin_state *L = e->model;
-	if (w->k.stamp) { /* replica: what the interval touched */
+	if (L->node) { /* replica on several nodes (a branch every 4096 examples) */
+		node_flush(e, id, w, 1);
+		return;
+	}
+	if (w->k.stamp) { /* replica on one node: what the interval touched */
 		flush_touched(e, w);
 		return;
 	}
@@ -166,7 +193,7 @@ static inline void flush_coord(const lin_state *L, kern_worker *k, uint32_t c, f
 }
 
 /* Replica mode's flush: the bias and every coordinate this interval touched
- * (kernel.h, rep_take), by the rule above; then a new interval, in which every
+ * (kernel.h, priv_take), by the rule above; then a new interval, in which every
  * coordinate is taken afresh from the shared model at its first touch. A
  * coordinate nobody flushes costs nothing, so the cost follows the examples,
  * not the model's width. */
@@ -184,6 +211,45 @@ static void flush_touched(const hog_engine *e, lin_worker *w)
 		k->gen = 1;
 	}
 	w->since_flush = 0;
+}
+
+/* Replica mode on several nodes: the worker's flush into its node replica,
+ * with the node's sync with the global model when the worker is the node's
+ * owner and its phase says so (replica.h). Sweeps start at the worker's share
+ * of the node, the owners' syncs at the node's share of the model. */
+static void node_flush(const hog_engine *e, int id, lin_worker *w, int may_sync)
+{
+	const lin_state *L = e->model;
+	const int r = L->np.replica[id], m = L->np.members[r];
+	const struct lin_node *nd = &L->node[r];
+	const uint32_t S = L->S, n = L->ks.hot * S, navg = L->avg * S;
+	if (may_sync && L->np.owner[r] == id && (++w->flushes + (uint32_t)L->np.phase[r]) % L->node_sync == 0) {
+		uint32_t start = (uint32_t)((uint64_t)L->ks.hot * (uint32_t)r / (uint32_t)L->np.nodes) * S;
+		rep_flush_sync(L->P, nd->N, nd->base, w->k.hrec, w->k.hbase, n, navg, S, 1.0f / (float)m,
+		               1.0f / (float)L->np.nodes, start, L->ks.A, w->k.avg_c, w->k.avg_inv);
+	} else {
+		uint32_t start = (uint32_t)((uint64_t)L->ks.hot * (uint32_t)L->np.slot[id] / (uint32_t)m) * S;
+		rep_flush(nd->N, w->k.hrec, w->k.hbase, n, navg, S, 1.0f / (float)m, start);
+	}
+	w->since_flush = 0;
+}
+
+/* Thread 0 at a round's end, every worker's change in its node replica: each
+ * node's change since its sync into the global model, then every node takes
+ * the global model back. The clock for --average is worker 0's. */
+static void lin_round_merge(hog_engine *e, int epoch)
+{
+	lin_state *L = e->model;
+	(void)epoch;
+	if (!L->node)
+		return;
+	const lin_worker *w0 = e->w[0]->m;
+	const uint32_t n = L->ks.hot * L->S;
+	for (int r = 0; r < L->np.nodes; r++)
+		rep_sync(L->P, L->node[r].N, L->node[r].base, n, L->avg * L->S, L->S, 1.0f / (float)L->np.nodes, L->ks.A,
+		         w0->k.avg_c, w0->k.avg_inv);
+	for (int r = 0; r < L->np.nodes; r++)
+		rep_take(L->P, L->node[r].N, L->node[r].base, n);
 }
 
 /* ---------------------------------------------------------- the rounds */
@@ -429,7 +495,11 @@ static uint64_t round_stream(hog_engine *e, eng_worker *ew, int epoch, uint64_t 
 static eng_round_fn in_memory_round(const hog_engine *e)
 {
 	const lin_state *L = e->model;
-	return round_table[e->o.mode][e->o.rule][e->o.loss][e->store ? L->svals : e->tr->vals != NULL];
+	/* replica on several nodes: the node level sweeps the workers' whole copies
+	 * (replica.h), so every coordinate must stay private and current all along:
+	 * buffered's kernel with every coordinate hot, without first-touch takes */
+	enum hog_mode m = e->o.mode == HOG_MODE_REPLICA && L->node ? HOG_MODE_BUFFERED : e->o.mode;
+	return round_table[m][e->o.rule][e->o.loss][e->store ? L->svals : e->tr->vals != NULL];
 }
 
 static eng_round_fn lin_round(const hog_engine *e)
@@ -663,7 +733,9 @@ static void lin_epoch_begin(hog_engine *e, eng_worker *ew, int epoch)
 		stream_order(e, ew, epoch);
 	w->k.loss = 0;
 	w->k.bias_sum = w->k.bias_abs = 0;
-	if (((lin_state *)e->model)->private_)
+	if (((lin_state *)e->model)->node)
+		node_flush(e, ew->id, w, 0); /* fresh private copy (the node took the global model at the merge) */
+	else if (((lin_state *)e->model)->private_)
 		flush_hot(e, ew->id, w); /* fresh private copy */
 }
 
@@ -874,10 +946,47 @@ static void lin_free(hog_engine *e)
 	free(L->pos);
 	free(L->blk);
 	free(L->bperm);
+	for (int r = 0; L->node && r < L->np.nodes; r++) {
+		hog_topo_free(e->topo, (void *)L->node[r].N, (size_t)L->D * L->S * 4);
+		hog_topo_free(e->topo, L->node[r].base, (size_t)L->D * L->S * 4);
+	}
+	free(L->node);
+	hog_topo_node_plan_free(&L->np);
 	if (L->A)
 		hog_topo_free(e->topo, (void *)L->A, L->D * sizeof *L->A);
 	free(L);
 	e->model = NULL;
+}
+
+/* Replica mode: the node replicas' plan from the workers' places; on several
+ * nodes, the two levels (the owners allocate the replicas in worker_init) and a
+ * line for the user naming them. */
+static int setup_nodes(hog_engine *e, lin_state *L)
+{
+	if (e->o.node_sync < 0) /* off: one level whatever the nodes */
+		return 0;
+	if (e->o.bind == HOG_BIND_NONE && hog_topo_is_real(e->topo))
+		return 0; /* unbound workers run on any node: no replica is theirs */
+	L->node_sync = e->o.node_sync ? (uint32_t)e->o.node_sync : 1;
+	int rc = hog_topo_node_plan(e->plan, e->T, (int)L->node_sync, &L->np, e->err);
+	if (rc || L->np.nodes < 2)
+		return rc;
+	if (!(L->node = calloc((size_t)L->np.nodes, sizeof *L->node)))
+		return hog_err_set(e->err, ENOMEM, "out of memory");
+	e->node_replicas = L->np.nodes;
+	if (e->o.on_note) {
+		char note[512];
+		size_t k = (size_t)snprintf(note, sizeof note,
+		                            "replica: %d node replicas, synced with the global model every %u flush%s "
+		                            "of each node's first worker (%llu of its examples); ",
+		                            L->np.nodes, L->node_sync, L->node_sync == 1 ? "" : "es",
+		                            (unsigned long long)L->node_sync * L->flush_every);
+		for (int r = 0; r < L->np.nodes && k < sizeof note; r++)
+			k += (size_t)snprintf(note + k, sizeof note - k, "%sNUMA node %d: %d worker%s", r ? ", " : "",
+			                      L->np.numa[r], L->np.members[r], L->np.members[r] == 1 ? "" : "s");
+		e->o.on_note(e->o.ud, note);
+	}
+	return 0;
 }
 
 static int lin_setup(hog_engine *e)
@@ -902,6 +1011,8 @@ static int lin_setup(hog_engine *e)
 	L->perm = e->store ? NULL : malloc(tr->n * sizeof *L->perm);
 	if (!L->P || (!e->store && !L->perm))
 		return hog_err_set(e->err, ENOMEM, "out of memory for the model");
+	if (e->o.mode == HOG_MODE_REPLICA && (rc = setup_nodes(e, L)))
+		return rc;
 	if (e->o.average) {
 		if (!(L->A = hog_topo_alloc_interleaved(e->topo, L->D * sizeof *L->A)))
 			return hog_err_set(e->err, ENOMEM, "out of memory for the averaged model");
@@ -1075,7 +1186,7 @@ static int build_shard(hog_engine *e, eng_worker *ew, lin_worker *w)
 
 static int lin_worker_init(hog_engine *e, eng_worker *ew)
 {
-	const lin_state *L = e->model;
+	lin_state *L = e->model;
 	lin_worker *w = calloc(1, sizeof *w);
 	if (!w)
 		return ENOMEM;
@@ -1089,7 +1200,7 @@ static int lin_worker_init(hog_engine *e, eng_worker *ew)
 		w->k.hbase = hog_topo_alloc_local(e->topo, (size_t)L->ks.hot * S * 4);
 		if (!w->k.hrec || !w->k.hbase)
 			return ENOMEM;
-		if (e->o.mode == HOG_MODE_REPLICA) {
+		if (e->o.mode == HOG_MODE_REPLICA && !L->node) {
 			w->k.stamp = hog_topo_alloc_local(e->topo, L->D * sizeof *w->k.stamp);
 			w->k.touched = malloc(L->D * sizeof *w->k.touched);
 			if (!w->k.stamp || !w->k.touched)
@@ -1097,6 +1208,17 @@ static int lin_worker_init(hog_engine *e, eng_worker *ew)
 			memset(w->k.stamp, 0, L->D * sizeof *w->k.stamp);
 			w->k.gen = 1;
 		}
+	}
+	if (L->node && L->np.owner[L->np.replica[ew->id]] == ew->id) {
+		/* the node replica, from the bound owner: on its node; the others read
+		 * the pointers after the barrier that follows worker_init */
+		struct lin_node *nd = &L->node[L->np.replica[ew->id]];
+		const size_t n = (size_t)L->D * S;
+		nd->N = hog_topo_alloc_local(e->topo, n * 4);
+		nd->base = hog_topo_alloc_local(e->topo, n * 4);
+		if (!nd->N || !nd->base)
+			return ENOMEM;
+		rep_take(L->P, nd->N, nd->base, (uint32_t)n);
 	}
 	uint32_t K1 = (uint32_t)e->o.delay + 1;
 	w->k.gsnap = w->gsnap_own = malloc((w->nnz_max + 1) * 4);
@@ -1317,6 +1439,7 @@ const hog_trainer_ops hog_linear_trainer = {
 	.round = lin_round,
 	.epoch_begin = lin_epoch_begin,
 	.round_end = lin_round_end,
+	.round_merge = lin_round_merge,
 	.stop = lin_stop,
 	.epoch_started = lin_epoch_started,
 	.probe = lin_probe,

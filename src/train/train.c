@@ -596,6 +596,8 @@ static void run_team(hog_engine *e)
 			hog_barrier_wait(&e->bar);
 			if (k == 0) {
 				double synced = e->sync_seconds;
+				if (ops->round_merge)
+					ops->round_merge(e, ep);
 				spent += now_s() - t_round;
 				between_rounds(e, ep, r + 1 == rounds, t_epoch);
 				spent += e->sync_seconds - synced; /* the ranks' averaging is training time */
@@ -679,6 +681,8 @@ static int check_common(const hog_train_opts *o, const hog_data *tr, hog_err *er
 		return hog_err_set(err, HOG_ECONFIG, "--adagrad-beta must be positive, not %g", o->adagrad_beta);
 	if (o->delay < 0 || o->delay > (1 << 20))
 		return hog_err_set(err, HOG_ECONFIG, "--delay must be 0..1048576, not %d", o->delay);
+	if (o->node_sync < -1)
+		return hog_err_set(err, HOG_ECONFIG, "--node-sync must be off (-1) or at least 1, not %d", o->node_sync);
 	if (o->flush_every < 0 || o->stripes < 1 || (o->stripes & (o->stripes - 1)))
 		return hog_err_set(err, HOG_ECONFIG, "--flush-every must be >= 1 and --stripe-size a power of two");
 	return 0;
@@ -856,6 +860,7 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 		res->seconds = e->elapsed;
 		res->last = e->last;
 		res->hot = e->hot;
+		res->node_replicas = e->node_replicas;
 		res->sync_seconds = e->sync_seconds;
 	}
 	if (model_out && rc != HOG_EDIVERGED) {

@@ -66,10 +66,6 @@ typedef struct kern_shared {
 typedef struct kern_worker {
 	float *hrec, *hbase;    /* buffered: private records of the hot coordinates, and the
 	                           shared values they started from at the last flush */
-	uint32_t *stamp;        /* replica: per coordinate, the flush interval (gen) in which
-	                           hrec/hbase last took it from the shared model */
-	uint32_t *touched;      /* replica: the coordinates taken in this interval, in order */
-	uint32_t gen, nt;       /* replica: this interval's number (never 0), entries in touched */
 	float *gsnap;           /* adarevision: g-bar of each coordinate read, until written */
 	double loss;            /* progressive loss of this epoch */
 	double bias_sum;        /* sgd: sum of the changes this worker made to the bias */
@@ -237,23 +233,6 @@ HOG_INLINE void unlock_example(const enum hog_mode MODE, const kern_shared *sh, 
 	}
 }
 
-/* Replica mode: a coordinate's first touch in a flush interval copies its shared
- * record into the worker's private one (and its base), and lists it for the
- * flush; later touches in the interval find it private. So a flush costs what the
- * interval touched, not the whole model: on a model of 2 M features a sweep of
- * every coordinate cost more than the examples between two flushes (measured:
- * 4x buffered's time an epoch at 2 threads, bench/results/scaling.md). */
-HOG_INLINE void priv_take(const enum hog_rule RULE, const kern_shared *sh, kern_worker *wk, uint32_t id)
-{
-	const uint32_t S = hog_rule_stride(RULE);
-	if (wk->stamp[id] == wk->gen)
-		return;
-	wk->stamp[id] = wk->gen;
-	wk->touched[wk->nt++] = id;
-	for (uint32_t s = 0; s < S; s++)
-		wk->hrec[(size_t)id * S + s] = wk->hbase[(size_t)id * S + s] = ald(&sh->P[(size_t)id * S + s]);
-}
-
 /* Reads the margin of one example: bias + sum of w_v x_v. Records g-bar snapshots
  * for AdaRevision. Returns the margin. */
 HOG_INLINE float read_margin(const enum hog_mode MODE, const enum hog_rule RULE, const int VALS,
@@ -263,7 +242,7 @@ HOG_INLINE float read_margin(const enum hog_mode MODE, const enum hog_rule RULE,
 	const uint32_t S = hog_rule_stride(RULE);
 	_Atomic float *P = sh->P;
 	float m;
-	if (MODE == HOG_MODE_BUFFERED || MODE == HOG_MODE_REPLICA)
+	if (MODE == HOG_MODE_BUFFERED)
 		m = wk->hrec[0];
 	else
 		m = ald(&P[0]);
@@ -273,11 +252,6 @@ HOG_INLINE float read_margin(const enum hog_mode MODE, const enum hog_rule RULE,
 	if (MODE == HOG_MODE_BUFFERED)
 		for (; j < nhot; j++)
 			m += wk->hrec[(size_t)ids[j] * S] * (VALS ? xs[j] : 1.0f);
-	if (MODE == HOG_MODE_REPLICA)
-		for (; j < nnz; j++) {
-			priv_take(RULE, sh, wk, ids[j]);
-			m += wk->hrec[(size_t)ids[j] * S] * (VALS ? xs[j] : 1.0f);
-		}
 	for (; j < nnz; j++) {
 		size_t v = (size_t)ids[j] * S;
 		m += ald(&P[v]) * (VALS ? xs[j] : 1.0f);
@@ -307,7 +281,7 @@ HOG_INLINE void write_update(const enum hog_mode MODE, const enum hog_rule RULE,
 	/* (A: a branch the predictor always gets right, rather than twice the rounds;
 	 * buffered's hot coordinates change in the shared model only when flushed,
 	 * and are averaged there) */
-	if (MODE == HOG_MODE_BUFFERED || MODE == HOG_MODE_REPLICA) {
+	if (MODE == HOG_MODE_BUFFERED) {
 		upd_private(RULE, wk->hrec, g, 0.0f, lr, beta);
 		for (; j < nhot; j++)
 			upd_private(RULE, wk->hrec + (size_t)ids[j] * S, g * (VALS ? xs[j] : 1.0f), reg[ids[j]], lr, beta);
@@ -318,13 +292,11 @@ HOG_INLINE void write_update(const enum hog_mode MODE, const enum hog_rule RULE,
 	}
 	for (; j < nnz; j++) {
 		uint32_t id = ids[j];
-		float w = upd_shared(MODE == HOG_MODE_BUFFERED || MODE == HOG_MODE_REPLICA ? HOG_MODE_LOCKFREE : MODE, RULE,
-		                     &P[(size_t)id * S],
+		float w = upd_shared(MODE == HOG_MODE_BUFFERED ? HOG_MODE_LOCKFREE : MODE, RULE, &P[(size_t)id * S],
 		                     g * (VALS ? xs[j] : 1.0f), reg[id],
 		                     RULE == HOG_RULE_ADAREVISION ? wk->gsnap[j + 1] : 0.0f, lr, beta);
 		if (A)
-			avg_touch(MODE == HOG_MODE_BUFFERED || MODE == HOG_MODE_REPLICA ? HOG_MODE_LOCKFREE : MODE, &A[id], w, c,
-			          inv_c);
+			avg_touch(MODE == HOG_MODE_BUFFERED ? HOG_MODE_LOCKFREE : MODE, &A[id], w, c, inv_c);
 	}
 }
 
@@ -337,8 +309,6 @@ HOG_INLINE void process_example(const enum hog_mode MODE, const enum hog_rule RU
 	if (MODE == HOG_MODE_BUFFERED)
 		while (nhot < nnz && ids[nhot] < sh->hot)
 			nhot++;
-	if (MODE == HOG_MODE_REPLICA)
-		nhot = nnz; /* every coordinate private (read_margin took them) */
 	lock_example(MODE, sh, ids, nnz);
 	float m = read_margin(MODE, RULE, VALS, sh, wk, ids, xs, nnz, nhot);
 	float loss, g = hog_loss_both(LOSS, m, y, &loss);

@@ -140,7 +140,6 @@ typedef struct lin_state {
  * store buffer and cost ~25 cycles each, a quarter of the single-thread time for
  * ~2000 coordinates every 256 examples; a change can be lost when two workers
  * flush one coordinate at the same instant, so each starts its sweep elsewhere. */
-static void flush_touched(const hog_engine *e, lin_worker *w);
 static void node_flush(const hog_engine *e, int id, lin_worker *w, int may_sync);
 
 static void flush_hot(const hog_engine *e, int id, lin_worker *w)
@@ -148,10 +147,6 @@ static void flush_hot(const hog_engine *e, int id, lin_worker *w)
 	const lin_state *L = e->model;
 	if (L->node) { /* replica on several nodes (a branch every 4096 examples) */
 		node_flush(e, id, w, 1);
-		return;
-	}
-	if (w->k.stamp) { /* replica on one node: what the interval touched */
-		flush_touched(e, w);
 		return;
 	}
 	const uint32_t S = L->S, n = L->ks.hot * S, navg = L->avg * S;
@@ -169,46 +164,6 @@ static void flush_hot(const hog_engine *e, int id, lin_worker *w)
 			ast(&P[i], p);
 		}
 		rec[i] = base[i] = p;
-	}
-	w->since_flush = 0;
-}
-
-/* One private record's change into the shared model, by flush_hot's rule
- * (coordinates below L->avg averaged, the rest summed; AdaGrad's sums summed),
- * and the private record back in step with the shared one. */
-static inline void flush_coord(const lin_state *L, kern_worker *k, uint32_t c, float share)
-{
-	const uint32_t S = L->S;
-	for (uint32_t s = 0; s < S; s++) {
-		size_t i = (size_t)c * S + s;
-		float d = k->hrec[i] - k->hbase[i], p = ald(&L->P[i]);
-		if (d != 0.0f) {
-			if (L->ks.A && s == 0)
-				avg_touch(HOG_MODE_LOCKFREE, &L->ks.A[c], p, k->avg_c, k->avg_inv);
-			p += c < L->avg && s == 0 ? d * share : d;
-			ast(&L->P[i], p);
-		}
-		k->hrec[i] = k->hbase[i] = p;
-	}
-}
-
-/* Replica mode's flush: the bias and every coordinate this interval touched
- * (kernel.h, priv_take), by the rule above; then a new interval, in which every
- * coordinate is taken afresh from the shared model at its first touch. A
- * coordinate nobody flushes costs nothing, so the cost follows the examples,
- * not the model's width. */
-static void flush_touched(const hog_engine *e, lin_worker *w)
-{
-	const lin_state *L = e->model;
-	kern_worker *k = &w->k;
-	const float share = 1.0f / (float)e->T;
-	flush_coord(L, k, 0, share);
-	for (uint32_t t = 0; t < k->nt; t++)
-		flush_coord(L, k, k->touched[t], share);
-	k->nt = 0;
-	if (++k->gen == 0) { /* after 2^32 intervals: no stamp may match by chance */
-		memset(k->stamp, 0, L->D * sizeof *k->stamp);
-		k->gen = 1;
 	}
 	w->since_flush = 0;
 }
@@ -328,8 +283,7 @@ static uint64_t team_pos(const hog_engine *e, const eng_worker *ew, uint64_t i)
 					eng_count_applied(ew);                                                       \
 					if (sample) eng_note_delay(ew, eng_team_applied(e) - seen - 1);              \
 				}                                                                                \
-				if ((MODE == HOG_MODE_BUFFERED || MODE == HOG_MODE_REPLICA) &&                    \
-				    ++w->since_flush >= L->flush_every)                                          \
+				if (MODE == HOG_MODE_BUFFERED && ++w->since_flush >= L->flush_every)             \
 					flush_hot(e, ew->id, w);                                                     \
 			}                                                                                    \
 		}                                                                                        \
@@ -352,8 +306,6 @@ DEF_ROUND_R(STRIPED)
 DEF_ROUND_R(LOCKED)
 DEF_ROUND_L(BUFFERED, SGD)
 DEF_ROUND_L(BUFFERED, ADAGRAD)
-DEF_ROUND_L(REPLICA, SGD)
-DEF_ROUND_L(REPLICA, ADAGRAD)
 
 #define REF_V(M, R, L) { round_##M##_##R##_##L##_0, round_##M##_##R##_##L##_1 }
 #define REF_L(M, R) { REF_V(M, R, LOGISTIC), REF_V(M, R, HINGE), REF_V(M, R, SQUARED) }
@@ -362,8 +314,8 @@ static const eng_round_fn round_table[HOG_MODE_ALL][3][3][2] = {
 	[HOG_MODE_SERIAL] = REF_R(LOCKFREE), /* one worker: the same loop, bit for bit */
 	[HOG_MODE_LOCKFREE] = REF_R(LOCKFREE),
 	[HOG_MODE_BUFFERED] = { REF_L(BUFFERED, SGD), REF_L(BUFFERED, ADAGRAD) },
-	/* replica: buffered's kernel with every coordinate private, taken at its first touch */
-	[HOG_MODE_REPLICA] = { REF_L(REPLICA, SGD), REF_L(REPLICA, ADAGRAD) },
+	/* replica is buffered's kernel with every coordinate private */
+	[HOG_MODE_REPLICA] = { REF_L(BUFFERED, SGD), REF_L(BUFFERED, ADAGRAD) },
 	[HOG_MODE_ATOMIC] = REF_R(ATOMIC),
 	[HOG_MODE_STRIPED] = REF_R(STRIPED),
 	[HOG_MODE_LOCKED] = REF_R(LOCKED),
@@ -495,11 +447,7 @@ static uint64_t round_stream(hog_engine *e, eng_worker *ew, int epoch, uint64_t 
 static eng_round_fn in_memory_round(const hog_engine *e)
 {
 	const lin_state *L = e->model;
-	/* replica on several nodes: the node level sweeps the workers' whole copies
-	 * (replica.h), so every coordinate must stay private and current all along:
-	 * buffered's kernel with every coordinate hot, without first-touch takes */
-	enum hog_mode m = e->o.mode == HOG_MODE_REPLICA && L->node ? HOG_MODE_BUFFERED : e->o.mode;
-	return round_table[m][e->o.rule][e->o.loss][e->store ? L->svals : e->tr->vals != NULL];
+	return round_table[e->o.mode][e->o.rule][e->o.loss][e->store ? L->svals : e->tr->vals != NULL];
 }
 
 static eng_round_fn lin_round(const hog_engine *e)
@@ -1200,14 +1148,6 @@ static int lin_worker_init(hog_engine *e, eng_worker *ew)
 		w->k.hbase = hog_topo_alloc_local(e->topo, (size_t)L->ks.hot * S * 4);
 		if (!w->k.hrec || !w->k.hbase)
 			return ENOMEM;
-		if (e->o.mode == HOG_MODE_REPLICA && !L->node) {
-			w->k.stamp = hog_topo_alloc_local(e->topo, L->D * sizeof *w->k.stamp);
-			w->k.touched = malloc(L->D * sizeof *w->k.touched);
-			if (!w->k.stamp || !w->k.touched)
-				return ENOMEM;
-			memset(w->k.stamp, 0, L->D * sizeof *w->k.stamp);
-			w->k.gen = 1;
-		}
 	}
 	if (L->node && L->np.owner[L->np.replica[ew->id]] == ew->id) {
 		/* the node replica, from the bound owner: on its node; the others read
@@ -1250,9 +1190,6 @@ static void lin_worker_free(hog_engine *e, eng_worker *ew)
 		hog_topo_free(e->topo, w->k.hrec, (size_t)L->ks.hot * L->S * 4);
 	if (w->k.hbase)
 		hog_topo_free(e->topo, w->k.hbase, (size_t)L->ks.hot * L->S * 4);
-	if (w->k.stamp)
-		hog_topo_free(e->topo, w->k.stamp, L->D * sizeof *w->k.stamp);
-	free(w->k.touched);
 	free(w->gsnap_own);
 	free(w->q);
 	free(w->qsnap);

@@ -24,6 +24,7 @@ REPEAT=${REPEAT:-5}
 EPOCHS=${EPOCHS:-5}
 THREADS=${THREADS:-"1 2"}
 SETS=${SETS:-"rcv1 zipf08 allrow tfidf wide"}
+MODES=${MODES:-"lockfree buffered replica atomic striped locked"}
 EXAMPLES=${EXAMPLES:-781265}
 OUT=${OUT:-$RESULTS/scaling.md}
 AVERAGE=${AVERAGE:-on}
@@ -66,7 +67,7 @@ cells() {
 	echo "serial:1:--mode serial"
 	for t in $THREADS; do
 		[ "$t" -gt 1 ] && echo "bound:$t:--mode replica --flush-every 16000000 --threads $t"
-		for m in lockfree buffered replica atomic striped locked; do
+		for m in $MODES; do
 			echo "$m:$t:--mode $m --threads $t"
 		done
 	done
@@ -74,7 +75,7 @@ cells() {
 
 machine_header "$OUT" "Scaling: every mode against the no-sharing bound ($EPOCHS epochs, medians of $REPEAT interleaved runs)"
 {
-	echo "Command: \`THREADS=\"$THREADS\" REPEAT=$REPEAT EPOCHS=$EPOCHS AVERAGE=$AVERAGE sh bench/scaling.sh\`; each cell"
+	echo "Command: \`THREADS=\"$THREADS\" REPEAT=$REPEAT EPOCHS=$EPOCHS AVERAGE=$AVERAGE MODES=\"$MODES\" sh bench/scaling.sh\`; each cell"
 	echo "\`hogwild train --data SET_tr.lmdb --test SET_te.lmdb --epochs $EPOCHS --average $AVERAGE --seed R ARGS\`, R = 1..$REPEAT"
 	echo "(every cell's median loss is over the same $REPEAT seeds as serial's). The bound: a private"
 	echo "model per thread, merged only at the end of each 32,768-example round. Sets (90/10 splits):"

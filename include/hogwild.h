@@ -468,7 +468,8 @@ typedef struct hog_train_opts {
 	int delay;                 /**< apply each update K examples after its read; default 0 */
 	int hot;                   /**< buffered: hot coordinates (-1: chosen from frequencies) */
 	int flush_every;           /**< buffered, replica: examples between flushes (0, the default:
-	                                buffered 1024, replica 4096) */
+	                                buffered 1024, replica 16384 with average,
+	                                4096 without) */
 	int node_sync;             /**< replica on several NUMA nodes: flushes of each node's first
 	                                worker between syncs of its node replica with the global
 	                                model (0, the default: 1; bound workers only, not

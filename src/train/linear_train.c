@@ -145,7 +145,7 @@ static void node_flush(const hog_engine *e, int id, lin_worker *w, int may_sync)
 static void flush_hot(const hog_engine *e, int id, lin_worker *w)
 {
 	const lin_state *L = e->model;
-	if (L->node) { /* replica on several nodes (a branch every 4096 examples) */
+	if (L->node) { /* replica on several nodes (a branch at every flush) */
 		node_flush(e, id, w, 1);
 		return;
 	}
@@ -863,9 +863,17 @@ static int setup_features(hog_engine *e, lin_state *L)
 	 * the bias only, 0.1944 / 0.27066 / 0.33483 against serial's 0.1958 / 0.27124 /
 	 * 0.33453 on a small binary set, the RCV1-shaped set and a9a; averaging the
 	 * features whose lr * K * mean x^2 reaches 1 as well (705, 79 and 82 of them),
-	 * 0.2127 / 0.27138 / 0.3278: 8.6% worse on the first. */
+	 * 0.2127 / 0.27138 / 0.3278: 8.6% worse on the first.
+	 *
+	 * Every 16384 examples with --average, 4096 without: a flush sweeps the
+	 * whole model, and at 4096 the sweeps held two threads to 84-89% of the
+	 * no-sharing bound; at 16384, 94-102% (three interleaved runs on three sets,
+	 * --average on), the test loss still within 0.2% of serial's
+	 * (bench/results/scaling.md). The average of the iterates absorbs the
+	 * replicas' longer drift; the last iterate, without it, does not (0.5% worse
+	 * on the node-replica test's small set at 16384). */
 	if (e->o.mode == HOG_MODE_REPLICA) {
-		L->flush_every = e->o.flush_every ? (uint32_t)e->o.flush_every : 4096;
+		L->flush_every = e->o.flush_every ? (uint32_t)e->o.flush_every : e->o.average ? 16384 : 4096;
 		L->ks.hot = (uint32_t)L->D;
 		L->avg = e->o.hot > 0 ? (uint32_t)(e->o.hot + 1 < (int64_t)L->D ? e->o.hot + 1 : (int64_t)L->D) : 1;
 		L->private_ = 1;

@@ -134,7 +134,7 @@ int cmd_demo(int argc, char **argv)
 		       "       buffered = lock-free, the hot coordinates kept per worker and\n"
 		       "                  merged every 1024 examples;\n"
 		       "       replica = lock-free, the whole model kept per worker and\n"
-		       "                 merged every 4096 examples;\n"
+		       "                 merged every 16384 examples;\n"
 		       "       atomic = CAS per coordinate; striped = a lock per 64 coordinates;\n"
 		       "       locked = one global lock.\n",
 		       csv, json, plot);

@@ -242,6 +242,13 @@ static void tr_on_note(void *ud, const char *msg)
  * when the build cannot load a synthetic topology. */
 static enum hog_rule tr_rule = HOG_RULE_SGD;
 static int tr_average = 1;
+/* How far above serial's test loss the real-thread runs may end. Their loss
+ * moves with the workers' interleaving: 3 workers on 2 nodes of a synthetic
+ * machine (2 real cores) ended 6% below serial's in the plain build and up to
+ * 1.9% above it under TSan, whose threads run far slower and less evenly. The
+ * arithmetic itself is held exactly by the serial-loop and conservation tests
+ * above; these runs check that the node path trains, not that it matches. */
+#define TR_LOSS_TOL 1.03
 static double tr_run(enum hog_mode mode, int threads, const char *topo, int node_sync, hog_train_result *res,
                      tr_notes *nt, hog_model **m)
 {
@@ -287,7 +294,7 @@ static void test_replica_two_nodes_trains(void)
 		CU_ASSERT(strstr(nt.last, "replica: 2 node replicas") != NULL);
 		CU_ASSERT(strstr(nt.last, sync == 1 ? "every 1 flush " : "every 3 flushes") != NULL);
 		CU_ASSERT(strstr(nt.last, "NUMA node 1: 1 worker") != NULL);
-		CU_ASSERT(two <= serial * 1.005);
+		CU_ASSERT(two <= serial * TR_LOSS_TOL);
 		CU_ASSERT(two > 0); /* (a loss, not NaN) */
 	}
 	/* 3 workers on 2 nodes (2 and 1): the bias averaged per node, then over nodes */
@@ -295,7 +302,7 @@ static void test_replica_two_nodes_trains(void)
 	double three = tr_run(HOG_MODE_REPLICA, 3, "numa:2 core:1 pu:1", 0, &rr, &nt, NULL);
 	CU_ASSERT_EQUAL(rr.node_replicas, 2);
 	CU_ASSERT(strstr(nt.last, "NUMA node 0: 2 workers, NUMA node 1: 1 worker") != NULL);
-	CU_ASSERT(three <= serial * 1.005);
+	CU_ASSERT(three <= serial * TR_LOSS_TOL);
 	/* AdaGrad (two floats a coordinate, the sums of squares summed), 2 x 2 workers */
 	tr_rule = HOG_RULE_ADAGRAD;
 	double aserial = tr_run(HOG_MODE_SERIAL, 1, NULL, 0, &rs, &nt, NULL);
@@ -304,7 +311,7 @@ static void test_replica_two_nodes_trains(void)
 	tr_rule = HOG_RULE_SGD;
 	CU_ASSERT_EQUAL(rr.node_replicas, 2);
 	CU_ASSERT(strstr(nt.last, "NUMA node 0: 2 workers, NUMA node 1: 2 workers") != NULL);
-	CU_ASSERT(four <= aserial * 1.005);
+	CU_ASSERT(four <= aserial * TR_LOSS_TOL);
 	CU_ASSERT(four > 0);
 }
 

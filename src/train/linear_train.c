@@ -149,6 +149,10 @@ static void flush_hot(const hog_engine *e, int id, lin_worker *w)
 		node_flush(e, id, w, 1);
 		return;
 	}
+	/* replica.h's rep_flush with --average's touch: not a call to it, which
+	 * would read L->ks.A up front; here it is read only for a coordinate that
+	 * changed, never in the epoch's opening flush (nothing changed), which runs
+	 * while thread 0 sets ks.A for the epoch (lin_epoch_started; TSan) */
 	const uint32_t S = L->S, n = L->ks.hot * S, navg = L->avg * S;
 	const float share = 1.0f / (float)e->T;
 	_Atomic float *P = L->P;

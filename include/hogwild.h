@@ -373,7 +373,7 @@ enum hog_mode {
 #define HOG_MODE_COUNT 6
 #define HOG_MODE_ALL 9
 
-/** The models (DESIGN §4): one training engine serves them all. */
+/** The models (docs/architecture.md §4): one training engine serves them all. */
 enum hog_model_kind {
 	HOG_MODEL_LINEAR = 1, /**< sparse linear: w.x + b */
 	HOG_MODEL_MF = 2,     /**< matrix factorization of (user, item, rating) triples */
@@ -385,7 +385,7 @@ enum hog_model_kind {
  * the mlp with no hidden layers). */
 enum hog_loss { HOG_LOSS_LOGISTIC = 0, HOG_LOSS_HINGE = 1, HOG_LOSS_SQUARED = 2, HOG_LOSS_SOFTMAX = 3 };
 
-/** Step rules (DESIGN §6). */
+/** Step rules (docs/architecture.md §6). */
 enum hog_rule {
 	HOG_RULE_SGD = 0,         /**< w -= lr_t * g */
 	HOG_RULE_ADAGRAD = 1,     /**< per coordinate: w -= lr/(beta+sqrt(sum g^2)) * g */

@@ -1,4 +1,4 @@
-/* The data set store on LMDB (DESIGN §3, man/hogwild-data.5): one file per data
+/* The data set store on LMDB (docs/architecture.md §3, man/hogwild-data.5): one file per data
  * set (MDB_NOSUBDIR), named databases "meta" (text key/values and binary id maps)
  * and "blocks" (big-endian u64 block number -> block, see block.c).
  *

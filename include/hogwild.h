@@ -238,6 +238,11 @@ typedef struct hog_import_opts {
 	enum hog_task task;       /**< 0: decided from the labels */
 	uint64_t features;        /**< libsvm: dimension (0: 1 + largest id seen) */
 	int label_col;            /**< csv: label column, 0-based; negative counts from the end */
+	int label_given;          /**< csv: 1: label_col is the caller's choice; 0: a header column
+	                               named label, target, class or y (any case) is the label, else
+	                               label_col */
+	const char *label_name;   /**< csv: the label is the header column of this name (any case);
+	                               NULL: as label_col and label_given say */
 	int header;               /**< csv, ratings: 1 yes, 0 no, -1 detect (set it: 0 means no) */
 	char delim;               /**< csv, ratings: 0 detects ',', '\t', ';' or whitespace */
 	size_t max_line;          /**< longest line accepted (default 16 MiB) */

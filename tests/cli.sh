@@ -908,6 +908,15 @@ check_grep "csv: ... and the first line is data: 3 examples" "$OUT" ': 3 example
 printf 'y,a,b\n1,2,3\n0,1,0\n' >"$T/hdr.csv"
 check "csv: a header line" 0 "$H" data import -q -f csv "$T/hdr.csv" "$T/hdr.lmdb"
 check_grep "csv: ... is said to be skipped, with FILE:LINE" "$ERR" 'hdr\.csv:1: a header line, skipped'
+printf 'a,b,Target\n5,6,1\n7,8,0\n9,1,1\n' >"$T/named.csv"
+check "csv: a header column named target is the label" 0 "$H" data import -q -f csv "$T/named.csv" "$T/named.lmdb"
+check_grep "csv: ... and the import says so" "$ERR" "named\.csv:1: the label is column 2, 'Target' \(by its name"
+check "csv: ... read back" 0 "$H" data info "$T/named.lmdb"
+check_grep "csv: ... a binary set of 2 features" "$OUT" '^task +binary'
+check "csv: --label-col takes a header name" 0 "$H" data import -q -f csv --label-col b "$T/named.csv" "$T/named-b.lmdb"
+check_grep "csv: ... and says which" "$ERR" "the label is column 1, 'b'"
+check "csv: --label-col with a name no column has" 2 "$H" data import -q -f csv --label-col price "$T/named.csv" "$T/named-p.lmdb"
+check_grep "csv: ... names it" "$ERR" "no column named 'price'"
 printf '1,NA,3\n0,1,0\n' >"$T/na.csv"
 check "csv: 'NA' in the first line is an error, not a header" 1 "$H" data import -q -f csv "$T/na.csv" "$T/na.lmdb"
 check_grep "csv: ... at FILE:LINE:COL" "$ERR" 'na\.csv:1:3: expected a number in column 2'

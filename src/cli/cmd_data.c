@@ -251,8 +251,10 @@ static const char import_usage[] =
 	"                        labels: binary for {0,1} or {-1,1}, multiclass for\n"
 	"                        small integers, else regression)\n"
 	"  -d, --dim N           libsvm: dimension (default: 1 + largest index)\n"
-	"      --label-col N     csv: label column from 0, negative from the end\n"
-	"                        (default 0)\n"
+	"      --label-col N     csv: label column from 0, negative from the end, or\n"
+	"                        its name in the header (default: a header column\n"
+	"                        named label, target, class or y, else column 0;\n"
+	"                        the import says which it took)\n"
 	"      --header H        csv, ratings: yes | no | auto (default auto: a first\n"
 	"                        line with a field that is not a number is a header;\n"
 	"                        a header is skipped with a note on stderr)\n"
@@ -295,9 +297,13 @@ static int data_import(int argc, char **argv)
 			set_dim = 1;
 			break;
 		case OPT_LABEL_COL:
-			if (cli_parse_int(optarg, -65536, 65535, &lv) != 0)
-				return cli_usage_error(cmd, U, "--label-col: '%s' is not a column number", optarg);
-			o.label_col = (int)lv;
+			if (cli_parse_int(optarg, -65536, 65535, &lv) == 0)
+				o.label_col = (int)lv;
+			else if (*optarg && !strchr(optarg, ','))
+				o.label_name = optarg; /* a header column's name */
+			else
+				return cli_usage_error(cmd, U, "--label-col: '%s' is neither a column number nor a name", optarg);
+			o.label_given = 1;
 			set_text |= 1;
 			break;
 		case OPT_HEADER:

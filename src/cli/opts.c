@@ -214,6 +214,9 @@ void cli_opt_scope(const cli_opt *op, char *buf, size_t len)
 		put(&b, "%swith %s", op->kinds || op->modes ? ", " : "", cond_words(op->cond));
 }
 
+/* A space the help text is not wrapped at (printed as a space). */
+#define NBSP "\x01"
+
 /* "serial | lockfree | buffered (linear, mlp) | ...": every mode, with the
  * models that take it when not all of them do (from the trainers' tables). */
 static void put_modes(sbuf *b)
@@ -229,10 +232,10 @@ static void put_modes(sbuf *b)
 				takes |= 1u << k;
 		put(b, "%s%s", m ? " | " : "", hog_mode_name((enum hog_mode)m));
 		if (m != HOG_MODE_AUTO && takes != all && takes) {
-			put(b, " (");
+			put(b, NBSP "(");
 			for (int k = 0, n = 0; k <= HOG_MODEL_KIND_MAX; k++)
 				if (takes >> k & 1u)
-					put(b, "%s%s", n++ ? ", " : "", kind_word(k));
+					put(b, "%s%s", n++ ? "," NBSP : "", kind_word(k));
 			put(b, ")");
 		}
 	}
@@ -279,6 +282,40 @@ static void help_text(const cli_opt *op, char *buf, size_t len)
 #define HELP_COL 25
 #define HELP_WIDTH 80
 
+/* @p text from column @p col (the option's name written before it), words
+ * wrapped at HELP_WIDTH, continuation lines at HELP_COL. */
+static void put_wrapped(FILE *f, const char *p, int col)
+{
+	if (col >= HELP_COL - 1) {
+		fputs("  ", f);
+		col += 2;
+	} else {
+		fprintf(f, "%*s", HELP_COL - col, "");
+		col = HELP_COL;
+	}
+	int first = 1;
+	while (*p) {
+		size_t w = strcspn(p, " ");
+		if (!first && col + 1 + (int)w > HELP_WIDTH) {
+			fprintf(f, "\n%*s", HELP_COL, "");
+			col = HELP_COL;
+			first = 1;
+		}
+		if (!first) {
+			fputc(' ', f);
+			col++;
+		}
+		for (size_t j = 0; j < w; j++)
+			fputc(p[j] == NBSP[0] ? ' ' : p[j], f);
+		col += (int)w;
+		first = 0;
+		p += w;
+		while (*p == ' ')
+			p++;
+	}
+	fputc('\n', f);
+}
+
 void cli_opt_usage(FILE *f, unsigned cmd)
 {
 	for (size_t i = 0; i < cli_nopts; i++) {
@@ -291,35 +328,7 @@ void cli_opt_usage(FILE *f, unsigned cmd)
 		                   op->arg ? " " : "", op->arg ? op->arg : "");
 		fputs(left, f);
 		help_text(op, text, sizeof text);
-		/* words wrapped at HELP_WIDTH, continuation lines at HELP_COL */
-		const char *p = text;
-		if (col >= HELP_COL - 1) {
-			fputs("  ", f);
-			col += 2;
-		} else {
-			fprintf(f, "%*s", HELP_COL - col, "");
-			col = HELP_COL;
-		}
-		int first = 1;
-		while (*p) {
-			size_t w = strcspn(p, " ");
-			if (!first && col + 1 + (int)w > HELP_WIDTH) {
-				fprintf(f, "\n%*s", HELP_COL, "");
-				col = HELP_COL;
-				first = 1;
-			}
-			if (!first) {
-				fputc(' ', f);
-				col++;
-			}
-			fwrite(p, 1, w, f);
-			col += (int)w;
-			first = 0;
-			p += w;
-			while (*p == ' ')
-				p++;
-		}
-		fputc('\n', f);
+		put_wrapped(f, text, col);
 	}
 }
 

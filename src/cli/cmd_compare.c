@@ -107,8 +107,8 @@ int cmd_compare(int argc0, char **argv0)
 		case 'c': break;
 		case OPT_MODES:
 			if ((plan.nmodes = parse_list(optarg, plan.modes, CMP_MAX_MODES, parse_mode)) <= 0)
-				rc = cli_usage_error("compare", NULL, "--modes: '%s' is not a list of lockfree, buffered, "
-				                     "atomic, striped, locked, grid", optarg);
+				rc = cli_usage_error("compare", NULL, "--modes: '%s' is not a list of modes other than "
+				                     "serial (see hogwild compare -h)", optarg);
 			break;
 		case OPT_THREADS_LIST:
 			if ((plan.nthreads = parse_list(optarg, plan.threads, CMP_MAX_THREADS, parse_threads)) <= 0)

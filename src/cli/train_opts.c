@@ -57,8 +57,13 @@ int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o,
 		o->loss = (enum hog_loss)e;
 		break;
 	case OPT_MODE:
-		if ((e = hog_mode_parse(arg)) < 0)
-			return bad(cmd, "mode", arg, "serial, lockfree, buffered, atomic, striped, locked, grid or auto");
+		if ((e = hog_mode_parse(arg)) < 0) {
+			char all[160] = "";
+			for (int m = 0; m < HOG_MODE_ALL; m++)
+				snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s", m == 0 ? "" :
+				         m == HOG_MODE_ALL - 1 ? " or " : ", ", hog_mode_name((enum hog_mode)m));
+			return bad(cmd, "mode", arg, all);
+		}
 		o->mode = (enum hog_mode)e;
 		break;
 	case OPT_THREADS:

@@ -138,6 +138,8 @@ static const icase issue_cases[] = {
 	{ T, LIN, LOG, MD(BUFFERED), SGD, BKF, NULL, NULL, "delay", R, 0 },
 	{ T, MLP, LOG, MD(LOCKFREE), SGD, BKF, NULL, NULL, "measure-delay", R, 0 },
 	{ T, MF, SQ, MD(GRID), SGD, BKF, NULL, NULL, "measure-delay", A, 0 },
+	{ T, MF, SQ, MD(LOCKFREE), SGD, BKF, NULL, NULL, "stream", R, 0 }, /* only the linear trainer streams */
+	{ T, LIN, LOG, MD(REPLICA), SGD, BKF, NULL, NULL, "stream", A, 0 },
 	/* --loss softmax with --model linear trains as the mlp without hidden layers */
 	{ T, LIN, SMX, MD(LOCKFREE), SGD, BKF, NULL, NULL, "batch", A, 0 },
 	{ T, LIN, SMX, MD(LOCKFREE), SGD, BKF, NULL, NULL, "layers", R, 0 },
@@ -222,7 +224,7 @@ static const struct ref {
 	{ "topology", "*", "", "" }, { "sync-every", "*", "", "" }, { "no-shuffle", "*", "", "" },
 	{ "quiet", "*", "", "" }, { "save", "*", "", "" }, { "checkpoint", "*", "", "" },
 	{ "checkpoint-every", "*", "", "checkpoint" }, { "resume", "*", "", "" }, { "force", "*", "", "resume" },
-	{ "metrics", "*", "", "" }, { "stream", "*", "", "" }, { "ranks", "*", "", "" }, { "repeat", "*", "", "" },
+	{ "metrics", "*", "", "" }, { "stream", "linear", "", "" }, { "ranks", "*", "", "" }, { "repeat", "*", "", "" },
 	{ "target-loss", "*", "", "" }, { "csv", "*", "", "" }, { "json", "*", "", "" }, { "plot", "*", "", "" },
 	{ "help", "*", "", "" },
 };

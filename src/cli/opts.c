@@ -99,7 +99,7 @@ const cli_opt cli_opts[] = {
 	  "resume even when the data set or options differ from the checkpoint's (the model's shapes must "
 	  "still fit)" },
 	{ "metrics", 0, REQ, OPT_METRICS, CLI_TRAIN, 0, 0, COND_NONE, "FILE", "append one JSON line per epoch" },
-	{ "stream", 0, NO, OPT_STREAM, CLI_TRAIN, 0, 0, COND_NONE, NULL,
+	{ "stream", 0, NO, OPT_STREAM, CLI_TRAIN, K(LINEAR), 0, COND_NONE, NULL, /* (the trainers' .streams) */
 	  "train from the data set's blocks in place, for sets larger than memory: shuffled blocks, the page "
 	  "cache reads (off)" },
 	/* compare's own */

@@ -1,5 +1,6 @@
 /* The training options shared by `hogwild train` and `hogwild compare`: one
- * table, one parser, one usage text, so the two commands cannot drift apart. */
+ * table (opts.h: names, help, where each applies), one parser of their values,
+ * one refusal of an option a run would ignore, so the commands cannot drift. */
 #ifndef HOG_CLI_TRAIN_OPTS_H
 #define HOG_CLI_TRAIN_OPTS_H
 #include "cli/cli.h"

@@ -528,6 +528,9 @@ void hog_train_opts_init(hog_train_opts *o);
  * hog_model_kind_modes(); linear with softmax loss trains as an mlp with no
  * hidden layer). */
 unsigned hog_train_modes(const hog_train_opts *o);
+/** The model kind whose trainer runs @p o: its model, except linear with the
+ * softmax loss, which trains as the mlp (0 when that model is not built). */
+enum hog_model_kind hog_train_kind(const hog_train_opts *o);
 
 /** @name Several machines (MPI)
  * Built with MPI (Makefile MPI=1, or auto when Open MPI is installed), a program

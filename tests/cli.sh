@@ -630,7 +630,7 @@ else
 	awk 'BEGIN { srand(11); for (j = 0; j < 1500; j++) { u = int(rand() * 37); i = int(rand() * 23)
 		printf "%d %d %.2f\n", u * 7 + 3, i * 5 + 1, 1 + 4 * rand() * rand() + (u % 3) * 0.3 } }' >"$T/fr.txt"
 	"$H" data import -q -f ratings "$T/fr.txt" "$T/fr.lmdb" >/dev/null 2>&1
-	FS="--model mf --data $T/fr.lmdb --threads 1 --mode serial --no-shuffle --schedule constant --lr 0.05 --l2 0.05 --rank 4 --epochs 2 --bind none --quiet"
+	FS="--model mf --data $T/fr.lmdb --threads 1 --mode serial --no-shuffle --lr 0.05 --l2 0.05 --rank 4 --epochs 2 --bind none --quiet"
 	if ! ${CC:-cc} -O2 -std=c11 -o "$T/mfref" "$SRC/tests/mf_mpi_ref.c" -lm 2>"$ERR"; then
 		fail "mpi mf: building the reference tests/mf_mpi_ref.c"
 	else
@@ -638,12 +638,12 @@ else
 			set -- $v
 			b=""
 			if [ "$2" = 1 ]; then b=--biases; fi
-			ada=0
-			if [ "$1" = adagrad ]; then ada=1; fi
+			ada=0 sch="--schedule constant" # (adagrad has no schedule: refused with it)
+			if [ "$1" = adagrad ]; then ada=1 sch=""; fi
 			if [ "$3" = 1 ]; then
-				check "mpi mf: $1 ${b:-no biases}, one process" 0 "$H" train $FS $b --optimizer $1 --save "$T/fm.bin"
+				check "mpi mf: $1 ${b:-no biases}, one process" 0 "$H" train $FS $sch $b --optimizer $1 --save "$T/fm.bin"
 			else
-				check "mpi mf: $1 ${b:-no biases}, -np $3 --sync-every 1" 0 $MPIRUN -np $3 "$H" train $FS $b \
+				check "mpi mf: $1 ${b:-no biases}, -np $3 --sync-every 1" 0 $MPIRUN -np $3 "$H" train $FS $sch $b \
 					--optimizer $1 --sync-every 1 --save "$T/fm.bin"
 			fi
 			"$H" predict --model "$T/fm.bin" --data "$T/fr.lmdb" >"$T/fp.txt" 2>/dev/null
@@ -936,6 +936,98 @@ check_grep "ratings: ... is said to be skipped" "$ERR" 'r\.csv:1: a header line,
 printf 'NA 2 5\n1 2 5\n' >"$T/rna.txt"
 check "ratings: 'NA' as the first user id is an error, not a header" 1 "$H" data import -q -f ratings "$T/rna.txt" "$T/r2.lmdb"
 check_grep "ratings: ... at FILE:LINE:COL" "$ERR" 'rna\.txt:1:1:'
+
+# ------------------------------------------------------------ no option silently ignored (issue 18)
+# The whole matrix is tests/test_opts.c's, against the table; here a sample
+# end to end through the binary. Expectations are written out by hand.
+"$H" data gen -q --examples 600 --features 50 --nnz 5 --seed 4 "$T/os.lmdb" >/dev/null 2>&1
+"$H" data gen -q --kind ratings --examples 600 --users 30 --items 20 --seed 4 "$T/or.lmdb" >/dev/null 2>&1
+"$H" data gen -q --kind dense --examples 300 --features 6 --classes 3 --seed 4 "$T/od.lmdb" >/dev/null 2>&1
+OB="--epochs 1 --threads 2 --bind none --quiet"
+for v in "--layers 8@--layers applies to the mlp model, not to the linear model" \
+         "--momentum 0.5@--momentum applies to the mlp model .*not to the linear model" \
+         "--batch 4@--batch applies to the mlp model .*not to the linear model" \
+         "--rank 4@--rank applies to the mf model, not to the linear model" \
+         "--biases@--biases applies to the mf model, not to the linear model" \
+         "--grid 3@--grid applies to the mf model, grid mode, not to the linear model" \
+         "--device cpu@--device applies to the mlp model .*not to the linear model" \
+         "--stripe-size 64@--stripe-size applies to striped mode; the linear model in lockfree mode would ignore it" \
+         "--flush-every 100@--flush-every applies to buffered and replica modes; the linear model in lockfree mode" \
+         "--hot 3@--hot applies to buffered and replica modes; the linear model in lockfree mode" \
+         "--node-sync 2@--node-sync applies to replica mode; the linear model in lockfree mode" \
+         "--schedule constant --backoff 0.5@--backoff applies only with --schedule backoff" \
+         "--adagrad-beta 2@--adagrad-beta applies only with --optimizer adagrad or adarevision" \
+         "--checkpoint-every 5@--checkpoint-every applies only with --checkpoint" \
+         "--force@--force applies only with --resume" \
+         "--mode buffered --model mlp --hot 3@--hot applies to the linear model, .*not to the mlp model" \
+         "--mode striped --optimizer adagrad --schedule invt@--schedule applies only with --optimizer sgd" \
+         "--mode auto --model mf --node-sync 2@--node-sync applies to the linear model, .*not to the mf model"; do
+	args=${v%%@*} re=${v#*@}
+	check "options: $args refused" 2 "$H" train --data "$T/os.lmdb" $OB $args
+	check_grep "options: ... naming it and why" "$ERR" "^hogwild train: $re"
+done
+check "options: mf --normalize refused" 2 "$H" train --data "$T/or.lmdb" --model mf $OB --normalize
+check_grep "options: ... naming the model" "$ERR" 'normalize applies to the linear and mlp models, not to the mf model'
+check "options: mf --average refused" 2 "$H" train --data "$T/or.lmdb" --model mf $OB --average on
+check "options: --loss softmax --average refused (it trains as the mlp)" 2 "$H" train --data "$T/od.lmdb" --loss softmax $OB --average off
+check_grep "options: ... saying so" "$ERR" 'average applies to the linear model, not to --model linear --loss softmax \(which trains as the mlp model\)'
+check "options: refused before the data is read" 2 "$H" train --data "$T/nonexistent.lmdb" $OB --rank 4
+check "options: striped --stripe-size accepted" 0 "$H" train --data "$T/os.lmdb" $OB --mode striped --stripe-size 16
+check "options: buffered --hot --flush-every accepted" 0 "$H" train --data "$T/os.lmdb" $OB --mode buffered --hot 3 --flush-every 100
+check "options: replica --node-sync accepted" 0 "$H" train --data "$T/os.lmdb" $OB --mode replica --node-sync 2
+check "options: adagrad --adagrad-beta accepted" 0 "$H" train --data "$T/os.lmdb" $OB --optimizer adagrad --adagrad-beta 2
+check "options: --checkpoint-every with --checkpoint accepted" 0 "$H" train --data "$T/os.lmdb" $OB \
+	--checkpoint "$T/oc.ckpt" --checkpoint-every 100
+check "options: mf grid --grid --rank --biases accepted" 0 "$H" train --data "$T/or.lmdb" --model mf $OB --mode grid \
+	--grid 5 --rank 4 --biases
+check "options: mlp --layers --batch --momentum --device accepted" 0 "$H" train --data "$T/od.lmdb" --model mlp $OB \
+	--layers 8 --batch 16 --momentum 0.5 --device cpu
+check "options: --loss softmax --batch accepted" 0 "$H" train --data "$T/od.lmdb" --loss softmax $OB --batch 16
+check "options: compare --modes lockfree --stripe-size refused" 2 "$H" compare --data "$T/os.lmdb" --modes lockfree \
+	--threads 2 --epochs 1 --quiet --stripe-size 16
+check_grep "options: ... naming the modes" "$ERR" 'stripe-size applies to striped mode; the linear model in serial and lockfree modes would ignore it'
+check "options: compare --modes lockfree,striped --stripe-size accepted" 0 "$H" compare --data "$T/os.lmdb" \
+	--modes lockfree,striped --threads 2 --epochs 1 --quiet --bind none --stripe-size 16
+# config files: a key counts as given; an unknown section or key is an error
+printf 'data = %s\n[train]\nepochs = 1\nhot = 3\n' "$T/os.lmdb" >"$T/o1.ini"
+check "options: a config key counts as given" 2 "$H" train -c "$T/o1.ini" --quiet
+check_grep "options: ... and is refused" "$ERR" 'hot applies to buffered and replica modes'
+printf 'data = %s\n[trian]\nepochs = 1\n' "$T/os.lmdb" >"$T/o2.ini"
+check "options: a misspelled section" 2 "$H" train -c "$T/o2.ini" --quiet
+check_grep "options: ... named with FILE:LINE and the closest name" "$ERR" "o2\.ini:3: unknown section \[trian\].*did you mean 'train'"
+printf 'data = %s\n[train]\nepohcs = 1\n' "$T/os.lmdb" >"$T/o3.ini"
+check "options: a misspelled key" 2 "$H" train -c "$T/o3.ini" --quiet
+check_grep "options: ... named with the closest" "$ERR" "o3\.ini:3: 'epohcs' is not an option of hogwild train; did you mean 'epochs'"
+printf 'data = %s\n[compare]\nrepaet = 2\n' "$T/os.lmdb" >"$T/o4.ini"
+check "options: a misspelled key in the other command's section" 2 "$H" train -c "$T/o4.ini" --quiet
+check_grep "options: ... named" "$ERR" "o4\.ini:3: 'repaet' is not an option of hogwild compare; did you mean 'repeat'"
+check "options: configs/compare.ini is read by train (its [compare] checked, not used)" 1 "$H" train -c "$SRC/configs/compare.ini" --data "$T/nonexistent.lmdb"
+check_grep "options: ... and gets as far as the data" "$ERR" 'nonexistent'
+# help text and man page: the same options and modes
+if [ -f "$SRC/man/hogwild.1" ]; then
+	man_opts() { # the options the man page's sections matching $1 list
+		awk -v want="$1" '/^\.SS /{ sec = substr($0, 5) } /^\.TP/{ tp = 1; next }
+			tp { tp = 0; if (sec ~ want && match($0, /\\-\\-[a-z0-9\\-]+/)) { s = substr($0, RSTART, RLENGTH); gsub(/\\/, "", s); print s } }' \
+			"$SRC/man/hogwild.1" | sort -u
+	}
+	help_opts() { sed -nE 's/^  (-[a-z], |    )(--[a-z0-9-]+).*/\2/p' | sort -u; }
+	"$H" train -h | help_opts >"$T/oh1"
+	man_opts '^(Training options|train$)' >"$T/om1"
+	check_true "options: train -h and the man page list the same options ($(diff "$T/oh1" "$T/om1" | grep '^[<>]' | tr '\n' ' '))" \
+		cmp -s "$T/oh1" "$T/om1"
+	"$H" compare -h | help_opts >"$T/oh2"
+	man_opts '^(Training options|compare$)' | grep -vx -- --mode >"$T/om2" # (compare reads --mode as --modes)
+	check_true "options: compare -h and the man page list the same options ($(diff "$T/oh2" "$T/om2" | grep '^[<>]' | tr '\n' ' '))" \
+		cmp -s "$T/oh2" "$T/om2"
+	check_true "options: ... 40 of them or more" test "$(wc -l <"$T/oh1")" -ge 40
+	"$H" train -h | awk '/^      --mode /{ on = 1 } on && /^      --threads/{ on = 0 } on' | tr '\n' ' ' |
+		sed -E 's/^ *--mode M *//; s/ \(lockfree:.*//; s/\([^)]*\)//g; s/[|]/ /g' | tr -s ' ' '\n' | grep . | sort >"$T/ohm"
+	grep -A3 '^\.BI \\-\\-mode " M"' "$SRC/man/hogwild.1" | grep '^\.RB "" serial' | sed 's/^\.RB ""//; s/"//g; s/|/ /g' |
+		tr -s ' ' '\n' | grep . | sort >"$T/omm"
+	check_true "options: train -h and the man page's --mode list the same modes ($(tr '\n' ' ' <"$T/ohm"))" \
+		cmp -s "$T/ohm" "$T/omm"
+	check_true "options: ... replica among them, nine in all" test "$(grep -cx replica "$T/ohm")" = 1 -a "$(wc -l <"$T/ohm")" = 9
+fi
 
 # ------------------------------------------------------------ (new sections go here)
 

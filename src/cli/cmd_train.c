@@ -11,29 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_SAVE = OPT_TRAIN_LAST, OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_RESUME, OPT_FORCE, OPT_METRICS, OPT_STREAM, OPT_HELP };
-
-static const char usage[] =
+static const char usage_head[] =
 	"usage: hogwild train --data D.lmdb [--test T.lmdb] [options]\n"
-	"Trains a model with every core at once and reports each epoch.\n"
-	"\n"
-	"      --mode M           serial | lockfree | buffered | atomic | striped | locked |\n"
-	"                         grid (mf) | auto (lockfree: plain Hogwild!; buffered: lock-free\n"
-	"                         with the hot coordinates kept per worker and averaged in every\n"
-	"                         K examples; auto: probe the modes on a sample, take the fastest\n"
-	"                         that reaches serial's loss)\n"
-	"      --threads N        workers, pinned one per core (0: every core; serial: 1)\n"
-	"%s"
-	"      --save FILE        write the trained model here (atomically)\n"
-	"      --checkpoint FILE  write a checkpoint after every epoch and when stopped\n"
-	"      --checkpoint-every SECONDS  also every SECONDS inside an epoch (0: off)\n"
-	"      --resume FILE      continue from a checkpoint (same data and options)\n"
-	"      --force            resume even when the data set or options differ from the\n"
-	"                         checkpoint's (the model's shapes must still fit)\n"
-	"      --metrics FILE     append one JSON line per epoch\n"
-	"      --stream           train from the data set's blocks in place, for sets larger\n"
-	"                         than memory: shuffled blocks, the page cache reads (off)\n"
-	"  -h, --help             this text\n"
+	"Trains a model with every core at once and reports each epoch. An option that\n"
+	"the model, mode or other options would ignore is refused (exit 2).\n"
+	"\n";
+static const char usage_tail[] =
 	"Exit: 0 done, 1 data or run-time error, 2 usage, 130/143 stopped by SIGINT/SIGTERM.\n";
 
 typedef struct train_ui {
@@ -137,19 +120,8 @@ static void on_epoch(void *ud, const hog_epoch_stats *s)
 
 int cmd_train(int argc0, char **argv0)
 {
-	static const struct option own[] = {
-		{ "save", required_argument, NULL, OPT_SAVE },
-		{ "checkpoint", required_argument, NULL, OPT_CHECKPOINT },
-		{ "checkpoint-every", required_argument, NULL, OPT_CHECKPOINT_EVERY },
-		{ "resume", required_argument, NULL, OPT_RESUME },
-		{ "force", no_argument, NULL, OPT_FORCE },
-		{ "metrics", required_argument, NULL, OPT_METRICS },
-		{ "stream", no_argument, NULL, OPT_STREAM },
-		{ "help", no_argument, NULL, OPT_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct option lopts[64];
-	cli_train_table(lopts, 64, own);
+	struct option lopts[80];
+	cli_opt_getopt(CLI_TRAIN, lopts, 80);
 
 	int argc;
 	char **argv;
@@ -167,10 +139,13 @@ int cmd_train(int argc0, char **argv0)
 	opterr = 0;
 	rc = -1;
 	while (rc < 0 && (c = getopt_long(argc, argv, ":hc:", lopts, NULL)) != -1) {
+		cli_given_set(&a.given, c);
 		switch (c) {
 		case 'h':
 		case OPT_HELP:
-			printf(usage, cli_train_usage);
+			fputs(usage_head, stdout);
+			cli_opt_usage(stdout, CLI_TRAIN);
+			fputs(usage_tail, stdout);
 			rc = 0;
 			break;
 		case 'c': break;
@@ -200,6 +175,10 @@ int cmd_train(int argc0, char **argv0)
 	}
 	if (o.resume && !o.checkpoint)
 		o.checkpoint = o.resume; /* keep checkpointing where we resumed from */
+	if ((rc = cli_train_refuse(CLI_TRAIN, &o, cli_opt_train_modes(&o), &a.given))) {
+		cli_config_free(argc, argv);
+		return rc;
+	}
 	if ((rc = cli_mpi_start("train"))) {
 		cli_config_free(argc, argv);
 		return rc;

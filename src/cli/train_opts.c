@@ -5,108 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const struct option cli_train_long[] = {
-	{ "data", required_argument, NULL, OPT_DATA },
-	{ "test", required_argument, NULL, OPT_TEST },
-	{ "model", required_argument, NULL, OPT_MODEL },
-	{ "loss", required_argument, NULL, OPT_LOSS },
-	{ "mode", required_argument, NULL, OPT_MODE },
-	{ "threads", required_argument, NULL, OPT_THREADS },
-	{ "epochs", required_argument, NULL, OPT_EPOCHS },
-	{ "lr", required_argument, NULL, OPT_LR },
-	{ "schedule", required_argument, NULL, OPT_SCHEDULE },
-	{ "backoff", required_argument, NULL, OPT_BACKOFF },
-	{ "t0", required_argument, NULL, OPT_T0 },
-	{ "warmup", required_argument, NULL, OPT_WARMUP },
-	{ "l2", required_argument, NULL, OPT_L2 },
-	{ "optimizer", required_argument, NULL, OPT_OPTIMIZER },
-	{ "adagrad-beta", required_argument, NULL, OPT_ADAGRAD_BETA },
-	{ "delay", required_argument, NULL, OPT_DELAY },
-	{ "hot", required_argument, NULL, OPT_HOT },
-	{ "flush-every", required_argument, NULL, OPT_FLUSH_EVERY },
-	{ "node-sync", required_argument, NULL, OPT_NODE_SYNC },
-	{ "stripe-size", required_argument, NULL, OPT_STRIPE_SIZE },
-	{ "bind", required_argument, NULL, OPT_BIND },
-	{ "seed", required_argument, NULL, OPT_SEED },
-	{ "measure-delay", no_argument, NULL, OPT_MEASURE_DELAY },
-	{ "topology", required_argument, NULL, OPT_TOPOLOGY },
-	{ "quiet", no_argument, NULL, OPT_QUIET },
-	{ "config", required_argument, NULL, OPT_CONFIG },
-	{ "rank", required_argument, NULL, OPT_RANK },
-	{ "biases", no_argument, NULL, OPT_BIASES },
-	{ "grid", required_argument, NULL, OPT_GRID },
-	{ "sync-every", required_argument, NULL, OPT_SYNC_EVERY },
-	{ "no-shuffle", no_argument, NULL, OPT_NO_SHUFFLE },
-	{ "average", required_argument, NULL, OPT_AVERAGE },
-	{ "normalize", no_argument, NULL, OPT_NORMALIZE },
-	{ "layers", required_argument, NULL, OPT_LAYERS },
-	{ "batch", required_argument, NULL, OPT_BATCH },
-	{ "momentum", required_argument, NULL, OPT_MOMENTUM },
-	{ "device", required_argument, NULL, OPT_DEVICE },
-	{ NULL, 0, NULL, 0 },
-};
-const size_t cli_train_nlong = sizeof cli_train_long / sizeof *cli_train_long - 1;
-
-size_t cli_train_table(struct option *out, size_t cap, const struct option *own)
-{
-	size_t n = 0;
-	for (; n < cli_train_nlong && n + 1 < cap; n++)
-		out[n] = cli_train_long[n];
-	for (; own && own->name && n + 1 < cap; own++)
-		out[n++] = *own;
-	out[n] = (struct option){ NULL, 0, NULL, 0 };
-	return n;
-}
-
-const char cli_train_usage[] =
-	"  -c, --config FILE      INI file of options (flags given here override it)\n"
-	"      --data D.lmdb      training set (required)\n"
-	"      --test T.lmdb      test set, evaluated after every epoch (none)\n"
-	"      --model M          linear | mf | mlp (linear)\n"
-	"      --loss L           logistic | hinge | squared | softmax (logistic; softmax: multiclass,\n"
-	"                         multinomial logistic regression with --model linear)\n"
-	"      --layers W,W,...   mlp: widths of the ReLU hidden layers (none: softmax regression)\n"
-	"      --batch B          mlp: examples per mini-batch (32)\n"
-	"      --momentum MU      mlp, sgd: momentum, v = MU v + g, w -= lr v (0)\n"
-	"      --device D         mlp: cpu | cuda | cuda:N, the compute backend of every worker (cpu)\n"
-	"      --loss L           logistic | hinge | squared (logistic; mf: squared)\n"
-	"      --rank K           mf: factors per user and item (32)\n"
-	"      --biases           mf: learn the global mean and user and item biases (off)\n"
-	"      --grid G           mf, grid mode: G x G blocks (2 * threads + 1)\n"
-	"      --epochs N         passes over the data (20)\n"
-	"      --lr X             step size; alpha for adagrad/adarevision (sgd: 1/(1+mean |x|^2),\n"
-	"                         0.5 for unit-norm rows; adagrad/adarevision: 0.1; mf sgd: 0.03)\n"
-	"      --schedule S       constant | backoff | invt (backoff: lr * backoff^epoch)\n"
-	"      --backoff B        per-epoch factor of the backoff schedule (0.9)\n"
-	"      --t0 N             invt schedule: lr / (1 + t/t0), t0 in examples (one epoch)\n"
-	"      --warmup N         ramp the step size up over the first N examples (0)\n"
-	"      --l2 X             lambda of (lambda/2)|w|^2 beside the mean loss (1e-6; mf: 0.05,\n"
-	"                         per update on the rows it touches, as LIBMF)\n"
-	"      --optimizer R      sgd | adagrad | adarevision (sgd)\n"
-	"      --adagrad-beta B   beta of adagrad/adarevision: lr/(beta+sqrt(sum g^2)) (1)\n"
-	"      --average on|off   linear: the model is the average of the last epoch's\n"
-	"                         iterates (averaged SGD), not the last iterate (on)\n"
-	"      --normalize        linear: scale each feature by 1/max|x| of the training set\n"
-	"                         (for raw, unscaled values); the model keeps raw units (off)\n"
-	"      --delay K          write each update K examples after its read (0)\n"
-	"      --measure-delay    sample updates landing between read and write (off)\n"
-	"      --hot N            buffered: hot coordinates (auto: written once per flush);\n"
-	"                         replica: the most frequent features averaged at flushes besides\n"
-	"                         the bias (0: none; the rest are summed)\n"
-	"      --flush-every K    buffered, replica: examples between flushes (1024, 16384; 4096\n"
-	"                         for replica with --average off)\n"
-	"      --node-sync K      replica on several NUMA nodes: flushes of a node's first worker\n"
-	"                         between syncs of its node replica with the global model, or\n"
-	"                         off: no node replicas, one level as on one node (1)\n"
-	"      --stripe-size N    striped mode: coordinates per lock, a power of two (64)\n"
-	"      --bind B           core | numa | none: pin workers with hwloc (core)\n"
-	"      --seed S           sharding and shuffling seed (1)\n"
-	"      --topology DESC    plan for an hwloc synthetic topology or XML file (this machine)\n"
-	"      --sync-every K     MPI (mpirun -np N): examples per rank between averagings of\n"
-	"                         the ranks' models; also at every epoch's end (32768 x threads)\n"
-	"      --no-shuffle       visit the examples in the data set's order every epoch\n"
-	"      --quiet            no progress line\n";
-
 void cli_train_opts_init(hog_train_opts *o)
 {
 	hog_train_opts_init(o);
@@ -159,8 +57,13 @@ int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o,
 		o->loss = (enum hog_loss)e;
 		break;
 	case OPT_MODE:
-		if ((e = hog_mode_parse(arg)) < 0)
-			return bad(cmd, "mode", arg, "serial, lockfree, buffered, atomic, striped, locked, grid or auto");
+		if ((e = hog_mode_parse(arg)) < 0) {
+			char all[160] = "";
+			for (int m = 0; m < HOG_MODE_ALL; m++)
+				snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s", m == 0 ? "" :
+				         m == HOG_MODE_ALL - 1 ? " or " : ", ", hog_mode_name((enum hog_mode)m));
+			return bad(cmd, "mode", arg, all);
+		}
 		o->mode = (enum hog_mode)e;
 		break;
 	case OPT_THREADS:
@@ -284,6 +187,14 @@ int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o,
 	default: return cli_usage_error(cmd, NULL, "unknown option");
 	}
 	return 0;
+}
+
+int cli_train_refuse(unsigned cmd, const hog_train_opts *o, unsigned modes, const cli_given *given)
+{
+	char msg[512];
+	if (cli_opt_check(cmd, o, modes, given, msg, sizeof msg) < 0)
+		return 0;
+	return cli_usage_error(cmd == CLI_TRAIN ? "train" : "compare", NULL, "%s", msg);
 }
 
 int cli_load_data(const char *cmd, const cli_train_args *a, hog_data **tr, hog_data **te, int quiet)

@@ -72,6 +72,15 @@ unsigned hog_train_modes(const hog_train_opts *o)
 	return ops ? ops->modes : 0;
 }
 
+enum hog_model_kind hog_train_kind(const hog_train_opts *o)
+{
+	const hog_trainer_ops *ops = trainer_of(o);
+	for (int k = 0; ops && k <= HOG_MODEL_KIND_MAX; k++)
+		if (trainers[k] == ops)
+			return (enum hog_model_kind)k;
+	return (enum hog_model_kind)0;
+}
+
 void hog_train_opts_init(hog_train_opts *o)
 {
 	memset(o, 0, sizeof *o);

@@ -523,6 +523,15 @@ void hog_train_opts_init(hog_train_opts *o);
  * hog_model_kind_modes(); linear with softmax loss trains as an mlp with no
  * hidden layer). */
 unsigned hog_train_modes(const hog_train_opts *o);
+/** The kind of model a run of @p o makes, checkpoints and saves (linear with
+ * softmax loss: mlp). */
+enum hog_model_kind hog_train_kind(const hog_train_opts *o);
+/** The update mode the command line trains @p o's model with when no --mode is
+ * given: the model's fastest mode in the measurements of bench/results that
+ * takes @p o's options (linear: buffered; mf: grid; mlp: lockfree). The
+ * library's own default (hog_train_opts_init) stays lockfree, the mode every
+ * model takes. */
+enum hog_mode hog_train_default_mode(const hog_train_opts *o);
 
 /** @name Several machines (MPI)
  * Built with MPI (Makefile MPI=1, or auto when Open MPI is installed), a program

@@ -17,11 +17,14 @@ static const char usage[] =
 	"usage: hogwild train --data D.lmdb [--test T.lmdb] [options]\n"
 	"Trains a model with every core at once and reports each epoch.\n"
 	"\n"
-	"      --mode M           serial | lockfree | buffered | atomic | striped | locked |\n"
-	"                         grid (mf) | auto (lockfree: plain Hogwild!; buffered: lock-free\n"
-	"                         with the hot coordinates kept per worker and averaged in every\n"
-	"                         K examples; auto: probe the modes on a sample, take the fastest\n"
-	"                         that reaches serial's loss)\n"
+	"      --mode M           serial | lockfree | buffered | replica | atomic | striped |\n"
+	"                         locked | grid (mf) | auto (lockfree: plain Hogwild!; buffered:\n"
+	"                         lock-free with the hot coordinates kept per worker and averaged\n"
+	"                         in every K examples; replica: every coordinate per worker;\n"
+	"                         auto: probe the modes on a sample, take the fastest that reaches\n"
+	"                         serial's loss). Default: the model's fastest mode measured in\n"
+	"                         bench/results: linear buffered (lockfree with adarevision or\n"
+	"                         --delay), mf grid, mlp lockfree\n"
 	"      --threads N        workers, pinned one per core (0: every core; serial: 1)\n"
 	"%s"
 	"      --save FILE        write the trained model here (atomically)\n"
@@ -135,6 +138,27 @@ static void on_epoch(void *ud, const hog_epoch_stats *s)
 	}
 }
 
+/* A stop (SIGINT, SIGTERM) with --save: the model as it stood is written, as a
+ * checkpoint is, and the user is told either way. Returns @p rc, or 1 when the
+ * model could not be written. (Rank 0 alone has a save path.) */
+static int save_stopped(const hog_model *m, const char *save, const hog_train_opts *o, const hog_train_result *res,
+                        int rc)
+{
+	if (!save || !m) {
+		if (hog_mpi_rank() == 0 && !o->checkpoint)
+			fprintf(stderr, "hogwild: nothing saved (no --save or --checkpoint)\n");
+		return rc;
+	}
+	hog_err err = { 0 };
+	if (hog_model_save(m, save, &err)) {
+		fprintf(stderr, "hogwild: --save %s: %s; the model trained so far is not saved\n", save, err.msg);
+		return 1;
+	}
+	fprintf(stderr, "hogwild: model trained so far (%d of %d epochs done, stopped inside epoch %d) saved to %s\n",
+	        res->epochs_done, o->epochs, res->epochs_done + 1, save);
+	return rc;
+}
+
 int cmd_train(int argc0, char **argv0)
 {
 	static const struct option own[] = {
@@ -198,6 +222,8 @@ int cmd_train(int argc0, char **argv0)
 		cli_config_free(argc, argv);
 		return rc;
 	}
+	if (!a.mode) /* the model's fastest measured mode; plain Hogwild! is --mode lockfree */
+		o.mode = hog_train_default_mode(&o);
 	if (o.resume && !o.checkpoint)
 		o.checkpoint = o.resume; /* keep checkpointing where we resumed from */
 	if ((rc = cli_mpi_start("train"))) {
@@ -211,9 +237,13 @@ int cmd_train(int argc0, char **argv0)
 	 * must not cost a whole training run. */
 	train_ui ui = { .quiet = a.quiet || !cli_progress_wanted(0), .o = &o, .metrics_path = metrics };
 	hog_data *tr = NULL, *te = NULL;
+	const int kind = hog_train_kind(&o); /* what --save and --checkpoint will hold */
 	if ((save && (rc = cli_check_output("train", "--save", save, 0))) ||
+	    (save && (rc = cli_check_replace("train", "--save", save, kind))) ||
 	    (o.checkpoint && (rc = cli_check_output("train", "--checkpoint", o.checkpoint, 0))) ||
+	    (o.checkpoint && (rc = cli_check_replace("train", "--checkpoint", o.checkpoint, kind))) ||
 	    (metrics && (rc = cli_check_output("train", "--metrics", metrics, 1))) ||
+	    (metrics && (rc = cli_check_replace("train", "--metrics", metrics, 0))) ||
 	    (o.resume && (rc = cli_check_input("train", "--resume", o.resume))))
 		goto out;
 	if (metrics && rank == 0 && !(ui.metrics = fopen(metrics, "a"))) { /* rank 0 alone reports */
@@ -279,7 +309,7 @@ int cmd_train(int argc0, char **argv0)
 		if (rank == 0)
 			fprintf(stderr, "hogwild: %s\n", err.msg);
 		int sig = *cli_stop_flag();
-		rc = 128 + (sig ? sig : SIGINT);
+		rc = save_stopped(m, save, &o, &res, 128 + (sig ? sig : SIGINT));
 	} else if (trc) {
 		rc = cli_fail(&err, trc);
 	} else {

@@ -162,6 +162,7 @@ int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o,
 		if ((e = hog_mode_parse(arg)) < 0)
 			return bad(cmd, "mode", arg, "serial, lockfree, buffered, atomic, striped, locked, grid or auto");
 		o->mode = (enum hog_mode)e;
+		a->mode = arg;
 		break;
 	case OPT_THREADS:
 		if (cli_parse_int(arg, 0, 4096, &l)) return bad(cmd, "threads", arg, "a thread count 0..4096 (0: every core)");

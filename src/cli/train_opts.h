@@ -31,6 +31,7 @@ size_t cli_train_table(struct option *out, size_t cap, const struct option *own)
 /* What the shared options set besides hog_train_opts. */
 typedef struct cli_train_args {
 	const char *data, *test, *model;
+	const char *mode;   /* --mode as given; NULL: the model's default (hog_train_default_mode) */
 	int quiet;
 } cli_train_args;
 

@@ -72,6 +72,18 @@ unsigned hog_train_modes(const hog_train_opts *o)
 	return ops ? ops->modes : 0;
 }
 
+enum hog_model_kind hog_train_kind(const hog_train_opts *o)
+{
+	const hog_trainer_ops *ops = trainer_of(o);
+	return ops ? ops->kind : o->model;
+}
+
+enum hog_mode hog_train_default_mode(const hog_train_opts *o)
+{
+	const hog_trainer_ops *ops = trainer_of(o);
+	return ops && ops->default_mode ? ops->default_mode(o) : HOG_MODE_LOCKFREE;
+}
+
 void hog_train_opts_init(hog_train_opts *o)
 {
 	memset(o, 0, sizeof *o);

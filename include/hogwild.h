@@ -436,6 +436,11 @@ typedef struct hog_epoch_stats {
 	double bias_lost;          /**< sgd: |intended - actual| change of the bias over the summed
 	                                size of the changes made: update mass lost to races on the
 	                                hottest coordinate (~1e-6 from rounding alone) */
+	enum hog_loss loss;        /**< the loss of train_loss and test_loss, as trained (mf:
+	                                squared); the squared loss is half the squared error */
+	const char *unit;          /**< what nnz and nnz_per_s_per_thread count, per model:
+	                                "nnz" (linear: nonzeros), "ratings" (mf), "flop" (mlp:
+	                                multiply-adds x 2 of every product) */
 } hog_epoch_stats;
 
 /** Training progress inside an epoch (for a progress line). */

@@ -92,6 +92,11 @@ int cli_close_stdout(int rc);
 int cli_config_expand(const char *cmd, const struct option *lopts, int argc, char **argv, int *nargc,
                       char ***nargv);
 void cli_config_free(int argc, char **argv);
+/** A figure for a text table: @p v printed with @p fmt into @p buf, or "-"
+ * when there is none (NaN or Inf: no test set, no AUC for multiclass labels,
+ * no delay sampled). The one way tables show a missing value; CSV leaves the
+ * field empty and JSON writes null. Returns @p buf. */
+const char *cli_fmt_num(char *buf, size_t n, const char *fmt, double v);
 /** Prints a double as JSON (null for NaN/Inf). */
 void cli_json_num(FILE *f, const char *key, double v, int comma);
 /* Writes @p s as a JSON string (quoted, escaped). */

@@ -98,16 +98,24 @@ static void on_epoch(void *ud, const hog_epoch_stats *s)
 		fputs("\r\033[K", stderr);
 		u->progress_drawn = 0;
 	}
-	/* binary labels: accuracy and AUC; real labels and ratings: RMSE and MAE */
-	const int real = isnan(s->test_acc) && !isnan(s->test_rmse);
-	/* the mlp counts flops, the linear model nonzeros */
-	const int flops = u->o->model == HOG_MODEL_MLP || u->o->loss == HOG_LOSS_SOFTMAX;
+	/* binary and multiclass labels: accuracy and AUC; real labels and ratings
+	 * (the squared loss): RMSE and MAE */
+	const int real = isnan(s->test_acc) && (!isnan(s->test_rmse) || s->loss == HOG_LOSS_SQUARED);
+	/* the work column in the model's own unit: nonzeros, ratings, flops */
+	char rate[32];
+	snprintf(rate, sizeof rate, "%s/s/thr", s->unit ? s->unit : "nnz");
+	const int rw = strlen(rate) > 10 ? (int)strlen(rate) : 10;
+	/* the squared loss is half the squared error: said in the header */
+	const int half = s->loss == HOG_LOSS_SQUARED;
 	if (s->epoch == 1 || u->quiet < 0)
-		printf("%5s %8s %10s %10s %9s %9s %9s %7s %7s\n", "epoch", "sec", "ex/s", flops ? "flop/s/thr" : "nnz/s/thr", "lr",
-		       "train", "test", real ? "rmse" : "acc%", real ? "mae" : "auc");
-	printf("%5d %8.3f %10.4g %10.4g %9.3g %9.5f %9.5f %7.*f %7.4f", s->epoch, s->seconds, s->ex_per_s,
-	       s->nnz_per_s_per_thread, s->lr, s->train_loss, s->test_loss, real ? 4 : 2,
-	       real ? s->test_rmse : 100 * s->test_acc, real ? s->test_mae : s->test_auc);
+		printf("%5s %8s %10s %*s %9s %9s %9s %7s %7s\n", "epoch", "sec", "ex/s", rw, rate, "lr",
+		       half ? "trn mse/2" : "train", half ? "tst mse/2" : "test", real ? "rmse" : "acc%", real ? "mae" : "auc");
+	char trl[32], tl[32], q1[32], q2[32];
+	printf("%5d %8.3f %10.4g %*.4g %9.3g %9s %9s %7s %7s", s->epoch, s->seconds, s->ex_per_s, rw,
+	       s->nnz_per_s_per_thread, s->lr, cli_fmt_num(trl, sizeof trl, "%.5f", s->train_loss),
+	       cli_fmt_num(tl, sizeof tl, "%.5f", s->test_loss),
+	       real ? cli_fmt_num(q1, sizeof q1, "%.4f", s->test_rmse) : cli_fmt_num(q1, sizeof q1, "%.2f", 100 * s->test_acc),
+	       cli_fmt_num(q2, sizeof q2, "%.4f", real ? s->test_mae : s->test_auc));
 	if (s->delay_samples)
 		printf("  delay %.1f/%.0f/%.0f", s->delay_mean, s->delay_p99, s->delay_max);
 	putchar('\n');
@@ -131,7 +139,7 @@ static void on_epoch(void *ud, const hog_epoch_stats *s)
 		cli_json_num(f, "delay_mean", s->delay_mean, 1);
 		cli_json_num(f, "delay_p99", s->delay_p99, 1);
 		cli_json_num(f, "delay_max", s->delay_max, 1);
-		fputs("}\n", f);
+		fprintf(f, ",\"loss\":\"%s\",\"unit\":\"%s\"}\n", hog_loss_name(s->loss), s->unit ? s->unit : "nnz");
 		/* checked every epoch: a full disk must not pass for a finished log */
 		if ((fflush(f) != 0 || ferror(f)) && !u->metrics_errno)
 			u->metrics_errno = errno ? errno : EIO;

@@ -59,6 +59,8 @@ typedef uint64_t (*eng_round_fn)(hog_engine *e, eng_worker *w, int epoch, uint64
 typedef struct hog_trainer_ops {
 	const char *name;
 	enum hog_model_kind kind;   /* the kind of model the run makes and saves */
+	const char *unit;           /* the work a worker's units_done counts, for the tables
+	                               (hog_epoch_stats.unit): "nnz", "ratings", "flop" */
 	unsigned modes;             /* bit (1 << hog_mode) for every mode the model takes */
 	/* optional: the mode a run takes when none is asked for, chosen from the
 	 * measurements in bench/results (NULL: lockfree); one of `modes` that

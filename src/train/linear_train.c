@@ -1429,6 +1429,7 @@ static enum hog_mode lin_default_mode(const hog_train_opts *o)
 const hog_trainer_ops hog_linear_trainer = {
 	.name = "linear",
 	.kind = HOG_MODEL_LINEAR,
+	.unit = "nnz",
 	.default_mode = lin_default_mode,
 	.modes = ((1u << HOG_MODE_COUNT) - 1) | 1u << HOG_MODE_REPLICA, /* every common mode, replica; not grid */
 	.streams = 1,

@@ -465,6 +465,8 @@ static void epoch_report(hog_engine *e, int ep, double spent)
 	s.nnz_per_s_per_thread = spent > 0 ? s.nnz / spent / e->T / e->ranks : 0;
 	s.lr = eng_lr_at(e, ep, (uint64_t)(ep + 1) * e->tr->n - 1);
 	s.test_loss = s.test_acc = s.test_auc = s.test_rmse = s.test_mae = NAN;
+	s.loss = e->o.loss;
+	s.unit = e->ops->unit ? e->ops->unit : "units";
 	e->ops->epoch_stats(e, &s);
 	delay_stats(e, &s);
 	e->last = s;

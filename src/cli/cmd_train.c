@@ -2,7 +2,8 @@
  * mode and step rule, report every epoch on stdout (and as JSON lines with
  * --metrics), save the model. SIGINT/SIGTERM stop at the next round with a
  * checkpoint (exit 130/143). Under mpirun every rank runs this; rank 0 alone
- * reports, writes --metrics, --save and the checkpoints. */
+ * reports, writes --metrics, --save and the checkpoints. A stop writes --save
+ * too, with the model trained so far. */
 #include "cli/train_opts.h"
 #include "sys/topo.h"
 #include <errno.h>
@@ -27,7 +28,9 @@ static const char usage[] =
 	"                         --delay), mf grid, mlp lockfree\n"
 	"      --threads N        workers, pinned one per core (0: every core; serial: 1)\n"
 	"%s"
-	"      --save FILE        write the trained model here (atomically)\n"
+	"      --save FILE        write the trained model here (atomically; when stopped by\n"
+	"                         SIGINT/SIGTERM, the model trained so far). Refused over a\n"
+	"                         data set, a model of another kind or a file that is no model\n"
 	"      --checkpoint FILE  write a checkpoint after every epoch and when stopped\n"
 	"      --checkpoint-every SECONDS  also every SECONDS inside an epoch (0: off)\n"
 	"      --resume FILE      continue from a checkpoint (same data and options)\n"

@@ -127,6 +127,33 @@ static void on_epoch_delays(void *ud, const hog_epoch_stats *s)
 	}
 }
 
+/* mf's default, grid, on a set with fewer ratings than the automatic
+ * (2T+1)^2 blocks: the automatic grid shrinks to one that has a rating a
+ * block (4 workers: 9 x 9 = 81 blocks > 60 ratings, so 7 x 7), and trains to
+ * a finite loss; an explicit --grid is taken as given and refused. */
+static void test_grid_default_small_set(void)
+{
+	hog_gen_opts g = { .kind = HOG_KIND_RATINGS, .seed = 13, .examples = 60, .users = 12, .items = 10 };
+	hog_err err = { 0 };
+	hog_data *d = NULL;
+	const char *p = tu_path("safety_tiny.lmdb");
+	CU_ASSERT_EQUAL_FATAL(hog_gen(p, &g, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(hog_data_load(&d, p, &err), 0);
+	hog_train_opts o = opts(HOG_MODEL_MF, 4, 2);
+	o.mode = hog_train_default_mode(&o);
+	CU_ASSERT_EQUAL(o.mode, HOG_MODE_GRID);
+	hog_train_result r;
+	int rc = hog_train(d, NULL, &o, NULL, &r, &err);
+	if (rc)
+		fprintf(stderr, "\ntiny grid: %s\n", err.msg);
+	CU_ASSERT_EQUAL(rc, 0);
+	CU_ASSERT(rc || isfinite(r.last.train_loss));
+	o.grid = 9;
+	CU_ASSERT_EQUAL(hog_train(d, NULL, &o, NULL, &r, &err), HOG_ECONFIG);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--grid 9"));
+	hog_data_free(d);
+}
+
 /* One global lock: no update lands between a worker's read and its write, so
  * every sampled delay is 0 (before the count was read inside the lock, two
  * workers gave max 4-49 on a9a). Linear and mf, every epoch's samples. */
@@ -251,6 +278,7 @@ int test_safety_register(void)
 		return -1;
 	TU_ADD(s, test_default_mode_per_model);
 	TU_ADD(s, test_default_mode_trains);
+	TU_ADD(s, test_grid_default_small_set);
 	TU_ADD(s, test_locked_staleness_zero);
 	TU_ADD(s, test_epoch_stats_name_loss_and_unit);
 	TU_ADD(s, test_stop_hands_back_model);

@@ -339,6 +339,11 @@ static int mf_setup(hog_engine *e)
 	}
 	if (o->mode == HOG_MODE_GRID) {
 		uint32_t G = o->grid ? o->grid : 2u * (uint32_t)e->T + 1u;
+		/* grid is mf's default mode: on a set with fewer ratings than the
+		 * automatic G x G blocks (many cores, a small set), take the largest G
+		 * that has a rating a block, while every worker can still find one */
+		while (!o->grid && G > (uint32_t)e->T && (uint64_t)G * G > st->nmine)
+			G--;
 		if (G < (uint32_t)e->T) {
 			rc = hog_err_set(e->err, HOG_ECONFIG,
 			                 "--grid %u is smaller than the %d threads: some workers would never find "
@@ -346,8 +351,9 @@ static int mf_setup(hog_engine *e)
 			goto fail;
 		}
 		if ((uint64_t)G * G > st->nmine) {
-			rc = hog_err_set(e->err, HOG_ECONFIG, "--grid %u makes more blocks than there are ratings (%llu%s)",
-			                 G, (unsigned long long)st->nmine, e->ranks > 1 ? " on this MPI rank" : "");
+			rc = hog_err_set(e->err, HOG_ECONFIG, "--grid %u makes more blocks than there are ratings (%llu%s)%s",
+			                 G, (unsigned long long)st->nmine, e->ranks > 1 ? " on this MPI rank" : "",
+			                 o->grid ? "" : "; use fewer --threads or --mode lockfree");
 			goto fail;
 		}
 		if (mf_grid_build(e, st, G))

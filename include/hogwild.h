@@ -441,6 +441,11 @@ typedef struct hog_epoch_stats {
 	double bias_lost;          /**< sgd: |intended - actual| change of the bias over the summed
 	                                size of the changes made: update mass lost to races on the
 	                                hottest coordinate (~1e-6 from rounding alone) */
+	enum hog_loss loss;        /**< the loss of train_loss and test_loss, as trained (mf:
+	                                squared); the squared loss is half the squared error */
+	const char *unit;          /**< what nnz and nnz_per_s_per_thread count, per model:
+	                                "nnz" (linear: nonzeros), "ratings" (mf), "flop" (mlp:
+	                                multiply-adds x 2 of every product) */
 } hog_epoch_stats;
 
 /** Training progress inside an epoch (for a progress line). */
@@ -528,9 +533,15 @@ void hog_train_opts_init(hog_train_opts *o);
  * hog_model_kind_modes(); linear with softmax loss trains as an mlp with no
  * hidden layer). */
 unsigned hog_train_modes(const hog_train_opts *o);
-/** The model kind whose trainer runs @p o: its model, except linear with the
- * softmax loss, which trains as the mlp (0 when that model is not built). */
+/** The kind of model a run of @p o makes, checkpoints and saves (linear with
+ * softmax loss: mlp). */
 enum hog_model_kind hog_train_kind(const hog_train_opts *o);
+/** The update mode the command line trains @p o's model with when no --mode is
+ * given: the model's fastest mode in the measurements of bench/results that
+ * takes @p o's options (linear: buffered; mf: grid; mlp: lockfree). The
+ * library's own default (hog_train_opts_init) stays lockfree, the mode every
+ * model takes. */
+enum hog_mode hog_train_default_mode(const hog_train_opts *o);
 
 /** @name Several machines (MPI)
  * Built with MPI (Makefile MPI=1, or auto when Open MPI is installed), a program

@@ -153,7 +153,9 @@ int cmd_compare(int argc0, char **argv0)
 	}
 	/* outputs are checked before the data is loaded and every run made */
 	if ((plan.csv && (rc = cli_check_output("compare", "--csv", plan.csv, 0))) ||
+	    (plan.csv && (rc = cli_check_replace("compare", "--csv", plan.csv, 0))) ||
 	    (plan.json && (rc = cli_check_output("compare", "--json", plan.json, 0))) ||
+	    (plan.json && (rc = cli_check_replace("compare", "--json", plan.json, 0))) ||
 	    (plan.plot && (rc = cli_check_output("compare", "--plot", plan.plot, 0))) ||
 	    (a.data && (rc = cli_check_input("compare", "--data", a.data))) ||
 	    (a.test && (rc = cli_check_input("compare", "--test", a.test)))) {

@@ -174,7 +174,7 @@ int cmd_predict(int argc, char **argv)
 	hog_model *m;
 	hog_data *d;
 	int rc;
-	if (out && (rc = cli_check_output("predict", "--out", out, 0)))
+	if (out && ((rc = cli_check_output("predict", "--out", out, 0)) || (rc = cli_check_replace("predict", "--out", out, 0))))
 		return rc;
 	if ((rc = load_both("predict", model, data, &m, &d)))
 		return rc;

@@ -190,6 +190,15 @@ void cli_json_num(FILE *f, const char *key, double v, int comma)
 		fprintf(f, "%s\"%s\":null", comma ? "," : "", key);
 }
 
+const char *cli_fmt_num(char *buf, size_t n, const char *fmt, double v)
+{
+	if (isfinite(v))
+		snprintf(buf, n, fmt, v);
+	else
+		snprintf(buf, n, "-");
+	return buf;
+}
+
 void cli_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);

@@ -23,7 +23,8 @@ const cli_opt cli_opts[] = {
 	  "{MODES} (lockfree: plain Hogwild!; buffered: lock-free with the hot coordinates kept per worker and "
 	  "averaged in every K examples; replica: every coordinate in a private replica per worker, merged every "
 	  "K examples; auto: probe the model's modes on a sample, take the fastest that reaches serial's loss) "
-	  "(lockfree)" },
+	  "(the model's fastest measured mode: linear buffered, lockfree with adarevision or --delay; mf grid; "
+	  "mlp lockfree)" },
 	{ "modes", 0, REQ, OPT_MODES, CLI_COMPARE, 0, 0, COND_NONE, "LIST",
 	  "comma-separated modes to run, out of {MODES} (every mode the model takes); a serial run is always "
 	  "made first, as the reference" },
@@ -88,7 +89,9 @@ const cli_opt cli_opts[] = {
 	  "visit the examples in the data set's order every epoch" },
 	{ "quiet", 0, NO, OPT_QUIET, BOTH, 0, 0, COND_NONE, NULL, "no progress line" },
 	/* train's own */
-	{ "save", 0, REQ, OPT_SAVE, CLI_TRAIN, 0, 0, COND_NONE, "FILE", "write the trained model here (atomically)" },
+	{ "save", 0, REQ, OPT_SAVE, CLI_TRAIN, 0, 0, COND_NONE, "FILE",
+	  "write the trained model here (atomically; when stopped by SIGINT/SIGTERM, the model trained so far). "
+	  "Refused over a data set, a model of another kind or a file that is no model" },
 	{ "checkpoint", 0, REQ, OPT_CHECKPOINT, CLI_TRAIN, 0, 0, COND_NONE, "FILE",
 	  "write a checkpoint after every epoch and when stopped" },
 	{ "checkpoint-every", 0, REQ, OPT_CHECKPOINT_EVERY, CLI_TRAIN, 0, 0, COND_CHECKPOINT, "SECONDS",

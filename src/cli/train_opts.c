@@ -65,6 +65,7 @@ int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o,
 			return bad(cmd, "mode", arg, all);
 		}
 		o->mode = (enum hog_mode)e;
+		a->mode = arg;
 		break;
 	case OPT_THREADS:
 		if (cli_parse_int(arg, 0, 4096, &l)) return bad(cmd, "threads", arg, "a thread count 0..4096 (0: every core)");

@@ -13,6 +13,7 @@ void cli_train_opts_init(hog_train_opts *o);
 /* What the shared options set besides hog_train_opts. */
 typedef struct cli_train_args {
 	const char *data, *test, *model;
+	const char *mode;   /* --mode as given; NULL: the model's default (hog_train_default_mode) */
 	int quiet;
 	cli_given given; /* the options given (cli_given_set, by the command's loop) */
 } cli_train_args;

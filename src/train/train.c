@@ -75,10 +75,13 @@ unsigned hog_train_modes(const hog_train_opts *o)
 enum hog_model_kind hog_train_kind(const hog_train_opts *o)
 {
 	const hog_trainer_ops *ops = trainer_of(o);
-	for (int k = 0; ops && k <= HOG_MODEL_KIND_MAX; k++)
-		if (trainers[k] == ops)
-			return (enum hog_model_kind)k;
-	return (enum hog_model_kind)0;
+	return ops ? ops->kind : o->model;
+}
+
+enum hog_mode hog_train_default_mode(const hog_train_opts *o)
+{
+	const hog_trainer_ops *ops = trainer_of(o);
+	return ops && ops->default_mode ? ops->default_mode(o) : HOG_MODE_LOCKFREE;
 }
 
 void hog_train_opts_init(hog_train_opts *o)
@@ -462,6 +465,8 @@ static void epoch_report(hog_engine *e, int ep, double spent)
 	s.nnz_per_s_per_thread = spent > 0 ? s.nnz / spent / e->T / e->ranks : 0;
 	s.lr = eng_lr_at(e, ep, (uint64_t)(ep + 1) * e->tr->n - 1);
 	s.test_loss = s.test_acc = s.test_auc = s.test_rmse = s.test_mae = NAN;
+	s.loss = e->o.loss;
+	s.unit = e->ops->unit ? e->ops->unit : "units";
 	e->ops->epoch_stats(e, &s);
 	delay_stats(e, &s);
 	e->last = s;

@@ -955,10 +955,10 @@ for v in "--layers 8@--layers applies to the mlp model, not to the linear model"
          "--biases@--biases applies to the mf model, not to the linear model" \
          "--grid 3@--grid applies to the mf model, grid mode, not to the linear model" \
          "--device cpu@--device applies to the mlp model .*not to the linear model" \
-         "--stripe-size 64@--stripe-size applies to striped mode; the linear model in lockfree mode would ignore it" \
-         "--flush-every 100@--flush-every applies to buffered and replica modes; the linear model in lockfree mode" \
-         "--hot 3@--hot applies to buffered and replica modes; the linear model in lockfree mode" \
-         "--node-sync 2@--node-sync applies to replica mode; the linear model in lockfree mode" \
+         "--mode lockfree --stripe-size 64@--stripe-size applies to striped mode; the linear model in lockfree mode would ignore it" \
+         "--mode lockfree --flush-every 100@--flush-every applies to buffered and replica modes; the linear model in lockfree mode" \
+         "--mode lockfree --hot 3@--hot applies to buffered and replica modes; the linear model in lockfree mode" \
+         "--mode lockfree --node-sync 2@--node-sync applies to replica mode; the linear model in lockfree mode" \
          "--schedule constant --backoff 0.5@--backoff applies only with --schedule backoff" \
          "--adagrad-beta 2@--adagrad-beta applies only with --optimizer adagrad or adarevision" \
          "--checkpoint-every 5@--checkpoint-every applies only with --checkpoint" \
@@ -993,7 +993,7 @@ check_grep "options: ... naming the modes" "$ERR" 'stripe-size applies to stripe
 check "options: compare --modes lockfree,striped --stripe-size accepted" 0 "$H" compare --data "$T/os.lmdb" \
 	--modes lockfree,striped --threads 2 --epochs 1 --quiet --bind none --stripe-size 16
 # config files: a key counts as given; an unknown section or key is an error
-printf 'data = %s\n[train]\nepochs = 1\nhot = 3\n' "$T/os.lmdb" >"$T/o1.ini"
+printf 'data = %s\n[train]\nepochs = 1\nmode = lockfree\nhot = 3\n' "$T/os.lmdb" >"$T/o1.ini"
 check "options: a config key counts as given" 2 "$H" train -c "$T/o1.ini" --quiet
 check_grep "options: ... and is refused" "$ERR" 'hot applies to buffered and replica modes'
 printf 'data = %s\n[trian]\nepochs = 1\n' "$T/os.lmdb" >"$T/o2.ini"

@@ -135,6 +135,10 @@ void eng_model_hyper(const hog_engine *e, hog_model *m)
 	m->seed = e->o.seed;
 	m->epochs_done = e->epochs_done;
 	m->t = (uint64_t)e->epochs_done * e->tr->n;
+	/* the training set's task, id maps and column names, which a test set is
+	 * matched against later (hog_model_prepare); out of memory leaves them out,
+	 * and the model is still right for sets numbered as its training set */
+	hog_model_set_origin(m, e->tr);
 }
 
 /* --------------------------------------------------------- run identity */

@@ -517,6 +517,26 @@ static void test_model_file_versions(void)
 	/* two sections: 16 bytes of head and the ids of 50 users, 70 items */
 	CU_ASSERT_EQUAL(slen, 32 + 8 * (50 + 70));
 	CU_ASSERT_EQUAL((uint64_t)n, 192 + m->nparams * 4 + slen + 4);
+	/* the layout hogwild-data(5) gives, computed here: rank 8 padded to 16; P
+	 * (50 x 16), Q (70 x 16), bu (50, padded to 64), bi (70, padded to 80) */
+	CU_ASSERT_EQUAL_FATAL(m->nparams, 50 * 16 + 70 * 16 + 64 + 80);
+	float f;
+	for (int u = 0; u < 50; u++) {
+		memcpy(&f, b + 192 + 4 * (50 * 16 + 70 * 16 + u), 4); /* bu[u] */
+		CU_ASSERT_EQUAL(f, m->params[50 * 16 + 70 * 16 + u]);
+		CU_ASSERT(f != 0.0f || u > 49);
+		memcpy(&f, b + 192 + 4 * (16 * u + 8), 4); /* P[u]'s padding */
+		CU_ASSERT_EQUAL(f, 0.0f);
+	}
+	/* the sections: tag 1, the users' original ids */
+	uint32_t tag;
+	uint64_t len, id0;
+	memcpy(&tag, b + 192 + m->nparams * 4, 4);
+	memcpy(&len, b + 192 + m->nparams * 4 + 8, 8);
+	memcpy(&id0, b + 192 + m->nparams * 4 + 16, 8);
+	CU_ASSERT_EQUAL(tag, 1);
+	CU_ASSERT_EQUAL(len, 50 * 8);
+	CU_ASSERT_EQUAL(id0, raw_user(0));
 	/* a damaged section length is refused */
 	unsigned char *c = malloc((size_t)n);
 	memcpy(c, b, (size_t)n);

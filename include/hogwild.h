@@ -259,6 +259,10 @@ typedef struct hog_data_fit {
  * @return 0, HOG_EMISMATCH or ENOMEM. */
 int hog_data_reconcile(hog_data *d, const char *d_name, const hog_data_ref *ref, const char *ref_name,
                        hog_data_fit *fit, hog_err *err);
+/** A data set's meta data, id maps and column names without its examples (the
+ * arrays stay NULL; free with hog_data_free()): what a test set is matched
+ * against when the training set is streamed. @return as hog_data_load(). */
+int hog_data_load_header(hog_data **out, const char *path, hog_err *err);
 /** The reference a training set makes for its test set. */
 void hog_data_ref_of(const hog_data *tr, hog_data_ref *ref);
 

@@ -216,19 +216,30 @@ int cli_load_data(const char *cmd, const cli_train_args *a, hog_data **tr, hog_d
 	}
 	if (!quiet && cli_progress_wanted(0))
 		fputs("\r\033[K", stderr);
-	if (*te) { /* the test set in the training set's terms (ids, labels), or refused */
-		hog_data_ref ref;
-		hog_data_fit fit;
-		hog_data_ref_of(*tr, &ref);
-		if ((rc = hog_data_reconcile(*te, a->test, &ref, a->data, &fit, &err))) {
-			hog_data_free(*tr);
-			hog_data_free(*te);
-			*tr = *te = NULL;
-			return cli_fail(&err, rc);
-		}
-		if (!quiet)
-			cli_fit_note(cmd, &fit, *te, a->test, a->data);
+	if (*te && (rc = cli_match_test(cmd, *tr, a->data, *te, a->test, quiet))) {
+		hog_data_free(*tr);
+		hog_data_free(*te);
+		*tr = *te = NULL;
 	}
+	return rc;
+}
+
+int cli_match_test(const char *cmd, const hog_data *tr, const char *trn, hog_data *te, const char *ten, int quiet)
+{
+	hog_err err = { 0 };
+	hog_data *head = NULL;
+	hog_data_ref ref;
+	hog_data_fit fit;
+	int rc = tr ? 0 : hog_data_load_header(&head, trn, &err); /* a streamed training set */
+	if (!rc) {
+		hog_data_ref_of(tr ? tr : head, &ref);
+		rc = hog_data_reconcile(te, ten, &ref, trn, &fit, &err);
+	}
+	hog_data_free(head);
+	if (rc)
+		return cli_fail(&err, rc);
+	if (!quiet)
+		cli_fit_note(cmd, &fit, te, ten, trn);
 	return 0;
 }
 

@@ -42,6 +42,31 @@ int hog_data_load_extras(hog_store *s, hog_data *d, hog_err *err)
 	return 0;
 }
 
+int hog_data_load_header(hog_data **out, const char *path, hog_err *err)
+{
+	*out = NULL;
+	hog_store *s;
+	int rc = hog_store_open(&s, path, err);
+	if (rc)
+		return rc;
+	hog_data *d = calloc(1, sizeof *d);
+	if (!d) {
+		hog_store_close(s);
+		return hog_err_set(err, ENOMEM, "out of memory");
+	}
+	d->meta = *hog_store_meta(s);
+	d->n = d->meta.examples;
+	d->dim = d->meta.features;
+	d->nnz = d->meta.nnz;
+	if ((rc = hog_data_load_extras(s, d, err))) {
+		hog_data_free(d);
+		d = NULL;
+	}
+	hog_store_close(s);
+	*out = d;
+	return rc;
+}
+
 void hog_data_ref_of(const hog_data *tr, hog_data_ref *ref)
 {
 	memset(ref, 0, sizeof *ref);

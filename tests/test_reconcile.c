@@ -458,6 +458,15 @@ static void test_csv_columns(void)
 	CU_ASSERT_EQUAL_FATAL(hog_model_load(&m2, path, &err), 0);
 	CU_ASSERT_STRING_EQUAL(m2->columns, "a,b,label");
 	CU_ASSERT_EQUAL(m2->task, HOG_TASK_BINARY);
+	/* a split keeps the names */
+	char pa[4096], pb[4096];
+	snprintf(pa, sizeof pa, "%s", tu_path("c2a.lmdb"));
+	snprintf(pb, sizeof pb, "%s", tu_path("c2b.lmdb"));
+	CU_ASSERT_EQUAL_FATAL(hog_data_split(tu_path("c2.lmdb"), pa, pb, 0.5, 1, &err), 0);
+	hog_data *part = load("c2a.lmdb");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(part->columns);
+	CU_ASSERT_STRING_EQUAL(part->columns, "b,a,label");
+	hog_data_free(part);
 	hog_data *c2b = load("c2.lmdb");
 	CU_ASSERT_EQUAL(hog_model_prepare(m2, c2b, "c2.lmdb", "c.model", &fit, &err), HOG_EMISMATCH);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "'a' in c.model and 'b' in c2.lmdb"));

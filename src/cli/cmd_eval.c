@@ -341,6 +341,29 @@ done:
 	return rc;
 }
 
+/* One line per example: classes' probabilities, the class, "user item rating"
+ * (@p raw: original ids), the label, the probability or the margin. */
+static void write_predictions(FILE *f, const float *mg, uint64_t n, uint32_t C, int what, const uint64_t *raw)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		if (C && what == 2)
+			for (uint32_t j = 0; j < C; j++)
+				fprintf(f, "%.6g%c", mg[i * C + j], j + 1 == C ? '\n' : ' ');
+		else if (C)
+			fprintf(f, "%.0f\n", mg[i]);
+		else if (raw)
+			fprintf(f, "%llu %llu %.9g\n", (unsigned long long)raw[2 * i], (unsigned long long)raw[2 * i + 1], mg[i]);
+		else if (what == 1)
+			fputs(mg[i] > 0 ? "1\n" : "-1\n", f);
+		else if (what == 2)
+			fprintf(f, "%.6g\n", 1.0 / (1.0 + exp(-(double)mg[i])));
+		else
+			fprintf(f, "%.9g\n", mg[i]);
+		if ((i & 4095) == 4095 && ferror(f))
+			break; /* a full disk or a reader gone: no point in writing the rest */
+	}
+}
+
 int cmd_predict(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -426,23 +449,7 @@ int cmd_predict(int argc, char **argv)
 			goto done;
 		}
 	}
-	for (uint64_t i = 0; i < d->n; i++) {
-		if (C && what == 2)
-			for (uint32_t j = 0; j < C; j++)
-				fprintf(f, "%.6g%c", mg[i * C + j], j + 1 == C ? '\n' : ' ');
-		else if (C)
-			fprintf(f, "%.0f\n", mg[i]);
-		else if (raw)
-			fprintf(f, "%llu %llu %.9g\n", (unsigned long long)raw[2 * i], (unsigned long long)raw[2 * i + 1], mg[i]);
-		else if (what == 1)
-			fputs(mg[i] > 0 ? "1\n" : "-1\n", f);
-		else if (what == 2)
-			fprintf(f, "%.6g\n", 1.0 / (1.0 + exp(-(double)mg[i])));
-		else
-			fprintf(f, "%.9g\n", mg[i]);
-		if ((i & 4095) == 4095 && ferror(f))
-			break; /* a full disk or a reader gone: no point in writing the rest */
-	}
+	write_predictions(f, mg, d->n, C, what, raw);
 	errno = 0;
 	if (fflush(f) != 0 || ferror(f) || (out && fsync(fileno(f)) != 0)) {
 		int e = errno ? errno : EIO;

@@ -477,6 +477,22 @@ static int check_header(const unsigned char *h, uint32_t version, const char *pa
 	return 0;
 }
 
+/* The hyper-parameters and training state of header @p h into @p m. */
+static void header_hyper(hog_model *m, const unsigned char *h, uint32_t version)
+{
+	m->epochs_done = (int)r32(h + 40);
+	m->lr = rf64(h + 48);
+	m->l2 = rf64(h + 56);
+	m->beta = rf64(h + 64);
+	m->backoff = rf64(h + 72);
+	m->seed = r64(h + 80);
+	m->t = r64(h + 88);
+	m->sched = r32(h + 104);
+	m->t0 = rf64(h + 112);
+	m->warmup = r64(h + 120);
+	m->aux = version >= 2 ? rf64(h + 152) : 0;
+}
+
 int hog_model_load_ckpt(hog_model **out, hog_ckpt *ck, const char *path, hog_err *err)
 {
 	*out = NULL;
@@ -549,12 +565,8 @@ int hog_model_load_ckpt(hog_model **out, hog_ckpt *ck, const char *path, hog_err
 		goto done;
 	}
 	m = hog_model_alloc(probe.kind, r32(h + 16), probe.rule, shape, flags);
-	if (!m || (nw && !(pos = malloc(nw * 8ull)))) {
-		rc = hog_err_set(err, ENOMEM, "%s: out of memory", path);
-		goto done;
-	}
 	uint32_t c;
-	if (slen && !(sec = malloc(slen))) {
+	if (!m || (nw && !(pos = malloc(nw * 8ull))) || (slen && !(sec = malloc(slen)))) {
 		rc = hog_err_set(err, ENOMEM, "%s: out of memory", path);
 		goto done;
 	}
@@ -579,17 +591,7 @@ int hog_model_load_ckpt(hog_model **out, hog_ckpt *ck, const char *path, hog_err
 			rc = hog_err_set(err, HOG_ECORRUPT, "%s: parameter %llu is not finite", path, (unsigned long long)i);
 			goto done;
 		}
-	m->epochs_done = (int)r32(h + 40);
-	m->lr = rf64(h + 48);
-	m->l2 = rf64(h + 56);
-	m->beta = rf64(h + 64);
-	m->backoff = rf64(h + 72);
-	m->seed = r64(h + 80);
-	m->t = r64(h + 88);
-	m->sched = r32(h + 104);
-	m->t0 = rf64(h + 112);
-	m->warmup = r64(h + 120);
-	m->aux = version >= 2 ? rf64(h + 152) : 0;
+	header_hyper(m, h, version);
 	m->task = task;
 	if (slen && (rc = sections_parse(m, sec, slen, path, err)))
 		goto done;

@@ -231,13 +231,16 @@ typedef struct hog_data_ref {
 	uint64_t features;             /**< sparse: dimension; extra test features are counted */
 	uint64_t users, items;         /**< ratings: dense id ranges */
 	const uint64_t *user_ids, *item_ids; /**< ratings: dense id -> original id, or NULL */
+	uint8_t *user_rated, *item_rated; /**< ratings: 1 for the ids with a training rating
+	                                     (NULL: every id in range); hog_data_ref_free() */
 	const char *columns;           /**< csv: column names, or NULL */
 } hog_data_ref;
 
 /** What hog_data_reconcile() did to a test set. */
 typedef struct hog_data_fit {
 	int mapped;                    /**< ratings: ids mapped through both id maps */
-	uint64_t unseen;               /**< ratings whose user or item the reference lacks */
+	uint64_t unseen;               /**< ratings whose user or item the reference lacks,
+	                                    or has no training rating of */
 	uint64_t new_users, new_items; /**< distinct such users and items */
 	uint64_t extra_features;       /**< sparse: distinct features beyond ref features */
 	uint64_t extra_nnz;            /**< and their nonzeros (scored as zero weight) */
@@ -263,8 +266,11 @@ int hog_data_reconcile(hog_data *d, const char *d_name, const hog_data_ref *ref,
  * arrays stay NULL; free with hog_data_free()): what a test set is matched
  * against when the training set is streamed. @return as hog_data_load(). */
 int hog_data_load_header(hog_data **out, const char *path, hog_err *err);
-/** The reference a training set makes for its test set. */
+/** The reference a training set makes for its test set (free it with
+ * hog_data_ref_free(); out of memory leaves user_rated and item_rated NULL). */
 void hog_data_ref_of(const hog_data *tr, hog_data_ref *ref);
+/** Frees what hog_data_ref_of() or hog_model_prepare() allocated in @p ref. */
+void hog_data_ref_free(hog_data_ref *ref);
 
 /** Progress callback for long data operations: @p done of @p total units
  * (bytes for imports, examples for generators). */

@@ -201,6 +201,7 @@ static void test_mf_separate_imports(void)
 	hog_data_fit fit;
 	hog_data_ref_of(tr, &ref);
 	CU_ASSERT_EQUAL_FATAL(hog_data_reconcile(te, "mte.lmdb", &ref, "mtr.lmdb", &fit, &err), 0);
+	hog_data_ref_free(&ref);
 	CU_ASSERT_EQUAL(fit.mapped, 1);
 	CU_ASSERT_EQUAL(fit.new_users, 10);
 	CU_ASSERT_EQUAL(fit.new_items, 10);
@@ -219,6 +220,16 @@ static void test_mf_separate_imports(void)
 	hog_data *te2 = load("mte.lmdb");
 	CU_ASSERT_EQUAL_FATAL(hog_model_prepare(m2, te2, "mte.lmdb", "m.model", &fit, &err), 0);
 	CU_ASSERT_EQUAL(fit.unseen, unseen);
+	/* the one import's split: the same ratings count as unseen (their ids are
+	 * in its maps, but without a training rating) */
+	hog_data_fit fit1;
+	hog_data_ref_of(tr1, &ref);
+	CU_ASSERT_EQUAL(hog_data_reconcile(te1, "te1", &ref, "tr1", &fit1, &err), 0);
+	hog_data_ref_free(&ref);
+	CU_ASSERT_EQUAL(fit1.unseen, unseen);
+	CU_ASSERT_EQUAL(fit1.new_users, 10);
+	hog_model_prepare(m1, te1, "te1", "m1", &fit1, &err);
+	CU_ASSERT_EQUAL(fit1.unseen, unseen);
 	hog_eval ev;
 	CU_ASSERT_EQUAL_FATAL(hog_model_eval(m2, te2, &ev, &err), 0);
 	CU_ASSERT(fabs(ev.rmse - want) < 1e-5);
@@ -287,11 +298,14 @@ static void test_mf_ids_refused(void)
 	CU_ASSERT_EQUAL(o->users[0], 3);
 	CU_ASSERT_EQUAL(o->users[1], u1);
 	CU_ASSERT_EQUAL(fit.unseen, 0);
+	hog_data_ref_free(&ref);
+	hog_data_ref_of(tr, &ref);
 	/* a sparse set against ratings */
 	hog_data sp = { .meta = { .kind = HOG_KIND_SPARSE, .task = HOG_TASK_BINARY } };
 	CU_ASSERT_EQUAL(hog_data_reconcile(&sp, "a.lmdb", &ref, "mtr.lmdb", &fit, &err), HOG_EMISMATCH);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "a.lmdb"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "mtr.lmdb"));
+	hog_data_ref_free(&ref);
 	hog_data_free(o);
 	hog_data_free(tr);
 }
@@ -407,6 +421,7 @@ static void test_linear_extra_features(void)
 	hog_data_ref_of(dtr, &ref);
 	CU_ASSERT_EQUAL(hog_data_reconcile(reg2, "lreg.lmdb", &ref, "ltr.lmdb", &fit, &err), HOG_EMISMATCH);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "binary"));
+	hog_data_ref_free(&ref);
 
 	hog_data_free(reg2);
 	hog_data_free(b01);
@@ -441,6 +456,7 @@ static void test_csv_columns(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "column 1 is 'a' in c1.lmdb and 'b' in c2.lmdb"));
 	CU_ASSERT_EQUAL(hog_data_reconcile(c4, "c4.lmdb", &ref, "c1.lmdb", &fit, &err), HOG_EMISMATCH);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "column 3"));
+	hog_data_ref_free(&ref);
 	/* the model keeps them: eval refuses the same way */
 	hog_train_opts o;
 	hog_train_opts_init(&o);

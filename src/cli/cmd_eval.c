@@ -320,7 +320,7 @@ int cmd_eval(int argc, char **argv)
 		else
 			printf("rmse       %.6f\nmae        %.6f\n", ev.rmse, ev.mae);
 		if (fit.unseen || d->meta.task == HOG_TASK_RATINGS)
-			printf("unseen     %llu (ratings of users or items the model lacks)\n", (unsigned long long)fit.unseen);
+			printf("unseen     %llu (ratings of users or items the model has not trained)\n", (unsigned long long)fit.unseen);
 		if (fit.extra_features)
 			printf("extra      %llu features the model lacks (%llu nonzeros, zero weight)\n",
 			       (unsigned long long)fit.extra_features, (unsigned long long)fit.extra_nnz);

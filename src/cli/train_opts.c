@@ -234,6 +234,7 @@ int cli_match_test(const char *cmd, const hog_data *tr, const char *trn, hog_dat
 	if (!rc) {
 		hog_data_ref_of(tr ? tr : head, &ref);
 		rc = hog_data_reconcile(te, ten, &ref, trn, &fit, &err);
+		hog_data_ref_free(&ref);
 	}
 	hog_data_free(head);
 	if (rc)
@@ -246,8 +247,8 @@ int cli_match_test(const char *cmd, const hog_data *tr, const char *trn, hog_dat
 void cli_fit_note(const char *cmd, const hog_data_fit *fit, const hog_data *d, const char *dn, const char *rn)
 {
 	if (fit->unseen)
-		fprintf(stderr, "hogwild %s: note: %llu of %llu ratings of %s have a user or item that %s lacks "
-		        "(%llu new users, %llu new items): predicted as the training mean plus the known side's bias\n",
+		fprintf(stderr, "hogwild %s: note: %llu of %llu ratings of %s have a user or item that %s has no rating "
+		        "of (%llu such users, %llu such items): predicted as the training mean plus the known side's bias\n",
 		        cmd, (unsigned long long)fit->unseen, (unsigned long long)d->n, dn, rn,
 		        (unsigned long long)fit->new_users, (unsigned long long)fit->new_items);
 	if (fit->extra_features)

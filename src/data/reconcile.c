@@ -78,6 +78,23 @@ void hog_data_ref_of(const hog_data *tr, hog_data_ref *ref)
 	ref->user_ids = tr->user_ids;
 	ref->item_ids = tr->item_ids;
 	ref->columns = tr->columns;
+	/* a set that is one part of a split has ids without ratings in it */
+	if (tr->meta.kind == HOG_KIND_RATINGS && tr->users && (ref->user_rated = calloc(ref->users + 1, 1)) &&
+	    (ref->item_rated = calloc(ref->items + 1, 1))) {
+		for (uint64_t j = 0; j < tr->n; j++) {
+			ref->user_rated[tr->users[j]] = 1;
+			ref->item_rated[tr->items[j]] = 1;
+		}
+	} else {
+		hog_data_ref_free(ref);
+	}
+}
+
+void hog_data_ref_free(hog_data_ref *ref)
+{
+	free(ref->user_rated);
+	free(ref->item_rated);
+	ref->user_rated = ref->item_rated = NULL;
 }
 
 /* ------------------------------------------------------------ id maps */
@@ -123,10 +140,16 @@ static uint32_t *translate(const uint64_t *ids, uint64_t n, const uint64_t *ref_
 	return to;
 }
 
-/* Distinct ids among @p a (n ratings, ids below @p range) whose translation is
- * at or beyond @p limit, and those within it. */
+/* Whether the reference has a training rating of (translated) id @p t. */
+static int rated(uint64_t t, uint64_t limit, const uint8_t *r)
+{
+	return t < limit && (!r || r[t]);
+}
+
+/* Distinct ids among @p a (n ratings, ids below @p range) whose translation the
+ * reference has no rating of, and those it has. */
 static int count_new(const uint32_t *a, uint64_t n, uint64_t range, const uint32_t *to, uint64_t limit,
-                     uint64_t *fresh, uint64_t *known)
+                     const uint8_t *r, uint64_t *fresh, uint64_t *known)
 {
 	unsigned char *seen = calloc(range + 1, 1);
 	if (!seen)
@@ -136,7 +159,7 @@ static int count_new(const uint32_t *a, uint64_t n, uint64_t range, const uint32
 		if (!seen[a[j]]) {
 			seen[a[j]] = 1;
 			uint64_t t = to ? to[a[j]] : a[j];
-			(t >= limit ? (*fresh)++ : (*known)++);
+			(rated(t, limit, r) ? (*known)++ : (*fresh)++);
 		}
 	free(seen);
 	return 0;
@@ -177,8 +200,8 @@ static int reconcile_ids(hog_data *d, const char *dn, const hog_data_ref *ref, c
 		}
 	}
 	uint64_t ku, ki;
-	if (count_new(d->users, d->n, d->meta.users, tu, ref->users, &fit->new_users, &ku) ||
-	    count_new(d->items, d->n, d->meta.items, ti, ref->items, &fit->new_items, &ki)) {
+	if (count_new(d->users, d->n, d->meta.users, tu, ref->users, ref->user_rated, &fit->new_users, &ku) ||
+	    count_new(d->items, d->n, d->meta.items, ti, ref->items, ref->item_rated, &fit->new_items, &ki)) {
 		rc = hog_err_set(err, ENOMEM, "out of memory matching the ids");
 		goto out;
 	}
@@ -194,7 +217,8 @@ static int reconcile_ids(hog_data *d, const char *dn, const hog_data_ref *ref, c
 			d->users[j] = tu[d->users[j]];
 			d->items[j] = ti[d->items[j]];
 		}
-		fit->unseen += d->users[j] >= ref->users || d->items[j] >= ref->items;
+		fit->unseen += !rated(d->users[j], ref->users, ref->user_rated) ||
+		               !rated(d->items[j], ref->items, ref->item_rated);
 	}
 	if (maps) {
 		/* the ids are the reference's now; its maps are the caller's to use */

@@ -161,12 +161,21 @@ int hog_model_prepare(const hog_model *m, hog_data *d, const char *d_name, const
 	hog_model_info_get(m, &info);
 	hog_data_ref ref = { .task = m->task, .features = info.dim, .users = info.users, .items = info.items,
 		                 .user_ids = m->user_ids, .item_ids = m->item_ids, .columns = m->columns };
-	int rc = hog_model_kind_get(m->kind)->fits(m, d, err);
+	const hog_model_kind_ops *k = hog_model_kind_get(m->kind);
+	int rc = k->fits(m, d, err);
 	if (rc) {
 		hog_err_prefix(err, "%s and %s", m_name, d_name);
 		return rc;
 	}
-	return hog_data_reconcile(d, d_name, &ref, m_name, fit, err);
+	/* (out of memory: ids in range count as trained, the prediction is the same) */
+	if (k->rated && info.users && (ref.user_rated = calloc(info.users + 1, 1)) &&
+	    (ref.item_rated = calloc(info.items + 1, 1)))
+		k->rated(m, ref.user_rated, ref.item_rated);
+	else
+		hog_data_ref_free(&ref);
+	rc = hog_data_reconcile(d, d_name, &ref, m_name, fit, err);
+	hog_data_ref_free(&ref);
+	return rc;
 }
 
 const uint64_t *hog_model_ids(const hog_model *m, int items, uint64_t *n)

@@ -65,6 +65,10 @@ typedef struct hog_model_kind_ops {
 	void (*eval)(const hog_model *m, const hog_data *d, const float *pred, hog_eval *ev);
 	/* The kind's part of hog_model_info. */
 	void (*info)(const hog_model *m, hog_model_info *info);
+	/* optional, kinds with users and items (hog_model_info.users): 1 in
+	 * users[u] and items[i] for those the model has trained (the others are
+	 * predicted as unseen), 0 elsewhere. */
+	void (*rated)(const hog_model *m, uint8_t *users, uint8_t *items);
 } hog_model_kind_ops;
 
 extern const hog_model_kind_ops hog_linear_kind, hog_mf_kind, hog_mlp_kind;

@@ -365,6 +365,42 @@ check "predict mf" 0 "$H" predict --model "$T/mf-grid.model" --data "$T/grte.lmd
 check_true "predict mf: one rating per test rating" test "$(wc -l <"$T/mf.pred")" -eq "$("$H" data info "$T/grte.lmdb" | sed -n 's/^ratings *\([0-9]*\).*/\1/p')"
 check "predict mf: --labels refused" 2 "$H" predict --labels --model "$T/mf-grid.model" --data "$T/grte.lmdb"
 check "eval mf on a sparse set" 1 "$H" eval --model "$T/mf-grid.model" --data "$T/tte.lmdb"
+# a published split: two text files imported separately, matched by their original ids
+awk -v T="$T" 'BEGIN { s = 7; for (j = 0; j < 1200; j++) { s = (s * 1103515245 + 12345) % 2147483648; u = 100 + 3 * (s % 40);
+	s = (s * 1103515245 + 12345) % 2147483648; i = 9000 + 11 * (s % 60); r = 1 + (u * i) % 5;
+	f = (j % 5 == 4) ? "te" : "tr"; print u, i, r > (T "/ps" f ".txt") } }' </dev/null
+printf '999 9000 4\n' >>"$T/pste.txt" # a user the training file lacks
+"$H" data import --format ratings "$T/pstr.txt" "$T/pstr.lmdb" >/dev/null 2>&1
+"$H" data import --format ratings "$T/pste.txt" "$T/pste.lmdb" >/dev/null 2>&1
+check "split files: train --test" 0 "$H" train --model mf --rank 4 --epochs 3 --threads 1 --data "$T/pstr.lmdb" \
+	--test "$T/pste.lmdb" --save "$T/ps.model"
+# the ratings with a user or item the training file lacks, counted here from the text
+nu=$(awk 'NR == FNR { u[$1] = 1; i[$2] = 1; next } !($1 in u) || !($2 in i) { n++ } END { print n + 0 }' "$T/pstr.txt" "$T/pste.txt")
+check_grep "split files: ... counts the $nu unseen ratings" "$ERR" "note: $nu of 241 ratings of .*pste.lmdb have a user or item"
+check_true "split files: ... at least the one of the new user" test "$nu" -ge 1
+check "split files: eval" 0 "$H" eval --model "$T/ps.model" --data "$T/pste.lmdb"
+check_grep "split files: eval reports the unseen ratings" "$OUT" "^unseen +$nu "
+check_true "split files: ... and no rmse above the ratings' range" \
+	awk '$1 == "rmse" { exit !($2 > 0 && $2 < 4) }' "$OUT"
+check "split files: predict" 0 "$H" predict --model "$T/ps.model" --data "$T/pste.lmdb" --out "$T/ps.pred"
+check_true "split files: predict writes the original ids, in order" \
+	sh -c 'awk "{ print \$1, \$2 }" "$1" | cmp -s - "$2"' sh "$T/ps.pred" "$(awk '{ print $1, $2 }' "$T/pste.txt" >"$T/ps.ids"; echo "$T/ps.ids")"
+awk '{ print $1, $2 }' "$T/pste.txt" >"$T/ps.pairs"
+check "split files: predict --pairs" 0 "$H" predict --model "$T/ps.model" --pairs "$T/ps.pairs"
+check_true "split files: --pairs scores as --data" cmp -s "$OUT" "$T/ps.pred"
+printf '100 9000\n100 x9\n' >"$T/ps.bad"
+check "split files: a bad --pairs line" 1 "$H" predict --model "$T/ps.model" --pairs "$T/ps.bad"
+check_grep "split files: ... named FILE:LINE" "$ERR" 'ps.bad:2: .x9. is not an item id'
+check "split files: --pairs with --data" 2 "$H" predict --model "$T/ps.model" --pairs "$T/ps.pairs" --data "$T/pste.lmdb"
+check "split files: --pairs for a linear model" 2 "$H" predict --model "$T/m.bin" --pairs "$T/ps.pairs"
+printf '5 6 3\n7 8 4\n' >"$T/psx.txt"
+"$H" data import --format ratings "$T/psx.txt" "$T/psx.lmdb" >/dev/null 2>&1
+check "split files: a set sharing no id refused" 1 "$H" eval --model "$T/ps.model" --data "$T/psx.lmdb"
+check_grep "split files: ... naming both files" "$ERR" 'psx.lmdb.*ps.model'
+check "split files: a sparse set refused by the mf model" 1 "$H" eval --model "$T/ps.model" --data "$T/tte.lmdb"
+check_grep "split files: ... naming both files" "$ERR" 'ps.model and .*tte.lmdb'
+check "split files: a ratings set refused by the linear model" 1 "$H" eval --model "$T/m.bin" --data "$T/pste.lmdb"
+check_grep "split files: ... naming both files" "$ERR" 'm.bin and .*pste.lmdb'
 check "data split --per-user" 0 "$H" data split --per-user --fraction 0.5 --seed 3 "$T/gr.lmdb" "$T/gpa.lmdb" "$T/gpb.lmdb"
 check "data split --per-user: a sparse set refused" 2 "$H" data split --per-user --fraction 0.5 "$T/ttr.lmdb" "$T/spa.lmdb" "$T/spb.lmdb"
 check_grep "data split --per-user: ... says why" "$ERR" 'ratings set'
@@ -650,7 +686,7 @@ else
 				check "mpi mf: $1 ${b:-no biases}, -np $3 --sync-every 1" 0 $MPIRUN -np $3 "$H" train $FS $sch $b \
 					--optimizer $1 --sync-every 1 --save "$T/fm.bin"
 			fi
-			"$H" predict --model "$T/fm.bin" --data "$T/fr.lmdb" >"$T/fp.txt" 2>/dev/null
+			"$H" predict --model "$T/fm.bin" --data "$T/fr.lmdb" 2>/dev/null | awk '{ print $3 }' >"$T/fp.txt"
 			"$T/mfref" $3 4 0.05 0.05 2 1 $2 $ada "$T/fr.txt" >"$T/fq.txt"
 			d=$(maxdiff "$T/fp.txt" "$T/fq.txt")
 			check_true "mpi mf: ... matches the reference loop on $3 rank(s) (max |prediction diff| $d)" \
@@ -859,7 +895,7 @@ else
 fi
 
 # closed pipes: quiet, status 0
-# (a model of the set's own dimension: predict refuses a set with more features than its model)
+# (a model of the set's own dimension: a set with more features would get a note on stderr)
 "$H" train --quiet --data "$T/sig.lmdb" --epochs 1 --average off --save "$T/sig.model" >/dev/null 2>&1
 ("$H" predict --model "$T/sig.model" --data "$T/sig.lmdb" 2>"$T/pipe.err"; echo $? >"$T/pipe.st") | head -1 >/dev/null
 check_true "pipe: predict | head -1 exits 0" test "$(cat "$T/pipe.st")" = 0
@@ -904,6 +940,34 @@ if command -v script >/dev/null 2>&1 && script -qc true /dev/null >/dev/null 2>&
 		check_grep "progress: a finite rate per thread" "$T/prog.txt" '[0-9.e+]+ ex/s/thread'
 	fi
 fi
+
+# a test set in the training set's terms: CSV column names, extra LIBSVM features, {0,1} regression labels
+printf 'a,b,label\n1,2,0\n2,1,1\n3,3,0\n1,1,1\n' >"$T/col1.csv"
+printf 'b,a,label\n2,1,0\n1,2,1\n' >"$T/col2.csv"
+"$H" data import -q -f csv --label-col -1 "$T/col1.csv" "$T/col1.lmdb" >/dev/null 2>&1
+"$H" data import -q -f csv --label-col -1 "$T/col2.csv" "$T/col2.lmdb" >/dev/null 2>&1
+check "columns: train --test with the columns in another order" 1 "$H" train --data "$T/col1.lmdb" --test "$T/col2.lmdb" --epochs 1
+check_grep "columns: ... names the first differing column and both files" "$ERR" "column 1 is 'a' in .*col1.lmdb and 'b' in .*col2.lmdb"
+"$H" train --quiet --data "$T/col1.lmdb" --epochs 1 --save "$T/col.model" >/dev/null 2>&1
+check "columns: eval refuses them too" 1 "$H" eval --model "$T/col.model" --data "$T/col2.lmdb"
+check_grep "columns: ... naming the model" "$ERR" "'a' in .*col.model and 'b' in .*col2.lmdb"
+printf '+1 1:1 2:1\n-1 3:1\n+1 1:1\n-1 2:1 3:1\n' >"$T/xtr.svm"
+printf '+1 1:1 5:2\n-1 3:1 6:1\n+1 1:1 5:1\n' >"$T/xte.svm"
+"$H" data import -q -f libsvm "$T/xtr.svm" "$T/xtr.lmdb" >/dev/null 2>&1
+"$H" data import -q -f libsvm "$T/xte.svm" "$T/xte.lmdb" >/dev/null 2>&1
+check "extra features: train --test" 0 "$H" train --data "$T/xtr.lmdb" --test "$T/xte.lmdb" --epochs 1 --save "$T/x.model"
+check_grep "extra features: ... counted (2 features, 3 nonzeros)" "$ERR" 'xte.lmdb has 2 features that .*xtr.lmdb lacks \(3 nonzeros\)'
+check "extra features: predict" 0 "$H" predict --model "$T/x.model" --data "$T/xte.lmdb"
+check_grep "extra features: ... says so" "$ERR" 'xte.lmdb has 2 features that .*x.model lacks'
+check_true "extra features: ... and scores every example" test "$(wc -l <"$OUT")" -eq 3
+printf '0.5 1:1\n1.5 2:1\n2.5 3:1\n' >"$T/rtr.svm"
+printf '0 1:1\n1 2:1\n' >"$T/rte.svm"
+"$H" data import -q -f libsvm "$T/rtr.svm" "$T/rtr.lmdb" >/dev/null 2>&1
+"$H" data import -q -f libsvm "$T/rte.svm" "$T/rte.lmdb" >/dev/null 2>&1
+check "regression: a test set of {0,1} labels is not refused" 0 "$H" train --loss squared --data "$T/rtr.lmdb" --test "$T/rte.lmdb" --epochs 1
+check_grep "regression: ... and is read as values" "$ERR" 'read as regression values'
+check "binary model: a regression set refused" 1 "$H" eval --model "$T/x.model" --data "$T/rtr.lmdb"
+check_grep "binary model: ... naming both" "$ERR" 'x.model and .*rtr.lmdb'
 
 # CSV and ratings: a BOM is no header, one odd field is an error, headers noted
 printf '\357\273\2771,2,3\n0,1,0\n1,0,5\n' >"$T/bom.csv"

@@ -70,6 +70,10 @@ void cli_remove_stale(const char *cmd, const char *path);
  * data sets and models are mapped or read whole. @p what ("--model") may be NULL.
  * Returns 0 or 1 after the message. */
 int cli_check_input(const char *cmd, const char *what, const char *path);
+/** Tells on standard error what hog_data_reconcile() found in data set @p dn
+ * against @p rn (ratings of users or items @p rn lacks, features beyond its
+ * dimension, labels read back as regression values); nothing when all fit. */
+void cli_fit_note(const char *cmd, const hog_data_fit *fit, const hog_data *d, const char *dn, const char *rn);
 /** SIGINT/SIGTERM/SIGHUP remove the registered temporary files (sys/file.h)
  * and end the process with the signal (exit status 130/143/129). For commands
  * that have nothing to save when stopped: the data subcommands. */

@@ -246,8 +246,8 @@ int cmd_train(int argc0, char **argv0)
 		rc = 0;
 		if (!a.data)
 			rc = cli_usage_error("train", NULL, "--data is required (a data set made by 'hogwild data import' or 'gen')");
-		else if (a.test)
-			rc = cli_load_data("train", &ta, &te, &tr, a.quiet);
+		else if (a.test && !(rc = cli_load_data("train", &ta, &te, &tr, a.quiet)))
+			rc = cli_match_test("train", NULL, a.data, te, a.test, a.quiet);
 	} else {
 		rc = cli_load_data("train", &a, &tr, &te, a.quiet);
 	}

@@ -216,7 +216,48 @@ int cli_load_data(const char *cmd, const cli_train_args *a, hog_data **tr, hog_d
 	}
 	if (!quiet && cli_progress_wanted(0))
 		fputs("\r\033[K", stderr);
+	if (*te && (rc = cli_match_test(cmd, *tr, a->data, *te, a->test, quiet))) {
+		hog_data_free(*tr);
+		hog_data_free(*te);
+		*tr = *te = NULL;
+	}
+	return rc;
+}
+
+int cli_match_test(const char *cmd, const hog_data *tr, const char *trn, hog_data *te, const char *ten, int quiet)
+{
+	hog_err err = { 0 };
+	hog_data *head = NULL;
+	hog_data_ref ref;
+	hog_data_fit fit;
+	int rc = tr ? 0 : hog_data_load_header(&head, trn, &err); /* a streamed training set */
+	if (!rc) {
+		hog_data_ref_of(tr ? tr : head, &ref);
+		rc = hog_data_reconcile(te, ten, &ref, trn, &fit, &err);
+		hog_data_ref_free(&ref);
+	}
+	hog_data_free(head);
+	if (rc)
+		return cli_fail(&err, rc);
+	if (!quiet)
+		cli_fit_note(cmd, &fit, te, ten, trn);
 	return 0;
+}
+
+void cli_fit_note(const char *cmd, const hog_data_fit *fit, const hog_data *d, const char *dn, const char *rn)
+{
+	if (fit->unseen)
+		fprintf(stderr, "hogwild %s: note: %llu of %llu ratings of %s have a user or item that %s has no rating "
+		        "of (%llu such users, %llu such items): predicted as the training mean plus the known side's bias\n",
+		        cmd, (unsigned long long)fit->unseen, (unsigned long long)d->n, dn, rn,
+		        (unsigned long long)fit->new_users, (unsigned long long)fit->new_items);
+	if (fit->extra_features)
+		fprintf(stderr, "hogwild %s: note: %s has %llu features that %s lacks (%llu nonzeros): "
+		        "scored as zero weight\n", cmd, dn, (unsigned long long)fit->extra_features, rn,
+		        (unsigned long long)fit->extra_nnz);
+	if (fit->relabelled)
+		fprintf(stderr, "hogwild %s: note: %s's labels look binary but %s's are regression values: read as "
+		        "regression values\n", cmd, dn, rn);
 }
 
 int cli_mpi_start(const char *cmd)

@@ -29,6 +29,10 @@ int cli_train_refuse(unsigned cmd, const hog_train_opts *o, unsigned modes, cons
 
 /* Loads the training (and test) data sets named in @p a. Returns 0 or an exit code. */
 int cli_load_data(const char *cmd, const cli_train_args *a, hog_data **tr, hog_data **te, int quiet);
+/* Puts test set @p te (file @p ten) in the terms of training set @p tr (file
+ * @p trn; NULL: read its header from trn, for --stream), or refuses it; notes
+ * what did not fit. Returns 0 or an exit code after the message. */
+int cli_match_test(const char *cmd, const hog_data *tr, const char *trn, hog_data *te, const char *ten, int quiet);
 
 /* Under mpirun: starts MPI (a build without MPI refuses to run as several
  * ranks, which would each train alone). Returns 0 or an exit code after

@@ -770,6 +770,8 @@ int hog_data_load(hog_data **out, const char *path, hog_err *err)
 		rc = hog_err_set(err, ENOMEM, "%s: out of memory loading %llu examples", path, (unsigned long long)n);
 		goto fail;
 	}
+	if ((rc = hog_data_load_extras(s, d, err)))
+		goto fail;
 	if ((rc = load_parallel(s, d, path, err)) <= 0) { /* > 0: counts disagree, read in order */
 		if (rc)
 			goto fail;
@@ -813,5 +815,8 @@ void hog_data_free(hog_data *d)
 	free(d->items);
 	free(d->ratings);
 	free(d->x);
+	free(d->user_ids);
+	free(d->item_ids);
+	free(d->columns);
 	free(d);
 }

@@ -1382,10 +1382,8 @@ static int lin_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, 
 	if (te && te->meta.task != tr->meta.task)
 		return hog_err_set(err, HOG_EMISMATCH, "the test set's task is %s, the training set's %s",
 		                   hog_task_name(te->meta.task), hog_task_name(tr->meta.task));
-	if (te && te->dim > tr->dim)
-		return hog_err_set(err, HOG_EMISMATCH, "the test set has %llu features, the training set %llu: "
-		                   "import both with the same --dim", (unsigned long long)te->dim,
-		                   (unsigned long long)tr->dim);
+	/* (a test set's features beyond the training set's score as zero weight:
+	 * test_ids, as liblinear does; the CLI counts them, hog_data_reconcile) */
 	if (tr->dim >= UINT32_MAX - 1)
 		return hog_err_set(err, HOG_EMISMATCH, "data set dimension out of range (%llu features)",
 		                   (unsigned long long)tr->dim);

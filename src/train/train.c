@@ -135,6 +135,10 @@ void eng_model_hyper(const hog_engine *e, hog_model *m)
 	m->seed = e->o.seed;
 	m->epochs_done = e->epochs_done;
 	m->t = (uint64_t)e->epochs_done * e->tr->n;
+	/* the training set's task, id maps and column names, which a test set is
+	 * matched against later (hog_model_prepare); out of memory leaves them out,
+	 * and the model is still right for sets numbered as its training set */
+	hog_model_set_origin(m, e->tr);
 }
 
 /* --------------------------------------------------------- run identity */
@@ -940,15 +944,14 @@ int hog_train_stream(const char *path, const hog_data *test, const hog_train_opt
 	if (res)
 		memset(res, 0, sizeof *res);
 	hog_store *s;
-	int rc = hog_store_open(&s, path, err);
+	hog_data *d; /* the counts without the arrays: what the engine and check() read */
+	int rc = hog_data_load_header(&d, path, err);
 	if (rc)
 		return rc;
-	/* the counts without the arrays: what the engine and check() read */
-	hog_data d = { .meta = *hog_store_meta(s) };
-	d.n = d.meta.examples;
-	d.dim = d.meta.features;
-	d.nnz = d.meta.nnz;
-	rc = train_run(&d, NULL, s, test, opts, model_out, res, err);
-	hog_store_close(s);
+	if (!(rc = hog_store_open(&s, path, err))) {
+		rc = train_run(d, NULL, s, test, opts, model_out, res, err);
+		hog_store_close(s);
+	}
+	hog_data_free(d);
 	return rc;
 }

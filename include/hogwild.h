@@ -385,6 +385,14 @@ enum hog_model_kind {
  * the mlp with no hidden layers). */
 enum hog_loss { HOG_LOSS_LOGISTIC = 0, HOG_LOSS_HINGE = 1, HOG_LOSS_SQUARED = 2, HOG_LOSS_SOFTMAX = 3 };
 
+/** Per-feature scaling of the inputs (hog_train_opts.normalize). */
+enum hog_normalize {
+	HOG_NORMALIZE_OFF = 0,  /**< the features as they are */
+	HOG_NORMALIZE_ON = 1,   /**< every feature scaled to a largest |x| in (1/2, 1] */
+	HOG_NORMALIZE_AUTO = 2, /**< on when some feature has values beyond [-1, 1] (raw scales),
+	                             off (bit for bit) when every value is within it */
+};
+
 /** Step rules (DESIGN §6). */
 enum hog_rule {
 	HOG_RULE_SGD = 0,         /**< w -= lr_t * g */
@@ -446,6 +454,14 @@ typedef struct hog_progress {
 	double lr, train_loss;
 } hog_progress;
 
+/** hog_train_opts.epochs = 0 (the command line's default): 20 epochs, or for a
+ * set of n < HOG_EPOCHS_VISITS / 20 examples enough to visit HOG_EPOCHS_VISITS
+ * examples in all (at most 1000 epochs), a small set needing more passes for
+ * as many steps; the backoff factor is then raised to the power 20 / epochs (and
+ * the default t0 multiplied by epochs / 20), so that the step decays over the
+ * run as over 20 epochs. */
+#define HOG_EPOCHS_VISITS (1u << 18)
+
 /** Everything that says how to train; hog_train_opts_init() fills the defaults. */
 typedef struct hog_train_opts {
 	enum hog_model_kind model; /**< default linear */
@@ -455,7 +471,7 @@ typedef struct hog_train_opts {
 	enum hog_sched sched;      /**< default backoff */
 	enum hog_bind bind;        /**< default core */
 	int threads;               /**< default 0: every core */
-	int epochs;                /**< default 20 */
+	int epochs;                /**< default 20; 0: HOG_EPOCHS_AUTO's rule */
 	double lr;                 /**< step size (alpha for AdaGrad/AdaRevision); 0 (the default):
 	                                sgd 1/(1 + mean |x|^2), a step that suits the data's scale
 	                                (0.5 for unit-norm rows); adagrad/adarevision 0.1 */
@@ -481,9 +497,15 @@ typedef struct hog_train_opts {
 	                                epoch's iterates instead of the last one (averaged SGD, kept
 	                                sparse); checkpoints keep the iterate itself. Default 0 here;
 	                                the command line turns it on */
-	int normalize;             /**< linear: scale each feature by 1 / max |x| over the training
-	                                set (rounded to a power of two); the model file holds weights
-	                                for the unscaled features. Default 0 */
+	int normalize;             /**< enum hog_normalize: every model that takes features scales
+	                                each feature by 1 / max |x| over the training set (rounded
+	                                to a power of two; the mlp its first layer's inputs); the
+	                                model file holds weights for the unscaled features. Default
+	                                HOG_NORMALIZE_OFF here; the command line's is auto */
+	int loss_from_task;        /**< 1: the loss follows the training set's task: multiclass
+	                                labels train softmax, regression labels squared (a note
+	                                says so); 0 (the default here): the loss as given. The
+	                                command line sets it when --loss is not given */
 	uint32_t rank;             /**< mf: factors per user and item; default 32 */
 	int biases;                /**< mf: learn a global mean and user and item biases */
 	uint32_t grid;             /**< mf grid mode: blocks per side (0: 2 * threads + 1) */

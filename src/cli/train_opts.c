@@ -38,7 +38,7 @@ const struct option cli_train_long[] = {
 	{ "sync-every", required_argument, NULL, OPT_SYNC_EVERY },
 	{ "no-shuffle", no_argument, NULL, OPT_NO_SHUFFLE },
 	{ "average", required_argument, NULL, OPT_AVERAGE },
-	{ "normalize", no_argument, NULL, OPT_NORMALIZE },
+	{ "normalize", optional_argument, NULL, OPT_NORMALIZE },
 	{ "layers", required_argument, NULL, OPT_LAYERS },
 	{ "batch", required_argument, NULL, OPT_BATCH },
 	{ "momentum", required_argument, NULL, OPT_MOMENTUM },
@@ -73,7 +73,8 @@ const char cli_train_usage[] =
 	"      --rank K           mf: factors per user and item (32)\n"
 	"      --biases           mf: learn the global mean and user and item biases (off)\n"
 	"      --grid G           mf, grid mode: G x G blocks (2 * threads + 1)\n"
-	"      --epochs N         passes over the data (20)\n"
+	"      --epochs N|auto    passes over the data (auto: 20, or for a small set of n examples\n"
+	"                         262144/n, at most 1000, with the backoff stretched to match)\n"
 	"      --lr X             step size; alpha for adagrad/adarevision (sgd: 1/(1+mean |x|^2),\n"
 	"                         0.5 for unit-norm rows; adagrad/adarevision: 0.1; mf sgd: 0.03)\n"
 	"      --schedule S       constant | backoff | invt (backoff: lr * backoff^epoch)\n"
@@ -86,8 +87,9 @@ const char cli_train_usage[] =
 	"      --adagrad-beta B   beta of adagrad/adarevision: lr/(beta+sqrt(sum g^2)) (1)\n"
 	"      --average on|off   linear: the model is the average of the last epoch's\n"
 	"                         iterates (averaged SGD), not the last iterate (on)\n"
-	"      --normalize        linear: scale each feature by 1/max|x| of the training set\n"
-	"                         (for raw, unscaled values); the model keeps raw units (off)\n"
+	"      --normalize[=on|off|auto]  every model that takes features: scale each feature\n"
+	"                         by 1/max|x| of the training set; the model keeps raw units;\n"
+	"                         bare: on; auto: on when some value is beyond [-1, 1] (auto)\n"
 	"      --delay K          write each update K examples after its read (0)\n"
 	"      --measure-delay    sample updates landing between read and write (off)\n"
 	"      --hot N            buffered: hot coordinates (auto: written once per flush);\n"
@@ -111,6 +113,9 @@ void cli_train_opts_init(hog_train_opts *o)
 {
 	hog_train_opts_init(o);
 	o->average = 1;
+	o->loss_from_task = 1; /* until --loss is given */
+	o->epochs = 0;         /* auto: 20, more for small sets (bench/results/accuracy.md) */
+	o->normalize = HOG_NORMALIZE_AUTO; /* raw scales work as given (bench/results/accuracy.md) */
 }
 
 static int bad(const char *cmd, const char *opt, const char *arg, const char *want)
@@ -157,6 +162,7 @@ int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o,
 	case OPT_LOSS:
 		if ((e = hog_loss_parse(arg)) < 0) return bad(cmd, "loss", arg, "logistic, hinge, squared or softmax");
 		o->loss = (enum hog_loss)e;
+		o->loss_from_task = 0;
 		break;
 	case OPT_MODE:
 		if ((e = hog_mode_parse(arg)) < 0)
@@ -168,7 +174,8 @@ int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o,
 		o->threads = (int)l;
 		break;
 	case OPT_EPOCHS:
-		if (cli_parse_int(arg, 1, 1000000, &l)) return bad(cmd, "epochs", arg, "a count of at least 1");
+		if (!strcmp(arg, "auto")) { o->epochs = 0; break; }
+		if (cli_parse_int(arg, 1, 1000000, &l)) return bad(cmd, "epochs", arg, "a count of at least 1, or auto");
 		o->epochs = (int)l;
 		break;
 	case OPT_LR:
@@ -239,7 +246,12 @@ int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o,
 		if (strcmp(arg, "on") && strcmp(arg, "off")) return bad(cmd, "average", arg, "on or off");
 		o->average = !strcmp(arg, "on");
 		break;
-	case OPT_NORMALIZE: o->normalize = 1; break;
+	case OPT_NORMALIZE:
+		if (!arg || !strcmp(arg, "on")) o->normalize = HOG_NORMALIZE_ON;
+		else if (!strcmp(arg, "off")) o->normalize = HOG_NORMALIZE_OFF;
+		else if (!strcmp(arg, "auto")) o->normalize = HOG_NORMALIZE_AUTO;
+		else return bad(cmd, "normalize", arg, "on, off or auto (write --normalize=off)");
+		break;
 	case OPT_TOPOLOGY: o->topology = arg; break;
 	case OPT_QUIET: a->quiet = 1; break;
 	case OPT_CONFIG: break; /* expanded before parsing */

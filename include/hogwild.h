@@ -429,6 +429,7 @@ int hog_bind_parse(const char *s);
 /** Figures of one epoch, handed to hog_train_opts.on_epoch. */
 typedef struct hog_epoch_stats {
 	int epoch;                 /**< from 1 */
+	int epochs;                /**< of the run (the count --epochs auto chose) */
 	int threads;
 	enum hog_mode mode;        /**< the update mode (the one chosen by HOG_MODE_AUTO)*/
 	double seconds;            /**< wall time of this epoch's updates (evaluation excluded) */

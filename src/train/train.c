@@ -429,7 +429,7 @@ void eng_fail(hog_engine *e, int rc, const char *msg)
 /* Thread 0 after the last round of an epoch: the epoch's figures. */
 static void epoch_report(hog_engine *e, int ep, double spent)
 {
-	hog_epoch_stats s = { .epoch = ep + 1, .threads = e->T, .mode = e->o.mode, .seconds = spent };
+	hog_epoch_stats s = { .epoch = ep + 1, .epochs = e->o.epochs, .threads = e->T, .mode = e->o.mode, .seconds = spent };
 	for (int q = 0; q < e->T; q++) {
 		s.examples += e->w[q]->ex_done;
 		s.nnz += e->w[q]->units_done;

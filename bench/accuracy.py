@@ -37,7 +37,7 @@ import numpy as np
 from sklearn import datasets
 from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 from sklearn.feature_extraction.text import TfidfTransformer
-from sklearn.linear_model import LogisticRegression
+from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.model_selection import train_test_split
 from sklearn.neural_network import MLPClassifier
 
@@ -82,11 +82,49 @@ def gen_counts(seed, tfidf=False):
     V, K, n = 500, 4, 4000
     topics = rng.dirichlet(np.full(V, 0.05), K)
     y = rng.integers(0, K, n)
-    lens = rng.integers(20, 200, n)
-    X = np.stack([rng.multinomial(lens[i], 0.7 * topics[y[i]] + 0.3 * topics.mean(0)) for i in range(n)]).astype(float)
+    lens = rng.integers(10, 60, n)
+    X = np.stack([rng.multinomial(lens[i], 0.2 * topics[y[i]] + 0.8 * topics.mean(0)) for i in range(n)]).astype(float)
     if tfidf:
         X = TfidfTransformer().fit_transform(X).toarray()
     return split(X, y)
+
+
+def gen_reg_raw(seed):
+    X, y = datasets.make_regression(n_samples=3000, n_features=15, n_informative=10, noise=10.0, random_state=seed)
+    rng = np.random.default_rng(seed)
+    X = X * raw_scales(rng, X.shape[1])
+    return train_test_split(X, y, test_size=0.2, random_state=0)
+
+
+def regression(only):
+    """RMSE of `hogwild train --data TR` (squared loss from the task) beside LinearRegression()."""
+    rows = []
+    for name, what, load in (
+            ("diabetes", "sklearn diabetes: 10 standardized columns, disease progression 25..346 "
+             "(imported with --task regression: its integer labels read as 347 classes otherwise)",
+             lambda: train_test_split(*datasets.load_diabetes(return_X_y=True), test_size=0.2, random_state=0)),
+            ("gen-reg-raw", "generated: 15 columns x 10^U(0,4), linear target + noise sd 10", lambda: gen_reg_raw(5))):
+        if only and name not in only:
+            continue
+        Xtr, Xte, ytr, yte = load()
+        tr, te, model = (os.path.join(WORK, name + s) for s in (".tr.lmdb", ".te.lmdb", ".bin"))
+        for X, y, csv, out in ((Xtr, ytr, "-train.csv", tr), (Xte, yte, "-test.csv", te)):
+            with open(os.path.join(WORK, name + csv), "w") as f:
+                for xi, yi in zip(X, y):
+                    f.write("%.9g," % yi + ",".join("%.9g" % v for v in xi) + "\n")
+            if os.path.exists(out):
+                os.unlink(out)
+            run([HOG, "data", "import", "--quiet", "--task", "regression", "-f", "csv", os.path.join(WORK, name + csv), out])
+        if os.path.exists(model):
+            os.unlink(model)
+        run([HOG, "train", "--data", tr, "--quiet", "--save", model])
+        ev = json.loads(run([HOG, "eval", "--model", model, "--data", te, "--json"]).stdout)
+        p = LinearRegression().fit(Xtr, ytr).predict(Xte)
+        sk = float(np.sqrt(((p - yte) ** 2).mean()))
+        base = float(np.sqrt(((ytr.mean() - yte) ** 2).mean()))
+        rows.append((name, what, len(ytr), len(yte), ev["rmse"], sk, base))
+        print("%-15s hogwild rmse %.3f  LinearRegression %.3f  (the mean: %.3f)" % (name, ev["rmse"], sk, base), flush=True)
+    return rows
 
 
 def sk_set(loader):
@@ -154,9 +192,8 @@ def liblinear(name, Xtr, ytr, Xte, yte):
     if not shutil.which("liblinear-train"):
         return None
     a, b, m, p = (os.path.join(WORK, name + s) for s in (".ll-tr", ".ll-te", ".ll-model", ".ll-pred"))
-    if not os.path.exists(a):
-        dump_svmlight_file(Xtr, ytr, a, zero_based=False)
-        dump_svmlight_file(Xte, yte, b, zero_based=False)
+    dump_svmlight_file(Xtr, ytr, a, zero_based=False)
+    dump_svmlight_file(Xte, yte, b, zero_based=False)
     run(["liblinear-train", "-q", "-s", "0", a, m])
     out = run(["liblinear-predict", b, m, p]).stdout
     pred = np.loadtxt(p)
@@ -199,7 +236,7 @@ def main():
         ("iris", "sklearn iris: 4 measurements in cm, 3 classes", lambda: sk_set(datasets.load_iris)),
         ("gen-binary-raw", "generated: 20 columns x 10^U(0,4), binary", lambda: gen_binary_raw(7)),
         ("gen-multi-raw", "generated: 30 signed columns x 10^U(0,4), 5 classes", lambda: gen_multi_raw(8)),
-        ("gen-counts", "generated bag of words: counts of 500 words, 4 topics", lambda: gen_counts(9)),
+        ("gen-counts", "generated bag of words: counts of 500 words in documents of 10..59 words, 4 topics mixed 20:80 with the average", lambda: gen_counts(9)),
         ("gen-tfidf", "the same as TF-IDF (unit-norm rows)", lambda: gen_counts(9, True)),
         ("a9a", "a9a -> a9a.t (shared): 123 binary features", None),
     ]
@@ -246,12 +283,13 @@ def main():
         print("%-15s lin %s  mlp %s  LR %s  MLP %s  liblinear %s  (%s | %s)" % (
             name, cell(lin), cell(mlp), cell(lr), cell(skm), cell(ll), "; ".join(lin[3]), "; ".join(mlp[3])),
             flush=True)
+    reg = regression(only)
     if args.out == "-" or only:
         return
-    write_md(args.out, rows)
+    write_md(args.out, rows, reg)
 
 
-def write_md(path, rows):
+def write_md(path, rows, reg):
     commit = run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"]).stdout.strip()
     dirty = run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"]).stdout.strip()
     cpu = [l.split(":", 1)[1].strip() for l in run(["lscpu"]).stdout.splitlines() if l.startswith("Model name")]
@@ -275,6 +313,14 @@ def write_md(path, rows):
                 name, ntr, nte, cell(lin), cell(lr), cell(ll), cell(mlp), cell(skm)))
         f.write("\nThe sets:\n\n")
         for name, what, *_ in rows:
+            f.write("- %s: %s\n" % (name, what))
+        f.write("\nRegression, test RMSE: `hogwild train --data TR` (squared loss from the task) beside "
+                "scikit-learn's LinearRegression() and the training mean:\n\n")
+        f.write("| set | train / test | hogwild linear | sklearn LinearRegression | the mean |\n|---|---|---|---|---|\n")
+        for name, what, ntr, nte, h, sk, base in reg:
+            f.write("| %s | %d / %d | %.3f | %.3f | %.3f |\n" % (name, ntr, nte, h, sk, base))
+        f.write("\n")
+        for name, what, *_ in reg:
             f.write("- %s: %s\n" % (name, what))
 
 

@@ -699,9 +699,10 @@ static const hog_train_opts *loss_of_task(const hog_train_opts *o, const hog_dat
 	*buf = *o;
 	buf->loss = l;
 	if (o->on_note) {
-		char msg[160];
-		snprintf(msg, sizeof msg, "loss: %s, for the data set's %s labels (--loss sets another)", hog_loss_name(l),
-		         hog_task_name(t));
+		char msg[256];
+		snprintf(msg, sizeof msg, "loss: %s, for the data set's %s labels (--loss sets another%s)", hog_loss_name(l),
+		         hog_task_name(t), t == HOG_TASK_MULTICLASS ? "; labels that are amounts, not classes: import "
+		         "the set again with --task regression" : "");
 		o->on_note(o->ud, msg);
 	}
 	return buf;

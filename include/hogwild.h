@@ -475,7 +475,9 @@ typedef struct hog_train_opts {
 	int epochs;                /**< default 20; 0: HOG_EPOCHS_AUTO's rule */
 	double lr;                 /**< step size (alpha for AdaGrad/AdaRevision); 0 (the default):
 	                                sgd 1/(1 + mean |x|^2), a step that suits the data's scale
-	                                (0.5 for unit-norm rows); adagrad/adarevision 0.1 */
+	                                (0.5 for unit-norm rows; softmax regression, whose step is on
+	                                a batch's mean gradient, B/(B + mean |x|^2); |x| after
+	                                normalize's scaling); adagrad/adarevision 0.1 */
 	double backoff;            /**< per-epoch factor for HOG_SCHED_BACKOFF; default 0.9 */
 	double t0;                 /**< HOG_SCHED_INVT: examples; default = examples in one epoch */
 	uint64_t warmup;           /**< examples over which lr ramps up linearly; default 0 */

@@ -727,7 +727,9 @@ check_true "normalize: the config's off is --normalize=off" cmp -s "$T/mr.bin" "
 check "train --normalize=maybe" 2 "$H" train --data "$T/rtr.lmdb" --normalize=maybe
 check_grep "train: --normalize's values named" "$ERR" 'on, off or auto'
 check "train --epochs auto" 0 "$H" train --data "$T/rtr.lmdb" --mode serial --epochs auto --normalize=off --quiet
-check_grep "train: auto epochs on a small set say how many" "$ERR" 'epochs: 125,'
+n=$("$H" data info "$T/rtr.lmdb" | awk '/^examples/ { print $2 }')
+check_grep "train: auto epochs on a small set say how many" "$ERR" "epochs: $(( (262144 + n - 1) / n )), "
+check_grep "train: ... and run them" "$ERR" " $(( (262144 + n - 1) / n )) epochs in"
 # multiclass and regression labels: the loss follows the task unless --loss is
 # given, and a loss that does not fit names the one to use
 awk 'BEGIN { srand(9); for (i = 0; i < 600; i++) { a = rand()*16; b = rand()*16

@@ -521,6 +521,9 @@ typedef struct hog_train_opts {
 	int nlayers;               /**< mlp: hidden layers, 0..8 (default 0: softmax regression) */
 	uint32_t batch;            /**< mlp: examples per mini-batch (default 32) */
 	double momentum;           /**< mlp, sgd: momentum mu of v = mu v + g, w -= lr v (default 0) */
+	int momentum_auto;         /**< 1: a network with hidden layers trained with sgd and
+	                                momentum 0 takes 0.9 (scikit-learn's sgd solver's; the
+	                                command line sets it until --momentum is given) */
 	const char *device;        /**< mlp: backend of every worker, "cpu" (NULL) or "cuda[:N]" */
 	uint32_t round_examples;   /**< examples per worker between meetings of the team, where
 	                                stop requests, checkpoints and progress are handled

@@ -134,6 +134,7 @@ static hog_train_opts cli_defaults(void)
 	o.average = 1;
 	o.normalize = HOG_NORMALIZE_AUTO;
 	o.loss_from_task = 1;
+	o.momentum_auto = 1;
 	o.epochs = 0;
 	return o;
 }
@@ -344,6 +345,41 @@ static void test_epochs_auto(void)
 	}
 }
 
+/* momentum_auto: 0.9 for a network with hidden layers and sgd, else as given. */
+static void test_momentum_auto(void)
+{
+	const char *tp = tu_path("mom.lmdb");
+	write_set(tp, HOG_KIND_DENSE, 4, 200, 4, 0, NULL);
+	hog_data *d = load(tp);
+	hog_train_opts o = cli_defaults();
+	o.model = HOG_MODEL_MLP;
+	o.epochs = 1;
+	const struct { int nlayers; enum hog_rule rule; double given, want; } c[] = {
+		{ 1, HOG_RULE_SGD, 0, 0.9 }, { 0, HOG_RULE_SGD, 0, 0 }, { 1, HOG_RULE_ADAGRAD, 0, 0 }, { 1, HOG_RULE_SGD, 0.5, 0.5 },
+	};
+	for (int k = 0; k < 4; k++) {
+		o.nlayers = c[k].nlayers;
+		o.layers[0] = 4;
+		o.rule = c[k].rule;
+		o.momentum = c[k].given;
+		hog_model *m = train_ok(d, &o, NULL);
+		hog_model_info info;
+		hog_model_info_get(m, &info);
+		CU_ASSERT_DOUBLE_EQUAL(info.momentum, c[k].want, 1e-12);
+		hog_model_free(m);
+	}
+	o.momentum_auto = 0; /* (the library's default: as given) */
+	o.nlayers = 1;
+	o.rule = HOG_RULE_SGD;
+	o.momentum = 0;
+	hog_model *m = train_ok(d, &o, NULL);
+	hog_model_info info;
+	hog_model_info_get(m, &info);
+	CU_ASSERT_EQUAL(info.momentum, 0);
+	hog_model_free(m);
+	hog_data_free(d);
+}
+
 /* The loss follows the task when asked; the errors name the loss to use. */
 static void test_loss_from_task(void)
 {
@@ -397,5 +433,6 @@ int test_defaults_register(void)
 	TU_ADD(s, test_auto_leaves_scaled_sets);
 	TU_ADD(s, test_epochs_auto);
 	TU_ADD(s, test_loss_from_task);
+	TU_ADD(s, test_momentum_auto);
 	return 0;
 }

@@ -68,7 +68,8 @@ const char cli_train_usage[] =
 	"                         multinomial logistic regression with --model linear)\n"
 	"      --layers W,W,...   mlp: widths of the ReLU hidden layers (none: softmax regression)\n"
 	"      --batch B          mlp: examples per mini-batch (32)\n"
-	"      --momentum MU      mlp, sgd: momentum, v = MU v + g, w -= lr v (0)\n"
+	"      --momentum MU      mlp, sgd: momentum, v = MU v + g, w -= lr v (0.9 with hidden\n"
+	"                         layers, else 0)\n"
 	"      --device D         mlp: cpu | cuda | cuda:N, the compute backend of every worker (cpu)\n"
 	"      --loss L           logistic | hinge | squared (logistic; mf: squared)\n"
 	"      --rank K           mf: factors per user and item (32)\n"
@@ -116,6 +117,7 @@ void cli_train_opts_init(hog_train_opts *o)
 	o->average = 1;
 	o->loss_from_task = 1; /* until --loss is given */
 	o->epochs = 0;         /* auto: 20, more for small sets (bench/results/accuracy.md) */
+	o->momentum_auto = 1;  /* mlp with hidden layers, sgd: 0.9 until --momentum is given */
 	o->normalize = HOG_NORMALIZE_AUTO; /* raw scales work as given (bench/results/accuracy.md) */
 }
 
@@ -281,6 +283,7 @@ int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o,
 	case OPT_MOMENTUM:
 		if (cli_parse_double(arg, 0, 1, &d) || !(d < 1)) return bad(cmd, "momentum", arg, "a momentum in [0, 1)");
 		o->momentum = d;
+		o->momentum_auto = 0;
 		break;
 	case OPT_DEVICE: {
 		/* open it once here: a device this build or machine lacks is a usage error now,

@@ -290,6 +290,11 @@ def main():
 
 
 def write_md(path, rows, reg):
+    keep = ""  # the hand-written notes from "## Why these defaults" on are kept
+    if os.path.exists(path):
+        old = open(path).read()
+        if "\n## Why these defaults" in old:
+            keep = old[old.index("\n## Why these defaults"):]
     commit = run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"]).stdout.strip()
     dirty = run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"]).stdout.strip()
     cpu = [l.split(":", 1)[1].strip() for l in run(["lscpu"]).stdout.splitlines() if l.startswith("Model name")]
@@ -301,7 +306,7 @@ def write_md(path, rows, reg):
                     commit, " (with uncommitted changes)" if dirty else "", cpu[0] if cpu else platform.machine(),
                     os.cpu_count(), platform.python_version(), sklearn.__version__))
         f.write("hogwild runs take no flag but the model's: `train --data TR` (linear; the loss follows the "
-                "set's task: softmax for multiclass) and `train --data TR --model mlp --layers 100`; "
+                "set's task: softmax for multiclass) and `train --data TR --model mlp --layers 100` (sgd with momentum 0.9 by default); "
                 "--normalize auto scales every feature by 1/max|x| when some value of the training set is beyond [-1, 1], and --epochs auto gives a set of n < 13,108 examples 262144/n epochs (at most 1000). scikit-learn: "
                 "LogisticRegression() and MLPClassifier(random_state=0) on the same raw features. "
                 "liblinear: `liblinear-train -s 0` (L2 logistic regression, C = 1). "
@@ -322,6 +327,7 @@ def write_md(path, rows, reg):
         f.write("\n")
         for name, what, *_ in reg:
             f.write("- %s: %s\n" % (name, what))
+        f.write(keep)
 
 
 if __name__ == "__main__":

@@ -207,6 +207,9 @@ typedef struct hog_data {
 	uint32_t *users, *items; /**< ratings: n */
 	float *ratings;        /**< ratings: n */
 	float *x;              /**< dense: n*dim values (u8 rows are scaled to float) */
+	uint64_t *user_ids, *item_ids; /**< ratings: dense id -> original id (meta.users and
+	                                    meta.items of them), or NULL: the set has no id maps */
+	char *columns;         /**< csv: the header's names joined by ',' (meta "columns"), or NULL */
 } hog_data;
 
 /** Loads every block of @p path into memory, checking each. Binary labels become
@@ -219,6 +222,55 @@ void hog_data_free(hog_data *d);
  * hog_data_free()). The meta data's counts and label statistics are the
  * subset's. @return 0 or ENOMEM. */
 int hog_data_sample(const hog_data *d, uint64_t n, uint64_t seed, hog_data **out, hog_err *err);
+
+/** What a test set must agree with: a training set or a model's record of
+ * one (hog_model_prepare()). Zero fields are not checked. */
+typedef struct hog_data_ref {
+	enum hog_kind kind;            /**< the set's kind (0: not checked here) */
+	enum hog_task task;            /**< the training labels' task */
+	uint64_t features;             /**< sparse: dimension; extra test features are counted */
+	uint64_t users, items;         /**< ratings: dense id ranges */
+	const uint64_t *user_ids, *item_ids; /**< ratings: dense id -> original id, or NULL */
+	uint8_t *user_rated, *item_rated; /**< ratings: 1 for the ids with a training rating
+	                                     (NULL: every id in range); hog_data_ref_free() */
+	const char *columns;           /**< csv: column names, or NULL */
+} hog_data_ref;
+
+/** What hog_data_reconcile() did to a test set. */
+typedef struct hog_data_fit {
+	int mapped;                    /**< ratings: ids mapped through both id maps */
+	uint64_t unseen;               /**< ratings whose user or item the reference lacks,
+	                                    or has no training rating of */
+	uint64_t new_users, new_items; /**< distinct such users and items */
+	uint64_t extra_features;       /**< sparse: distinct features beyond ref features */
+	uint64_t extra_nnz;            /**< and their nonzeros (scored as zero weight) */
+	int relabelled;                /**< {0,1} labels read as binary, put back as regression values */
+} hog_data_fit;
+
+/** Dense ids of a ratings set that the reference lacks: predicted as unseen. */
+#define HOG_ID_UNSEEN UINT32_MAX
+
+/** Makes test set @p d speak the reference's language, in place: a ratings
+ * set's users and items become the reference's dense ids (through both sets'
+ * id maps; HOG_ID_UNSEEN for ids the reference lacks; a set without maps keeps
+ * its dense ids when they fit the reference's ranges); a set whose task was
+ * read as binary from {0,1} labels gets its labels back for a regression
+ * reference; extra sparse features are counted. A set of another kind or task,
+ * other CSV column names, or ids that cannot be matched is refused with
+ * HOG_EMISMATCH naming both (@p d_name, @p ref_name: the files) and what differs.
+ * A set whose ids were mapped loses its own id maps (user_ids, item_ids NULL).
+ * @return 0, HOG_EMISMATCH or ENOMEM. */
+int hog_data_reconcile(hog_data *d, const char *d_name, const hog_data_ref *ref, const char *ref_name,
+                       hog_data_fit *fit, hog_err *err);
+/** A data set's meta data, id maps and column names without its examples (the
+ * arrays stay NULL; free with hog_data_free()): what a test set is matched
+ * against when the training set is streamed. @return as hog_data_load(). */
+int hog_data_load_header(hog_data **out, const char *path, hog_err *err);
+/** The reference a training set makes for its test set (free it with
+ * hog_data_ref_free(); out of memory leaves user_rated and item_rated NULL). */
+void hog_data_ref_of(const hog_data *tr, hog_data_ref *ref);
+/** Frees what hog_data_ref_of() or hog_model_prepare() allocated in @p ref. */
+void hog_data_ref_free(hog_data_ref *ref);
 
 /** Progress callback for long data operations: @p done of @p total units
  * (bytes for imports, examples for generators). */
@@ -238,6 +290,11 @@ typedef struct hog_import_opts {
 	enum hog_task task;       /**< 0: decided from the labels */
 	uint64_t features;        /**< libsvm: dimension (0: 1 + largest id seen) */
 	int label_col;            /**< csv: label column, 0-based; negative counts from the end */
+	int label_given;          /**< csv: 1: label_col is the caller's choice; 0: a header column
+	                               named label, target, class or y (any case) is the label, else
+	                               label_col */
+	const char *label_name;   /**< csv: the label is the header column of this name (any case);
+	                               NULL: as label_col and label_given say */
 	int header;               /**< csv, ratings: 1 yes, 0 no, -1 detect (set it: 0 means no) */
 	char delim;               /**< csv, ratings: 0 detects ',', '\t', ';' or whitespace */
 	size_t max_line;          /**< longest line accepted (default 16 MiB) */
@@ -373,7 +430,7 @@ enum hog_mode {
 #define HOG_MODE_COUNT 6
 #define HOG_MODE_ALL 9
 
-/** The models (DESIGN §4): one training engine serves them all. */
+/** The models (docs/architecture.md §4): one training engine serves them all. */
 enum hog_model_kind {
 	HOG_MODEL_LINEAR = 1, /**< sparse linear: w.x + b */
 	HOG_MODEL_MF = 2,     /**< matrix factorization of (user, item, rating) triples */
@@ -393,7 +450,7 @@ enum hog_normalize {
 	                             off (bit for bit) when every value is within it */
 };
 
-/** Step rules (DESIGN §6). */
+/** Step rules (docs/architecture.md §6). */
 enum hog_rule {
 	HOG_RULE_SGD = 0,         /**< w -= lr_t * g */
 	HOG_RULE_ADAGRAD = 1,     /**< per coordinate: w -= lr/(beta+sqrt(sum g^2)) * g */
@@ -445,6 +502,11 @@ typedef struct hog_epoch_stats {
 	double bias_lost;          /**< sgd: |intended - actual| change of the bias over the summed
 	                                size of the changes made: update mass lost to races on the
 	                                hottest coordinate (~1e-6 from rounding alone) */
+	enum hog_loss loss;        /**< the loss of train_loss and test_loss, as trained (mf:
+	                                squared); the squared loss is half the squared error */
+	const char *unit;          /**< what nnz and nnz_per_s_per_thread count, per model:
+	                                "nnz" (linear: nonzeros), "ratings" (mf), "flop" (mlp:
+	                                multiply-adds x 2 of every product) */
 } hog_epoch_stats;
 
 /** Training progress inside an epoch (for a progress line). */
@@ -551,6 +613,15 @@ void hog_train_opts_init(hog_train_opts *o);
  * hog_model_kind_modes(); linear with softmax loss trains as an mlp with no
  * hidden layer). */
 unsigned hog_train_modes(const hog_train_opts *o);
+/** The kind of model a run of @p o makes, checkpoints and saves (linear with
+ * softmax loss: mlp). */
+enum hog_model_kind hog_train_kind(const hog_train_opts *o);
+/** The update mode the command line trains @p o's model with when no --mode is
+ * given: the model's fastest mode in the measurements of bench/results that
+ * takes @p o's options (linear: buffered; mf: grid; mlp: lockfree). The
+ * library's own default (hog_train_opts_init) stays lockfree, the mode every
+ * model takes. */
+enum hog_mode hog_train_default_mode(const hog_train_opts *o);
 
 /** @name Several machines (MPI)
  * Built with MPI (Makefile MPI=1, or auto when Open MPI is installed), a program
@@ -666,6 +737,14 @@ int hog_model_predict_proba(const hog_model *m, const hog_data *d, float *out, h
  * examples of true class t predicted as p (classes * classes entries).
  * @return as hog_model_predict_proba(). */
 int hog_model_confusion(const hog_model *m, const hog_data *d, uint64_t *counts, hog_err *err);
+/** Checks that data set @p d fits model @p m and puts it in the model's terms
+ * (hog_data_reconcile() against what the model kept of its training set: task,
+ * id maps, column names, dimension), in place. @p d_name and @p m_name (the
+ * files) are named in a refusal. @return 0, HOG_EMISMATCH or ENOMEM. */
+int hog_model_prepare(const hog_model *m, hog_data *d, const char *d_name, const char *m_name, hog_data_fit *fit,
+                      hog_err *err);
+/** The original ids of a model's users and items (NULL, 0 when it kept none). */
+const uint64_t *hog_model_ids(const hog_model *m, int items, uint64_t *n);
 /** Evaluates @p m on @p d. */
 int hog_model_eval(const hog_model *m, const hog_data *d, hog_eval *ev, hog_err *err);
 /** Writes a model file atomically (temp, fsync, rename): magic, version, shapes,

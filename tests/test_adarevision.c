@@ -1,5 +1,5 @@
-/* Step rules: AdaGrad and AdaRevision (McMahan & Streeter 2014). DESIGN §6's
- * three test vectors are replayed exactly through the kernel's per-coordinate
+/* Step rules: AdaGrad and AdaRevision (McMahan & Streeter 2014; docs/architecture.md
+ * §6). Three hand-worked test vectors, written below, are replayed exactly through the kernel's per-coordinate
  * update with the interleavings they describe; then whole runs: one thread of
  * AdaRevision equals AdaGrad bit for bit, z' never decreases, in atomic mode
  * g-bar is exactly the sum of the applied gradients, AdaGrad against a hand

@@ -408,6 +408,66 @@ static void test_csv_bad_files(void)
 	CU_ASSERT_NOT_EQUAL(access(out, F_OK), 0);
 }
 
+/* Notes the importer hands its caller, kept for the test. */
+static void csv_note_keep(void *ud, const char *msg)
+{
+	char *buf = ud;
+	size_t at = strlen(buf);
+	snprintf(buf + at, 2048 - at, "%s\n", msg);
+}
+
+/* The label column a header names: "label", "target", "class" or "y" in any
+ * case, preferred in that order, wherever it stands; --label-col by name; a
+ * header without such a name keeps column 0 and says so; a number the caller
+ * gave wins over the names. Each expectation is the column written here. */
+static void test_csv_label_by_name(void)
+{
+	static const struct {
+		const char *text, *name;
+		int given, col;
+		float label0;      /* the first example's label */
+		uint32_t id0;      /* its first feature's id */
+		const char *note;  /* in the notes */
+	} cases[] = {
+		{ "a,b,label\n5,6,1\n7,8,0\n", NULL, 0, 0, 1, 0, "column 2, 'label' (by its name" },
+		{ "a,TARGET,b\n5,1,6\n7,0,8\n", NULL, 0, 0, 1, 0, "column 1, 'TARGET'" },
+		{ "y,a,class\n0,5,1\n1,7,0\n", NULL, 0, 0, 1, 1, "column 2, 'class'" },  /* class before y; y = 0 is not stored */
+		{ "a,b,c\n1,6,7\n0,8,9\n", NULL, 0, 0, 1, 0, "column 0, 'a' (no column is named" },
+		{ "a,b,label\n1,6,0\n0,8,1\n", NULL, 1, 0, 1, 0, "column 0, 'a'\n" },    /* the number wins */
+		{ "a,\"Price\",b\n5,2.5,6\n7,1.5,8\n", "price", 1, 0, 2.5f, 0, "column 1, 'Price'\n" },
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+		const char *in = tu_write("name.csv", cases[k].text, (size_t)-1);
+		const char *out = tu_path("name.hog");
+		unlink(out);
+		char notes[2048] = "";
+		hog_import_opts o = { .header = -1, .label_col = cases[k].col, .label_given = cases[k].given,
+		                      .label_name = cases[k].name, .note = csv_note_keep, .note_ud = notes };
+		hog_err err;
+		CU_ASSERT_EQUAL_FATAL(csv_import(in, out, &o, &err), 0);
+		hog_data *d = csv_load(out);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+		CU_ASSERT_EQUAL(d->dim, 2);
+		CU_ASSERT_EQUAL(d->labels[0], cases[k].label0);
+		CU_ASSERT_EQUAL(d->ids[0], cases[k].id0);
+		if (!strstr(notes, cases[k].note))
+			fprintf(stderr, "case %zu: notes '%s' lack '%s'\n", k, notes, cases[k].note);
+		CU_ASSERT_PTR_NOT_NULL(strstr(notes, cases[k].note));
+		hog_data_free(d);
+	}
+	/* a name no column has, with a header and without one */
+	hog_import_opts o = { .header = -1, .label_given = 1, .label_name = "price" };
+	hog_err err;
+	const char *in = tu_write("noname.csv", "a,b\n1,2\n", (size_t)-1);
+	const char *out = tu_path("noname.hog");
+	CU_ASSERT_EQUAL(csv_import(in, out, &o, &err), HOG_ECONFIG);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "noname.csv:1: no column named 'price'"));
+	in = tu_write("nohead.csv", "1,2\n3,4\n", (size_t)-1);
+	CU_ASSERT_EQUAL(csv_import(in, out, &o, &err), HOG_ECONFIG);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no header line"));
+	CU_ASSERT_NOT_EQUAL(access(out, F_OK), 0);
+}
+
 int test_import_csv_register(void)
 {
 	CU_pSuite s = CU_add_suite("import_csv", NULL, NULL);
@@ -423,5 +483,6 @@ int test_import_csv_register(void)
 	TU_ADD(s, test_csv_bad_values);
 	TU_ADD(s, test_csv_bad_shape);
 	TU_ADD(s, test_csv_bad_files);
+	TU_ADD(s, test_csv_label_by_name);
 	return 0;
 }

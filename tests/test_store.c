@@ -751,6 +751,47 @@ static void test_store_writer_errors(void)
 	hog_store_close(s);
 }
 
+/* The task read from integer labels: classes while they are few or well
+ * filled (100 classes on 100 examples, 200 on 4000), measured values when a
+ * wide range of integers has few examples each (200 values on 300 examples, a
+ * clinical score); {0,1} is binary, a fraction regression. Expectations are the
+ * rule's cases written out here. */
+static void test_writer_task_from_labels(void)
+{
+	static const struct {
+		uint32_t n, range;  /* examples; label i is i % range */
+		float add;          /* added to every label */
+		enum hog_task want;
+	} cases[] = {
+		{ 10, 2, 0, HOG_TASK_BINARY },        { 30, 10, 0, HOG_TASK_MULTICLASS },
+		{ 100, 100, 0, HOG_TASK_MULTICLASS }, { 4000, 200, 0, HOG_TASK_MULTICLASS },
+		{ 300, 200, 0, HOG_TASK_REGRESSION }, { 3999, 200, 0, HOG_TASK_REGRESSION },
+		{ 30, 10, 0.5f, HOG_TASK_REGRESSION },{ 30000, 1001, 0, HOG_TASK_REGRESSION },
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+		const char *path = tu_path("task.lmdb");
+		unlink(path);
+		hog_writer_opts o = { .kind = HOG_KIND_SPARSE };
+		hog_writer *w;
+		hog_err err;
+		CU_ASSERT_EQUAL_FATAL(hog_writer_open(&w, path, &o, &err), 0);
+		for (uint32_t i = 0; i < cases[k].n; i++) {
+			uint32_t id = i % 7;
+			CU_ASSERT_EQUAL_FATAL(hog_writer_add_sparse(w, (float)(i % cases[k].range) + cases[k].add, &id,
+			                                            NULL, 1, &err), 0);
+		}
+		CU_ASSERT_EQUAL_FATAL(hog_writer_commit(w, &err), 0);
+		hog_data *d;
+		CU_ASSERT_EQUAL_FATAL(hog_data_load(&d, path, &err), 0);
+		if (d->meta.task != cases[k].want)
+			fprintf(stderr, "case %zu: task %d, wanted %d\n", k, d->meta.task, cases[k].want);
+		CU_ASSERT_EQUAL(d->meta.task, cases[k].want);
+		if (cases[k].want == HOG_TASK_MULTICLASS)
+			CU_ASSERT_EQUAL(d->meta.classes, cases[k].range);
+		hog_data_free(d);
+	}
+}
+
 int test_store_register(void)
 {
 	CU_pSuite s = CU_add_suite("store", NULL, NULL);
@@ -772,5 +813,6 @@ int test_store_register(void)
 	TU_ADD(s, test_store_commit_atomic);
 	TU_ADD(s, test_store_writer_errors);
 	TU_ADD(s, test_store_release);
+	TU_ADD(s, test_writer_task_from_labels);
 	return 0;
 }

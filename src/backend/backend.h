@@ -1,4 +1,4 @@
-/* The dense compute backend (DESIGN §8): an opaque hog_backend over a table of
+/* The dense compute backend (docs/architecture.md §8): an opaque hog_backend over a table of
  * function pointers, the ggml habit. A model (the MLP) calls the hog_backend_*
  * wrappers below; each forwards to the backend's table entry, and where an entry
  * is NULL ("not supported") falls back to the CPU implementation, staging the

@@ -1,5 +1,5 @@
 /* A fully connected layer on any backend, composed from the table's ops: the
- * `dense_fwd`/`dense_bwd` of DESIGN §8. Composition rather than table entries:
+ * `dense_fwd`/`dense_bwd` of docs/architecture.md §8. Composition rather than table entries:
  * every backend gets them for free, and a backend that wants a fused kernel can
  * still add one behind these names later.
  *

@@ -55,12 +55,25 @@ double cli_now(void);
  * (the rename would replace it) unless @p append (--metrics: /dev/null, a FIFO).
  * Returns 0, or 1 (2 for an empty name) after the message. */
 int cli_check_output(const char *cmd, const char *opt, const char *path, int append);
+/** Refuses to replace what the user owns with an output (after
+ * cli_check_output, before any work): an existing data set (an LMDB file), a
+ * model file when the output is not a model (@p kind 0: predictions, tables,
+ * metrics), and for a model output (@p kind: the hog_model_kind written) a
+ * model of another kind or a file that is no model. An empty file, a model of
+ * the same kind (a retrained model, the checkpoint resumed from) and, for text
+ * outputs, any other file may be replaced. Returns 0, or 1 after a message
+ * naming the option, the file and what it holds (as `data import` refuses). */
+int cli_check_replace(const char *cmd, const char *opt, const char *path, int kind);
 /** Removes "PATH.tmp.PID" files of processes that no longer exist, saying so. */
 void cli_remove_stale(const char *cmd, const char *path);
 /** Refuses an input that is not a regular file (a FIFO, a device, a directory):
  * data sets and models are mapped or read whole. @p what ("--model") may be NULL.
  * Returns 0 or 1 after the message. */
 int cli_check_input(const char *cmd, const char *what, const char *path);
+/** Tells on standard error what hog_data_reconcile() found in data set @p dn
+ * against @p rn (ratings of users or items @p rn lacks, features beyond its
+ * dimension, labels read back as regression values); nothing when all fit. */
+void cli_fit_note(const char *cmd, const hog_data_fit *fit, const hog_data *d, const char *dn, const char *rn);
 /** SIGINT/SIGTERM/SIGHUP remove the registered temporary files (sys/file.h)
  * and end the process with the signal (exit status 130/143/129). For commands
  * that have nothing to save when stopped: the data subcommands. */
@@ -83,6 +96,11 @@ int cli_close_stdout(int rc);
 int cli_config_expand(const char *cmd, const struct option *lopts, int argc, char **argv, int *nargc,
                       char ***nargv);
 void cli_config_free(int argc, char **argv);
+/** A figure for a text table: @p v printed with @p fmt into @p buf, or "-"
+ * when there is none (NaN or Inf: no test set, no AUC for multiclass labels,
+ * no delay sampled). The one way tables show a missing value; CSV leaves the
+ * field empty and JSON writes null. Returns @p buf. */
+const char *cli_fmt_num(char *buf, size_t n, const char *fmt, double v);
 /** Prints a double as JSON (null for NaN/Inf). */
 void cli_json_num(FILE *f, const char *key, double v, int comma);
 /* Writes @p s as a JSON string (quoted, escaped). */

@@ -11,28 +11,13 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { OPT_MODES = OPT_TRAIN_LAST, OPT_THREADS_LIST, OPT_RANKS, OPT_REPEAT, OPT_TARGET, OPT_CSV, OPT_JSON, OPT_PLOT, OPT_HELP };
-
-static const char usage[] =
+static const char usage_head[] =
 	"usage: hogwild compare --data D.lmdb [--test T.lmdb] [options]\n"
 	"Runs every (mode, threads) pair on the same data, seed, epochs and schedule,\n"
-	"with the serial run as the reference, and prints them side by side.\n"
-	"\n"
-	"      --modes LIST       modes to run (lockfree,buffered,atomic,striped,locked; mf:\n"
-	"                         lockfree,atomic,striped,locked,grid);\n"
-	"                         serial is always run as the reference\n"
-	"      --threads LIST     thread counts, e.g. 1,2,4 (1, 2, 4, ... up to every core)\n"
-	"      --ranks LIST       MPI rank counts, e.g. 1,2: under mpirun -np N (N at least the\n"
-	"                         largest), each row runs on that many ranks (1)\n"
-	"      --repeat R         runs per cell; times are medians (1)\n"
-	"      --target-loss X    report the time to reach this test loss (default: within\n"
-	"                         1%% of the serial run's final test loss, or train loss)\n"
-	"      --csv FILE         also write the table as CSV\n"
-	"      --json FILE        also write every cell with its per-epoch figures as JSON\n"
-	"      --plot PREFIX      write PREFIX-speedup.{png,svg} and PREFIX-loss.{png,svg}\n"
-	"                         (needs gnuplot: apt-get install gnuplot-nox)\n"
-	"%s"
-	"  -h, --help             this text\n"
+	"with the serial run as the reference, and prints them side by side. An option\n"
+	"that every compared mode would ignore is refused (exit 2).\n"
+	"\n";
+static const char usage_tail[] =
 	"Exit: 0 done, 1 data or run-time error, 2 usage, 130/143 stopped (finished rows printed).\n";
 
 static int parse_list(const char *s, int *out, int max, int (*parse)(const char *, int *))
@@ -63,6 +48,15 @@ static int parse_threads(const char *s, int *v)
 	return 0;
 }
 
+/* The modes compare runs: serial, and --modes or every mode of the model. */
+static unsigned cmp_modes(const cmp_plan *p)
+{
+	unsigned m = 1u << HOG_MODE_SERIAL;
+	for (int i = 0; i < p->nmodes; i++)
+		m |= 1u << p->modes[i];
+	return p->nmodes ? m : m | hog_train_modes(&p->base);
+}
+
 static void on_epoch(void *ud, const hog_epoch_stats *s)
 {
 	cmp_run *r = ud;
@@ -81,22 +75,8 @@ static void on_progress(void *ud, const hog_progress *p)
 
 int cmd_compare(int argc0, char **argv0)
 {
-	static const struct option own[] = {
-		{ "modes", required_argument, NULL, OPT_MODES },
-		{ "ranks", required_argument, NULL, OPT_RANKS },
-		{ "repeat", required_argument, NULL, OPT_REPEAT },
-		{ "target-loss", required_argument, NULL, OPT_TARGET },
-		{ "csv", required_argument, NULL, OPT_CSV },
-		{ "json", required_argument, NULL, OPT_JSON },
-		{ "plot", required_argument, NULL, OPT_PLOT },
-		{ "help", no_argument, NULL, OPT_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct option lopts[64];
-	size_t n = cli_train_table(lopts, 64, own);
-	for (size_t i = 0; i < n; i++) /* compare takes lists: --threads 1,2,4 and --mode as --modes */
-		if (lopts[i].val == OPT_THREADS || lopts[i].val == OPT_MODE)
-			lopts[i].val = lopts[i].val == OPT_THREADS ? OPT_THREADS_LIST : OPT_MODES;
+	struct option lopts[80];
+	cli_opt_getopt(CLI_COMPARE, lopts, 80);
 
 	int argc;
 	char **argv;
@@ -116,14 +96,20 @@ int cmd_compare(int argc0, char **argv0)
 	opterr = 0;
 	rc = -1;
 	while (rc < 0 && (c = getopt_long(argc, argv, ":hc:", lopts, NULL)) != -1) {
+		cli_given_set(&a.given, c);
 		switch (c) {
 		case 'h':
-		case OPT_HELP: printf(usage, cli_train_usage); rc = 0; break;
+		case OPT_HELP:
+			fputs(usage_head, stdout);
+			cli_opt_usage(stdout, CLI_COMPARE);
+			fputs(usage_tail, stdout);
+			rc = 0;
+			break;
 		case 'c': break;
 		case OPT_MODES:
 			if ((plan.nmodes = parse_list(optarg, plan.modes, CMP_MAX_MODES, parse_mode)) <= 0)
-				rc = cli_usage_error("compare", NULL, "--modes: '%s' is not a list of lockfree, buffered, "
-				                     "atomic, striped, locked, grid", optarg);
+				rc = cli_usage_error("compare", NULL, "--modes: '%s' is not a list of modes other than "
+				                     "serial (see hogwild compare -h)", optarg);
 			break;
 		case OPT_THREADS_LIST:
 			if ((plan.nthreads = parse_list(optarg, plan.threads, CMP_MAX_THREADS, parse_threads)) <= 0)
@@ -160,13 +146,17 @@ int cmd_compare(int argc0, char **argv0)
 	}
 	if (rc < 0 && optind < argc)
 		rc = cli_usage_error("compare", NULL, "unexpected argument '%s'", argv[optind]);
+	if (rc < 0 && (c = cli_train_refuse(CLI_COMPARE, &plan.base, cmp_modes(&plan), &a.given)))
+		rc = c;
 	if (rc >= 0) {
 		cli_config_free(argc, argv);
 		return rc;
 	}
 	/* outputs are checked before the data is loaded and every run made */
 	if ((plan.csv && (rc = cli_check_output("compare", "--csv", plan.csv, 0))) ||
+	    (plan.csv && (rc = cli_check_replace("compare", "--csv", plan.csv, 0))) ||
 	    (plan.json && (rc = cli_check_output("compare", "--json", plan.json, 0))) ||
+	    (plan.json && (rc = cli_check_replace("compare", "--json", plan.json, 0))) ||
 	    (plan.plot && (rc = cli_check_output("compare", "--plot", plan.plot, 0))) ||
 	    (a.data && (rc = cli_check_input("compare", "--data", a.data))) ||
 	    (a.test && (rc = cli_check_input("compare", "--test", a.test)))) {

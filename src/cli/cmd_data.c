@@ -233,6 +233,13 @@ static int data_make(const char *out, const char *label, hog_import_opts *io, ho
 		       dt > 0 ? bytes / 1e6 / dt : 0.0);
 	else
 		printf("%s: %s; generated in %.2f s\n", out, counts, dt);
+	if (io && !io->task && m.kind != HOG_KIND_RATINGS && !quiet) { /* a guess the user should see */
+		char cls[32] = "";
+		if (m.task == HOG_TASK_MULTICLASS)
+			snprintf(cls, sizeof cls, ", %llu classes", (ull)m.classes);
+		fprintf(stderr, "hogwild data import: task %s%s, from the labels (--task binary, multiclass or "
+		        "regression chooses)\n", hog_task_name(m.task), cls);
+	}
 	return 0;
 }
 
@@ -249,10 +256,13 @@ static const char import_usage[] =
 	"                        image file, then the label file)\n"
 	"  -t, --task TASK       binary | multiclass | regression (default: from the\n"
 	"                        labels: binary for {0,1} or {-1,1}, multiclass for\n"
-	"                        small integers, else regression)\n"
+	"                        integers below 100, or below 1000 with 20 examples\n"
+	"                        a class, else regression)\n"
 	"  -d, --dim N           libsvm: dimension (default: 1 + largest index)\n"
-	"      --label-col N     csv: label column from 0, negative from the end\n"
-	"                        (default 0)\n"
+	"      --label-col N     csv: label column from 0, negative from the end, or\n"
+	"                        its name in the header (default: a header column\n"
+	"                        named label, target, class or y, else column 0;\n"
+	"                        the import says which it took)\n"
 	"      --header H        csv, ratings: yes | no | auto (default auto: a first\n"
 	"                        line with a field that is not a number is a header;\n"
 	"                        a header is skipped with a note on stderr)\n"
@@ -295,9 +305,13 @@ static int data_import(int argc, char **argv)
 			set_dim = 1;
 			break;
 		case OPT_LABEL_COL:
-			if (cli_parse_int(optarg, -65536, 65535, &lv) != 0)
-				return cli_usage_error(cmd, U, "--label-col: '%s' is not a column number", optarg);
-			o.label_col = (int)lv;
+			if (cli_parse_int(optarg, -65536, 65535, &lv) == 0)
+				o.label_col = (int)lv;
+			else if (*optarg && !strchr(optarg, ','))
+				o.label_name = optarg; /* a header column's name */
+			else
+				return cli_usage_error(cmd, U, "--label-col: '%s' is neither a column number nor a name", optarg);
+			o.label_given = 1;
 			set_text |= 1;
 			break;
 		case OPT_HEADER:

@@ -136,7 +136,9 @@ int cmd_demo(int argc, char **argv)
 		       "       replica = lock-free, the whole model kept per worker and\n"
 		       "                 merged every 16384 examples;\n"
 		       "       atomic = CAS per coordinate; striped = a lock per 64 coordinates;\n"
-		       "       locked = one global lock.\n",
+		       "       locked = one global lock.\n"
+		       "train without --mode takes the model's fastest measured mode (linear:\n"
+		       "buffered, mf: grid, mlp: lockfree); --mode lockfree is plain Hogwild!.\n",
 		       csv, json, plot);
 	return rc;
 }

@@ -12,7 +12,10 @@ static const char eval_usage[] =
 	"usage: hogwild eval --model FILE --data D.lmdb [--json] [--confusion]\n"
 	"Evaluates a saved model: loss, and for binary labels log loss, accuracy and AUC;\n"
 	"for multiclass labels log loss and accuracy; for regression and ratings (mf models)\n"
-	"RMSE and MAE.\n"
+	"RMSE and MAE. A ratings set's users and items are matched to the model's by\n"
+	"the ids of the files imported; ratings of users or items the model lacks are\n"
+	"counted (unseen), as are a sparse set's features beyond the model's (zero\n"
+	"weight).\n"
 	"      --model FILE   model written by hogwild train --save (required)\n"
 	"      --data D.lmdb  data set (required)\n"
 	"      --json         one JSON object instead of text\n"
@@ -21,34 +24,222 @@ static const char eval_usage[] =
 	"  -h, --help         this text\n";
 
 static const char predict_usage[] =
-	"usage: hogwild predict --model FILE --data D.lmdb [--out FILE] [--labels|--probabilities]\n"
+	"usage: hogwild predict --model FILE (--data D.lmdb | --pairs FILE) [--out FILE]\n"
+	"                       [--labels|--probabilities]\n"
 	"Writes one prediction per example: the margin w.x+b (default), the predicted\n"
 	"label (-1/+1) or the probability of the positive class (logistic models).\n"
 	"Multiclass models write the class (default, or --labels) or, with\n"
 	"--probabilities, the classes' probabilities separated by spaces; mf models:\n"
-	"the predicted rating of each (user, item) of a ratings set.\n"
+	"'user item rating' per line, the ids as in the files imported (a test set's\n"
+	"ids are matched to the model's by these original ids).\n"
 	"      --model FILE      model written by hogwild train --save (required)\n"
-	"      --data D.lmdb     data set (required)\n"
+	"      --data D.lmdb     data set\n"
+	"      --pairs FILE      mf: score the 'user item' pairs of this text file, one\n"
+	"                        a line (more fields are ignored)\n"
 	"      --out FILE        write here, atomically (default: standard output)\n"
 	"      --labels          print -1/+1 labels\n"
 	"      --probabilities   print sigmoid(margin)\n"
 	"  -h, --help            this text\n";
 
-static int load_both(const char *cmd, const char *model, const char *data, hog_model **m, hog_data **d)
+/* Loads the model and the data set and puts the set in the model's terms
+ * (hog_model_prepare: its ids, labels; a set that cannot fit is refused here,
+ * naming both files), telling what did not fit on standard error. */
+static int prepare(const char *cmd, const char *model, const char *data, hog_model **m, hog_data **d,
+                   hog_data_fit *fit)
+{
+	hog_err err = { 0 };
+	int rc = hog_model_prepare(*m, *d, data, model, fit, &err);
+	if (rc) {
+		hog_model_free(*m);
+		hog_data_free(*d);
+		return cli_fail(&err, rc);
+	}
+	cli_fit_note(cmd, fit, *d, data, model);
+	return 0;
+}
+
+static int load_model(const char *cmd, const char *model, hog_model **m)
 {
 	hog_err err = { 0 };
 	int rc;
-	if (!model || !data)
-		return cli_usage_error(cmd, NULL, "--model and --data are both required");
-	if (cli_check_input(cmd, "--model", model) || cli_check_input(cmd, "--data", data))
+	if (cli_check_input(cmd, "--model", model))
 		return 1;
 	if ((rc = hog_model_load(m, model, &err)))
 		return cli_fail(&err, rc);
+	return 0;
+}
+
+static int load_data(const char *cmd, const char *data, hog_model **m, hog_data **d)
+{
+	hog_err err = { 0 };
+	int rc;
+	if (cli_check_input(cmd, "--data", data)) {
+		hog_model_free(*m);
+		return 1;
+	}
 	if ((rc = hog_data_load(d, data, &err))) {
 		hog_model_free(*m);
 		return cli_fail(&err, rc);
 	}
 	return 0;
+}
+
+static int load_both(const char *cmd, const char *model, const char *data, hog_model **m, hog_data **d,
+                     hog_data_fit *fit)
+{
+	int rc;
+	if (!model || !data)
+		return cli_usage_error(cmd, NULL, "--model and --data are both required");
+	if ((rc = load_model(cmd, model, m)) || (rc = load_data(cmd, data, m, d)))
+		return rc;
+	return prepare(cmd, model, data, m, d, fit);
+}
+
+/* ------------------------------------------------------------ pairs */
+
+/* One field of a pairs line: an original id (an unsigned integer below 2^63). */
+static int pair_id(const char *s, size_t n, uint64_t *v)
+{
+	char buf[32];
+	if (n == 0 || n >= sizeof buf || s[0] == '-' || s[0] == '+')
+		return -1;
+	memcpy(buf, s, n);
+	buf[n] = 0;
+	char *end;
+	errno = 0;
+	unsigned long long x = strtoull(buf, &end, 10);
+	if (errno || *end || x >= (1ull << 63))
+		return -1;
+	*v = x;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The distinct values of v[k], v[k+2], ... (n of them), sorted, into *ids; each
+ * one's rank into dense[]. Returns how many, or UINT64_MAX when out of memory. */
+static uint64_t pairs_dense(const uint64_t *v, uint64_t n, int k, uint64_t **ids, uint32_t *dense)
+{
+	uint64_t *u = malloc((n + 1) * sizeof *u), c = 0;
+	if (!(*ids = u))
+		return UINT64_MAX;
+	for (uint64_t j = 0; j < n; j++)
+		u[j] = v[2 * j + k];
+	qsort(u, n, sizeof *u, cmp_u64);
+	for (uint64_t j = 0; j < n; j++)
+		if (!c || u[j] != u[c - 1])
+			u[c++] = u[j];
+	for (uint64_t j = 0; j < n; j++) {
+		uint64_t lo = 0, hi = c, x = v[2 * j + k];
+		while (hi - lo > 1)
+			(u[lo + (hi - lo) / 2] <= x ? (lo = lo + (hi - lo) / 2) : (hi = lo + (hi - lo) / 2));
+		dense[j] = (uint32_t)lo;
+	}
+	return c;
+}
+
+/* Reads "user item" lines (blank, ',', ';', ':' or tab separated; more fields
+ * are ignored: a ratings file works) into the raw pairs *raw (user, item, ...)
+ * and a ratings set of them, whose id maps hold those ids when the model has
+ * maps (hog_model_prepare then maps them) or whose dense ids are the ids. A
+ * first line with no number is a header; '#' starts a comment line. */
+static int read_pairs(const char *path, const hog_model *m, hog_data **out, uint64_t **raw, hog_err *err)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return hog_err_set(err, errno, "--pairs %s: %s", path, strerror(errno));
+	char *line = NULL;
+	size_t cap = 0, vcap = 0;
+	uint64_t n = 0, lineno = 0, *v = NULL;
+	int rc = 0;
+	uint64_t nids;
+	const int maps = hog_model_ids(m, 0, &nids) != NULL;
+	while (!rc && getline(&line, &cap, f) >= 0) {
+		lineno++;
+		const char *p = line, *sep = " \t,;:\r\n";
+		p += strspn(p, sep);
+		if (!*p || *p == '#')
+			continue;
+		uint64_t id[2];
+		size_t l0 = strcspn(p, sep);
+		const char *q = p + l0 + strspn(p + l0, sep);
+		size_t l1 = strcspn(q, sep);
+		int bad0 = pair_id(p, l0, &id[0]), bad1 = l1 ? pair_id(q, l1, &id[1]) : -1;
+		if (lineno == 1 && bad0 && bad1 && !(*p >= '0' && *p <= '9'))
+			continue; /* a header */
+		if (bad0 || bad1 || (!maps && (id[0] >= UINT32_MAX || id[1] >= UINT32_MAX))) {
+			const char *b = bad0 ? p : q;
+			size_t bl = bad0 ? l0 : l1;
+			rc = hog_err_set(err, HOG_EDATA, "%s:%llu: %s%.*s%s is not %s id (an unsigned integer below 2^%d)", path,
+			                 (unsigned long long)lineno, bl ? "'" : "", bl > 40 ? 40 : (int)bl, bl ? b : "no item",
+			                 bl ? "'" : "", bad0 ? "a user" : "an item", maps ? 63 : 32);
+			break;
+		}
+		if (2 * n + 2 > vcap) {
+			vcap = vcap ? 2 * vcap : 4096;
+			uint64_t *nv = realloc(v, vcap * sizeof *v);
+			if (!nv) {
+				rc = hog_err_set(err, ENOMEM, "--pairs %s: out of memory", path);
+				break;
+			}
+			v = nv;
+		}
+		v[2 * n] = id[0];
+		v[2 * n + 1] = id[1];
+		n++;
+	}
+	if (!rc && ferror(f))
+		rc = hog_err_set(err, EIO, "--pairs %s: read error", path);
+	free(line);
+	fclose(f);
+	hog_data *d = rc ? NULL : calloc(1, sizeof *d);
+	if (!rc && (!d || !(d->users = malloc(n * 4 + 4)) || !(d->items = malloc(n * 4 + 4)) ||
+	            !(d->ratings = calloc(n + 1, 4))))
+		rc = hog_err_set(err, ENOMEM, "--pairs %s: out of memory", path);
+	if (!rc) {
+		d->meta.kind = HOG_KIND_RATINGS;
+		d->meta.task = HOG_TASK_RATINGS;
+		d->meta.examples = d->n = n;
+		snprintf(d->meta.source, sizeof d->meta.source, "%.200s", path);
+		if (maps) {
+			d->meta.users = pairs_dense(v, n, 0, &d->user_ids, d->users);
+			d->meta.items = pairs_dense(v, n, 1, &d->item_ids, d->items);
+			if (d->meta.users == UINT64_MAX || d->meta.items == UINT64_MAX)
+				rc = hog_err_set(err, ENOMEM, "--pairs %s: out of memory", path);
+		} else {
+			for (uint64_t j = 0; j < n; j++) {
+				d->users[j] = (uint32_t)v[2 * j];
+				d->items[j] = (uint32_t)v[2 * j + 1];
+				d->meta.users = d->users[j] >= d->meta.users ? d->users[j] + 1ull : d->meta.users;
+				d->meta.items = d->items[j] >= d->meta.items ? d->items[j] + 1ull : d->meta.items;
+			}
+		}
+	}
+	if (rc) {
+		hog_data_free(d);
+		free(v);
+		return rc;
+	}
+	*out = d;
+	*raw = v;
+	return 0;
+}
+
+/* A ratings set's original (user, item) per rating, before its ids are mapped
+ * to a model's: from its id maps, or its dense ids when it has none. NULL for
+ * other sets (and when out of memory: the output then has no ids). */
+static uint64_t *raw_pairs(const hog_data *d)
+{
+	uint64_t *v = d->users ? malloc((2 * d->n + 1) * sizeof *v) : NULL;
+	for (uint64_t j = 0; v && j < d->n; j++) {
+		v[2 * j] = d->user_ids ? d->user_ids[d->users[j]] : d->users[j];
+		v[2 * j + 1] = d->item_ids ? d->item_ids[d->items[j]] : d->items[j];
+	}
+	return v;
 }
 
 int cmd_eval(int argc, char **argv)
@@ -77,7 +268,8 @@ int cmd_eval(int argc, char **argv)
 		return cli_usage_error("eval", eval_usage, "unexpected argument '%s'", argv[optind]);
 	hog_model *m;
 	hog_data *d;
-	int rc = load_both("eval", model, data, &m, &d);
+	hog_data_fit fit;
+	int rc = load_both("eval", model, data, &m, &d, &fit);
 	if (rc)
 		return rc;
 	hog_eval ev;
@@ -105,6 +297,8 @@ int cmd_eval(int argc, char **argv)
 		cli_json_num(stdout, "auc", ev.auc, 1);
 		cli_json_num(stdout, "rmse", ev.rmse, 1);
 		cli_json_num(stdout, "mae", ev.mae, 1);
+		printf(",\"unseen\":%llu,\"extra_features\":%llu", (unsigned long long)fit.unseen,
+		       (unsigned long long)fit.extra_features);
 		if (ev.classes)
 			printf(",\"classes\":%u", ev.classes);
 		if (cm) {
@@ -125,6 +319,11 @@ int cmd_eval(int argc, char **argv)
 			printf("logloss    %.6f\naccuracy   %.4f%%\nauc        %.6f\n", ev.logloss, 100 * ev.accuracy, ev.auc);
 		else
 			printf("rmse       %.6f\nmae        %.6f\n", ev.rmse, ev.mae);
+		if (fit.unseen || d->meta.task == HOG_TASK_RATINGS)
+			printf("unseen     %llu (ratings of users or items the model has not trained)\n", (unsigned long long)fit.unseen);
+		if (fit.extra_features)
+			printf("extra      %llu features the model lacks (%llu nonzeros, zero weight)\n",
+			       (unsigned long long)fit.extra_features, (unsigned long long)fit.extra_nnz);
 		if (cm) {
 			printf("confusion (rows: true class, columns: predicted)\n%6s", "");
 			for (uint32_t p = 0; p < C; p++)
@@ -145,15 +344,38 @@ done:
 	return rc;
 }
 
+/* One line per example: classes' probabilities, the class, "user item rating"
+ * (@p raw: original ids), the label, the probability or the margin. */
+static void write_predictions(FILE *f, const float *mg, uint64_t n, uint32_t C, int what, const uint64_t *raw)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		if (C && what == 2)
+			for (uint32_t j = 0; j < C; j++)
+				fprintf(f, "%.6g%c", mg[i * C + j], j + 1 == C ? '\n' : ' ');
+		else if (C)
+			fprintf(f, "%.0f\n", mg[i]);
+		else if (raw)
+			fprintf(f, "%llu %llu %.9g\n", (unsigned long long)raw[2 * i], (unsigned long long)raw[2 * i + 1], mg[i]);
+		else if (what == 1)
+			fputs(mg[i] > 0 ? "1\n" : "-1\n", f);
+		else if (what == 2)
+			fprintf(f, "%.6g\n", 1.0 / (1.0 + exp(-(double)mg[i])));
+		else
+			fprintf(f, "%.9g\n", mg[i]);
+		if ((i & 4095) == 4095 && ferror(f))
+			break; /* a full disk or a reader gone: no point in writing the rest */
+	}
+}
+
 int cmd_predict(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "model", required_argument, NULL, 'm' }, { "data", required_argument, NULL, 'd' },
 		{ "out", required_argument, NULL, 'o' }, { "labels", no_argument, NULL, 'l' },
 		{ "probabilities", no_argument, NULL, 'p' }, { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{ "pairs", required_argument, NULL, 'P' }, { NULL, 0, NULL, 0 },
 	};
-	const char *model = NULL, *data = NULL, *out = NULL;
+	const char *model = NULL, *data = NULL, *out = NULL, *pairs = NULL;
 	int what = 0, c;
 	optind = 1;
 	opterr = 0;
@@ -164,6 +386,7 @@ int cmd_predict(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 'l': what = 1; break;
 		case 'p': what = 2; break;
+		case 'P': pairs = optarg; break;
 		case 'h': fputs(predict_usage, stdout); return 0;
 		case ':': return cli_usage_error("predict", predict_usage, "%s needs a value", argv[optind - 1]);
 		default: return cli_usage_error("predict", predict_usage, "unknown option '%s'", argv[optind - 1]);
@@ -172,23 +395,41 @@ int cmd_predict(int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error("predict", predict_usage, "unexpected argument '%s'", argv[optind]);
 	hog_model *m;
-	hog_data *d;
+	hog_data *d = NULL;
+	hog_data_fit fit;
+	hog_err err = { 0 };
+	uint64_t *raw = NULL; /* ratings: the original (user, item) of each prediction */
 	int rc;
-	if (out && (rc = cli_check_output("predict", "--out", out, 0)))
+	if (!model || !data == !pairs)
+		return cli_usage_error("predict", predict_usage, "--model and one of --data and --pairs are required");
+	if (out && ((rc = cli_check_output("predict", "--out", out, 0)) || (rc = cli_check_replace("predict", "--out", out, 0))))
 		return rc;
-	if ((rc = load_both("predict", model, data, &m, &d)))
+	if ((rc = load_model("predict", model, &m)))
 		return rc;
 	hog_model_info info;
 	hog_model_info_get(m, &info);
-	if (what && info.kind == HOG_MODEL_MF) {
+	const int mf = info.kind == HOG_MODEL_MF;
+	if ((what && mf) || (pairs && !mf)) {
 		hog_model_free(m);
-		hog_data_free(d);
-		return cli_usage_error("predict", predict_usage, "--labels and --probabilities are for linear and "
-		                       "mlp models; a %s model predicts ratings", hog_model_kind_name(info.kind));
+		return cli_usage_error("predict", predict_usage, mf ? "--labels and --probabilities are for linear and "
+		                       "mlp models; a %s model predicts ratings" : "--pairs is for mf models, not %s",
+		                       hog_model_kind_name(info.kind));
+	}
+	if (pairs ? (rc = read_pairs(pairs, m, &d, &raw, &err)) != 0 : (rc = load_data("predict", data, &m, &d)) != 0) {
+		if (pairs) {
+			hog_model_free(m);
+			rc = cli_fail(&err, rc);
+		}
+		return rc;
+	}
+	if (!raw)
+		raw = raw_pairs(d);
+	if ((rc = prepare("predict", model, pairs ? pairs : data, &m, &d, &fit))) {
+		free(raw);
+		return rc;
 	}
 	const uint32_t C = info.classes; /* multiclass: classes, else 0 */
 	float *mg = malloc((d->n * (C && what == 2 ? C : 1) + 1) * sizeof *mg);
-	hog_err err = { 0 };
 	char tmp[4200] = "";
 	int slot = -1;
 	FILE *f = stdout;
@@ -211,21 +452,7 @@ int cmd_predict(int argc, char **argv)
 			goto done;
 		}
 	}
-	for (uint64_t i = 0; i < d->n; i++) {
-		if (C && what == 2)
-			for (uint32_t j = 0; j < C; j++)
-				fprintf(f, "%.6g%c", mg[i * C + j], j + 1 == C ? '\n' : ' ');
-		else if (C)
-			fprintf(f, "%.0f\n", mg[i]);
-		else if (what == 1)
-			fputs(mg[i] > 0 ? "1\n" : "-1\n", f);
-		else if (what == 2)
-			fprintf(f, "%.6g\n", 1.0 / (1.0 + exp(-(double)mg[i])));
-		else
-			fprintf(f, "%.9g\n", mg[i]);
-		if ((i & 4095) == 4095 && ferror(f))
-			break; /* a full disk or a reader gone: no point in writing the rest */
-	}
+	write_predictions(f, mg, d->n, C, what, raw);
 	errno = 0;
 	if (fflush(f) != 0 || ferror(f) || (out && fsync(fileno(f)) != 0)) {
 		int e = errno ? errno : EIO;
@@ -250,6 +477,7 @@ int cmd_predict(int argc, char **argv)
 	}
 done:
 	hog_tmp_untrack(slot);
+	free(raw);
 	free(mg);
 	hog_model_free(m);
 	hog_data_free(d);

@@ -2,7 +2,8 @@
  * mode and step rule, report every epoch on stdout (and as JSON lines with
  * --metrics), save the model. SIGINT/SIGTERM stop at the next round with a
  * checkpoint (exit 130/143). Under mpirun every rank runs this; rank 0 alone
- * reports, writes --metrics, --save and the checkpoints. */
+ * reports, writes --metrics, --save and the checkpoints. A stop writes --save
+ * too, with the model trained so far. */
 #include "cli/train_opts.h"
 #include "sys/topo.h"
 #include <errno.h>
@@ -11,29 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_SAVE = OPT_TRAIN_LAST, OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_RESUME, OPT_FORCE, OPT_METRICS, OPT_STREAM, OPT_HELP };
-
-static const char usage[] =
+static const char usage_head[] =
 	"usage: hogwild train --data D.lmdb [--test T.lmdb] [options]\n"
-	"Trains a model with every core at once and reports each epoch.\n"
-	"\n"
-	"      --mode M           serial | lockfree | buffered | atomic | striped | locked |\n"
-	"                         grid (mf) | auto (lockfree: plain Hogwild!; buffered: lock-free\n"
-	"                         with the hot coordinates kept per worker and averaged in every\n"
-	"                         K examples; auto: probe the modes on a sample, take the fastest\n"
-	"                         that reaches serial's loss)\n"
-	"      --threads N        workers, pinned one per core (0: every core; serial: 1)\n"
-	"%s"
-	"      --save FILE        write the trained model here (atomically)\n"
-	"      --checkpoint FILE  write a checkpoint after every epoch and when stopped\n"
-	"      --checkpoint-every SECONDS  also every SECONDS inside an epoch (0: off)\n"
-	"      --resume FILE      continue from a checkpoint (same data and options)\n"
-	"      --force            resume even when the data set or options differ from the\n"
-	"                         checkpoint's (the model's shapes must still fit)\n"
-	"      --metrics FILE     append one JSON line per epoch\n"
-	"      --stream           train from the data set's blocks in place, for sets larger\n"
-	"                         than memory: shuffled blocks, the page cache reads (off)\n"
-	"  -h, --help             this text\n"
+	"Trains a model with every core at once and reports each epoch. An option that\n"
+	"the model, mode or other options would ignore is refused (exit 2).\n"
+	"\n";
+static const char usage_tail[] =
 	"Exit: 0 done, 1 data or run-time error, 2 usage, 130/143 stopped by SIGINT/SIGTERM.\n";
 
 typedef struct train_ui {
@@ -95,21 +79,29 @@ static void on_epoch(void *ud, const hog_epoch_stats *s)
 		fputs("\r\033[K", stderr);
 		u->progress_drawn = 0;
 	}
-	/* binary labels: accuracy and AUC; real labels and ratings: RMSE and MAE */
-	const int real = isnan(s->test_acc) && !isnan(s->test_rmse);
-	/* the mlp counts flops, the linear model nonzeros */
-	const int flops = u->o->model == HOG_MODEL_MLP || u->o->loss == HOG_LOSS_SOFTMAX;
+	/* binary and multiclass labels: accuracy and AUC; real labels and ratings
+	 * (the squared loss): RMSE and MAE */
+	const int real = isnan(s->test_acc) && (!isnan(s->test_rmse) || s->loss == HOG_LOSS_SQUARED);
+	/* the work column in the model's own unit: nonzeros, ratings, flops */
+	char rate[32];
+	snprintf(rate, sizeof rate, "%s/s/thr", s->unit ? s->unit : "nnz");
+	const int rw = strlen(rate) > 10 ? (int)strlen(rate) : 10;
+	/* the squared loss is half the squared error: said in the header */
+	const int half = s->loss == HOG_LOSS_SQUARED;
 	/* a long run (--epochs auto on a small set: up to 1000) shows about 20 rows;
 	 * --metrics keeps every epoch */
 	const int every = s->epochs > 40 ? s->epochs / 20 : 1;
 	if (s->epoch > 1 && s->epoch % every && s->epoch != s->epochs)
 		goto metrics;
 	if (s->epoch == 1 || u->quiet < 0)
-		printf("%5s %8s %10s %10s %9s %9s %9s %7s %7s\n", "epoch", "sec", "ex/s", flops ? "flop/s/thr" : "nnz/s/thr", "lr",
-		       "train", "test", real ? "rmse" : "acc%", real ? "mae" : "auc");
-	printf("%5d %8.3f %10.4g %10.4g %9.3g %9.5f %9.5f %7.*f %7.4f", s->epoch, s->seconds, s->ex_per_s,
-	       s->nnz_per_s_per_thread, s->lr, s->train_loss, s->test_loss, real ? 4 : 2,
-	       real ? s->test_rmse : 100 * s->test_acc, real ? s->test_mae : s->test_auc);
+		printf("%5s %8s %10s %*s %9s %9s %9s %7s %7s\n", "epoch", "sec", "ex/s", rw, rate, "lr",
+		       half ? "trn mse/2" : "train", half ? "tst mse/2" : "test", real ? "rmse" : "acc%", real ? "mae" : "auc");
+	char trl[32], tl[32], q1[32], q2[32];
+	printf("%5d %8.3f %10.4g %*.4g %9.3g %9s %9s %7s %7s", s->epoch, s->seconds, s->ex_per_s, rw,
+	       s->nnz_per_s_per_thread, s->lr, cli_fmt_num(trl, sizeof trl, "%.5f", s->train_loss),
+	       cli_fmt_num(tl, sizeof tl, "%.5f", s->test_loss),
+	       real ? cli_fmt_num(q1, sizeof q1, "%.4f", s->test_rmse) : cli_fmt_num(q1, sizeof q1, "%.2f", 100 * s->test_acc),
+	       cli_fmt_num(q2, sizeof q2, "%.4f", real ? s->test_mae : s->test_auc));
 	if (s->delay_samples)
 		printf("  delay %.1f/%.0f/%.0f", s->delay_mean, s->delay_p99, s->delay_max);
 	putchar('\n');
@@ -134,28 +126,38 @@ metrics:
 		cli_json_num(f, "delay_mean", s->delay_mean, 1);
 		cli_json_num(f, "delay_p99", s->delay_p99, 1);
 		cli_json_num(f, "delay_max", s->delay_max, 1);
-		fputs("}\n", f);
+		fprintf(f, ",\"loss\":\"%s\",\"unit\":\"%s\"}\n", hog_loss_name(s->loss), s->unit ? s->unit : "nnz");
 		/* checked every epoch: a full disk must not pass for a finished log */
 		if ((fflush(f) != 0 || ferror(f)) && !u->metrics_errno)
 			u->metrics_errno = errno ? errno : EIO;
 	}
 }
 
+/* A stop (SIGINT, SIGTERM) with --save: the model as it stood is written, as a
+ * checkpoint is, and the user is told either way. Returns @p rc, or 1 when the
+ * model could not be written. (Rank 0 alone has a save path.) */
+static int save_stopped(const hog_model *m, const char *save, const hog_train_opts *o, const hog_train_result *res,
+                        int rc)
+{
+	if (!save || !m) {
+		if (hog_mpi_rank() == 0 && !o->checkpoint)
+			fprintf(stderr, "hogwild: nothing saved (no --save or --checkpoint)\n");
+		return rc;
+	}
+	hog_err err = { 0 };
+	if (hog_model_save(m, save, &err)) {
+		fprintf(stderr, "hogwild: --save %s: %s; the model trained so far is not saved\n", save, err.msg);
+		return 1;
+	}
+	fprintf(stderr, "hogwild: model trained so far (%d of %d epochs done, stopped inside epoch %d) saved to %s\n",
+	        res->epochs_done, o->epochs, res->epochs_done + 1, save);
+	return rc;
+}
+
 int cmd_train(int argc0, char **argv0)
 {
-	static const struct option own[] = {
-		{ "save", required_argument, NULL, OPT_SAVE },
-		{ "checkpoint", required_argument, NULL, OPT_CHECKPOINT },
-		{ "checkpoint-every", required_argument, NULL, OPT_CHECKPOINT_EVERY },
-		{ "resume", required_argument, NULL, OPT_RESUME },
-		{ "force", no_argument, NULL, OPT_FORCE },
-		{ "metrics", required_argument, NULL, OPT_METRICS },
-		{ "stream", no_argument, NULL, OPT_STREAM },
-		{ "help", no_argument, NULL, OPT_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct option lopts[64];
-	cli_train_table(lopts, 64, own);
+	struct option lopts[80];
+	cli_opt_getopt(CLI_TRAIN, lopts, 80);
 
 	int argc;
 	char **argv;
@@ -173,10 +175,13 @@ int cmd_train(int argc0, char **argv0)
 	opterr = 0;
 	rc = -1;
 	while (rc < 0 && (c = getopt_long(argc, argv, ":hc:", lopts, NULL)) != -1) {
+		cli_given_set(&a.given, c);
 		switch (c) {
 		case 'h':
 		case OPT_HELP:
-			printf(usage, cli_train_usage);
+			fputs(usage_head, stdout);
+			cli_opt_usage(stdout, CLI_TRAIN);
+			fputs(usage_tail, stdout);
 			rc = 0;
 			break;
 		case 'c': break;
@@ -204,8 +209,14 @@ int cmd_train(int argc0, char **argv0)
 		cli_config_free(argc, argv);
 		return rc;
 	}
+	if (!a.mode) /* the model's fastest measured mode; plain Hogwild! is --mode lockfree */
+		o.mode = hog_train_default_mode(&o);
 	if (o.resume && !o.checkpoint)
 		o.checkpoint = o.resume; /* keep checkpointing where we resumed from */
+	if ((rc = cli_train_refuse(CLI_TRAIN, &o, cli_opt_train_modes(&o), &a.given))) {
+		cli_config_free(argc, argv);
+		return rc;
+	}
 	if ((rc = cli_mpi_start("train"))) {
 		cli_config_free(argc, argv);
 		return rc;
@@ -217,9 +228,13 @@ int cmd_train(int argc0, char **argv0)
 	 * must not cost a whole training run. */
 	train_ui ui = { .quiet = a.quiet || !cli_progress_wanted(0), .o = &o, .metrics_path = metrics };
 	hog_data *tr = NULL, *te = NULL;
+	const int kind = hog_train_kind(&o); /* what --save and --checkpoint will hold */
 	if ((save && (rc = cli_check_output("train", "--save", save, 0))) ||
+	    (save && (rc = cli_check_replace("train", "--save", save, kind))) ||
 	    (o.checkpoint && (rc = cli_check_output("train", "--checkpoint", o.checkpoint, 0))) ||
+	    (o.checkpoint && (rc = cli_check_replace("train", "--checkpoint", o.checkpoint, kind))) ||
 	    (metrics && (rc = cli_check_output("train", "--metrics", metrics, 1))) ||
+	    (metrics && (rc = cli_check_replace("train", "--metrics", metrics, 0))) ||
 	    (o.resume && (rc = cli_check_input("train", "--resume", o.resume))))
 		goto out;
 	if (metrics && rank == 0 && !(ui.metrics = fopen(metrics, "a"))) { /* rank 0 alone reports */
@@ -237,8 +252,8 @@ int cmd_train(int argc0, char **argv0)
 		rc = 0;
 		if (!a.data)
 			rc = cli_usage_error("train", NULL, "--data is required (a data set made by 'hogwild data import' or 'gen')");
-		else if (a.test)
-			rc = cli_load_data("train", &ta, &te, &tr, a.quiet);
+		else if (a.test && !(rc = cli_load_data("train", &ta, &te, &tr, a.quiet)))
+			rc = cli_match_test("train", NULL, a.data, te, a.test, a.quiet);
 	} else {
 		rc = cli_load_data("train", &a, &tr, &te, a.quiet);
 	}
@@ -285,7 +300,7 @@ int cmd_train(int argc0, char **argv0)
 		if (rank == 0)
 			fprintf(stderr, "hogwild: %s\n", err.msg);
 		int sig = *cli_stop_flag();
-		rc = 128 + (sig ? sig : SIGINT);
+		rc = save_stopped(m, save, &o, &res, 128 + (sig ? sig : SIGINT));
 	} else if (trc) {
 		rc = cli_fail(&err, trc);
 	} else {

@@ -19,10 +19,26 @@ static double speedup(const cmp_report *r, const cmp_cell *c)
 
 static void fmt_num(char *buf, size_t n, const char *fmt, double v)
 {
+	cli_fmt_num(buf, n, fmt, v);
+}
+
+/* What the work column counts for this model (hog_epoch_stats.unit: "nnz",
+ * "ratings", "flop"), from the first run that finished an epoch. */
+static const char *report_unit(const cmp_report *r)
+{
+	for (int i = 0; i < r->ncells; i++)
+		for (int k = 0; k < r->cells[i].nruns; k++)
+			if (r->cells[i].runs[k].nepochs && r->cells[i].runs[k].epochs[0].unit)
+				return r->cells[i].runs[k].epochs[0].unit;
+	return "nnz";
+}
+
+/* A CSV field: the number, or nothing when there is none (NaN, Inf). */
+static void csv_num(FILE *f, const char *fmt, double v)
+{
+	fputc(',', f);
 	if (isfinite(v))
-		snprintf(buf, n, fmt, v);
-	else
-		snprintf(buf, n, "-");
+		fprintf(f, fmt, v);
 }
 
 /* The loss a cell is judged by: test when there is a test set, else train. */
@@ -79,17 +95,27 @@ void cmp_print_table(const cmp_report *r, FILE *f)
 	/* the quality column: accuracy for binary and multiclass labels, RMSE for real ones */
 	const int binary = r->test && (r->test->meta.task == HOG_TASK_BINARY || r->test->meta.task == HOG_TASK_MULTICLASS);
 	/* short lines: the demo is read in an 80-column terminal */
-	fprintf(f, "data:  %s\n       %llu examples, %llu nonzeros\n", r->data ? r->data : "-",
-	        (unsigned long long)(r->train ? r->train->n : 0), (unsigned long long)(r->train ? r->train->nnz : 0));
+	if (r->train && r->train->meta.kind == HOG_KIND_RATINGS)
+		fprintf(f, "data:  %s\n       %llu ratings, %llu users x %llu items\n", r->data ? r->data : "-",
+		        (unsigned long long)r->train->n, (unsigned long long)r->train->meta.users,
+		        (unsigned long long)r->train->meta.items);
+	else
+		fprintf(f, "data:  %s\n       %llu examples, %llu nonzeros\n", r->data ? r->data : "-",
+		        (unsigned long long)(r->train ? r->train->n : 0), (unsigned long long)(r->train ? r->train->nnz : 0));
 	fprintf(f, "model: %s, %s loss, %s, lr %.4g%s, %d epoch%s, seed %llu\n", hog_model_kind_name(o->model),
 	        hog_loss_name(r->loss),
 	        hog_rule_name(o->rule), lr, o->lr > 0 ? "" : " (auto)", o->epochs, o->epochs == 1 ? "" : "s",
 	        (unsigned long long)o->seed);
 	fprintf(f, "runs:  %d per cell (times are medians); target loss %.5f\n\n", p->repeat, r->target);
-	fprintf(f, "%-8s %3s %8s %7s %6s %7s %8s %8s %6s %8s\n", "mode", "thr", "s/epoch", "speedup", "Mex/s",
-	        "Mnnz/s", "train", r->test ? "test" : "", r->test ? binary ? "acc%" : "rmse" : "", "to target");
-	fprintf(f, "%-8s %3s %8s %7s %6s %7s %8s %8s %6s %8s\n", "", "", "", "", "", "/thread", "loss",
-	        r->test ? "loss" : "", "", "");
+	/* the work column in the model's unit; the squared loss is half the MSE */
+	char rate[32];
+	snprintf(rate, sizeof rate, "M%s/s", report_unit(r));
+	const int rw = strlen(rate) > 7 ? (int)strlen(rate) : 7;
+	const char *lname = r->loss == HOG_LOSS_SQUARED ? "mse/2" : "loss";
+	fprintf(f, "%-8s %3s %8s %7s %6s %*s %8s %8s %6s %8s\n", "mode", "thr", "s/epoch", "speedup", "Mex/s", rw,
+	        rate, "train", r->test ? "test" : "", r->test ? binary ? "acc%" : "rmse" : "", "to target");
+	fprintf(f, "%-8s %3s %8s %7s %6s %*s %8s %8s %6s %8s\n", "", "", "", "", "", rw, "/thread", lname,
+	        r->test ? lname : "", "", "");
 	for (int i = 0; i < r->ncells; i++) {
 		const cmp_cell *c = &r->cells[i];
 		char ep[16], sp[16], ex[16], nz[16], trl[16], tl[16], acc[16], tt[16];
@@ -111,8 +137,8 @@ void cmp_print_table(const cmp_report *r, FILE *f)
 		char rk[24] = ""; /* compare --ranks: rows of several MPI ranks say how many */
 		if (c->ranks > 1)
 			snprintf(rk, sizeof rk, "  x%d ranks", c->ranks);
-		fprintf(f, "%-8s %3d %8s %7s %6s %7s %8s %8s %6s %8s%s\n", hog_mode_name(c->mode), c->threads, ep, sp, ex,
-		        nz, trl, r->test ? tl : "", r->test ? acc : "", isfinite(c->time_to_target) ? tt : "never", rk);
+		fprintf(f, "%-8s %3d %8s %7s %6s %*s %8s %8s %6s %8s%s\n", hog_mode_name(c->mode), c->threads, ep, sp, ex,
+		        rw, nz, trl, r->test ? tl : "", r->test ? acc : "", isfinite(c->time_to_target) ? tt : "never", rk);
 	}
 	/* staleness and lost updates: where more than one thread races */
 	int any = 0;
@@ -127,10 +153,12 @@ void cmp_print_table(const cmp_report *r, FILE *f)
 			const cmp_cell *c = &r->cells[i];
 			if (c->threads < 2 || !c->done)
 				continue;
-			char lost[24];
+			char lost[24], dm[24], dp[24], dx[24];
 			fmt_num(lost, sizeof lost, "%.4f%%", 100 * c->bias_lost);
-			fprintf(f, "%-8s %3d %10.2f %8.0f %8.0f %12s\n", hog_mode_name(c->mode), c->threads, c->delay_mean,
-			        c->delay_p99, c->delay_max, lost);
+			fmt_num(dm, sizeof dm, "%.2f", c->delay_mean);
+			fmt_num(dp, sizeof dp, "%.0f", c->delay_p99);
+			fmt_num(dx, sizeof dx, "%.0f", c->delay_max);
+			fprintf(f, "%-8s %3d %10s %8s %8s %12s\n", hog_mode_name(c->mode), c->threads, dm, dp, dx, lost);
 		}
 	}
 	print_verdict(r, f);
@@ -191,14 +219,21 @@ static int write_csv(const cmp_report *r, const char *path)
 		fprintf(stderr, "hogwild: %s: %s\n", path, strerror(errno));
 		return 1;
 	}
-	fprintf(f, "mode,threads,runs,seconds_per_epoch,speedup,examples_per_s,nnz_per_s_per_thread,train_loss,"
-	        "test_loss,test_accuracy,test_rmse,time_to_target_s,delay_mean,delay_p99,delay_max,bias_lost\n");
+	/* the work column named for the model (nnz, ratings, flop); the losses are
+	 * the model's loss (squared: half the squared error); no figure: empty */
+	fprintf(f, "mode,threads,runs,seconds_per_epoch,speedup,examples_per_s,%s_per_s_per_thread,train_loss,"
+	        "test_loss,test_accuracy,test_rmse,time_to_target_s,delay_mean,delay_p99,delay_max,bias_lost\n",
+	        report_unit(r));
 	for (int i = 0; i < r->ncells; i++) {
 		const cmp_cell *c = &r->cells[i];
-		fprintf(f, "%s,%d,%d,%.6g,%.6g,%.6g,%.6g,%.8g,%.8g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n", hog_mode_name(c->mode),
-		        c->threads, c->nruns, c->epoch_s, speedup(r, c), c->epoch_s > 0 ? c->examples / c->epoch_s : NAN,
-		        c->epoch_s > 0 ? c->nnz / c->epoch_s / c->threads : NAN, c->train_loss, c->test_loss, c->test_acc,
-		        c->test_rmse, c->time_to_target, c->delay_mean, c->delay_p99, c->delay_max, c->bias_lost);
+		fprintf(f, "%s,%d,%d", hog_mode_name(c->mode), c->threads, c->nruns);
+		const double v[] = { c->epoch_s, speedup(r, c), c->epoch_s > 0 ? c->examples / c->epoch_s : NAN,
+			             c->epoch_s > 0 ? c->nnz / c->epoch_s / c->threads : NAN, c->train_loss, c->test_loss,
+			             c->test_acc, c->test_rmse, c->time_to_target, c->delay_mean, c->delay_p99,
+			             c->delay_max, c->bias_lost };
+		for (size_t k = 0; k < sizeof v / sizeof *v; k++)
+			csv_num(f, k == 4 || k == 5 ? "%.8g" : "%.6g", v[k]);
+		fputc('\n', f);
 	}
 	return close_rename(f, tmp, path);
 }
@@ -216,6 +251,7 @@ static int write_json(const cmp_report *r, const char *path)
 	cli_json_str(f, r->data ? r->data : "");
 	fprintf(f, ",\"model\":\"%s\",\"loss\":\"%s\",\"optimizer\":\"%s\",\"epochs\":%d,\"seed\":%llu,\"repeat\":%d",
 	        hog_model_kind_name(o->model), hog_loss_name(r->loss), hog_rule_name(o->rule), o->epochs, (unsigned long long)o->seed, r->plan->repeat);
+	fprintf(f, ",\"unit\":\"%s\"", report_unit(r));
 	cli_json_num(f, "lr", r->lr, 1);
 	cli_json_num(f, "target_loss", r->target, 1);
 	fputs(",\"cells\":[", f);

@@ -2,6 +2,7 @@
  * options placed before the command line's own, so that flags override the file
  * and the file overrides the defaults. See configs/ for commented examples. */
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "sys/err.h"
 #include "sys/ini.h"
 #include <math.h>
@@ -32,17 +33,97 @@ static int push(struct expand *x, const char *s)
 	return 0;
 }
 
+/* Edit distance of two short names (for "did you mean"); large when long. */
+static int distance(const char *a, const char *b)
+{
+	size_t n = strlen(a), m = strlen(b);
+	if (n > 63 || m > 63)
+		return 99;
+	int d[64][64];
+	for (size_t i = 0; i <= n; i++)
+		d[i][0] = (int)i;
+	for (size_t j = 0; j <= m; j++)
+		d[0][j] = (int)j;
+	for (size_t i = 1; i <= n; i++)
+		for (size_t j = 1; j <= m; j++) {
+			int v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1; /* a swap of two letters */
+			d[i][j] = v;
+		}
+	return d[n][m];
+}
+
+/* The sections a config file may hold: one per command that reads them. */
+static const struct {
+	const char *name;
+	unsigned cmd;
+} sections[] = { { "train", CLI_TRAIN }, { "compare", CLI_COMPARE } };
+
+/* "; did you mean 'X'?" for the closest of @p names (n of them, @p stride bytes
+ * apart), when it is close; else "". */
+static void suggest(char *out, size_t len, const char *word, const char *const *names, size_t n, size_t stride)
+{
+	const char *best = NULL;
+	int bd = 3;
+	for (size_t i = 0; i < n; i++) {
+		const char *nm = *(const char *const *)((const char *)names + i * stride);
+		int dd = distance(word, nm);
+		if (dd < bd) {
+			bd = dd;
+			best = nm;
+		}
+	}
+	if (best)
+		snprintf(out, len, "; did you mean '%s'?", best);
+	else
+		out[0] = 0;
+}
+
+/* Is @p key an option of command @p cmd (a config file may not set --config)? */
+static int takes_key(unsigned cmd, const char *key)
+{
+	for (size_t i = 0; i < cli_nopts; i++)
+		if ((cli_opts[i].cmds & cmd) && !strcmp(cli_opts[i].name, key))
+			return strcmp(key, "config") != 0 && strcmp(key, "help") != 0;
+	return 0;
+}
+
 static int on_key(void *ud, const char *section, const char *key, const char *value, unsigned line, hog_err *err)
 {
 	struct expand *x = ud;
-	if (*section && strcmp(section, x->cmd) != 0)
-		return 0; /* a section for another command */
+	char hint[64];
+	unsigned cmd = 0;
+	if (*section) {
+		for (size_t i = 0; i < sizeof sections / sizeof *sections; i++)
+			if (!strcmp(section, sections[i].name))
+				cmd = sections[i].cmd;
+		if (!cmd) {
+			suggest(hint, sizeof hint, section, &sections[0].name, sizeof sections / sizeof *sections,
+			        sizeof *sections);
+			return hog_err_set(err, HOG_ECONFIG, "%s:%u: unknown section [%s] (sections: [train], [compare])%s",
+			                   x->path, line, section, hint);
+		}
+		if (strcmp(section, x->cmd) != 0) { /* another command's: checked, not used */
+			if (takes_key(cmd, key))
+				return 0;
+			suggest(hint, sizeof hint, key, &cli_opts[0].name, cli_nopts, sizeof *cli_opts);
+			return hog_err_set(err, HOG_ECONFIG, "%s:%u: '%s' is not an option of hogwild %s%s", x->path, line,
+			                   key, section, hint);
+		}
+	}
 	const struct option *o = x->lopts;
 	while (o->name && strcmp(o->name, key) != 0)
 		o++;
-	if (!o->name || !strcmp(key, "config"))
-		return hog_err_set(err, HOG_ECONFIG, "%s:%u: '%s' is not an option of hogwild %s", x->path, line,
-		                   key, x->cmd);
+	if (!o->name || !strcmp(key, "config") || !strcmp(key, "help")) {
+		suggest(hint, sizeof hint, key, &cli_opts[0].name, cli_nopts, sizeof *cli_opts);
+		return hog_err_set(err, HOG_ECONFIG, "%s:%u: '%s' is not an option of hogwild %s%s", x->path, line,
+		                   key, x->cmd, hint);
+	}
 	char opt[128];
 	snprintf(opt, sizeof opt, "--%s", key);
 	if (o->has_arg == no_argument) {
@@ -111,6 +192,15 @@ void cli_json_num(FILE *f, const char *key, double v, int comma)
 		fprintf(f, "%s\"%s\":%.10g", comma ? "," : "", key, v);
 	else
 		fprintf(f, "%s\"%s\":null", comma ? "," : "", key);
+}
+
+const char *cli_fmt_num(char *buf, size_t n, const char *fmt, double v)
+{
+	if (isfinite(v))
+		snprintf(buf, n, fmt, v);
+	else
+		snprintf(buf, n, "-");
+	return buf;
 }
 
 void cli_json_str(FILE *f, const char *s)

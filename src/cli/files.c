@@ -91,6 +91,57 @@ int cli_check_output(const char *cmd, const char *opt, const char *path, int app
 	return 0;
 }
 
+/* What an existing regular file holds, from its first bytes: an LMDB file (a
+ * data set: the meta page's magic 0xBEEFC0DE at byte 16, as lmdb_check.c reads
+ * it), a hogwild model or checkpoint (magic "HOGMODEL", its kind at byte 12),
+ * nothing (empty), or something else. */
+enum { HELD_NOTHING, HELD_OTHER, HELD_DATA, HELD_MODEL };
+
+static int files_held(const char *path, unsigned *kind)
+{
+	unsigned char h[20];
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return HELD_NOTHING; /* gone, or unreadable: the write will say */
+	ssize_t n = read(fd, h, sizeof h);
+	close(fd);
+	if (n <= 0)
+		return HELD_NOTHING;
+	if (n >= 20 && (h[16] | h[17] << 8 | h[18] << 16 | (unsigned)h[19] << 24) == 0xBEEFC0DEu)
+		return HELD_DATA;
+	if (n >= 16 && !memcmp(h, "HOGMODEL", 8)) {
+		*kind = h[12] | h[13] << 8 | h[14] << 16 | (unsigned)h[15] << 24;
+		return HELD_MODEL;
+	}
+	return HELD_OTHER;
+}
+
+int cli_check_replace(const char *cmd, const char *opt, const char *path, int kind)
+{
+	struct stat st;
+	unsigned held_kind = 0;
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return 0; /* (cli_check_output judges what is not a regular file) */
+	const int held = files_held(path, &held_kind);
+	const char *o = opt ? opt : "", *sep = opt ? " " : "";
+	if (held == HELD_DATA)
+		fprintf(stderr, "hogwild %s: %s%s%s is a data set (LMDB); not replacing it: give another file "
+		        "name\n", cmd, o, sep, path);
+	else if (held == HELD_MODEL && kind == 0)
+		fprintf(stderr, "hogwild %s: %s%s%s is a hogwild model file; not replacing it: give another "
+		        "file name\n", cmd, o, sep, path);
+	else if (held == HELD_MODEL && (int)held_kind != kind)
+		fprintf(stderr, "hogwild %s: %s%s%s holds a model of kind %s and this run makes one of kind %s; "
+		        "not replacing it: give another file name, or remove it first\n", cmd, o, sep, path,
+		        hog_model_kind_name((enum hog_model_kind)held_kind), hog_model_kind_name((enum hog_model_kind)kind));
+	else if (held == HELD_OTHER && kind > 0)
+		fprintf(stderr, "hogwild %s: %s%s%s exists and is not a hogwild model; not replacing it: give "
+		        "another file name, or remove it first\n", cmd, o, sep, path);
+	else
+		return 0;
+	return 1;
+}
+
 int cli_check_input(const char *cmd, const char *what, const char *path)
 {
 	hog_err err = { 0 };

@@ -5,112 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const struct option cli_train_long[] = {
-	{ "data", required_argument, NULL, OPT_DATA },
-	{ "test", required_argument, NULL, OPT_TEST },
-	{ "model", required_argument, NULL, OPT_MODEL },
-	{ "loss", required_argument, NULL, OPT_LOSS },
-	{ "mode", required_argument, NULL, OPT_MODE },
-	{ "threads", required_argument, NULL, OPT_THREADS },
-	{ "epochs", required_argument, NULL, OPT_EPOCHS },
-	{ "lr", required_argument, NULL, OPT_LR },
-	{ "schedule", required_argument, NULL, OPT_SCHEDULE },
-	{ "backoff", required_argument, NULL, OPT_BACKOFF },
-	{ "t0", required_argument, NULL, OPT_T0 },
-	{ "warmup", required_argument, NULL, OPT_WARMUP },
-	{ "l2", required_argument, NULL, OPT_L2 },
-	{ "optimizer", required_argument, NULL, OPT_OPTIMIZER },
-	{ "adagrad-beta", required_argument, NULL, OPT_ADAGRAD_BETA },
-	{ "delay", required_argument, NULL, OPT_DELAY },
-	{ "hot", required_argument, NULL, OPT_HOT },
-	{ "flush-every", required_argument, NULL, OPT_FLUSH_EVERY },
-	{ "node-sync", required_argument, NULL, OPT_NODE_SYNC },
-	{ "stripe-size", required_argument, NULL, OPT_STRIPE_SIZE },
-	{ "bind", required_argument, NULL, OPT_BIND },
-	{ "seed", required_argument, NULL, OPT_SEED },
-	{ "measure-delay", no_argument, NULL, OPT_MEASURE_DELAY },
-	{ "topology", required_argument, NULL, OPT_TOPOLOGY },
-	{ "quiet", no_argument, NULL, OPT_QUIET },
-	{ "config", required_argument, NULL, OPT_CONFIG },
-	{ "rank", required_argument, NULL, OPT_RANK },
-	{ "biases", no_argument, NULL, OPT_BIASES },
-	{ "grid", required_argument, NULL, OPT_GRID },
-	{ "sync-every", required_argument, NULL, OPT_SYNC_EVERY },
-	{ "no-shuffle", no_argument, NULL, OPT_NO_SHUFFLE },
-	{ "average", required_argument, NULL, OPT_AVERAGE },
-	{ "normalize", optional_argument, NULL, OPT_NORMALIZE },
-	{ "layers", required_argument, NULL, OPT_LAYERS },
-	{ "batch", required_argument, NULL, OPT_BATCH },
-	{ "momentum", required_argument, NULL, OPT_MOMENTUM },
-	{ "device", required_argument, NULL, OPT_DEVICE },
-	{ NULL, 0, NULL, 0 },
-};
-const size_t cli_train_nlong = sizeof cli_train_long / sizeof *cli_train_long - 1;
-
-size_t cli_train_table(struct option *out, size_t cap, const struct option *own)
-{
-	size_t n = 0;
-	for (; n < cli_train_nlong && n + 1 < cap; n++)
-		out[n] = cli_train_long[n];
-	for (; own && own->name && n + 1 < cap; own++)
-		out[n++] = *own;
-	out[n] = (struct option){ NULL, 0, NULL, 0 };
-	return n;
-}
-
-const char cli_train_usage[] =
-	"  -c, --config FILE      INI file of options (flags given here override it)\n"
-	"      --data D.lmdb      training set (required)\n"
-	"      --test T.lmdb      test set, evaluated after every epoch (none)\n"
-	"      --model M          linear | mf | mlp (linear)\n"
-	"      --loss L           logistic | hinge | squared | softmax (from the labels: softmax for\n"
-	"                         multiclass, squared for regression, else logistic; softmax:\n"
-	"                         multinomial logistic regression with --model linear)\n"
-	"      --layers W,W,...   mlp: widths of the ReLU hidden layers (none: softmax regression)\n"
-	"      --batch B          mlp: examples per mini-batch (32)\n"
-	"      --momentum MU      mlp, sgd: momentum, v = MU v + g, w -= lr v (0.9 with hidden\n"
-	"                         layers, else 0)\n"
-	"      --device D         mlp: cpu | cuda | cuda:N, the compute backend of every worker (cpu)\n"
-	"      --loss L           logistic | hinge | squared (logistic; mf: squared)\n"
-	"      --rank K           mf: factors per user and item (32)\n"
-	"      --biases           mf: learn the global mean and user and item biases (off)\n"
-	"      --grid G           mf, grid mode: G x G blocks (2 * threads + 1)\n"
-	"      --epochs N|auto    passes over the data (auto: 20, or for a small set of n examples\n"
-	"                         262144/n, at most 1000, with the backoff stretched to match)\n"
-	"      --lr X             step size; alpha for adagrad/adarevision (sgd: 1/(1+mean |x|^2),\n"
-	"                         0.5 for unit-norm rows; adagrad/adarevision: 0.1; mf sgd: 0.03)\n"
-	"      --schedule S       constant | backoff | invt (backoff: lr * backoff^epoch)\n"
-	"      --backoff B        per-epoch factor of the backoff schedule (0.9)\n"
-	"      --t0 N             invt schedule: lr / (1 + t/t0), t0 in examples (one epoch)\n"
-	"      --warmup N         ramp the step size up over the first N examples (0)\n"
-	"      --l2 X             lambda of (lambda/2)|w|^2 beside the mean loss (1e-6; mf: 0.05,\n"
-	"                         per update on the rows it touches, as LIBMF)\n"
-	"      --optimizer R      sgd | adagrad | adarevision (sgd)\n"
-	"      --adagrad-beta B   beta of adagrad/adarevision: lr/(beta+sqrt(sum g^2)) (1)\n"
-	"      --average on|off   linear: the model is the average of the last epoch's\n"
-	"                         iterates (averaged SGD), not the last iterate (on)\n"
-	"      --normalize[=on|off|auto]  every model that takes features: scale each feature\n"
-	"                         by 1/max|x| of the training set; the model keeps raw units;\n"
-	"                         bare: on; auto: on when some value is beyond [-1, 1] (auto)\n"
-	"      --delay K          write each update K examples after its read (0)\n"
-	"      --measure-delay    sample updates landing between read and write (off)\n"
-	"      --hot N            buffered: hot coordinates (auto: written once per flush);\n"
-	"                         replica: the most frequent features averaged at flushes besides\n"
-	"                         the bias (0: none; the rest are summed)\n"
-	"      --flush-every K    buffered, replica: examples between flushes (1024, 16384; 4096\n"
-	"                         for replica with --average off)\n"
-	"      --node-sync K      replica on several NUMA nodes: flushes of a node's first worker\n"
-	"                         between syncs of its node replica with the global model, or\n"
-	"                         off: no node replicas, one level as on one node (1)\n"
-	"      --stripe-size N    striped mode: coordinates per lock, a power of two (64)\n"
-	"      --bind B           core | numa | none: pin workers with hwloc (core)\n"
-	"      --seed S           sharding and shuffling seed (1)\n"
-	"      --topology DESC    plan for an hwloc synthetic topology or XML file (this machine)\n"
-	"      --sync-every K     MPI (mpirun -np N): examples per rank between averagings of\n"
-	"                         the ranks' models; also at every epoch's end (32768 x threads)\n"
-	"      --no-shuffle       visit the examples in the data set's order every epoch\n"
-	"      --quiet            no progress line\n";
-
 void cli_train_opts_init(hog_train_opts *o)
 {
 	hog_train_opts_init(o);
@@ -168,9 +62,15 @@ int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o,
 		o->loss_from_task = 0;
 		break;
 	case OPT_MODE:
-		if ((e = hog_mode_parse(arg)) < 0)
-			return bad(cmd, "mode", arg, "serial, lockfree, buffered, atomic, striped, locked, grid or auto");
+		if ((e = hog_mode_parse(arg)) < 0) {
+			char all[160] = "";
+			for (int m = 0; m < HOG_MODE_ALL; m++)
+				snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s", m == 0 ? "" :
+				         m == HOG_MODE_ALL - 1 ? " or " : ", ", hog_mode_name((enum hog_mode)m));
+			return bad(cmd, "mode", arg, all);
+		}
 		o->mode = (enum hog_mode)e;
+		a->mode = arg;
 		break;
 	case OPT_THREADS:
 		if (cli_parse_int(arg, 0, 4096, &l)) return bad(cmd, "threads", arg, "a thread count 0..4096 (0: every core)");
@@ -302,6 +202,14 @@ int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o,
 	return 0;
 }
 
+int cli_train_refuse(unsigned cmd, const hog_train_opts *o, unsigned modes, const cli_given *given)
+{
+	char msg[512];
+	if (cli_opt_check(cmd, o, modes, given, msg, sizeof msg) < 0)
+		return 0;
+	return cli_usage_error(cmd == CLI_TRAIN ? "train" : "compare", NULL, "%s", msg);
+}
+
 int cli_load_data(const char *cmd, const cli_train_args *a, hog_data **tr, hog_data **te, int quiet)
 {
 	hog_err err = { 0 };
@@ -320,7 +228,48 @@ int cli_load_data(const char *cmd, const cli_train_args *a, hog_data **tr, hog_d
 	}
 	if (!quiet && cli_progress_wanted(0))
 		fputs("\r\033[K", stderr);
+	if (*te && (rc = cli_match_test(cmd, *tr, a->data, *te, a->test, quiet))) {
+		hog_data_free(*tr);
+		hog_data_free(*te);
+		*tr = *te = NULL;
+	}
+	return rc;
+}
+
+int cli_match_test(const char *cmd, const hog_data *tr, const char *trn, hog_data *te, const char *ten, int quiet)
+{
+	hog_err err = { 0 };
+	hog_data *head = NULL;
+	hog_data_ref ref;
+	hog_data_fit fit;
+	int rc = tr ? 0 : hog_data_load_header(&head, trn, &err); /* a streamed training set */
+	if (!rc) {
+		hog_data_ref_of(tr ? tr : head, &ref);
+		rc = hog_data_reconcile(te, ten, &ref, trn, &fit, &err);
+		hog_data_ref_free(&ref);
+	}
+	hog_data_free(head);
+	if (rc)
+		return cli_fail(&err, rc);
+	if (!quiet)
+		cli_fit_note(cmd, &fit, te, ten, trn);
 	return 0;
+}
+
+void cli_fit_note(const char *cmd, const hog_data_fit *fit, const hog_data *d, const char *dn, const char *rn)
+{
+	if (fit->unseen)
+		fprintf(stderr, "hogwild %s: note: %llu of %llu ratings of %s have a user or item that %s has no rating "
+		        "of (%llu such users, %llu such items): predicted as the training mean plus the known side's bias\n",
+		        cmd, (unsigned long long)fit->unseen, (unsigned long long)d->n, dn, rn,
+		        (unsigned long long)fit->new_users, (unsigned long long)fit->new_items);
+	if (fit->extra_features)
+		fprintf(stderr, "hogwild %s: note: %s has %llu features that %s lacks (%llu nonzeros): "
+		        "scored as zero weight\n", cmd, dn, (unsigned long long)fit->extra_features, rn,
+		        (unsigned long long)fit->extra_nnz);
+	if (fit->relabelled)
+		fprintf(stderr, "hogwild %s: note: %s's labels look binary but %s's are regression values: read as "
+		        "regression values\n", cmd, dn, rn);
 }
 
 int cli_mpi_start(const char *cmd)

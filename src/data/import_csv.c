@@ -19,9 +19,11 @@
 #include "data/parse.h"
 #include "sys/err.h"
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* Longest "columns" meta entry kept; longer headers end with ",...". */
 #define CSV_COLUMNS_MAX 16384
@@ -34,6 +36,8 @@ typedef struct csv_state {
 	int sep_known;
 	uint32_t nfields;   /* fields per line, from the first line; 0 until then */
 	uint32_t label;     /* label column, resolved */
+	long named;         /* the label column a header names (csv_named_label), -1: none */
+	char named_what[96];/* that column's name, for the note */
 	uint32_t *ids;      /* scratch for one example */
 	float *vals;
 	char *columns;      /* header names joined by ',' (first file), or NULL */
@@ -164,6 +168,66 @@ static int csv_keep_header(csv_state *st, const char *line, hog_err *err)
 	                 (size_t)((col) - line) + 1, what_); \
 	goto done; } while (0)
 
+/* The names a header's label column goes by when --label-col is not given,
+ * in order of preference (compared without case). */
+static const char *const csv_label_names[] = { "label", "target", "class", "y", NULL };
+
+static int csv_name_is(const char *s, const char *e, const char *name)
+{
+	size_t n = strlen(name);
+	return (size_t)(e - s) == n && !strncasecmp(s, name, n);
+}
+
+/* The column of header @p line that holds the label: the one named o->label_name,
+ * or when the caller chose no column, the first of csv_label_names[] found;
+ * -1 when there is none. Its name goes to st->named_what. */
+static long csv_named_label(csv_state *st, const char *line)
+{
+	const hog_import_opts *o = st->c->o;
+	if (o->label_given && !o->label_name)
+		return -1;
+	long best = -1;
+	int best_rank = INT_MAX;
+	csv_split sp = { line, st->sep, 0 };
+	const char *s, *e;
+	for (long k = 0; csv_next(&sp, &s, &e); k++) {
+		if (e - s >= 2 && *s == '"' && e[-1] == '"') {
+			s++;
+			e--;
+		}
+		for (int r = 0; o->label_name ? r == 0 : csv_label_names[r] != NULL; r++)
+			if (r < best_rank && csv_name_is(s, e, o->label_name ? o->label_name : csv_label_names[r])) {
+				best = k;
+				best_rank = r;
+				snprintf(st->named_what, sizeof st->named_what, "%.*s", (int)(e - s < 80 ? e - s : 80), s);
+			}
+	}
+	return best;
+}
+
+/* Tells the caller which header column became the label, and how it was chosen. */
+static void csv_note_label(csv_state *st, const hog_input *in)
+{
+	const hog_import_opts *o = st->c->o;
+	char name[96] = "";
+	if (st->named >= 0) {
+		snprintf(name, sizeof name, "%s", st->named_what);
+	} else { /* the label-th name of st->columns */
+		const char *p = st->columns;
+		for (uint32_t k = 0; p && k < st->label; k++)
+			p = (p = strchr(p, ',')) ? p + 1 : NULL;
+		if (p)
+			snprintf(name, sizeof name, "%.*s", (int)strcspn(p, ","), p);
+	}
+	char msg[300];
+	snprintf(msg, sizeof msg, "%.80s:%llu: the label is column %u, '%s'%s", in->path,
+	         (unsigned long long)in->line, st->label, name,
+	         st->named >= 0 ? (o->label_name ? "" : " (by its name; --label-col N or NAME chooses another)")
+	         : o->label_given ? ""
+	                          : " (no column is named label, target, class or y; --label-col N or NAME chooses)");
+	o->note(o->note_ud, msg);
+}
+
 /* The first line of the first file fixes the number of fields and the label
  * column, and opens the writer (whose dimension depends on them). */
 static int csv_first_line(csv_state *st, const hog_input *in, uint32_t nf, hog_err *err)
@@ -173,12 +237,18 @@ static int csv_first_line(csv_state *st, const hog_input *in, uint32_t nf, hog_e
 		return hog_err_set(err, HOG_EDATA, "%s:%llu:1: found %u field%s: a label and at least one "
 		                   "feature column are needed%s", in->path, (unsigned long long)in->line, nf,
 		                   nf == 1 ? "" : "s", st->sep ? "" : " (no ',', tab or ';' in the line)");
-	long lc = o->label_col < 0 ? (long)nf + o->label_col : o->label_col;
+	if (o->label_name && st->named < 0)
+		return hog_err_set(err, HOG_ECONFIG, "%s:%llu: no column named '%s'%s", in->path,
+		                   (unsigned long long)in->line, o->label_name,
+		                   st->columns ? "" : " (the file has no header line; give --label-col a number)");
+	long lc = st->named >= 0 ? st->named : o->label_col < 0 ? (long)nf + o->label_col : o->label_col;
 	if (lc < 0 || lc >= (long)nf)
 		return hog_err_set(err, HOG_ECONFIG, "%s:%llu: label column %d is out of range: lines have %u fields",
 		                   in->path, (unsigned long long)in->line, o->label_col, nf);
 	st->nfields = nf;
 	st->label = (uint32_t)lc;
+	if (st->columns && o->note)
+		csv_note_label(st, in);
 	if (!(st->ids = malloc(nf * sizeof *st->ids)) || !(st->vals = malloc(nf * sizeof *st->vals)))
 		return hog_err_set(err, ENOMEM, "out of memory for %u columns", nf);
 	hog_import_source(st->c, st->src, sizeof st->src);
@@ -224,9 +294,8 @@ static int csv_file(csv_state *st, const char *path, hog_err *err)
 				/* A detected header fixes the field count, as a safety; one the
 				 * user vouched for (--header yes) may be anything (counts, a
 				 * title), and the first data line fixes it. */
-				if (c->o->header < 0 && !st->nfields && (rc = csv_first_line(st, &in, nf, err)))
-					goto done;
 				if (!st->columns) {
+					st->named = csv_named_label(st, line);
 					if ((rc = csv_keep_header(st, line, err)))
 						goto done;
 					st->header_fields = nf;
@@ -238,6 +307,8 @@ static int csv_file(csv_state *st, const char *path, hog_err *err)
 					         len > 40 ? "..." : "");
 					c->o->note(c->o->note_ud, msg);
 				}
+				if (c->o->header < 0 && !st->nfields && (rc = csv_first_line(st, &in, nf, err)))
+					goto done;
 				continue;
 			}
 			sp = (csv_split){ line, st->sep, 0 };
@@ -295,7 +366,7 @@ done:
 
 int hog_import_csv(hog_import_ctx *c, hog_err *err)
 {
-	csv_state st = { .c = c };
+	csv_state st = { .c = c, .named = -1 };
 	int rc = 0;
 	for (int i = 0; i < c->nin && !rc; i++)
 		rc = csv_file(&st, c->in[i], err);

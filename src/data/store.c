@@ -1,4 +1,4 @@
-/* The data set store on LMDB (DESIGN §3, man/hogwild-data.5): one file per data
+/* The data set store on LMDB (docs/architecture.md §3, man/hogwild-data.5): one file per data
  * set (MDB_NOSUBDIR), named databases "meta" (text key/values and binary id maps)
  * and "blocks" (big-endian u64 block number -> block, see block.c).
  *
@@ -770,6 +770,8 @@ int hog_data_load(hog_data **out, const char *path, hog_err *err)
 		rc = hog_err_set(err, ENOMEM, "%s: out of memory loading %llu examples", path, (unsigned long long)n);
 		goto fail;
 	}
+	if ((rc = hog_data_load_extras(s, d, err)))
+		goto fail;
 	if ((rc = load_parallel(s, d, path, err)) <= 0) { /* > 0: counts disagree, read in order */
 		if (rc)
 			goto fail;
@@ -813,5 +815,8 @@ void hog_data_free(hog_data *d)
 	free(d->items);
 	free(d->ratings);
 	free(d->x);
+	free(d->user_ids);
+	free(d->item_ids);
+	free(d->columns);
 	free(d);
 }

@@ -39,7 +39,7 @@ static const char *hog_tools_base(const char *path)
 }
 
 /* Opens one side of the split with the input's kind, task and dimensions, and
- * carries over the generator description and id maps. */
+ * carries over the generator description, column names and id maps. */
 static int hog_tools_split_open(hog_writer **w, hog_store *s, const char *in, const char *out,
                                 char part, double fraction, uint64_t seed, hog_err *err)
 {
@@ -60,6 +60,15 @@ static int hog_tools_split_open(hog_writer **w, hog_store *s, const char *in, co
 		return rc;
 	if (hog_store_meta_get(s, "generator", buf, sizeof buf) == 0 &&
 	    (rc = hog_writer_meta_set(*w, "generator", buf, err)))
+		return rc;
+	/* a CSV set's column names: a test set is matched against them */
+	char *cols = malloc(16400);
+	if (!cols)
+		return hog_err_set(err, ENOMEM, "split: out of memory");
+	if (hog_store_meta_get(s, "columns", cols, 16400) == 0 && cols[0])
+		rc = hog_writer_meta_set(*w, "columns", cols, err);
+	free(cols);
+	if (rc)
 		return rc;
 	static const char *const maps[] = { "users", "items" };
 	for (int k = 0; k < 2; k++) {

@@ -416,7 +416,10 @@ static enum hog_task decide_task(const hog_writer *w)
 		return w->o.task;
 	if (w->all_pm1 || w->all_01)
 		return HOG_TASK_BINARY;
-	if (w->all_small_int && w->lmax < 1000)
+	/* Small non-negative integers are classes, unless there are so many of them
+	 * for so few examples that they read as measured values (a disease score of
+	 * 25..346 over 442 patients): beyond 100 classes, at least 20 examples a class. */
+	if (w->all_small_int && w->lmax < 1000 && (w->lmax < 100 || (double)w->examples >= 20.0 * (w->lmax + 1)))
 		return HOG_TASK_MULTICLASS;
 	return HOG_TASK_REGRESSION;
 }

@@ -48,9 +48,9 @@ static float margin(const hog_model *m, const hog_data *d, uint64_t i)
 	return s;
 }
 
-/* A linear model takes sparse sets of its task with at most its dimension (a
- * test set may lack the training set's last features: ids map one to one); a
- * set of another kind, task or a larger dimension is refused. */
+/* A linear model takes sparse sets of its task of any dimension (ids map one to
+ * one; features the model lacks weigh nothing); a set of another kind or task
+ * is refused. */
 static int linear_fits(const hog_model *m, const hog_data *d, hog_err *err)
 {
 	if (d->meta.kind != HOG_KIND_SPARSE)
@@ -62,10 +62,8 @@ static int linear_fits(const hog_model *m, const hog_data *d, hog_err *err)
 	if ((m->loss == HOG_LOSS_LOGISTIC || m->loss == HOG_LOSS_HINGE) && d->meta.task != HOG_TASK_BINARY)
 		return hog_err_set(err, HOG_EMISMATCH, "a %s model needs binary labels; this data set's task is %s",
 		                   hog_loss_name(m->loss), hog_task_name(d->meta.task));
-	if (d->dim > m->dim)
-		return hog_err_set(err, HOG_EMISMATCH, "the data set has %llu features, the model %llu: "
-		                   "not the data set it was trained for (import both with the same --dim)",
-		                   (unsigned long long)d->dim, (unsigned long long)m->dim);
+	/* features beyond the model's dimension score as zero weight (margin()),
+	 * as liblinear does; hog_model_prepare() counts them */
 	return 0;
 }
 

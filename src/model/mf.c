@@ -135,6 +135,17 @@ static void mf_info(const hog_model *m, hog_model_info *info)
 	info->mean = m->aux;
 }
 
+static void mf_rated(const hog_model *m, uint8_t *users, uint8_t *items)
+{
+	hog_mf_layout l;
+	if (!hog_mf_layout_get(&l, m->shape, m->flags, m->rule))
+		return;
+	for (uint64_t u = 0; u < l.users; u++)
+		users[u] = !hog_mf_row_unseen(m->params + l.P + u * l.kp, l.k);
+	for (uint64_t i = 0; i < l.items; i++)
+		items[i] = !hog_mf_row_unseen(m->params + l.Q + i * l.kp, l.k);
+}
+
 const hog_model_kind_ops hog_mf_kind = {
 	.name = "mf",
 	.nparams = mf_nparams,
@@ -142,4 +153,5 @@ const hog_model_kind_ops hog_mf_kind = {
 	.predict = mf_predict,
 	.eval = mf_eval,
 	.info = mf_info,
+	.rated = mf_rated,
 };

@@ -6,11 +6,17 @@
  *   24 u64 shape[0]  32 u32 stride  36 u32 nworkers  40 i32 epochs done  44 u32 in_epoch
  *   48 f64 lr, l2, beta, backoff  80 u64 seed  88 u64 t  96 u64 nparams
  *  104 u32 schedule  108 u32 flags  112 f64 t0  120 u64 warmup
- *  version 2 only:
+ *  version 2 and later:
  *  128 u64 shape[1], shape[2], shape[3]  152 f64 aux  160 u64 data hash  168 u64 options hash
- *  176 16 zero bytes
+ *  176 u32 task of the training set (0: unknown)  180 u32 0  184 u64 S, bytes of sections
+ *  (version 2 files hold zeros in 176..191: no task, no sections)
  *  then u64 positions[nworkers] (a checkpoint written inside an epoch), f32
- *  params[nparams] in the kind's layout, and a u32 CRC-32 of everything before.
+ *  params[nparams] in the kind's layout, S bytes of sections, and a u32 CRC-32
+ *  of everything before.
+ * A section: u32 tag, u32 0, u64 length L, L bytes, zeros to a multiple of 8.
+ * Tags: 1 the users' original ids (u64 each, shape[0] of them), 2 the items'
+ * (shape[1]), 3 the training set's column names (text, no NUL). Unknown tags
+ * are skipped, so a later section does not need a new version.
  * Version 1 files (linear models of hogwild 0.1, a 128-byte header) still load.
  */
 #include "model/model.h"
@@ -28,10 +34,14 @@
 #include <zlib.h>
 
 #define MODEL_MAGIC "HOGMODEL"
-#define MODEL_VERSION 2
+#define MODEL_VERSION 3
 #define HEADER_V1 128
 #define HEADER_V2 192
 #define MAX_WORKERS 65536
+#define SEC_USER_IDS 1u
+#define SEC_ITEM_IDS 2u
+#define SEC_COLUMNS 3u
+#define SECTIONS_MAX (1ull << 40)
 
 /* The kinds built in, indexed by hog_model_kind. */
 static const hog_model_kind_ops *const kinds[HOG_MODEL_KIND_MAX + 1] = {
@@ -74,7 +84,40 @@ void hog_model_free(hog_model *m)
 		return;
 	free(m->params);
 	free(m->weights);
+	free(m->user_ids);
+	free(m->item_ids);
+	free(m->columns);
 	free(m);
+}
+
+static uint64_t *ids_dup(const uint64_t *ids, uint64_t n)
+{
+	uint64_t *c = ids && n ? malloc(n * sizeof *c) : NULL;
+	if (c)
+		memcpy(c, ids, n * sizeof *c);
+	return c;
+}
+
+int hog_model_set_origin(hog_model *m, const hog_data *tr)
+{
+	free(m->user_ids);
+	free(m->item_ids);
+	free(m->columns);
+	m->user_ids = m->item_ids = NULL;
+	m->columns = NULL;
+	m->nuser_ids = m->nitem_ids = 0;
+	m->task = tr->meta.task;
+	if (tr->user_ids && tr->item_ids) {
+		m->user_ids = ids_dup(tr->user_ids, tr->meta.users);
+		m->item_ids = ids_dup(tr->item_ids, tr->meta.items);
+		if ((tr->meta.users && !m->user_ids) || (tr->meta.items && !m->item_ids))
+			return ENOMEM;
+		m->nuser_ids = tr->meta.users;
+		m->nitem_ids = tr->meta.items;
+	}
+	if (tr->columns && !(m->columns = strdup(tr->columns)))
+		return ENOMEM;
+	return 0;
 }
 
 void hog_model_info_get(const hog_model *m, hog_model_info *info)
@@ -109,6 +152,36 @@ int hog_model_eval(const hog_model *m, const hog_data *d, hog_eval *ev, hog_err 
 	k->eval(m, d, pred, ev);
 	free(pred);
 	return 0;
+}
+
+int hog_model_prepare(const hog_model *m, hog_data *d, const char *d_name, const char *m_name, hog_data_fit *fit,
+                      hog_err *err)
+{
+	hog_model_info info;
+	hog_model_info_get(m, &info);
+	hog_data_ref ref = { .task = m->task, .features = info.dim, .users = info.users, .items = info.items,
+		                 .user_ids = m->user_ids, .item_ids = m->item_ids, .columns = m->columns };
+	const hog_model_kind_ops *k = hog_model_kind_get(m->kind);
+	int rc = k->fits(m, d, err);
+	if (rc) {
+		hog_err_prefix(err, "%s and %s", m_name, d_name);
+		return rc;
+	}
+	/* (out of memory: ids in range count as trained, the prediction is the same) */
+	if (k->rated && info.users && (ref.user_rated = calloc(info.users + 1, 1)) &&
+	    (ref.item_rated = calloc(info.items + 1, 1)))
+		k->rated(m, ref.user_rated, ref.item_rated);
+	else
+		hog_data_ref_free(&ref);
+	rc = hog_data_reconcile(d, d_name, &ref, m_name, fit, err);
+	hog_data_ref_free(&ref);
+	return rc;
+}
+
+const uint64_t *hog_model_ids(const hog_model *m, int items, uint64_t *n)
+{
+	*n = items ? m->nitem_ids : m->nuser_ids;
+	return items ? m->item_ids : m->user_ids;
 }
 
 /* The class count of a model with class probabilities, after fits(); 0 with
@@ -208,6 +281,84 @@ static uLong crc_big(uLong crc, const void *p, uint64_t n)
 	return crc;
 }
 
+/* Appends one section (tag, length, bytes, padding) at @p at; returns the new end. */
+static uint64_t section_put(unsigned char *buf, uint64_t at, uint32_t tag, const void *p, uint64_t len)
+{
+	w32(buf + at, tag);
+	w32(buf + at + 4, 0);
+	w64(buf + at + 8, len);
+	memcpy(buf + at + 16, p, len);
+	uint64_t end = at + 16 + len;
+	while (end & 7)
+		buf[end++] = 0;
+	return end;
+}
+
+/* The sections of @p m (id maps, column names) as one buffer of *len bytes;
+ * NULL with *len 0 when there are none, NULL with *len 1 when out of memory. */
+static unsigned char *sections_build(const hog_model *m, uint64_t *len)
+{
+	const int ids = m->user_ids && m->item_ids && m->nuser_ids == m->shape[0] && m->nitem_ids == m->shape[1];
+	uint64_t cl = m->columns ? strlen(m->columns) : 0;
+	uint64_t n = (ids ? 32 + 8 * (m->nuser_ids + m->nitem_ids) : 0) + (cl ? 16 + ((cl + 7) & ~7ull) : 0);
+	*len = 0;
+	if (!n)
+		return NULL;
+	unsigned char *b = malloc(n);
+	if (!b) {
+		*len = 1;
+		return NULL;
+	}
+	uint64_t at = 0;
+	if (ids) {
+		at = section_put(b, at, SEC_USER_IDS, m->user_ids, 8 * m->nuser_ids);
+		at = section_put(b, at, SEC_ITEM_IDS, m->item_ids, 8 * m->nitem_ids);
+	}
+	if (cl)
+		at = section_put(b, at, SEC_COLUMNS, m->columns, cl);
+	*len = at;
+	return b;
+}
+
+/* Reads the sections of a file into @p m; a section of a known tag with the
+ * wrong size, or one running past the end, is damage. */
+static int sections_parse(hog_model *m, const unsigned char *b, uint64_t len, const char *path, hog_err *err)
+{
+	for (uint64_t at = 0; at < len;) {
+		if (len - at < 16)
+			return hog_err_set(err, HOG_ECORRUPT, "%s: model section at byte %llu is truncated", path,
+			                   (unsigned long long)at);
+		uint32_t tag = r32(b + at);
+		uint64_t n = r64(b + at + 8), padded = (n + 7) & ~7ull;
+		if (n > len - at - 16 || padded > len - at - 16)
+			return hog_err_set(err, HOG_ECORRUPT, "%s: model section %u runs past the end", path, tag);
+		const unsigned char *p = b + at + 16;
+		if (tag == SEC_USER_IDS || tag == SEC_ITEM_IDS) {
+			uint64_t want = tag == SEC_USER_IDS ? m->shape[0] : m->shape[1];
+			uint64_t **dst = tag == SEC_USER_IDS ? &m->user_ids : &m->item_ids;
+			if (n != 8 * want || *dst)
+				return hog_err_set(err, HOG_ECORRUPT, "%s: the %s id map holds %llu bytes, the model has %llu %s",
+				                   path, tag == SEC_USER_IDS ? "user" : "item", (unsigned long long)n,
+				                   (unsigned long long)want, tag == SEC_USER_IDS ? "users" : "items");
+			if (want && !(*dst = malloc(n)))
+				return hog_err_set(err, ENOMEM, "%s: out of memory", path);
+			if (want)
+				memcpy(*dst, p, n);
+			*(tag == SEC_USER_IDS ? &m->nuser_ids : &m->nitem_ids) = want;
+		} else if (tag == SEC_COLUMNS) {
+			if (m->columns || memchr(p, 0, n) || !(m->columns = malloc(n + 1)))
+				return hog_err_set(err, m->columns ? HOG_ECORRUPT : ENOMEM, "%s: column names: %s", path,
+				                   m->columns ? "damaged" : "out of memory");
+			memcpy(m->columns, p, n);
+			m->columns[n] = 0;
+		}
+		at += 16 + padded;
+	}
+	if ((m->user_ids != NULL) != (m->item_ids != NULL) && m->shape[0] && m->shape[1])
+		return hog_err_set(err, HOG_ECORRUPT, "%s: the model has one id map of two", path);
+	return 0;
+}
+
 int hog_model_save(const hog_model *m, const char *path, hog_err *err)
 {
 	return hog_model_save_ckpt(m, NULL, path, err);
@@ -244,15 +395,22 @@ int hog_model_save_ckpt(const hog_model *m, const hog_ckpt *ck, const char *path
 	wf64(h + 152, m->aux);
 	w64(h + 160, ck ? ck->data_hash : 0);
 	w64(h + 168, ck ? ck->opts_hash : 0);
-	char *tmp = hog_tmp_path(path);
-	if (!tmp)
+	w32(h + 176, m->task);
+	uint64_t slen;
+	unsigned char *sec = sections_build(m, &slen);
+	w64(h + 184, sec ? slen : 0);
+	char *tmp = sec || !slen ? hog_tmp_path(path) : NULL;
+	if (!tmp) {
+		free(sec);
 		return hog_err_set(err, ENOMEM, "out of memory");
+	}
 	int slot = hog_tmp_track(tmp); /* a signal while we write removes it (the CLI's handler) */
 	int rc = 0, fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0) {
 		rc = hog_err_set(err, errno, "%s: cannot create: %s", path, strerror(errno));
 		hog_tmp_untrack(slot);
 		free(tmp);
+		free(sec);
 		return rc;
 	}
 	uLong crc = crc32(0L, Z_NULL, 0);
@@ -260,10 +418,13 @@ int hog_model_save_ckpt(const hog_model *m, const hog_ckpt *ck, const char *path
 	if (nw)
 		crc = crc_big(crc, ck->positions, nw * 8ull);
 	crc = crc_big(crc, m->params, m->nparams * 4);
+	if (sec)
+		crc = crc_big(crc, sec, slen);
 	uint32_t c = (uint32_t)crc;
 	if ((rc = write_all(fd, h, HEADER_V2)) || (nw && (rc = write_all(fd, ck->positions, nw * 8ull))) ||
-	    (rc = write_all(fd, m->params, m->nparams * 4)) || (rc = write_all(fd, &c, 4)) ||
-	    (fsync(fd) ? (rc = errno) : 0)) {
+	    (rc = write_all(fd, m->params, m->nparams * 4)) || (sec && (rc = write_all(fd, sec, slen))) ||
+	    (rc = write_all(fd, &c, 4)) || (fsync(fd) ? (rc = errno) : 0)) {
+		free(sec);
 		close(fd);
 		unlink(tmp);
 		hog_err_set(err, rc, "%s: cannot write: %s", path, strerror(rc));
@@ -271,6 +432,7 @@ int hog_model_save_ckpt(const hog_model *m, const hog_ckpt *ck, const char *path
 		free(tmp);
 		return rc;
 	}
+	free(sec);
 	if (close(fd) != 0) {
 		rc = errno;
 		unlink(tmp);
@@ -324,6 +486,22 @@ static int check_header(const unsigned char *h, uint32_t version, const char *pa
 	return 0;
 }
 
+/* The hyper-parameters and training state of header @p h into @p m. */
+static void header_hyper(hog_model *m, const unsigned char *h, uint32_t version)
+{
+	m->epochs_done = (int)r32(h + 40);
+	m->lr = rf64(h + 48);
+	m->l2 = rf64(h + 56);
+	m->beta = rf64(h + 64);
+	m->backoff = rf64(h + 72);
+	m->seed = r64(h + 80);
+	m->t = r64(h + 88);
+	m->sched = r32(h + 104);
+	m->t0 = rf64(h + 112);
+	m->warmup = r64(h + 120);
+	m->aux = version >= 2 ? rf64(h + 152) : 0;
+}
+
 int hog_model_load_ckpt(hog_model **out, hog_ckpt *ck, const char *path, hog_err *err)
 {
 	*out = NULL;
@@ -338,6 +516,7 @@ int hog_model_load_ckpt(hog_model **out, hog_ckpt *ck, const char *path, hog_err
 	unsigned char h[HEADER_V2] = { 0 };
 	hog_model *m = NULL;
 	uint64_t *pos = NULL;
+	unsigned char *sec = NULL;
 	struct stat st;
 	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
 		rc = hog_err_set(err, HOG_EFORMAT, "%s: not a regular file", path);
@@ -382,19 +561,26 @@ int hog_model_load_ckpt(hog_model **out, hog_ckpt *ck, const char *path, hog_err
 		                 (unsigned long long)want_np, (unsigned long long)np);
 		goto done;
 	}
-	uint64_t want = hlen + nw * 8ull + np * 4 + 4;
+	uint64_t slen = version >= 2 ? r64(h + 184) : 0;
+	uint32_t task = version >= 2 ? r32(h + 176) : 0;
+	if (slen > SECTIONS_MAX || (slen & 7) || task > HOG_TASK_RATINGS || (version == 2 && (slen || task))) {
+		rc = hog_err_set(err, HOG_ECORRUPT, "%s: model header is inconsistent: sections (damaged file?)", path);
+		goto done;
+	}
+	uint64_t want = hlen + nw * 8ull + np * 4 + slen + 4;
 	if ((uint64_t)st.st_size != want) {
 		rc = hog_err_set(err, HOG_ECORRUPT, "%s: %lld bytes, the header says %llu (truncated?)", path,
 		                 (long long)st.st_size, (unsigned long long)want);
 		goto done;
 	}
 	m = hog_model_alloc(probe.kind, r32(h + 16), probe.rule, shape, flags);
-	if (!m || (nw && !(pos = malloc(nw * 8ull)))) {
+	uint32_t c;
+	if (!m || (nw && !(pos = malloc(nw * 8ull))) || (slen && !(sec = malloc(slen)))) {
 		rc = hog_err_set(err, ENOMEM, "%s: out of memory", path);
 		goto done;
 	}
-	uint32_t c;
-	if ((nw && fread(pos, 8, nw, f) != nw) || fread(m->params, 4, np, f) != np || fread(&c, 4, 1, f) != 1) {
+	if ((nw && fread(pos, 8, nw, f) != nw) || fread(m->params, 4, np, f) != np ||
+	    (slen && fread(sec, 1, slen, f) != slen) || fread(&c, 4, 1, f) != 1) {
 		rc = hog_err_set(err, HOG_ECORRUPT, "%s: truncated", path);
 		goto done;
 	}
@@ -403,6 +589,8 @@ int hog_model_load_ckpt(hog_model **out, hog_ckpt *ck, const char *path, hog_err
 	if (nw)
 		crc = crc_big(crc, pos, nw * 8ull);
 	crc = crc_big(crc, m->params, np * 4);
+	if (slen)
+		crc = crc_big(crc, sec, slen);
 	if ((uint32_t)crc != c) {
 		rc = hog_err_set(err, HOG_ECORRUPT, "%s: checksum mismatch (damaged file)", path);
 		goto done;
@@ -412,17 +600,10 @@ int hog_model_load_ckpt(hog_model **out, hog_ckpt *ck, const char *path, hog_err
 			rc = hog_err_set(err, HOG_ECORRUPT, "%s: parameter %llu is not finite", path, (unsigned long long)i);
 			goto done;
 		}
-	m->epochs_done = (int)r32(h + 40);
-	m->lr = rf64(h + 48);
-	m->l2 = rf64(h + 56);
-	m->beta = rf64(h + 64);
-	m->backoff = rf64(h + 72);
-	m->seed = r64(h + 80);
-	m->t = r64(h + 88);
-	m->sched = r32(h + 104);
-	m->t0 = rf64(h + 112);
-	m->warmup = r64(h + 120);
-	m->aux = version >= 2 ? rf64(h + 152) : 0;
+	header_hyper(m, h, version);
+	m->task = task;
+	if (slen && (rc = sections_parse(m, sec, slen, path, err)))
+		goto done;
 	if (ck) {
 		ck->in_epoch = nw > 0;
 		ck->nworkers = nw;
@@ -436,6 +617,7 @@ int hog_model_load_ckpt(hog_model **out, hog_ckpt *ck, const char *path, hog_err
 done:
 	hog_model_free(m);
 	free(pos);
+	free(sec);
 	fclose(f);
 	return rc;
 }

@@ -37,7 +37,17 @@ struct hog_model {
 	double lr, l2, beta, backoff, t0;
 	uint64_t seed;
 	uint64_t warmup;
+	/* What the training set said about itself, kept so that a test set can be
+	 * matched to it (hog_model_prepare); absent (0, NULL) in older files. */
+	enum hog_task task;          /* the training set's task */
+	uint64_t *user_ids, *item_ids; /* ratings: dense id -> original id */
+	uint64_t nuser_ids, nitem_ids;
+	char *columns;               /* csv: the training set's column names */
 };
+
+/* Copies @p tr's task, id maps and column names into @p m (replacing any).
+ * @return 0 or ENOMEM. */
+int hog_model_set_origin(hog_model *m, const hog_data *tr);
 
 /* What a kind does with a model record. */
 typedef struct hog_model_kind_ops {
@@ -55,6 +65,10 @@ typedef struct hog_model_kind_ops {
 	void (*eval)(const hog_model *m, const hog_data *d, const float *pred, hog_eval *ev);
 	/* The kind's part of hog_model_info. */
 	void (*info)(const hog_model *m, hog_model_info *info);
+	/* optional, kinds with users and items (hog_model_info.users): 1 in
+	 * users[u] and items[i] for those the model has trained (the others are
+	 * predicted as unseen), 0 elsewhere. */
+	void (*rated)(const hog_model *m, uint8_t *users, uint8_t *items);
 } hog_model_kind_ops;
 
 extern const hog_model_kind_ops hog_linear_kind, hog_mf_kind, hog_mlp_kind;

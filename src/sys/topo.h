@@ -5,7 +5,7 @@
  * NUMA node); callers never see an #if. hwloc also reads synthetic descriptions
  * and XML files, so a plan for a machine we do not have can be tested here.
  *
- * Placement policy (DESIGN.md §7), decided in one place, hog_topo_plan():
+ * Placement policy (docs/architecture.md §7), decided in one place, hog_topo_plan():
  *  - compact: worker i goes to the i-th core in topology order, which fills NUMA
  *    node 0's cores, then node 1's ..., so that threads sharing one model span as
  *    few nodes as possible;

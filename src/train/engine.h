@@ -58,7 +58,14 @@ typedef uint64_t (*eng_round_fn)(hog_engine *e, eng_worker *w, int epoch, uint64
 /* What a model brings to the engine. Entries marked optional may be NULL. */
 typedef struct hog_trainer_ops {
 	const char *name;
+	enum hog_model_kind kind;   /* the kind of model the run makes and saves */
+	const char *unit;           /* the work a worker's units_done counts, for the tables
+	                               (hog_epoch_stats.unit): "nnz", "ratings", "flop" */
 	unsigned modes;             /* bit (1 << hog_mode) for every mode the model takes */
+	/* optional: the mode a run takes when none is asked for, chosen from the
+	 * measurements in bench/results (NULL: lockfree); one of `modes` that
+	 * takes these options */
+	enum hog_mode (*default_mode)(const hog_train_opts *o);
 	int streams;                /* 1: trains from e->store's blocks (hog_train_stream) */
 	/* The data sets and options this model takes, with a message naming what is
 	 * wrong; fills the model's defaults into *o (step size, rank ...). */

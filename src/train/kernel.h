@@ -165,7 +165,7 @@ HOG_INLINE float upd_shared(const enum hog_mode MODE, const enum hog_rule RULE, 
 			return cas_add(rec, -(eta * gv));
 		ast(rec, ald(rec) - eta * gv);
 		return w;
-	} else { /* AdaRevision, DESIGN §6 (McMahan & Streeter 2014, Algorithm 2) */
+	} else { /* AdaRevision, docs/architecture.md §6 (McMahan & Streeter 2014, Algorithm 2) */
 		float x = ald(rec), g = gx + r * x;
 		float gbar = CAS ? cas_add(&rec[1], g) : ald(&rec[1]);
 		if (!CAS)

@@ -109,6 +109,28 @@ MF_INLINE float mf_hsum(const mf_v16 *a)
 	return x[0] + x[1];
 }
 
+/* The locks of a rating of (u, i): striped, its user's row and item's row (the
+ * user's first: no deadlock); locked, the one global lock; none otherwise. */
+MF_INLINE void mf_lock_rating(const enum hog_mode MODE, const mf_shared *s, uint32_t u, uint32_t i)
+{
+	if (MODE == HOG_MODE_STRIPED) {
+		mf_lock(&s->ulock[u]);
+		mf_lock(&s->ilock[i]);
+	}
+	if (MODE == HOG_MODE_LOCKED)
+		hog_spin_lock(s->glock);
+}
+
+MF_INLINE void mf_unlock_rating(const enum hog_mode MODE, const mf_shared *s, uint32_t u, uint32_t i)
+{
+	if (MODE == HOG_MODE_LOCKED)
+		hog_spin_unlock(s->glock);
+	if (MODE == HOG_MODE_STRIPED) {
+		mf_unlock(&s->ilock[i]);
+		mf_unlock(&s->ulock[u]);
+	}
+}
+
 /* One SGD (or per-row AdaGrad) step on rating r of (u, i); returns the loss
  * 0.5 e^2 before the step. cp, cq: kp-float aligned scratch rows of the worker
  * (lockfree and atomic), zero beyond k. */
@@ -123,12 +145,7 @@ MF_INLINE float mf_update(const enum hog_mode MODE, const enum hog_rule RULE, co
 	float *q = s->Q + (uint64_t)i * kp;
 	const float l2 = s->l2;
 
-	if (MODE == HOG_MODE_STRIPED) { /* always the user's first: no deadlock */
-		mf_lock(&s->ulock[u]);
-		mf_lock(&s->ilock[i]);
-	}
-	if (MODE == HOG_MODE_LOCKED)
-		hog_spin_lock(s->glock);
+	mf_lock_rating(MODE, s, u, i);
 
 	float *rp = p, *rq = q;
 	if (SHARED) {
@@ -227,12 +244,7 @@ MF_INLINE float mf_update(const enum hog_mode MODE, const enum hog_rule RULE, co
 		mf_copy_out(q, cq, k);
 	}
 
-	if (MODE == HOG_MODE_LOCKED)
-		hog_spin_unlock(s->glock);
-	if (MODE == HOG_MODE_STRIPED) {
-		mf_unlock(&s->ilock[i]);
-		mf_unlock(&s->ulock[u]);
-	}
+	mf_unlock_rating(MODE, s, u, i);
 	return 0.5f * e * e;
 }
 

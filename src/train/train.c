@@ -72,6 +72,18 @@ unsigned hog_train_modes(const hog_train_opts *o)
 	return ops ? ops->modes : 0;
 }
 
+enum hog_model_kind hog_train_kind(const hog_train_opts *o)
+{
+	const hog_trainer_ops *ops = trainer_of(o);
+	return ops ? ops->kind : o->model;
+}
+
+enum hog_mode hog_train_default_mode(const hog_train_opts *o)
+{
+	const hog_trainer_ops *ops = trainer_of(o);
+	return ops && ops->default_mode ? ops->default_mode(o) : HOG_MODE_LOCKFREE;
+}
+
 void hog_train_opts_init(hog_train_opts *o)
 {
 	memset(o, 0, sizeof *o);
@@ -123,6 +135,10 @@ void eng_model_hyper(const hog_engine *e, hog_model *m)
 	m->seed = e->o.seed;
 	m->epochs_done = e->epochs_done;
 	m->t = (uint64_t)e->epochs_done * e->tr->n;
+	/* the training set's task, id maps and column names, which a test set is
+	 * matched against later (hog_model_prepare); out of memory leaves them out,
+	 * and the model is still right for sets numbered as its training set */
+	hog_model_set_origin(m, e->tr);
 }
 
 /* --------------------------------------------------------- run identity */
@@ -453,6 +469,8 @@ static void epoch_report(hog_engine *e, int ep, double spent)
 	s.nnz_per_s_per_thread = spent > 0 ? s.nnz / spent / e->T / e->ranks : 0;
 	s.lr = eng_lr_at(e, ep, (uint64_t)(ep + 1) * e->tr->n - 1);
 	s.test_loss = s.test_acc = s.test_auc = s.test_rmse = s.test_mae = NAN;
+	s.loss = e->o.loss;
+	s.unit = e->ops->unit ? e->ops->unit : "units";
 	e->ops->epoch_stats(e, &s);
 	delay_stats(e, &s);
 	e->last = s;
@@ -972,15 +990,14 @@ int hog_train_stream(const char *path, const hog_data *test, const hog_train_opt
 	if (res)
 		memset(res, 0, sizeof *res);
 	hog_store *s;
-	int rc = hog_store_open(&s, path, err);
+	hog_data *d; /* the counts without the arrays: what the engine and check() read */
+	int rc = hog_data_load_header(&d, path, err);
 	if (rc)
 		return rc;
-	/* the counts without the arrays: what the engine and check() read */
-	hog_data d = { .meta = *hog_store_meta(s) };
-	d.n = d.meta.examples;
-	d.dim = d.meta.features;
-	d.nnz = d.meta.nnz;
-	rc = train_run(&d, NULL, s, test, opts, model_out, res, err);
-	hog_store_close(s);
+	if (!(rc = hog_store_open(&s, path, err))) {
+		rc = train_run(d, NULL, s, test, opts, model_out, res, err);
+		hog_store_close(s);
+	}
+	hog_data_free(d);
 	return rc;
 }

@@ -1,0 +1,308 @@
+/* A test set against its reference (the training set, or what a model kept of
+ * it): the parts of a loaded set beyond its blocks (id maps, CSV column names),
+ * and hog_data_reconcile(), which puts a test set in the reference's terms or
+ * refuses it with what differs.
+ *
+ * Ratings: each import numbers users and items 0.. in order of first
+ * appearance, so dense id 7 of one file is not dense id 7 of another; the
+ * original ids (the set's id maps) are what the two files share. A test set's
+ * dense ids are rewritten to the reference's through both maps, and an id the
+ * reference lacks becomes HOG_ID_UNSEEN, which the mf prediction treats as a
+ * user or item never seen in training (mf.h). Sets without id maps (made by the
+ * API, or by a hogwild that did not keep them) keep their dense ids when these
+ * fit the reference's ranges. */
+#include "data/store.h"
+#include "sys/err.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define COLUMNS_MAX 16400 /* the CSV importer keeps at most 16384 bytes of names */
+
+int hog_data_load_extras(hog_store *s, hog_data *d, hog_err *err)
+{
+	if (d->meta.kind == HOG_KIND_RATINGS) {
+		uint64_t nu, ni;
+		const uint64_t *u = hog_store_idmap(s, "users", &nu), *i = hog_store_idmap(s, "items", &ni);
+		/* maps that do not cover the ranges are not used (the set then keeps its dense ids) */
+		if (u && i && nu == d->meta.users && ni == d->meta.items) {
+			if (!(d->user_ids = malloc(nu * 8 + 8)) || !(d->item_ids = malloc(ni * 8 + 8)))
+				return hog_err_set(err, ENOMEM, "out of memory for the id maps");
+			memcpy(d->user_ids, u, nu * 8);
+			memcpy(d->item_ids, i, ni * 8);
+		}
+	}
+	char *buf = malloc(COLUMNS_MAX + 1);
+	if (!buf)
+		return hog_err_set(err, ENOMEM, "out of memory");
+	if (hog_store_meta_get(s, "columns", buf, COLUMNS_MAX + 1) == 0 && buf[0])
+		d->columns = buf;
+	else
+		free(buf);
+	return 0;
+}
+
+int hog_data_load_header(hog_data **out, const char *path, hog_err *err)
+{
+	*out = NULL;
+	hog_store *s;
+	int rc = hog_store_open(&s, path, err);
+	if (rc)
+		return rc;
+	hog_data *d = calloc(1, sizeof *d);
+	if (!d) {
+		hog_store_close(s);
+		return hog_err_set(err, ENOMEM, "out of memory");
+	}
+	d->meta = *hog_store_meta(s);
+	d->n = d->meta.examples;
+	d->dim = d->meta.features;
+	d->nnz = d->meta.nnz;
+	if ((rc = hog_data_load_extras(s, d, err))) {
+		hog_data_free(d);
+		d = NULL;
+	}
+	hog_store_close(s);
+	*out = d;
+	return rc;
+}
+
+void hog_data_ref_of(const hog_data *tr, hog_data_ref *ref)
+{
+	memset(ref, 0, sizeof *ref);
+	ref->kind = tr->meta.kind;
+	ref->task = tr->meta.task;
+	ref->features = tr->meta.kind == HOG_KIND_SPARSE ? tr->dim : 0;
+	ref->users = tr->meta.kind == HOG_KIND_RATINGS ? tr->meta.users : 0;
+	ref->items = tr->meta.kind == HOG_KIND_RATINGS ? tr->meta.items : 0;
+	ref->user_ids = tr->user_ids;
+	ref->item_ids = tr->item_ids;
+	ref->columns = tr->columns;
+	/* a set that is one part of a split has ids without ratings in it */
+	if (tr->meta.kind == HOG_KIND_RATINGS && tr->users && (ref->user_rated = calloc(ref->users + 1, 1)) &&
+	    (ref->item_rated = calloc(ref->items + 1, 1))) {
+		for (uint64_t j = 0; j < tr->n; j++) {
+			ref->user_rated[tr->users[j]] = 1;
+			ref->item_rated[tr->items[j]] = 1;
+		}
+	} else {
+		hog_data_ref_free(ref);
+	}
+}
+
+void hog_data_ref_free(hog_data_ref *ref)
+{
+	free(ref->user_rated);
+	free(ref->item_rated);
+	ref->user_rated = ref->item_rated = NULL;
+}
+
+/* ------------------------------------------------------------ id maps */
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+/* For each of the set's dense ids (n of them, originals in @p ids), the
+ * reference's dense id of the same original (ref_ids, nref of them), or
+ * HOG_ID_UNSEEN. NULL when out of memory. */
+static uint32_t *translate(const uint64_t *ids, uint64_t n, const uint64_t *ref_ids, uint64_t nref)
+{
+	uint64_t cap = 16;
+	while (cap < 2 * nref)
+		cap <<= 1;
+	uint32_t *slot = malloc(cap * sizeof *slot), *to = malloc((n + 1) * sizeof *to);
+	if (!slot || !to) {
+		free(slot);
+		free(to);
+		return NULL;
+	}
+	memset(slot, 0xff, cap * sizeof *slot);
+	for (uint64_t r = 0; r < nref; r++) {
+		uint64_t h = mix(ref_ids[r]) & (cap - 1);
+		while (slot[h] != UINT32_MAX && ref_ids[slot[h]] != ref_ids[r])
+			h = (h + 1) & (cap - 1);
+		if (slot[h] == UINT32_MAX)
+			slot[h] = (uint32_t)r; /* (a duplicate original keeps its first dense id) */
+	}
+	for (uint64_t j = 0; j < n; j++) {
+		uint64_t h = mix(ids[j]) & (cap - 1);
+		while (slot[h] != UINT32_MAX && ref_ids[slot[h]] != ids[j])
+			h = (h + 1) & (cap - 1);
+		to[j] = slot[h];
+	}
+	free(slot);
+	return to;
+}
+
+/* Whether the reference has a training rating of (translated) id @p t. */
+static int rated(uint64_t t, uint64_t limit, const uint8_t *r)
+{
+	return t < limit && (!r || r[t]);
+}
+
+/* Distinct ids among @p a (n ratings, ids below @p range) whose translation the
+ * reference has no rating of, and those it has. */
+static int count_new(const uint32_t *a, uint64_t n, uint64_t range, const uint32_t *to, uint64_t limit,
+                     const uint8_t *r, uint64_t *fresh, uint64_t *known)
+{
+	unsigned char *seen = calloc(range + 1, 1);
+	if (!seen)
+		return ENOMEM;
+	*fresh = *known = 0;
+	for (uint64_t j = 0; j < n; j++)
+		if (!seen[a[j]]) {
+			seen[a[j]] = 1;
+			uint64_t t = to ? to[a[j]] : a[j];
+			(rated(t, limit, r) ? (*known)++ : (*fresh)++);
+		}
+	free(seen);
+	return 0;
+}
+
+static uint32_t max_id(const uint32_t *a, uint64_t n)
+{
+	uint32_t m = 0;
+	for (uint64_t j = 0; j < n; j++)
+		m = a[j] > m ? a[j] : m;
+	return m;
+}
+
+static int reconcile_ids(hog_data *d, const char *dn, const hog_data_ref *ref, const char *rn, hog_data_fit *fit,
+                         hog_err *err)
+{
+	const int maps = d->user_ids && d->item_ids && ref->user_ids && ref->item_ids;
+	uint32_t *tu = NULL, *ti = NULL;
+	int rc = 0;
+	if (maps) {
+		tu = translate(d->user_ids, d->meta.users, ref->user_ids, ref->users);
+		ti = translate(d->item_ids, d->meta.items, ref->item_ids, ref->items);
+		if (!tu || !ti) {
+			rc = hog_err_set(err, ENOMEM, "out of memory matching the ids");
+			goto out;
+		}
+	} else if (d->n && (ref->user_ids || d->user_ids)) {
+		/* one side has original ids, the other only dense ones: these are the
+		 * same ids only if the dense ones are all there is, and fit */
+		uint32_t mu = max_id(d->users, d->n), mi = max_id(d->items, d->n);
+		if (mu >= ref->users || mi >= ref->items) {
+			rc = hog_err_set(err, HOG_EMISMATCH, "%s has id maps and %s has none, and %s's ids (users to %u, "
+			                 "items to %u) exceed %s's ranges (%llu users, %llu items): its ids cannot be "
+			                 "matched (import both with this hogwild, which keeps the original ids)",
+			                 ref->user_ids ? rn : dn, ref->user_ids ? dn : rn, dn, mu, mi, rn,
+			                 (unsigned long long)ref->users, (unsigned long long)ref->items);
+			goto out;
+		}
+	}
+	uint64_t ku, ki;
+	if (count_new(d->users, d->n, d->meta.users, tu, ref->users, ref->user_rated, &fit->new_users, &ku) ||
+	    count_new(d->items, d->n, d->meta.items, ti, ref->items, ref->item_rated, &fit->new_items, &ki)) {
+		rc = hog_err_set(err, ENOMEM, "out of memory matching the ids");
+		goto out;
+	}
+	if (maps && d->n && !ku && !ki) {
+		rc = hog_err_set(err, HOG_EMISMATCH, "none of the %llu users and %llu items of %s is in %s: not ids "
+		                 "from the same source?", (unsigned long long)fit->new_users,
+		                 (unsigned long long)fit->new_items, dn, rn);
+		goto out;
+	}
+	fit->unseen = 0;
+	for (uint64_t j = 0; j < d->n; j++) {
+		if (maps) {
+			d->users[j] = tu[d->users[j]];
+			d->items[j] = ti[d->items[j]];
+		}
+		fit->unseen += !rated(d->users[j], ref->users, ref->user_rated) ||
+		               !rated(d->items[j], ref->items, ref->item_rated);
+	}
+	if (maps) {
+		/* the ids are the reference's now; its maps are the caller's to use */
+		free(d->user_ids);
+		free(d->item_ids);
+		d->user_ids = d->item_ids = NULL;
+		d->meta.users = ref->users;
+		d->meta.items = ref->items;
+		fit->mapped = 1;
+	}
+out:
+	free(tu);
+	free(ti);
+	return rc;
+}
+
+/* ------------------------------------------------------------ the rest */
+
+/* The first column name where @p a and @p b differ: 0 when they agree. */
+static int columns_differ(const char *a, const char *b, char *what, size_t size, const char *an, const char *bn)
+{
+	if (!strcmp(a, b))
+		return 0;
+	for (unsigned k = 1;; k++) {
+		size_t la = strcspn(a, ","), lb = strcspn(b, ",");
+		if (la != lb || memcmp(a, b, la)) {
+			if (!*a || !*b)
+				snprintf(what, size, "%s has %s columns than %s (column %u: '%.*s' in %s)", an, *a ? "more" : "fewer",
+				         bn, k, (int)(*a ? la : lb) > 200 ? 200 : (int)(*a ? la : lb), *a ? a : b, *a ? an : bn);
+			else
+				snprintf(what, size, "column %u is '%.*s' in %s and '%.*s' in %s", k, la > 200 ? 200 : (int)la, a, an,
+				         lb > 200 ? 200 : (int)lb, b, bn);
+			return 1;
+		}
+		a += la + (a[la] == ',');
+		b += lb + (b[lb] == ',');
+	}
+}
+
+static uint64_t extra_features(const hog_data *d, uint64_t features, uint64_t *nnz)
+{
+	*nnz = 0;
+	if (d->dim <= features)
+		return 0;
+	unsigned char *seen = calloc(d->dim - features + 1, 1);
+	uint64_t distinct = 0;
+	for (uint64_t j = 0; j < d->nnz; j++)
+		if (d->ids[j] >= features) {
+			(*nnz)++;
+			if (seen && !seen[d->ids[j] - features]++)
+				distinct++;
+		}
+	free(seen);
+	return distinct;
+}
+
+int hog_data_reconcile(hog_data *d, const char *dn, const hog_data_ref *ref, const char *rn, hog_data_fit *fit,
+                       hog_err *err)
+{
+	memset(fit, 0, sizeof *fit);
+	if (ref->kind && d->meta.kind != ref->kind)
+		return hog_err_set(err, HOG_EMISMATCH, "%s is a %s set and %s a %s one", rn, hog_kind_name(ref->kind), dn,
+		                   hog_kind_name(d->meta.kind));
+	if (ref->task && d->meta.task != ref->task) {
+		if (ref->task == HOG_TASK_REGRESSION && d->meta.task == HOG_TASK_BINARY) {
+			/* {0,1} (or two other values) read as binary: a regression set all the same */
+			for (uint64_t i = 0; i < d->n; i++)
+				d->labels[i] = (float)(d->labels[i] > 0 ? d->meta.label_max : d->meta.label_min);
+			d->meta.task = HOG_TASK_REGRESSION;
+			fit->relabelled = 1;
+		} else if (!(ref->task == HOG_TASK_MULTICLASS && d->meta.task == HOG_TASK_BINARY)) {
+			return hog_err_set(err, HOG_EMISMATCH, "%s has %s labels and %s %s ones", rn, hog_task_name(ref->task),
+			                   dn, hog_task_name(d->meta.task));
+		}
+	}
+	char what[600];
+	if (ref->columns && d->columns && columns_differ(ref->columns, d->columns, what, sizeof what, rn, dn))
+		return hog_err_set(err, HOG_EMISMATCH, "the column names differ: %s", what);
+	if (d->meta.kind == HOG_KIND_RATINGS && ref->users && ref->items) {
+		int rc = reconcile_ids(d, dn, ref, rn, fit, err);
+		if (rc)
+			return rc;
+	}
+	if (d->meta.kind == HOG_KIND_SPARSE && ref->features)
+		fit->extra_features = extra_features(d, ref->features, &fit->extra_nnz);
+	return 0;
+}

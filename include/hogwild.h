@@ -442,6 +442,14 @@ enum hog_model_kind {
  * the mlp with no hidden layers). */
 enum hog_loss { HOG_LOSS_LOGISTIC = 0, HOG_LOSS_HINGE = 1, HOG_LOSS_SQUARED = 2, HOG_LOSS_SOFTMAX = 3 };
 
+/** Per-feature scaling of the inputs (hog_train_opts.normalize). */
+enum hog_normalize {
+	HOG_NORMALIZE_OFF = 0,  /**< the features as they are */
+	HOG_NORMALIZE_ON = 1,   /**< every feature scaled to a largest |x| in (1/2, 1] */
+	HOG_NORMALIZE_AUTO = 2, /**< on when some feature has values beyond [-1, 1] (raw scales),
+	                             off (bit for bit) when every value is within it */
+};
+
 /** Step rules (docs/architecture.md §6). */
 enum hog_rule {
 	HOG_RULE_SGD = 0,         /**< w -= lr_t * g */
@@ -478,6 +486,7 @@ int hog_bind_parse(const char *s);
 /** Figures of one epoch, handed to hog_train_opts.on_epoch. */
 typedef struct hog_epoch_stats {
 	int epoch;                 /**< from 1 */
+	int epochs;                /**< of the run (the count --epochs auto chose) */
 	int threads;
 	enum hog_mode mode;        /**< the update mode (the one chosen by HOG_MODE_AUTO)*/
 	double seconds;            /**< wall time of this epoch's updates (evaluation excluded) */
@@ -508,6 +517,14 @@ typedef struct hog_progress {
 	double lr, train_loss;
 } hog_progress;
 
+/** hog_train_opts.epochs = 0 (the command line's default): 20 epochs, or for a
+ * set of n < HOG_EPOCHS_VISITS / 20 examples enough to visit HOG_EPOCHS_VISITS
+ * examples in all (at most 1000 epochs), a small set needing more passes for
+ * as many steps; the backoff factor is then raised to the power 20 / epochs (and
+ * the default t0 multiplied by epochs / 20), so that the step decays over the
+ * run as over 20 epochs. */
+#define HOG_EPOCHS_VISITS (1u << 18)
+
 /** Everything that says how to train; hog_train_opts_init() fills the defaults. */
 typedef struct hog_train_opts {
 	enum hog_model_kind model; /**< default linear */
@@ -517,10 +534,12 @@ typedef struct hog_train_opts {
 	enum hog_sched sched;      /**< default backoff */
 	enum hog_bind bind;        /**< default core */
 	int threads;               /**< default 0: every core */
-	int epochs;                /**< default 20 */
+	int epochs;                /**< default 20; 0: HOG_EPOCHS_AUTO's rule */
 	double lr;                 /**< step size (alpha for AdaGrad/AdaRevision); 0 (the default):
 	                                sgd 1/(1 + mean |x|^2), a step that suits the data's scale
-	                                (0.5 for unit-norm rows); adagrad/adarevision 0.1 */
+	                                (0.5 for unit-norm rows; softmax regression, whose step is on
+	                                a batch's mean gradient, B/(B + mean |x|^2); |x| after
+	                                normalize's scaling); adagrad/adarevision 0.1 */
 	double backoff;            /**< per-epoch factor for HOG_SCHED_BACKOFF; default 0.9 */
 	double t0;                 /**< HOG_SCHED_INVT: examples; default = examples in one epoch */
 	uint64_t warmup;           /**< examples over which lr ramps up linearly; default 0 */
@@ -543,9 +562,15 @@ typedef struct hog_train_opts {
 	                                epoch's iterates instead of the last one (averaged SGD, kept
 	                                sparse); checkpoints keep the iterate itself. Default 0 here;
 	                                the command line turns it on */
-	int normalize;             /**< linear: scale each feature by 1 / max |x| over the training
-	                                set (rounded to a power of two); the model file holds weights
-	                                for the unscaled features. Default 0 */
+	int normalize;             /**< enum hog_normalize: every model that takes features scales
+	                                each feature by 1 / max |x| over the training set (rounded
+	                                to a power of two; the mlp its first layer's inputs); the
+	                                model file holds weights for the unscaled features. Default
+	                                HOG_NORMALIZE_OFF here; the command line's is auto */
+	int loss_from_task;        /**< 1: the loss follows the training set's task: multiclass
+	                                labels train softmax, regression labels squared (a note
+	                                says so); 0 (the default here): the loss as given. The
+	                                command line sets it when --loss is not given */
 	uint32_t rank;             /**< mf: factors per user and item; default 32 */
 	int biases;                /**< mf: learn a global mean and user and item biases */
 	uint32_t grid;             /**< mf grid mode: blocks per side (0: 2 * threads + 1) */
@@ -558,6 +583,9 @@ typedef struct hog_train_opts {
 	int nlayers;               /**< mlp: hidden layers, 0..8 (default 0: softmax regression) */
 	uint32_t batch;            /**< mlp: examples per mini-batch (default 32) */
 	double momentum;           /**< mlp, sgd: momentum mu of v = mu v + g, w -= lr v (default 0) */
+	int momentum_auto;         /**< 1: a network with hidden layers trained with sgd and
+	                                momentum 0 takes 0.9 (scikit-learn's sgd solver's; the
+	                                command line sets it until --momentum is given) */
 	const char *device;        /**< mlp: backend of every worker, "cpu" (NULL) or "cuda[:N]" */
 	uint32_t round_examples;   /**< examples per worker between meetings of the team, where
 	                                stop requests, checkpoints and progress are handled

@@ -755,7 +755,38 @@ awk 'BEGIN { srand(5); print "label,a,b,c,d"
 "$H" data import --format csv "$T/raw.csv" "$T/raw.lmdb" >/dev/null 2>&1
 "$H" data split --fraction 0.3 "$T/raw.lmdb" "$T/rtr.lmdb" "$T/rte.lmdb" >/dev/null 2>&1
 check "train --normalize" 0 "$H" train --data "$T/rtr.lmdb" --mode serial --epochs 10 --quiet --normalize --save "$T/mn.bin"
-check "train without --normalize" 0 "$H" train --data "$T/rtr.lmdb" --mode serial --epochs 10 --quiet --save "$T/mr.bin"
+check "train --normalize=off" 0 "$H" train --data "$T/rtr.lmdb" --mode serial --epochs 10 --quiet --normalize=off --save "$T/mr.bin"
+check "train (default: --normalize auto)" 0 "$H" train --data "$T/rtr.lmdb" --mode serial --epochs 10 --quiet --save "$T/mauto.bin"
+check_grep "train: auto says it scaled" "$ERR" 'normalize: values beyond \[-1, 1\]: 4 of 4 features scaled'
+check_true "normalize: auto scales raw columns as on does" cmp -s "$T/mn.bin" "$T/mauto.bin"
+check "train --normalize=on" 0 "$H" train --data "$T/rtr.lmdb" --mode serial --epochs 10 --quiet --normalize=on --save "$T/mon.bin"
+check_true "normalize: =on is the bare flag" cmp -s "$T/mn.bin" "$T/mon.bin"
+printf '[train]\nnormalize = off\n' >"$T/norm.ini"
+check "train -c: normalize = off" 0 "$H" train -c "$T/norm.ini" --data "$T/rtr.lmdb" --mode serial --epochs 10 --quiet --save "$T/mcfg.bin"
+check_true "normalize: the config's off is --normalize=off" cmp -s "$T/mr.bin" "$T/mcfg.bin"
+check "train --normalize=maybe" 2 "$H" train --data "$T/rtr.lmdb" --normalize=maybe
+check_grep "train: --normalize's values named" "$ERR" 'on, off or auto'
+check "train --epochs auto" 0 "$H" train --data "$T/rtr.lmdb" --mode serial --epochs auto --normalize=off --quiet
+n=$("$H" data info "$T/rtr.lmdb" | awk '/^examples/ { print $2 }')
+check_grep "train: auto epochs on a small set say how many" "$ERR" "epochs: $(( (262144 + n - 1) / n )), "
+check_grep "train: ... and run them" "$ERR" " $(( (262144 + n - 1) / n )) epochs in"
+# multiclass and regression labels: the loss follows the task unless --loss is
+# given, and a loss that does not fit names the one to use
+awk 'BEGIN { srand(9); for (i = 0; i < 600; i++) { a = rand()*16; b = rand()*16
+	printf "%d,%.4g,%.4g\n", (a > 8) + 2 * (b > 8), a, b } }' >"$T/four.csv"
+"$H" data import --format csv "$T/four.csv" "$T/four.lmdb" >/dev/null 2>&1
+check "train: multiclass without --loss" 0 "$H" train --data "$T/four.lmdb" --mode serial --quiet --save "$T/four.bin"
+check_grep "train: ... says the loss came from the labels" "$ERR" 'loss: softmax, for the data set.s multiclass labels'
+check "eval: ... the softmax model" 0 "$H" eval --model "$T/four.bin" --data "$T/four.lmdb"
+check_true "eval: ... is above 95%" awk '/^accuracy/ { exit !($2 + 0 > 95) }' "$OUT"
+check "train: multiclass with --loss logistic" 1 "$H" train --data "$T/four.lmdb" --loss logistic --quiet
+check_grep "train: ... names --loss softmax" "$ERR" 'train it with --loss softmax'
+awk 'BEGIN { srand(3); for (i = 0; i < 300; i++) { a = rand(); printf "%.5g,%.4g\n", 3 * a + 0.25, a } }' >"$T/reg.csv"
+"$H" data import --format csv "$T/reg.csv" "$T/reg.lmdb" >/dev/null 2>&1
+check "train: regression without --loss" 0 "$H" train --data "$T/reg.lmdb" --mode serial --quiet
+check_grep "train: ... trains squared" "$ERR" 'loss: squared, for the data set.s regression labels'
+check "train: regression with --loss logistic" 1 "$H" train --data "$T/reg.lmdb" --loss logistic --quiet
+check_grep "train: ... names --loss squared" "$ERR" 'train it with --loss squared'
 check "eval: normalized model on raw features" 0 "$H" eval --model "$T/mn.bin" --data "$T/rte.lmdb"
 check_true "eval: ... is above 97%" awk '/^accuracy/ { exit !($2 + 0 > 97) }' "$OUT"
 check "eval: unnormalized model" 0 "$H" eval --model "$T/mr.bin" --data "$T/rte.lmdb"

@@ -428,7 +428,7 @@ static void test_consume_equals_copy(void)
 	/* consumed on failure too (the leak checker of make asan would see it) */
 	hog_data *own = NULL;
 	hog_err err;
-	hog_train_opts o = serial_opts(0);
+	hog_train_opts o = serial_opts(-1) /* (0 is auto) */;
 	CU_ASSERT_EQUAL_FATAL(hog_data_load(&own, tu_path("consume.lmdb"), &err), 0);
 	CU_ASSERT_EQUAL(hog_train_consume(own, NULL, &o, NULL, NULL, &err), HOG_ECONFIG);
 	hog_data_free(d);

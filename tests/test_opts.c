@@ -390,6 +390,7 @@ static char *usage_of(unsigned cmd)
 }
 
 /* Occurrences of "--NAME" at the start of a help entry. */
+/* (an option with an optional value is listed as --name[=VALUE]) */
 static int entries(const char *text, const char *name)
 {
 	char want[64];
@@ -402,7 +403,7 @@ static int entries(const char *text, const char *name)
 			p++;
 		if (p[0] == '-' && p[1] != '-')
 			p += 4; /* "-c, " */
-		if (!strncmp(p, want, w) && (p[w] == ' ' || p[w] == '\n'))
+		if (!strncmp(p, want, w) && (p[w] == ' ' || p[w] == '\n' || p[w] == '['))
 			n++;
 	}
 	return n;

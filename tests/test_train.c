@@ -328,7 +328,7 @@ static void test_bad_options(void)
 	hog_train_opts o = base_opts(HOG_MODE_LOCKFREE, -1, 1);
 	CU_ASSERT_EQUAL(hog_train(small_tr, NULL, &o, &m, NULL, &err), HOG_ECONFIG);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--threads"));
-	o = base_opts(HOG_MODE_LOCKFREE, 1, 0);
+	o = base_opts(HOG_MODE_LOCKFREE, 1, -1) /* (0 is auto) */;
 	CU_ASSERT_EQUAL(hog_train(small_tr, NULL, &o, &m, NULL, &err), HOG_ECONFIG);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--epochs"));
 	o = base_opts(HOG_MODE_LOCKFREE, 1, 1);

@@ -86,6 +86,7 @@ int cmd_compare(int argc0, char **argv0)
 	cmp_plan plan;
 	memset(&plan, 0, sizeof plan);
 	cli_train_opts_init(&plan.base);
+	plan.base.epochs = 20; /* (the report names one count for every cell; train's default is auto) */
 	plan.repeat = 1;
 	plan.target = NAN;
 	cli_train_args a = { 0 };

@@ -88,6 +88,11 @@ static void on_epoch(void *ud, const hog_epoch_stats *s)
 	const int rw = strlen(rate) > 10 ? (int)strlen(rate) : 10;
 	/* the squared loss is half the squared error: said in the header */
 	const int half = s->loss == HOG_LOSS_SQUARED;
+	/* a long run (--epochs auto on a small set: up to 1000) shows about 20 rows;
+	 * --metrics keeps every epoch */
+	const int every = s->epochs > 40 ? s->epochs / 20 : 1;
+	if (s->epoch > 1 && s->epoch % every && s->epoch != s->epochs)
+		goto metrics;
 	if (s->epoch == 1 || u->quiet < 0)
 		printf("%5s %8s %10s %*s %9s %9s %9s %7s %7s\n", "epoch", "sec", "ex/s", rw, rate, "lr",
 		       half ? "trn mse/2" : "train", half ? "tst mse/2" : "test", real ? "rmse" : "acc%", real ? "mae" : "auc");
@@ -101,6 +106,7 @@ static void on_epoch(void *ud, const hog_epoch_stats *s)
 		printf("  delay %.1f/%.0f/%.0f", s->delay_mean, s->delay_p99, s->delay_max);
 	putchar('\n');
 	fflush(stdout);
+metrics:
 	if (u->metrics) {
 		FILE *f = u->metrics;
 		fprintf(f, "{\"epoch\":%d,\"threads\":%d,\"mode\":\"%s\",\"optimizer\":\"%s\",\"examples\":%llu,\"nnz\":%llu",

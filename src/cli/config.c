@@ -133,6 +133,10 @@ static int on_key(void *ud, const char *section, const char *key, const char *va
 			return 0;
 		return hog_err_set(err, HOG_ECONFIG, "%s:%u: '%s' takes yes or no, not '%s'", x->path, line, key, value);
 	}
+	if (o->has_arg == optional_argument) { /* --key=value: getopt takes no separate word */
+		snprintf(opt, sizeof opt, "--%s=%s", key, value);
+		return push(x, opt) ? hog_err_set(err, HOG_ECONFIG, "out of memory") : 0;
+	}
 	if (push(x, opt) || push(x, value))
 		return hog_err_set(err, HOG_ECONFIG, "out of memory");
 	return 0;

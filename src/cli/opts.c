@@ -17,8 +17,9 @@ const cli_opt cli_opts[] = {
 	{ "test", 0, REQ, OPT_TEST, BOTH, 0, 0, COND_NONE, "T.lmdb", "test set, evaluated after every epoch (none)" },
 	{ "model", 0, REQ, OPT_MODEL, BOTH, 0, 0, COND_NONE, "M", "linear | mf | mlp (linear)" },
 	{ "loss", 0, REQ, OPT_LOSS, BOTH, 0, 0, COND_NONE, "L",
-	  "logistic | hinge | squared | softmax (logistic; mf: squared; softmax: multiclass, multinomial logistic "
-	  "regression with --model linear, which trains as an mlp with no hidden layer)" },
+	  "logistic | hinge | squared | softmax (from the labels: softmax for multiclass, squared for regression, "
+	  "else logistic; mf: squared; softmax: multinomial logistic regression with --model linear, which trains "
+	  "as an mlp with no hidden layer)" },
 	{ "mode", 0, REQ, OPT_MODE, CLI_TRAIN, 0, 0, COND_NONE, "M",
 	  "{MODES} (lockfree: plain Hogwild!; buffered: lock-free with the hot coordinates kept per worker and "
 	  "averaged in every K examples; replica: every coordinate in a private replica per worker, merged every "
@@ -36,17 +37,20 @@ const cli_opt cli_opts[] = {
 	{ "layers", 0, REQ, OPT_LAYERS, BOTH, K(MLP), 0, COND_MODEL_MLP, "W,W,...",
 	  "widths of the ReLU hidden layers (none: softmax regression)" },
 	{ "batch", 0, REQ, OPT_BATCH, BOTH, K(MLP), 0, COND_NONE, "B", "examples per mini-batch (32)" },
-	{ "momentum", 0, REQ, OPT_MOMENTUM, BOTH, K(MLP), 0, COND_SGD, "MU", "momentum, v=MU*v+g, w-=lr*v (0)" },
+	{ "momentum", 0, REQ, OPT_MOMENTUM, BOTH, K(MLP), 0, COND_SGD, "MU",
+	  "momentum, v=MU*v+g, w-=lr*v (0.9 with hidden layers, else 0)" },
 	{ "device", 0, REQ, OPT_DEVICE, BOTH, K(MLP), 0, COND_NONE, "D",
 	  "cpu | cuda | cuda:N, the compute backend of every worker (cpu)" },
 	{ "rank", 0, REQ, OPT_RANK, BOTH, K(MF), 0, COND_NONE, "K", "factors per user and item (32)" },
 	{ "biases", 0, NO, OPT_BIASES, BOTH, K(MF), 0, COND_NONE, NULL,
 	  "learn the global mean and user and item biases (off)" },
 	{ "grid", 0, REQ, OPT_GRID, BOTH, K(MF), M(GRID), COND_NONE, "G", "G x G blocks (0: 2*threads+1)" },
-	{ "epochs", 0, REQ, OPT_EPOCHS, BOTH, 0, 0, COND_NONE, "N", "passes over the data (20)" },
+	{ "epochs", 0, REQ, OPT_EPOCHS, BOTH, 0, 0, COND_NONE, "N|auto",
+	  "passes over the data (auto: 20, or for a small set of n examples 262144/n, at most 1000, with the "
+	  "backoff stretched to match; compare: 20)" },
 	{ "lr", 0, REQ, OPT_LR, BOTH, 0, 0, COND_NONE, "X",
-	  "step size; alpha for adagrad/adarevision (sgd: 1/(1+mean |x|^2), 0.5 for unit-norm rows; "
-	  "adagrad/adarevision: 0.1; mf sgd: 0.03)" },
+	  "step size; alpha for adagrad/adarevision (sgd: 1/(1+mean |x|^2), 0.5 for unit-norm rows; softmax: "
+	  "B/(B+mean |x|^2) for batches of B; adagrad/adarevision: 0.1; mf sgd: 0.03)" },
 	{ "schedule", 0, REQ, OPT_SCHEDULE, BOTH, 0, 0, COND_SGD, "S",
 	  "constant | backoff | invt (backoff: lr * backoff^epoch)" },
 	{ "backoff", 0, REQ, OPT_BACKOFF, BOTH, 0, 0, COND_BACKOFF, "B", "per-epoch factor of the schedule (0.9)" },
@@ -61,9 +65,9 @@ const cli_opt cli_opts[] = {
 	  "beta of lr/(beta+sqrt(sum g^2)) (1)" },
 	{ "average", 0, REQ, OPT_AVERAGE, BOTH, K(LINEAR), 0, COND_NONE, "on|off",
 	  "the model is the average of the last epoch's iterates (averaged SGD), not the last iterate (on)" },
-	{ "normalize", 0, NO, OPT_NORMALIZE, BOTH, K(LINEAR) | K(MLP), 0, COND_NONE, NULL,
+	{ "normalize", 0, optional_argument, OPT_NORMALIZE, BOTH, K(LINEAR) | K(MLP), 0, COND_NONE, "on|off|auto",
 	  "scale each feature by 1/max|x| of the training set (for raw, unscaled values); the model keeps raw "
-	  "units (off)" },
+	  "units; bare: on; auto: on when some value is beyond [-1, 1] (auto)" },
 	{ "delay", 0, REQ, OPT_DELAY, BOTH, K(LINEAR), M(SERIAL) | M(LOCKFREE) | M(ATOMIC) | M(STRIPED) | M(LOCKED),
 	  COND_NONE, "K", "write each update K examples after its read (0)" },
 	{ "measure-delay", 0, NO, OPT_MEASURE_DELAY, BOTH, K(LINEAR) | K(MF), 0, COND_NONE, NULL,
@@ -326,9 +330,10 @@ void cli_opt_usage(FILE *f, unsigned cmd)
 		if (!(op->cmds & cmd) || !op->help)
 			continue;
 		char left[64], text[1024];
-		int col = snprintf(left, sizeof left, "  %c%c%s--%s%s%s", op->short_name ? '-' : ' ',
+		const int opt = op->has_arg == optional_argument; /* --name[=VALUE] */
+		int col = snprintf(left, sizeof left, "  %c%c%s--%s%s%s%s", op->short_name ? '-' : ' ',
 		                   op->short_name ? op->short_name : ' ', op->short_name ? ", " : "  ", op->name,
-		                   op->arg ? " " : "", op->arg ? op->arg : "");
+		                   op->arg ? opt ? "[=" : " " : "", op->arg ? op->arg : "", opt ? "]" : "");
 		fputs(left, f);
 		help_text(op, text, sizeof text);
 		put_wrapped(f, text, col);

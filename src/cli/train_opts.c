@@ -9,6 +9,10 @@ void cli_train_opts_init(hog_train_opts *o)
 {
 	hog_train_opts_init(o);
 	o->average = 1;
+	o->loss_from_task = 1; /* until --loss is given */
+	o->epochs = 0;         /* auto: 20, more for small sets (bench/results/accuracy.md) */
+	o->momentum_auto = 1;  /* mlp with hidden layers, sgd: 0.9 until --momentum is given */
+	o->normalize = HOG_NORMALIZE_AUTO; /* raw scales work as given (bench/results/accuracy.md) */
 }
 
 static int bad(const char *cmd, const char *opt, const char *arg, const char *want)
@@ -55,6 +59,7 @@ int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o,
 	case OPT_LOSS:
 		if ((e = hog_loss_parse(arg)) < 0) return bad(cmd, "loss", arg, "logistic, hinge, squared or softmax");
 		o->loss = (enum hog_loss)e;
+		o->loss_from_task = 0;
 		break;
 	case OPT_MODE:
 		if ((e = hog_mode_parse(arg)) < 0) {
@@ -72,7 +77,8 @@ int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o,
 		o->threads = (int)l;
 		break;
 	case OPT_EPOCHS:
-		if (cli_parse_int(arg, 1, 1000000, &l)) return bad(cmd, "epochs", arg, "a count of at least 1");
+		if (!strcmp(arg, "auto")) { o->epochs = 0; break; }
+		if (cli_parse_int(arg, 1, 1000000, &l)) return bad(cmd, "epochs", arg, "a count of at least 1, or auto");
 		o->epochs = (int)l;
 		break;
 	case OPT_LR:
@@ -143,7 +149,12 @@ int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o,
 		if (strcmp(arg, "on") && strcmp(arg, "off")) return bad(cmd, "average", arg, "on or off");
 		o->average = !strcmp(arg, "on");
 		break;
-	case OPT_NORMALIZE: o->normalize = 1; break;
+	case OPT_NORMALIZE:
+		if (!arg || !strcmp(arg, "on")) o->normalize = HOG_NORMALIZE_ON;
+		else if (!strcmp(arg, "off")) o->normalize = HOG_NORMALIZE_OFF;
+		else if (!strcmp(arg, "auto")) o->normalize = HOG_NORMALIZE_AUTO;
+		else return bad(cmd, "normalize", arg, "on, off or auto (write --normalize=off)");
+		break;
 	case OPT_TOPOLOGY: o->topology = arg; break;
 	case OPT_QUIET: a->quiet = 1; break;
 	case OPT_CONFIG: break; /* expanded before parsing */
@@ -172,6 +183,7 @@ int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o,
 	case OPT_MOMENTUM:
 		if (cli_parse_double(arg, 0, 1, &d) || !(d < 1)) return bad(cmd, "momentum", arg, "a momentum in [0, 1)");
 		o->momentum = d;
+		o->momentum_auto = 0;
 		break;
 	case OPT_DEVICE: {
 		/* open it once here: a device this build or machine lacks is a usage error now,

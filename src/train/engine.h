@@ -248,6 +248,16 @@ int eng_auto_mode(const hog_data *tr, const hog_train_opts *o, unsigned modes, i
  * team stops after the round and hog_train returns @p rc with @p msg. */
 void eng_fail(hog_engine *e, int rc, const char *msg);
 
+/* --normalize (scale.c): the scale of each of the dim + 1 features of @p d (a
+ * power of two bringing its largest |value| into (1/2, 1]; 1 for a feature that
+ * mode @p mode (enum hog_normalize) leaves alone); *changed (may be NULL) gets
+ * how many are not 1. NULL when out of memory. */
+float *eng_feature_scales(const hog_data *d, int mode, uint64_t *changed);
+/* The same from the largest |value| of each of @p n features, in place. */
+void eng_scales_from_max(float *mx, uint64_t n, int mode, uint64_t *changed);
+/* The note (o->on_note) that auto scaled @p changed of @p dim features. */
+void eng_note_scaled(const hog_train_opts *o, uint64_t changed, uint64_t dim);
+
 /* The hog_model fields every kind takes from the run's options. */
 void eng_model_hyper(const hog_engine *e, hog_model *m);
 

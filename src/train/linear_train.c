@@ -554,16 +554,18 @@ static int stream_scan(hog_engine *e, lin_state *L, uint64_t *cnt, float **scale
 	if (!rc && ex != e->tr->n)
 		rc = hog_err_set(e->err, HOG_ECORRUPT, "the blocks hold %llu examples, the meta data says %llu",
 		                 (unsigned long long)ex, (unsigned long long)e->tr->n);
-	/* the scales of feature_scales(), from the largest |x| */
-	for (uint64_t v = 0; v <= L->dim && !rc; v++) {
-		int exn = 0;
-		float f = mx[v] > 0 && isfinite(mx[v]) ? frexpf(mx[v], &exn) : 0.0f;
-		mx[v] = f == 0.0f ? 1.0f : ldexpf(1.0f, f == 0.5f ? 1 - exn : -exn);
-	}
+	/* the scales of eng_feature_scales(), from the largest |x| */
+	uint64_t changed = 0;
+	if (!rc)
+		eng_scales_from_max(mx, L->dim + 1, e->o.normalize, &changed);
+	if (!rc)
+		eng_note_scaled(&e->o, changed, L->dim);
+	if (!rc && !changed) /* (auto on a set within [-1, 1]: no scaling at all) */
+		e->o.normalize = HOG_NORMALIZE_OFF;
 	if (!rc && e->o.lr == 0) {
 		double t = 0;
 		for (uint64_t v = 0; v < L->dim; v++)
-			t += sq[v] * (e->o.normalize ? (double)mx[v] * mx[v] : 1.0);
+			t += sq[v] * (double)mx[v] * mx[v];
 		e->o.lr = e->o.rule == HOG_RULE_SGD ? 1.0 / (1.0 + t / (double)(e->tr->n ? e->tr->n : 1)) : 0.1;
 	}
 	free(sq);
@@ -790,29 +792,6 @@ double hog_default_lr(const hog_data *d, enum hog_rule rule)
 	return default_lr(d, rule, NULL);
 }
 
-/* --normalize: per data set feature, the factor that brings its largest |value|
- * into (1/2, 1]. Max-abs rather than standardization: subtracting a mean would
- * fill in every zero of a sparse row. A power of two, so scaling and unscaling
- * the weights (model file, checkpoints) is exact. Features never seen, or only
- * as zeros, keep 1. NULL when out of memory. */
-static float *feature_scales(const hog_data *d)
-{
-	float *s = malloc((d->dim + 1) * sizeof *s);
-	if (!s)
-		return NULL;
-	for (uint64_t v = 0; v <= d->dim; v++)
-		s[v] = 0;
-	if (d->vals)
-		for (uint64_t j = 0; j < d->nnz; j++)
-			s[d->ids[j]] = fmaxf(s[d->ids[j]], fabsf(d->vals[j]));
-	for (uint64_t v = 0; v <= d->dim; v++) {
-		int ex = 0;
-		float f = s[v] > 0 && isfinite(s[v]) ? frexpf(s[v], &ex) : 0.0f; /* s = f 2^ex, f in [1/2, 1) */
-		s[v] = f == 0.0f ? 1.0f : ldexpf(1.0f, f == 0.5f ? 1 - ex : -ex);
-	}
-	return s;
-}
-
 /* Renumbers features by falling frequency and precomputes the regularizer. */
 static int setup_features(hog_engine *e, lin_state *L)
 {
@@ -848,7 +827,7 @@ static int setup_features(hog_engine *e, lin_state *L)
 		L->inv[r + 1] = v;
 	}
 	if (e->o.normalize) {
-		float *s = scales ? scales : feature_scales(d);
+		float *s = scales ? scales : eng_feature_scales(d, e->o.normalize, NULL);
 		if (!s || !(L->xscale = malloc(L->D * sizeof *L->xscale))) {
 			free(s);
 			free(cnt);
@@ -1376,7 +1355,8 @@ static int lin_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, 
 		                   tr->meta.kind == HOG_KIND_RATINGS ? " (train ratings with --model mf)" : "");
 	if (tr->meta.task == HOG_TASK_MULTICLASS)
 		return hog_err_set(err, HOG_EMISMATCH, "the linear model takes binary or regression labels, "
-		                   "not multiclass (%u classes)", tr->meta.classes);
+		                   "not multiclass (%u classes): train it with --loss softmax (multinomial logistic "
+		                   "regression), or --model mlp", tr->meta.classes);
 	if (te && te->meta.kind != HOG_KIND_SPARSE)
 		return hog_err_set(err, HOG_EMISMATCH, "the test set is %s, not sparse", hog_kind_name(te->meta.kind));
 	if (te && te->meta.task != tr->meta.task)
@@ -1392,18 +1372,26 @@ static int lin_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, 
 		return hog_err_set(err, HOG_ECONFIG, "%s mode supports sgd and adagrad without --delay; "
 		                   "use lockfree or atomic for adarevision or --delay", hog_mode_name(o->mode));
 	if ((o->loss == HOG_LOSS_LOGISTIC || o->loss == HOG_LOSS_HINGE) && tr->meta.task != HOG_TASK_BINARY)
-		return hog_err_set(err, HOG_EMISMATCH, "%s loss needs binary labels; this data set's task is %s",
-		                   hog_loss_name(o->loss), hog_task_name(tr->meta.task));
+		return hog_err_set(err, HOG_EMISMATCH, "%s loss needs binary labels; this data set's task is %s: "
+		                   "train it with --loss squared (or, if its labels are two classes, import it again "
+		                   "with --task binary)", hog_loss_name(o->loss), hog_task_name(tr->meta.task));
 	const int stream = tr->nnz && !tr->ids; /* hog_train_stream(): counts, no arrays */
 	if (stream && o->delay)
 		return hog_err_set(err, HOG_ECONFIG, "--delay holds updates across blocks: not with --stream");
-	if (o->lr == 0 && !stream) { /* (streaming: from the blocks, in setup) */
-		float *s = o->normalize ? feature_scales(tr) : NULL;
-		if (o->normalize && !s)
+	if (!stream && o->normalize) { /* (streaming: from the blocks, in setup) */
+		uint64_t changed;
+		float *s = eng_feature_scales(tr, o->normalize, &changed);
+		if (!s)
 			return hog_err_set(err, ENOMEM, "out of memory");
-		o->lr = default_lr(tr, o->rule, s);
+		eng_note_scaled(o, changed, tr->dim);
+		if (!changed) /* auto on a set within [-1, 1]: trains as with off, bit for bit */
+			o->normalize = HOG_NORMALIZE_OFF;
+		if (o->lr == 0)
+			o->lr = default_lr(tr, o->rule, s);
 		free(s);
 	}
+	if (o->lr == 0 && !stream)
+		o->lr = default_lr(tr, o->rule, NULL);
 	return 0;
 }
 

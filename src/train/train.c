@@ -445,7 +445,7 @@ void eng_fail(hog_engine *e, int rc, const char *msg)
 /* Thread 0 after the last round of an epoch: the epoch's figures. */
 static void epoch_report(hog_engine *e, int ep, double spent)
 {
-	hog_epoch_stats s = { .epoch = ep + 1, .threads = e->T, .mode = e->o.mode, .seconds = spent };
+	hog_epoch_stats s = { .epoch = ep + 1, .epochs = e->o.epochs, .threads = e->T, .mode = e->o.mode, .seconds = spent };
 	for (int q = 0; q < e->T; q++) {
 		s.examples += e->w[q]->ex_done;
 		s.nnz += e->w[q]->units_done;
@@ -706,6 +706,47 @@ static int check_common(const hog_train_opts *o, const hog_data *tr, hog_err *er
 	return 0;
 }
 
+/* hog_train_opts.loss_from_task: the loss of the training set's task (the
+ * model's check() refuses what it cannot train, naming the fix). */
+static const hog_train_opts *loss_of_task(const hog_train_opts *o, const hog_data *tr, hog_train_opts *buf)
+{
+	enum hog_task t = tr->meta.task;
+	enum hog_loss l = t == HOG_TASK_MULTICLASS ? HOG_LOSS_SOFTMAX : t == HOG_TASK_REGRESSION ? HOG_LOSS_SQUARED : o->loss;
+	if (!o->loss_from_task || l == o->loss)
+		return o;
+	*buf = *o;
+	buf->loss = l;
+	if (o->on_note) {
+		char msg[256];
+		snprintf(msg, sizeof msg, "loss: %s, for the data set's %s labels (--loss sets another%s)", hog_loss_name(l),
+		         hog_task_name(t), t == HOG_TASK_MULTICLASS ? "; labels that are amounts, not classes: import "
+		         "the set again with --task regression" : "");
+		o->on_note(o->ud, msg);
+	}
+	return buf;
+}
+
+/* hog_train_opts.epochs 0: the epochs of HOG_EPOCHS_VISITS for @p n examples,
+ * the schedule stretched over them. */
+static const hog_train_opts *epochs_auto(const hog_train_opts *o, uint64_t n, hog_train_opts *buf)
+{
+	if (o->epochs || !n)
+		return o;
+	*buf = *o;
+	uint64_t want = (HOG_EPOCHS_VISITS + n - 1) / n;
+	buf->epochs = want < 20 ? 20 : want > 1000 ? 1000 : (int)want;
+	buf->backoff = pow(o->backoff, 20.0 / buf->epochs);
+	if (buf->t0 <= 0)
+		buf->t0 = (double)n * buf->epochs / 20.0;
+	if (o->on_note && buf->epochs > 20) {
+		char msg[160];
+		snprintf(msg, sizeof msg, "epochs: %d, a small set's share of %u example visits (backoff %.4g; --epochs "
+		         "sets another)", buf->epochs, HOG_EPOCHS_VISITS, buf->backoff);
+		o->on_note(o->ud, msg);
+	}
+	return buf;
+}
+
 static int train_run(const hog_data *train, hog_data *own, hog_store *store, const hog_data *test,
                      const hog_train_opts *opts, hog_model **model_out, hog_train_result *res, hog_err *err)
 {
@@ -713,6 +754,11 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 		*model_out = NULL;
 	if (res)
 		memset(res, 0, sizeof *res);
+	hog_train_opts by_task, sized;
+	if (train) {
+		opts = loss_of_task(opts, train, &by_task);
+		opts = epochs_auto(opts, train->n, &sized);
+	}
 	const hog_trainer_ops *ops = trainer_of(opts);
 	if (!ops)
 		return hog_err_set(err, HOG_ENOTSUP, "the %s model is not built in this version",

@@ -1,0 +1,65 @@
+/* Per-feature input scaling (--normalize), shared by every model that takes
+ * features: the scale of a feature is the power of two that brings its largest
+ * |value| over the training set into (1/2, 1]. Max-abs rather than
+ * standardization: subtracting a mean would fill in every zero of a sparse row.
+ * A power of two, so that scaling the inputs and unscaling the weights (the
+ * model file holds weights for the raw features) is exact.
+ *
+ * HOG_NORMALIZE_AUTO scales every feature, as HOG_NORMALIZE_ON, when some
+ * feature has values beyond [-1, 1] (raw measurements, pixels 0..255, counts:
+ * the small columns of such a set are as unscaled as its large ones), and none
+ * when every value is within [-1, 1], so that data already scaled (binary
+ * indicators, unit-norm TF-IDF rows, pixels in [0, 1]) trains exactly as with
+ * HOG_NORMALIZE_OFF. */
+#include "train/engine.h"
+#include <stdio.h>
+#include <stdlib.h>
+
+void eng_scales_from_max(float *mx, uint64_t n, int mode, uint64_t *changed)
+{
+	uint64_t c = 0;
+	if (mode == HOG_NORMALIZE_AUTO) {
+		int raw = 0;
+		for (uint64_t v = 0; v < n && !raw; v++)
+			raw = mx[v] > 1.0f;
+		mode = raw ? HOG_NORMALIZE_ON : HOG_NORMALIZE_OFF;
+	}
+	for (uint64_t v = 0; v < n; v++) {
+		int ex = 0;
+		float f = mx[v] > 0 && isfinite(mx[v]) ? frexpf(mx[v], &ex) : 0.0f; /* max = f 2^ex, f in [1/2, 1) */
+		if (f == 0.0f || mode == HOG_NORMALIZE_OFF)
+			mx[v] = 1.0f;
+		else
+			mx[v] = ldexpf(1.0f, f == 0.5f ? 1 - ex : -ex);
+		c += mx[v] != 1.0f;
+	}
+	if (changed)
+		*changed = c;
+}
+
+float *eng_feature_scales(const hog_data *d, int mode, uint64_t *changed)
+{
+	float *s = calloc(d->dim + 1, sizeof *s);
+	if (!s)
+		return NULL;
+	if (d->meta.kind == HOG_KIND_DENSE && d->x)
+		for (uint64_t i = 0; i < d->n; i++)
+			for (uint64_t v = 0; v < d->dim; v++)
+				s[v] = fmaxf(s[v], fabsf(d->x[i * d->dim + v]));
+	else if (d->vals)
+		for (uint64_t j = 0; j < d->nnz; j++)
+			s[d->ids[j]] = fmaxf(s[d->ids[j]], fabsf(d->vals[j]));
+	eng_scales_from_max(s, d->dim + 1, mode, changed);
+	return s;
+}
+
+void eng_note_scaled(const hog_train_opts *o, uint64_t changed, uint64_t dim)
+{
+	if (!o->on_note || !changed || o->normalize != HOG_NORMALIZE_AUTO)
+		return;
+	char msg[256];
+	snprintf(msg, sizeof msg, "normalize: values beyond [-1, 1]: %llu of %llu features scaled by 1/max|x| "
+	         "(the model keeps raw units; --normalize=off trains on the raw values)",
+	         (unsigned long long)changed, (unsigned long long)dim);
+	o->on_note(o->ud, msg);
+}

@@ -76,7 +76,8 @@ const cli_opt cli_opts[] = {
 	  "buffered: hot coordinates (auto: written once per flush); replica: the most frequent features "
 	  "averaged at flushes besides the bias (0: none; the rest are summed)" },
 	{ "flush-every", 0, REQ, OPT_FLUSH_EVERY, BOTH, K(LINEAR) | K(MLP), M(BUFFERED) | M(REPLICA), COND_NONE, "K",
-	  "examples between flushes (buffered 1024, replica 16384; 4096 for replica with --average off)" },
+	  "examples between flushes (buffered 1024, replica 16384; 4096 for replica with --average off; the linear "
+	  "model: at most a quarter of a worker's share of an epoch)" },
 	{ "node-sync", 0, REQ, OPT_NODE_SYNC, BOTH, K(LINEAR), M(REPLICA), COND_NONE, "K",
 	  "on several NUMA nodes: flushes of a node's first worker between syncs of its node replica with the "
 	  "global model, or off: no node replicas, one level as on one node (1)" },

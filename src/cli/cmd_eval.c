@@ -311,8 +311,8 @@ int cmd_eval(int argc, char **argv)
 		}
 		puts("}");
 	} else {
-		printf("examples   %llu\nloss       %.6f (%s)\n", (unsigned long long)ev.examples, ev.loss,
-		       hog_loss_name(info.loss));
+		printf("examples   %llu\nloss       %.6f (%s%s)\n", (unsigned long long)ev.examples, ev.loss,
+		       hog_loss_name(info.loss), info.loss == HOG_LOSS_SQUARED ? ": half the mean squared error" : "");
 		if (ev.classes)
 			printf("logloss    %.6f\naccuracy   %.4f%%\nclasses    %u\n", ev.logloss, 100 * ev.accuracy, ev.classes);
 		else if (d->meta.task == HOG_TASK_BINARY)

@@ -1,6 +1,5 @@
 /* A test set against its reference (the training set, or what a model kept of
- * it): the parts of a loaded set beyond its blocks (id maps, CSV column names),
- * and hog_data_reconcile(), which puts a test set in the reference's terms or
+ * it): hog_data_reconcile(), which puts a test set in the reference's terms or
  * refuses it with what differs.
  *
  * Ratings: each import numbers users and items 0.. in order of first
@@ -16,56 +15,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define COLUMNS_MAX 16400 /* the CSV importer keeps at most 16384 bytes of names */
-
-int hog_data_load_extras(hog_store *s, hog_data *d, hog_err *err)
-{
-	if (d->meta.kind == HOG_KIND_RATINGS) {
-		uint64_t nu, ni;
-		const uint64_t *u = hog_store_idmap(s, "users", &nu), *i = hog_store_idmap(s, "items", &ni);
-		/* maps that do not cover the ranges are not used (the set then keeps its dense ids) */
-		if (u && i && nu == d->meta.users && ni == d->meta.items) {
-			if (!(d->user_ids = malloc(nu * 8 + 8)) || !(d->item_ids = malloc(ni * 8 + 8)))
-				return hog_err_set(err, ENOMEM, "out of memory for the id maps");
-			memcpy(d->user_ids, u, nu * 8);
-			memcpy(d->item_ids, i, ni * 8);
-		}
-	}
-	char *buf = malloc(COLUMNS_MAX + 1);
-	if (!buf)
-		return hog_err_set(err, ENOMEM, "out of memory");
-	if (hog_store_meta_get(s, "columns", buf, COLUMNS_MAX + 1) == 0 && buf[0])
-		d->columns = buf;
-	else
-		free(buf);
-	return 0;
-}
-
-int hog_data_load_header(hog_data **out, const char *path, hog_err *err)
-{
-	*out = NULL;
-	hog_store *s;
-	int rc = hog_store_open(&s, path, err);
-	if (rc)
-		return rc;
-	hog_data *d = calloc(1, sizeof *d);
-	if (!d) {
-		hog_store_close(s);
-		return hog_err_set(err, ENOMEM, "out of memory");
-	}
-	d->meta = *hog_store_meta(s);
-	d->n = d->meta.examples;
-	d->dim = d->meta.features;
-	d->nnz = d->meta.nnz;
-	if ((rc = hog_data_load_extras(s, d, err))) {
-		hog_data_free(d);
-		d = NULL;
-	}
-	hog_store_close(s);
-	*out = d;
-	return rc;
-}
 
 void hog_data_ref_of(const hog_data *tr, hog_data_ref *ref)
 {

@@ -7,7 +7,4 @@
 #include "sys/file.h"
 #include "sys/names.h"
 
-/* The loaded set's id maps and column names, from its store (reconcile.c). */
-int hog_data_load_extras(hog_store *s, hog_data *d, hog_err *err);
-
 #endif

@@ -792,7 +792,6 @@ double hog_default_lr(const hog_data *d, enum hog_rule rule)
 	return default_lr(d, rule, NULL);
 }
 
-/* Renumbers features by falling frequency and precomputes the regularizer. */
 /* A default flush interval: @p dflt examples, fewer when @p cap (a share of a
  * worker's epoch) is smaller, never below 8. */
 static uint32_t lin_flush_cap(uint32_t dflt, uint64_t cap)
@@ -800,6 +799,7 @@ static uint32_t lin_flush_cap(uint32_t dflt, uint64_t cap)
 	return cap >= dflt ? dflt : cap < 8 ? 8 : (uint32_t)cap;
 }
 
+/* Renumbers features by falling frequency and precomputes the regularizer. */
 static int setup_features(hog_engine *e, lin_state *L)
 {
 	const hog_data *d = e->tr;
@@ -1416,12 +1416,11 @@ static int lin_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, 
  * bench/results/scaling.md it runs 1.36-2.43x serial (the fastest mode on the
  * 2 M-feature set), where plain lockfree runs 0.38-0.47x on the four sets with
  * hot features and 1.08x on the wide one, with the test loss within 0.05% of
- * serial's everywhere. Replica is faster on those four (2.2-2.5x) but not a
- * safe default: at its default flush interval (16384 examples) a set of 32 k
- * examples with 123 dense-ish features (a9a, 2 threads, default flags) ends at
- * test loss 0.445 and 82.6% against serial's 0.324 and 84.9% -- a worker's
- * whole-epoch change to features every worker touches is summed -- while
- * buffered ends at 0.324 and 84.9%. Buffered takes neither adarevision nor
+ * serial's everywhere. Replica is faster on those four (2.2-2.5x); on a9a (2
+ * threads, default flags) it ended at test loss 0.445 against serial's 0.324
+ * until its flush interval was capped at a quarter of a worker's epoch
+ * (setup_features), and at 0.327 since, while buffered ends at 0.324: buffered
+ * stays the default until replica is measured again. Buffered takes neither adarevision nor
  * --delay: those runs keep lockfree. (--mode auto measures instead, at the
  * price of probing every mode, 3 x 2 short epochs each.) */
 static enum hog_mode lin_default_mode(const hog_train_opts *o)

@@ -255,8 +255,10 @@ void eng_fail(hog_engine *e, int rc, const char *msg);
 float *eng_feature_scales(const hog_data *d, int mode, uint64_t *changed);
 /* The same from the largest |value| of each of @p n features, in place. */
 void eng_scales_from_max(float *mx, uint64_t n, int mode, uint64_t *changed);
-/* The note (o->on_note) that auto scaled @p changed of @p dim features. */
-void eng_note_scaled(const hog_train_opts *o, uint64_t changed, uint64_t dim);
+/* Settles o->normalize once the scales are known: the note (o->on_note) that
+ * auto scaled @p changed of @p dim features, and off when none changed (a set
+ * within [-1, 1] then trains as with off, bit for bit). */
+void eng_scales_settle(hog_train_opts *o, uint64_t changed, uint64_t dim);
 
 /* The hog_model fields every kind takes from the run's options. */
 void eng_model_hyper(const hog_engine *e, hog_model *m);

@@ -559,9 +559,7 @@ static int stream_scan(hog_engine *e, lin_state *L, uint64_t *cnt, float **scale
 	if (!rc)
 		eng_scales_from_max(mx, L->dim + 1, e->o.normalize, &changed);
 	if (!rc)
-		eng_note_scaled(&e->o, changed, L->dim);
-	if (!rc && !changed) /* (auto on a set within [-1, 1]: no scaling at all) */
-		e->o.normalize = HOG_NORMALIZE_OFF;
+		eng_scales_settle(&e->o, changed, L->dim);
 	if (!rc && e->o.lr == 0) {
 		double t = 0;
 		for (uint64_t v = 0; v < L->dim; v++)
@@ -1400,9 +1398,7 @@ static int lin_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, 
 		float *s = eng_feature_scales(tr, o->normalize, &changed);
 		if (!s)
 			return hog_err_set(err, ENOMEM, "out of memory");
-		eng_note_scaled(o, changed, tr->dim);
-		if (!changed) /* auto on a set within [-1, 1]: trains as with off, bit for bit */
-			o->normalize = HOG_NORMALIZE_OFF;
+		eng_scales_settle(o, changed, tr->dim);
 		if (o->lr == 0)
 			o->lr = default_lr(tr, o->rule, s);
 		free(s);

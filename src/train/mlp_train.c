@@ -740,9 +740,7 @@ static int mlp_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, 
 	float *sc = o->normalize ? eng_feature_scales(tr, o->normalize, &changed) : NULL;
 	if (o->normalize && !sc)
 		return hog_err_set(err, ENOMEM, "out of memory");
-	eng_note_scaled(o, changed, tr->dim);
-	if (!changed) /* auto on a set within [-1, 1]: trains as with off, bit for bit */
-		o->normalize = HOG_NORMALIZE_OFF;
+	eng_scales_settle(o, changed, tr->dim);
 	if (o->lr == 0)
 		o->lr = mlp_default_lr(o, tr, sc);
 	free(sc);

@@ -53,8 +53,10 @@ float *eng_feature_scales(const hog_data *d, int mode, uint64_t *changed)
 	return s;
 }
 
-void eng_note_scaled(const hog_train_opts *o, uint64_t changed, uint64_t dim)
+void eng_scales_settle(hog_train_opts *o, uint64_t changed, uint64_t dim)
 {
+	if (!changed)
+		o->normalize = HOG_NORMALIZE_OFF;
 	if (!o->on_note || !changed || o->normalize != HOG_NORMALIZE_AUTO)
 		return;
 	char msg[256];

@@ -11,6 +11,7 @@
  * work itself is the library's: this file only turns argv into option structs
  * and results into text. */
 #include "cli/cli.h"
+#include "cli/cmd_data.h"
 #include "data/store.h"
 #include "sys/file.h"
 #include <errno.h>
@@ -23,8 +24,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-typedef unsigned long long ull;
 
 static const char data_usage[] =
 	"usage: hogwild data <subcommand> [options] ...\n"
@@ -41,13 +40,9 @@ static const char data_usage[] =
 
 /* ------------------------------------------------------------ shared helpers */
 
-/* Long-only options get values above any character. */
-enum { OPT_LABEL_COL = 256, OPT_HEADER, OPT_DELIM, OPT_MAX_LINE, OPT_NNZ, OPT_ZIPF, OPT_NOISE,
-       OPT_BINARY, OPT_USERS, OPT_ITEMS, OPT_RANK, OPT_CLASSES, OPT_SAMPLE, OPT_SKIP };
 
-/* Reports what getopt_long stopped at (':' missing value, '?' unknown option),
- * naming the option as the user wrote it. Returns 2. */
-static int data_opt_error(const char *cmd, const char *usage, int c, char **argv)
+/* (cmd_data.h) */
+int data_opt_error(const char *cmd, const char *usage, int c, char **argv)
 {
 	const char *a = optind > 0 ? argv[optind - 1] : "";
 	char name[64];
@@ -64,9 +59,9 @@ static int data_opt_error(const char *cmd, const char *usage, int c, char **argv
 	return cli_usage_error(cmd, usage, "unknown option %s", name);
 }
 
-/* Strict whole numbers in [lo, hi]; returns 0 or 2 after printing the usage. */
-static int data_u64(const char *cmd, const char *usage, const char *opt, const char *s, uint64_t lo,
-                    uint64_t hi, uint64_t *out)
+/* (cmd_data.h) */
+int data_u64(const char *cmd, const char *usage, const char *opt, const char *s, uint64_t lo,
+             uint64_t hi, uint64_t *out)
 {
 	if (cli_parse_u64(s, lo, hi, out) == 0)
 		return 0;
@@ -501,198 +496,6 @@ static int data_gen(int argc, char **argv)
 	if ((rc = data_check_output("gen", out)))
 		return rc;
 	return data_make(out, "gen", NULL, &o, NULL, 0, quiet, 0);
-}
-
-/* ------------------------------------------------------------ info */
-
-static const char info_usage[] =
-	"usage: hogwild data info [--json] [--sample N] D.lmdb\n"
-	"\n"
-	"Says what a data set holds. For sparse sets it also loads the whole set and\n"
-	"gives its statistics in the Hogwild! paper's terms (Delta, rho, Omega).\n"
-	"\n"
-	"  -j, --json        one JSON object instead of text\n"
-	"      --sample N    sparse: examples sampled to estimate rho (default 1000;\n"
-	"                    0 skips the statistics and the load they need)\n"
-	"  -h, --help        this text\n";
-
-struct info {
-	const char *path;
-	char format[64];
-	uint64_t size;
-	hog_meta m;
-	int has_stats;
-	uint64_t sample;
-	hog_stats st;
-};
-
-static void json_num(const char *key, double v)
-{
-	printf(",\"%s\":", key);
-	if (isfinite(v))
-		printf("%.9g", v);
-	else
-		fputs("null", stdout);
-}
-
-static void json_u64(const char *key, uint64_t v) { printf(",\"%s\":%llu", key, (ull)v); }
-
-static void info_json(const struct info *f)
-{
-	const hog_meta *m = &f->m;
-	double n = m->examples ? (double)m->examples : 1;
-	fputs("{\"file\":", stdout);
-	cli_json_str(stdout, f->path);
-	json_u64("size", f->size);
-	fputs(",\"format\":", stdout);
-	cli_json_str(stdout, f->format);
-	json_u64("version", m->version);
-	printf(",\"kind\":\"%s\",\"task\":\"%s\"", hog_kind_name(m->kind), hog_task_name(m->task));
-	json_u64("examples", m->examples);
-	if (m->kind == HOG_KIND_RATINGS) {
-		json_u64("users", m->users);
-		json_u64("items", m->items);
-	} else {
-		json_u64(m->kind == HOG_KIND_DENSE ? "columns" : "features", m->features);
-	}
-	json_u64("nnz", m->nnz);
-	json_u64("blocks", m->blocks);
-	fputs(",\"source\":", stdout);
-	cli_json_str(stdout, m->source);
-	if (m->task == HOG_TASK_BINARY) {
-		json_u64("positives", m->positives);
-		json_num("positive_share", (double)m->positives / n);
-	}
-	if (m->task == HOG_TASK_MULTICLASS)
-		json_u64("classes", m->classes);
-	if (m->kind == HOG_KIND_DENSE) {
-		printf(",\"values\":\"%s\"", m->dense_u8 ? "u8" : "f32");
-		if (m->dense_u8)
-			json_num("scale", m->dense_scale);
-	}
-	json_num("label_min", m->label_min);
-	json_num("label_max", m->label_max);
-	json_num("label_mean", m->label_sum / n);
-	if (f->has_stats) { /* counts and shares of a loaded set: all finite */
-		const hog_stats *s = &f->st;
-		printf(",\"stats\":{\"examples\":%llu,\"nnz_mean\":%.9g,\"nnz_min\":%llu,\"nnz_max\":%llu,"
-		       "\"used_features\":%llu,\"delta\":%.9g,\"rho_max\":%.9g,\"rho_mean\":%.9g,"
-		       "\"rho_sample\":%llu,\"top_feature\":%llu,\"top_count\":%llu,\"top_share\":%.9g,"
-		       "\"hot1pct_share\":%.9g}",
-		       (ull)s->examples, s->nnz_mean, (ull)s->nnz_min, (ull)s->nnz_max, (ull)s->used_features,
-		       s->delta, s->rho_max, s->rho_mean,
-		       (ull)(f->sample < m->examples ? f->sample : m->examples), (ull)s->top_feature,
-		       (ull)s->top_count, s->nnz ? (double)s->top_count / s->nnz : 0.0, s->hot1pct_share);
-	}
-	fputs("}\n", stdout);
-}
-
-#define ROW(label, ...) (printf("%-14s", label), printf(__VA_ARGS__), putchar('\n'))
-
-static void info_text(const struct info *f)
-{
-	const hog_meta *m = &f->m;
-	double n = m->examples ? (double)m->examples : 1;
-	ROW("file", "%s", f->path);
-	ROW("size", "%.1f %s (%llu bytes)", f->size < 1000000 ? f->size / 1e3 : f->size / 1e6,
-	    f->size < 1000000 ? "kB" : "MB", (ull)f->size);
-	ROW("format", "%s, version %u", f->format, m->version);
-	ROW("kind", "%s", hog_kind_name(m->kind));
-	ROW("task", "%s", hog_task_name(m->task));
-	ROW(m->kind == HOG_KIND_RATINGS ? "ratings" : "examples", "%llu", (ull)m->examples);
-	switch (m->kind) {
-	case HOG_KIND_SPARSE:
-		ROW("features", "%llu", (ull)m->features);
-		ROW("nonzeros", "%llu (%.1f per example, density %.3g%%)", (ull)m->nnz, m->nnz / n,
-		    m->features ? 100.0 * m->nnz / n / m->features : 0.0);
-		break;
-	case HOG_KIND_RATINGS:
-		ROW("users x items", "%llu x %llu (density %.3g%%)", (ull)m->users, (ull)m->items,
-		    m->users && m->items ? 100.0 * m->examples / ((double)m->users * m->items) : 0.0);
-		break;
-	case HOG_KIND_DENSE:
-		ROW("columns", "%llu", (ull)m->features);
-		if (m->dense_u8)
-			ROW("values", "u8, value = byte x %g", m->dense_scale);
-		else
-			ROW("values", "float");
-		break;
-	}
-	ROW("blocks", "%llu", (ull)m->blocks);
-	ROW("source", "%.60s%s", m->source[0] ? m->source : "-", strlen(m->source) > 60 ? "..." : "");
-	if (m->task == HOG_TASK_BINARY)
-		ROW("positives", "%llu (%.1f%%)", (ull)m->positives, 100.0 * m->positives / n);
-	if (m->task == HOG_TASK_MULTICLASS)
-		ROW("classes", "%u", m->classes);
-	ROW(m->kind == HOG_KIND_RATINGS ? "rating range" : "label range", "%g .. %g (mean %.4g)",
-	    m->label_min, m->label_max, m->label_sum / n);
-	if (!f->has_stats)
-		return;
-	const hog_stats *s = &f->st;
-	ROW("nnz/example", "mean %.1f, min %llu, max %llu (Omega)", s->nnz_mean, (ull)s->nnz_min,
-	    (ull)s->nnz_max);
-	ROW("used features", "%llu of %llu (%.1f%%)", (ull)s->used_features, (ull)m->features,
-	    m->features ? 100.0 * s->used_features / m->features : 0.0);
-	ROW("Delta", "%.4g (largest share of examples with one feature)", s->delta);
-	ROW("rho", "max %.4g, mean %.4g (sample of %llu examples)", s->rho_max, s->rho_mean,
-	    (ull)(f->sample < m->examples ? f->sample : m->examples));
-	ROW("top feature", "id %llu (LIBSVM index %llu): %.3g%% of nonzeros", (ull)s->top_feature,
-	    (ull)s->top_feature + 1, s->nnz ? 100.0 * s->top_count / s->nnz : 0.0);
-	ROW("hottest 1%", "of the features hold %.3g%% of the nonzeros", 100.0 * s->hot1pct_share);
-}
-
-static int data_info(int argc, char **argv)
-{
-	static const struct option lo[] = {
-		{ "json", no_argument, 0, 'j' }, { "sample", required_argument, 0, OPT_SAMPLE },
-		{ "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
-	};
-	const char *cmd = "data info", *U = info_usage;
-	int json = 0, c, rc;
-	struct info f = { .sample = 1000 };
-	while ((c = getopt_long(argc, argv, ":jh", lo, NULL)) != -1) {
-		switch (c) {
-		case 'j': json = 1; break;
-		case OPT_SAMPLE:
-			rc = data_u64(cmd, U, "--sample", optarg, 0, 1ull << 40, &f.sample);
-			break;
-		case 'h': fputs(U, stdout); return 0;
-		default: return data_opt_error(cmd, U, c, argv);
-		}
-		if (rc)
-			return rc;
-	}
-	if (argc - optind != 1)
-		return cli_usage_error(cmd, U, argc == optind ? "no data set given" : "one data set at a time");
-	f.path = argv[optind];
-	if (cli_check_input(cmd, NULL, f.path))
-		return 1;
-	hog_err err = { 0 };
-	hog_store *s;
-	if ((rc = hog_store_open(&s, f.path, &err)))
-		return cli_fail(&err, rc);
-	f.m = *hog_store_meta(s);
-	if (hog_store_meta_get(s, "format", f.format, sizeof f.format) != 0)
-		strcpy(f.format, "?");
-	hog_store_close(s);
-	struct stat st;
-	if (stat(f.path, &st) == 0)
-		f.size = (uint64_t)st.st_size;
-	if (f.m.kind == HOG_KIND_SPARSE && f.sample > 0) {
-		hog_data *d;
-		if ((rc = hog_data_load(&d, f.path, &err)))
-			return cli_fail(&err, rc);
-		rc = hog_data_stats(d, f.sample, 1, &f.st, &err);
-		hog_data_free(d);
-		if (rc)
-			return cli_fail(&err, rc);
-		f.has_stats = 1;
-	}
-	if (json)
-		info_json(&f);
-	else
-		info_text(&f);
-	return 0;
 }
 
 /* ------------------------------------------------------------ verify */

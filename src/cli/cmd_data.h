@@ -1,0 +1,24 @@
+/* What the files of `hogwild data` share: cmd_data.c (import, gen, verify,
+ * split, export and the dispatch) and cmd_data_info.c (info). */
+#ifndef HOG_CLI_CMD_DATA_H
+#define HOG_CLI_CMD_DATA_H
+#include <stdint.h>
+
+typedef unsigned long long ull;
+
+/* Long-only options get values above any character. */
+enum { OPT_LABEL_COL = 256, OPT_HEADER, OPT_DELIM, OPT_MAX_LINE, OPT_NNZ, OPT_ZIPF, OPT_NOISE,
+       OPT_BINARY, OPT_USERS, OPT_ITEMS, OPT_RANK, OPT_CLASSES, OPT_SAMPLE, OPT_SKIP };
+
+/* Reports what getopt_long stopped at (':' missing value, '?' unknown option),
+ * naming the option as the user wrote it. Returns 2. */
+int data_opt_error(const char *cmd, const char *usage, int c, char **argv);
+
+/* Strict whole numbers in [lo, hi]; returns 0 or 2 after printing the usage. */
+int data_u64(const char *cmd, const char *usage, const char *opt, const char *s, uint64_t lo,
+             uint64_t hi, uint64_t *out);
+
+/* hogwild data info */
+int data_info(int argc, char **argv);
+
+#endif

@@ -21,6 +21,7 @@
 #include <math.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <time.h>
 
 #define HOG_DELAY_SAMPLE_MASK 63u     /* sample 1 in 64 examples for the delay figures */
 #define HOG_DELAY_SAMPLES_MAX (1u << 16)
@@ -186,6 +187,14 @@ static inline float eng_lr_at(const hog_engine *e, int ep, uint64_t ex)
 	return (float)lr;
 }
 
+/* Seconds on the monotonic clock. */
+static inline double eng_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 /* Examples the whole team has written (for delay sampling). */
 static inline uint64_t eng_team_applied(const hog_engine *e)
 {
@@ -259,6 +268,18 @@ void eng_scales_from_max(float *mx, uint64_t n, int mode, uint64_t *changed);
  * auto scaled @p changed of @p dim features, and off when none changed (a set
  * within [-1, 1] then trains as with off, bit for bit). */
 void eng_scales_settle(hog_train_opts *o, uint64_t changed, uint64_t dim);
+
+/* checkpoint.c: hashes of the training set and of the options that change the
+ * result (checkpoints keep both), and of everything MPI ranks must share. */
+uint64_t eng_data_hash(const hog_data *d);
+uint64_t eng_opts_hash(const hog_train_opts *o, int ranks);
+uint64_t eng_run_hash(const hog_engine *e);
+/* Writes o.checkpoint (thread 0 of every rank, collective under MPI; @p in_epoch:
+ * inside an epoch, with every worker's position). Returns 0 or a HOG_E* code. */
+int eng_write_checkpoint(hog_engine *e, int in_epoch);
+/* Restores o.resume into the engine's model and positions, refusing a
+ * checkpoint of another data set or options unless o.force. */
+int eng_load_resume(hog_engine *e);
 
 /* The hog_model fields every kind takes from the run's options. */
 void eng_model_hyper(const hog_engine *e, hog_model *m);

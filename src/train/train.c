@@ -106,13 +106,6 @@ void hog_train_opts_init(hog_train_opts *o)
 	o->batch = 32;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 void eng_shuffle_u32(uint32_t *a, uint64_t n, uint64_t seed)
 {
 	for (uint64_t i = n; i > 1; i--) {
@@ -139,237 +132,6 @@ void eng_model_hyper(const hog_engine *e, hog_model *m)
 	 * matched against later (hog_model_prepare); out of memory leaves them out,
 	 * and the model is still right for sets numbered as its training set */
 	hog_model_set_origin(m, e->tr);
-}
-
-/* --------------------------------------------------------- run identity */
-
-/* FNV-1a over bytes: the hashes below only need to tell runs apart. */
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *b = p;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 0x100000001B3ull;
-	return h;
-}
-#define FNV0 0xCBF29CE484222325ull
-
-/* The training set: its counts and up to 4096 examples spread over it (their
- * labels and contents), so another set of the same shape is told apart without
- * reading all of a large one. */
-static uint64_t data_hash(const hog_data *d)
-{
-	uint64_t h = fnv(FNV0, &d->meta.kind, sizeof d->meta.kind);
-	h = fnv(h, &d->n, 8);
-	h = fnv(h, &d->dim, 8);
-	h = fnv(h, &d->nnz, 8);
-	uint64_t step = d->n > 4096 ? d->n / 4096 : 1;
-	for (uint64_t i = 0; i < d->n; i += step) {
-		if (d->labels)
-			h = fnv(h, &d->labels[i], 4);
-		if (d->offsets)
-			h = fnv(h, d->ids + d->offsets[i], (d->offsets[i + 1] - d->offsets[i]) * 4);
-		if (d->users) {
-			h = fnv(h, &d->users[i], 4);
-			h = fnv(h, &d->items[i], 4);
-			h = fnv(h, &d->ratings[i], 4);
-		}
-	}
-	return h;
-}
-
-/* The options that change the result and are not in the model header (which
- * keeps lr, l2, schedule, seed ... and is compared field by field). The rank
- * count and averaging interval of an MPI run, and --no-shuffle, enter only
- * when set, so checkpoints of single runs keep their hash. */
-static uint64_t opts_hash(const hog_train_opts *o, int ranks)
-{
-	int64_t v[] = { o->model, o->mode, o->hot, o->flush_every, o->stripes, o->rank, o->biases, o->grid,
-		            o->delay, o->batch, o->nlayers, (int64_t)(o->momentum * 1e9) };
-	uint64_t h = fnv(fnv(FNV0, v, sizeof v), o->layers, o->nlayers * sizeof *o->layers);
-	if (o->no_shuffle)
-		h = fnv(h, "noshuffle", 9);
-	if (ranks > 1) {
-		int64_t m[] = { ranks, (int64_t)o->sync_every };
-		h = fnv(h, m, sizeof m);
-	}
-	int64_t later[] = { o->average, o->normalize }; /* hashed only when set: older checkpoints still fit */
-	return o->average || o->normalize ? fnv(h, later, sizeof later) : h;
-}
-
-/* Everything that must be the same on every MPI rank: opts_hash and the
- * hyper-parameters the model header keeps. */
-static uint64_t run_hash(const hog_engine *e)
-{
-	const hog_train_opts *o = &e->o;
-	double d[] = { o->lr, o->backoff, o->t0, o->l2, o->adagrad_beta };
-	int64_t v[] = { o->loss, o->rule, o->sched, (int64_t)o->warmup, (int64_t)o->seed, o->epochs,
-		            (int64_t)o->sync_every, o->measure_delay,
-		            /* (collectives depend on these) */ o->checkpoint != NULL, e->te != NULL };
-	uint64_t h = fnv(e->opts_hash, d, sizeof d);
-	return fnv(h, v, sizeof v);
-}
-
-/* ---------------------------------------------------------- checkpoints */
-
-/* MPI, inside an epoch (collective): every rank's worker positions, rank r's
- * worker k at r Tmax + k (Tmax: the most threads of any rank), in *n. The
- * ranks' shares differ (mf deals users, so their ratings), so rank 0's own
- * positions do not say where the others are. */
-static uint64_t *all_positions(hog_engine *e, uint32_t *n)
-{
-	uint64_t t = (uint64_t)e->T, lo, hi;
-	if (hog_mpi_minmax_u64(&t, &lo, &hi, 1, &e->werr))
-		return NULL;
-	const size_t len = (size_t)hi * (size_t)e->ranks;
-	double *d = calloc(len, sizeof *d); /* (positions < 2^32: exact in a double) */
-	uint64_t *p = malloc(len * sizeof *p);
-	if (!d || !p) {
-		free(d);
-		free(p);
-		hog_err_set(&e->werr, ENOMEM, "out of memory writing a checkpoint");
-		return NULL;
-	}
-	for (int k = 0; k < e->T; k++)
-		d[(size_t)e->rank * hi + k] = (double)e->w[k]->pos;
-	if (hog_mpi_sum_f64(d, len, &e->werr)) {
-		free(d);
-		free(p);
-		return NULL;
-	}
-	for (size_t i = 0; i < len; i++)
-		p[i] = (uint64_t)d[i];
-	free(d);
-	*n = (uint32_t)len;
-	return p;
-}
-
-/* Thread 0 of every rank at the same point (MPI: collective); rank 0 writes
- * for all: the shared parameters are the same on every rank, a gather gives
- * rank 0 what each rank keeps for itself, and the positions are every rank's. */
-static int write_checkpoint(hog_engine *e, int in_epoch)
-{
-	if (!e->o.checkpoint)
-		return 0;
-	uint64_t *pos = NULL;
-	uint32_t npos = 0;
-	if (e->ranks > 1) {
-		int rc = e->ops->gather ? e->ops->gather(e) : 0;
-		if (rc)
-			return rc;
-		if (in_epoch && !(pos = all_positions(e, &npos)))
-			return e->werr.code ? e->werr.code : ENOMEM;
-	}
-	if (e->rank) {
-		free(pos);
-		return 0;
-	}
-	hog_model *m = e->ops->snapshot(e);
-	if (!m) {
-		free(pos);
-		return hog_err_set(e->err, ENOMEM, "out of memory writing a checkpoint");
-	}
-	eng_model_hyper(e, m);
-	hog_ckpt ck = { .data_hash = e->data_hash, .opts_hash = e->opts_hash };
-	if (pos) {
-		ck.in_epoch = 1;
-		ck.nworkers = npos;
-		ck.positions = pos;
-	} else if (in_epoch && (ck.positions = malloc(e->T * sizeof *ck.positions))) {
-		ck.in_epoch = 1;
-		ck.nworkers = (uint32_t)e->T;
-		for (int k = 0; k < e->T; k++)
-			ck.positions[k] = e->w[k]->pos;
-	}
-	int rc = hog_model_save_ckpt(m, &ck, e->o.checkpoint, e->err);
-	free(ck.positions);
-	hog_model_free(m);
-	e->last_ckpt = now_s();
-	return rc;
-}
-
-/* A hyper-parameter of the checkpoint that differs from this run's, or NULL. */
-static const char *ckpt_differs(const hog_engine *e, const hog_model *m, const hog_ckpt *ck)
-{
-	const hog_train_opts *o = &e->o;
-	if (m->loss != o->loss)
-		return "loss";
-	if (m->rule != o->rule)
-		return "optimizer";
-	if (m->sched != o->sched)
-		return "schedule";
-	if (m->lr != o->lr)
-		return "lr";
-	if (m->l2 != o->l2)
-		return "l2";
-	if (m->beta != o->adagrad_beta)
-		return "adagrad-beta";
-	if (m->backoff != o->backoff)
-		return "backoff";
-	if (m->t0 != o->t0)
-		return "t0";
-	if (m->warmup != o->warmup)
-		return "warmup";
-	if (m->seed != o->seed)
-		return "seed";
-	if (ck->opts_hash && ck->opts_hash != e->opts_hash)
-		return "mode, rank, biases, grid, delay, layers, batch, momentum or the buffered/striped settings";
-	return NULL;
-}
-
-/* When the checkpoint's option hash is this run's with another MPI rank count
- * (the ranks' shares and positions depend on it), a message saying so. */
-static const char *ckpt_ranks(const hog_engine *e, const hog_ckpt *ck)
-{
-	static _Thread_local char msg[200];
-	for (int r = 1; r <= 4096; r++)
-		if (r != e->ranks && opts_hash(&e->o, r) == ck->opts_hash) {
-			snprintf(msg, sizeof msg, "the checkpoint was written by a run on %d MPI rank%s and this run has %d; "
-			         "resume with mpirun -np %d (each rank's share of the examples depends on it)",
-			         r, r == 1 ? "" : "s", e->ranks, r);
-			return msg;
-		}
-	return NULL;
-}
-
-static int load_resume(hog_engine *e)
-{
-	hog_model *m;
-	hog_ckpt ck;
-	const char *path = e->o.resume;
-	int rc = hog_model_load_ckpt(&m, &ck, path, e->err);
-	if (rc)
-		return rc;
-	const char *what;
-	if (m->kind != e->o.model) {
-		rc = hog_err_set(e->err, HOG_EMISMATCH, "%s: the checkpoint holds a %s model; this run trains %s", path,
-		                 hog_model_kind_name(m->kind), hog_model_kind_name(e->o.model));
-	} else if (ck.data_hash && ck.data_hash != e->data_hash && !e->o.force_resume) {
-		rc = hog_err_set(e->err, HOG_EMISMATCH, "%s: the checkpoint was written for another training set "
-		                 "(its size or contents differ); resume with the same --data (or --force)", path);
-	} else if (!e->o.force_resume && ck.opts_hash && ck.opts_hash != e->opts_hash &&
-	           (what = ckpt_ranks(e, &ck))) {
-		rc = hog_err_set(e->err, HOG_EMISMATCH, "%s: %s", path, what);
-	} else if (!e->o.force_resume && (what = ckpt_differs(e, m, &ck))) {
-		rc = hog_err_set(e->err, HOG_EMISMATCH, "%s: the checkpoint was written with another %s; resume with "
-		                 "the options it was started with (only --epochs, --threads and the outputs may change; "
-		                 "--force continues anyway)",
-		                 path, what);
-	} else if ((rc = e->ops->restore(e, m)) == 0) {
-		e->start_epoch = e->epochs_done = m->epochs_done;
-		/* one rank: its workers'; several: every rank's workers (all_positions)
-		 * when each rank has the threads it had, else (written before that) rank
-		 * 0's; otherwise the epoch starts over */
-		const uint32_t all = (uint32_t)e->T * (uint32_t)e->ranks;
-		if (ck.in_epoch && e->ranks > 1 && ck.nworkers == all)
-			for (int k = 0; k < e->T; k++)
-				e->start_pos[k] = ck.positions[(size_t)e->rank * e->T + k];
-		else if (ck.in_epoch && ck.nworkers == (uint32_t)e->T)
-			for (int k = 0; k < e->T; k++)
-				e->start_pos[k] = ck.positions[k];
-	}
-	free(ck.positions);
-	hog_model_free(m);
-	return rc;
 }
 
 /* ------------------------------------------------------------ the team */
@@ -413,7 +175,7 @@ static void progress(hog_engine *e, int epoch, double t_epoch)
 	if (!e->o.on_progress || e->rank)
 		return;
 	hog_progress p = { .epoch = epoch + 1, .epochs = e->o.epochs, .total = e->tr->n,
-	                   .seconds = now_s() - t_epoch };
+	                   .seconds = eng_now() - t_epoch };
 	double loss = 0;
 	for (int k = 0; k < e->T; k++) {
 		p.done += e->w[k]->ex_done;
@@ -486,7 +248,7 @@ static int average_models(hog_engine *e)
 	if (n > 16)
 		return hog_err_set(&e->werr, HOG_ENOTSUP, "the %s model shares more than 16 runs of parameters",
 		                   e->ops->name);
-	double t0 = now_s();
+	double t0 = eng_now();
 	const float inv = 1.0f / (float)e->ranks;
 	for (size_t i = 0; i < n; i++) {
 		int rc = hog_mpi_sum_f32(sp[i].p, sp[i].n, &e->werr);
@@ -495,7 +257,7 @@ static int average_models(hog_engine *e)
 		for (size_t j = 0; j < sp[i].n; j++)
 			sp[i].p[j] *= inv;
 	}
-	e->sync_seconds += now_s() - t0;
+	e->sync_seconds += eng_now() - t0;
 	return 0;
 }
 
@@ -536,7 +298,7 @@ static void between_rounds(hog_engine *e, int ep, int last_round, double t_epoch
 		atomic_store(&e->action, 1);
 	}
 	int due = e->o.checkpoint_every > 0 && !last_round && !e->o.delay && e->rank == 0 &&
-	          now_s() - e->last_ckpt >= e->o.checkpoint_every;
+	          eng_now() - e->last_ckpt >= e->o.checkpoint_every;
 	if (e->ranks > 1) {
 		share_action(e, &due);
 		if (atomic_load(&e->action) == 0 && (rc = average_models(e)))
@@ -544,7 +306,7 @@ static void between_rounds(hog_engine *e, int ep, int last_round, double t_epoch
 	}
 	if (!atomic_load(&e->action) && due) {
 		/* (with --delay, updates wait in private queues: checkpoints only at epoch ends) */
-		if ((rc = write_checkpoint(e, 1)))
+		if ((rc = eng_write_checkpoint(e, 1)))
 			team_fail(e, rc, "writing a checkpoint");
 	}
 	progress(e, ep, t_epoch);
@@ -602,10 +364,10 @@ static void run_team(hog_engine *e)
 		if (k == 0 && ops->epoch_started)
 			ops->epoch_started(e, ep);
 		hog_barrier_wait(&e->bar);
-		double t_epoch = now_s(), spent = 0;
+		double t_epoch = eng_now(), spent = 0;
 		int act = 0;
 		for (uint64_t r = 0; r < rounds && !act; r++) {
-			double t_round = now_s();
+			double t_round = eng_now();
 			uint64_t to = (r + 1) * R < w->n ? (r + 1) * R : w->n;
 			if (w->pos < to)
 				w->pos = fn(e, w, ep, w->pos, to);
@@ -616,7 +378,7 @@ static void run_team(hog_engine *e)
 				double synced = e->sync_seconds;
 				if (ops->round_merge)
 					ops->round_merge(e, ep);
-				spent += now_s() - t_round;
+				spent += eng_now() - t_round;
 				between_rounds(e, ep, r + 1 == rounds, t_epoch);
 				spent += e->sync_seconds - synced; /* the ranks' averaging is training time */
 			}
@@ -629,7 +391,7 @@ static void run_team(hog_engine *e)
 			hog_barrier_wait(&e->bar);
 			if (k == 0 && e->ranks > 1 && average_models(e)) /* what the checkpoint holds */
 				return;
-			if (k == 0 && (rc = write_checkpoint(e, 1)))
+			if (k == 0 && (rc = eng_write_checkpoint(e, 1)))
 				team_fail(e, rc, "writing a checkpoint");
 			return;
 		}
@@ -640,7 +402,7 @@ static void run_team(hog_engine *e)
 		hog_barrier_wait(&e->bar);
 		if (k == 0) {
 			epoch_report(e, ep, spent);
-			if (e->o.checkpoint && (rc = write_checkpoint(e, 0)))
+			if (e->o.checkpoint && (rc = eng_write_checkpoint(e, 0)))
 				team_fail(e, rc, "writing a checkpoint");
 		}
 		hog_barrier_wait(&e->bar);
@@ -656,7 +418,7 @@ static void run_team(hog_engine *e)
  * rank that failed on its own, @p rc, makes the others stop with it). */
 static int ranks_agree(hog_engine *e, int rc)
 {
-	uint64_t v[] = { rc != 0, e->data_hash, run_hash(e), (uint64_t)e->start_epoch }, lo[4], hi[4];
+	uint64_t v[] = { rc != 0, e->data_hash, eng_run_hash(e), (uint64_t)e->start_epoch }, lo[4], hi[4];
 	int mrc = hog_mpi_minmax_u64(v, lo, hi, 4, e->err);
 	if (rc || mrc)
 		return rc ? rc : mrc;
@@ -814,8 +576,8 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 		free(e);
 		return rc;
 	}
-	e->data_hash = data_hash(train);
-	e->opts_hash = opts_hash(&e->o, e->ranks);
+	e->data_hash = eng_data_hash(train);
+	e->opts_hash = eng_opts_hash(&e->o, e->ranks);
 	openblas_set_num_threads(1); /* no BLAS threads inside our workers */
 
 	if ((rc = hog_topo_open(&e->topo, opts->topology, err)))
@@ -869,7 +631,7 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 	/* (a rank whose setup failed still meets the others in ranks_agree, which
 	 * stops them all) */
 	if ((rc = ops->setup(e)) == 0 && opts->resume)
-		rc = load_resume(e);
+		rc = eng_load_resume(e);
 	if (e->ranks > 1)
 		rc = ranks_agree(e, rc);
 	if (rc)
@@ -881,7 +643,7 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 	}
 	hog_barrier_init(&e->bar, (unsigned)e->T);
 	atomic_init(&e->action, 0);
-	e->last_ckpt = now_s();
+	e->last_ckpt = eng_now();
 	omp_set_dynamic(0);
 	/* Release everything set up so far to the workers, and acquire what they did
 	 * when they are done: libgomp's own fork and join are futexes that

@@ -84,29 +84,39 @@ static void test_default_mode_per_model(void)
 	}
 }
 
-/* The default trains: the run reports the mode it took, and matches a
- * serial run's loss within 2% (the modes' own accuracy is tested elsewhere). */
+/* The default trains: the run reports the mode it took, ends below a serial
+ * run of one epoch, and within 10% of a serial run of as many epochs (the modes'
+ * own accuracy is tested elsewhere). Not closer: the parallel runs' order of
+ * updates depends on the schedule -- mf's grid, at 2 threads, ended 0.2-3.2%
+ * above serial in twelve runs of an ordinary build, and a sanitizer's timing
+ * moves it again. */
 static void test_default_mode_trains(void)
 {
 	const enum hog_model_kind kinds[] = { HOG_MODEL_LINEAR, HOG_MODEL_MF };
 	for (size_t i = 0; i < 2; i++) {
 		const hog_data *d = kinds[i] == HOG_MODEL_MF ? rt_tr : sp_tr;
-		hog_train_opts o = opts(kinds[i], 2, 3), s = opts(kinds[i], 1, 3);
+		hog_train_opts o = opts(kinds[i], 2, 3), s = opts(kinds[i], 1, 3), s1 = opts(kinds[i], 1, 1);
 		o.mode = hog_train_default_mode(&o);
-		s.mode = HOG_MODE_SERIAL;
-		hog_train_result r, rs;
+		s.mode = s1.mode = HOG_MODE_SERIAL;
+		hog_train_result r, rs, rs1;
 		hog_err err = { 0 };
-		hog_model *m = NULL, *ms = NULL;
+		hog_model *m = NULL, *ms = NULL, *ms1 = NULL;
 		int rc = hog_train(d, NULL, &o, &m, &r, &err);
 		if (rc)
 			fprintf(stderr, "\n%s: %s\n", hog_model_kind_name(kinds[i]), err.msg);
 		CU_ASSERT_EQUAL_FATAL(rc, 0);
 		CU_ASSERT_EQUAL_FATAL(hog_train(d, NULL, &s, &ms, &rs, &err), 0);
+		CU_ASSERT_EQUAL_FATAL(hog_train(d, NULL, &s1, &ms1, &rs1, &err), 0);
 		CU_ASSERT_EQUAL(r.mode, o.mode);
 		CU_ASSERT_EQUAL(r.last.mode, o.mode);
-		CU_ASSERT(r.last.train_loss <= rs.last.train_loss * 1.02);
+		if (!(r.last.train_loss < rs1.last.train_loss && r.last.train_loss <= rs.last.train_loss * 1.10))
+			fprintf(stderr, "\n%s: default %g, serial %g (1 epoch: %g)\n", hog_model_kind_name(kinds[i]),
+			        r.last.train_loss, rs.last.train_loss, rs1.last.train_loss);
+		CU_ASSERT(r.last.train_loss < rs1.last.train_loss);
+		CU_ASSERT(r.last.train_loss <= rs.last.train_loss * 1.10);
 		hog_model_free(m);
 		hog_model_free(ms);
+		hog_model_free(ms1);
 	}
 }
 

@@ -79,7 +79,7 @@ static int bench_layer(hog_backend *b, int B, int in, int out, double s)
 
 int main(int argc, char **argv)
 {
-	hog_backend_blas_reexec(argv); /* as ./hogwild does: a plain run gets what hogwild gets */
+	hog_backend_blas_tune(); /* as ./hogwild does: a plain run gets what hogwild gets */
 	const char *device = "cpu";
 	int batch = 128, wide = 0, shape[3] = { 0, 0, 0 };
 	unsigned flags = 0;

@@ -3,6 +3,7 @@
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 H=${HOG_BIN:-$ROOT/hogwild}
+HM=${HOG_MPI_BIN:-$ROOT/hogwild-mpi} # the program mpirun starts
 RESULTS=$ROOT/bench/results
 WORK=${BENCH_WORK:-${TMPDIR:-/tmp}/hogwild-bench}
 DATA=${HOG_DATA:-$ROOT/../shared/data}

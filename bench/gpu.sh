@@ -45,6 +45,8 @@ CUDAFLAG=1
 make -j"$J" CUDA=$CUDAFLAG HWLOC=$HW all build/obj/tests/run_tests build/bench_gemm >"$tmp/build.txt" 2>&1 || {
 	cat "$tmp/build.txt"; exit 1; }
 head -1 "$tmp/build.txt"
+# the test runner and bench_gemm are not beside the CUDA plugin: say where it is
+export HOG_CUDA_PLUGIN="$PWD/libhogwild-cuda.so"
 HAVE_CUBLAS=0
 if [ "$CUDAFLAG" = 1 ] && make CUDA=1 HWLOC=$HW build/bench_cublas >>"$tmp/build.txt" 2>&1 &&
 	build/bench_cublas --seconds 0.01 >/dev/null 2>&1; then

@@ -793,8 +793,9 @@ typedef struct hog_backend hog_backend;
 
 /** Opens a backend by device name: "cpu", "cuda" (GPU 0) or "cuda:N".
  * @return 0; HOG_ECONFIG for a name that is none of these; HOG_ENOTSUP for
- *         "cuda" in a build without CUDA (the message says to rebuild with
- *         CUDA=1); HOG_ECUDA when there is no driver, no such GPU, or CUDA fails
+ *         "cuda" when the CUDA plugin is missing or does not load (the message
+ *         names the file and why, or where it was looked for); HOG_ECUDA when
+ *         there is no driver, no such GPU, or CUDA fails
  *         (the message names the call and CUDA's text); ENOMEM. */
 int hog_backend_open(hog_backend **out, const char *device, unsigned flags, hog_err *err);
 /** Closes a backend and frees what it holds (not the buffers: release those
@@ -802,7 +803,8 @@ int hog_backend_open(hog_backend **out, const char *device, unsigned flags, hog_
 void hog_backend_close(hog_backend *b);
 /** The device the handle runs on: "cpu", "cuda:0". */
 const char *hog_backend_name(const hog_backend *b);
-/** 1 when this build has the CUDA backend compiled in. */
+/** 1 when the CUDA backend's plugin (libhogwild-cuda.so) is found and loads;
+ * this looks for it, which hog_backend_open() with "cpu" never does. */
 int hog_backend_has_cuda(void);
 
 /** The OpenBLAS kernel set in use (openblas_get_corename(): "SkylakeX",
@@ -821,8 +823,8 @@ typedef struct hog_gpu {
 } hog_gpu;
 
 /** Lists up to @p max GPUs into @p out and their number into @p *count. No
- * driver, no device, or a build without CUDA is 0 GPUs, not an error; @p why
- * (may be NULL) then receives the reason ("built without CUDA", CUDA's text).
+ * driver, no device, or no CUDA plugin is 0 GPUs, not an error; @p why (may be
+ * NULL) then receives the reason (where the plugin was looked for, CUDA's text).
  * @return 0. */
 int hog_backend_gpus(hog_gpu *out, int max, int *count, char *why, size_t why_size);
 

@@ -11,7 +11,10 @@
  * mean squared errors: CPU near-exact; CUDA <= 5e-4 for gemm and <= 1e-6 for
  * elementwise work (ggml's thresholds); NaN or Inf anywhere fails. */
 #include "backend/backend.h"
+#include "backend/cuda.h"
+#include "sys/err.h"
 #include "util.h"
+#include <dlfcn.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -86,7 +89,7 @@ static int backend_suite_init(void)
 		        g[0].major, g[0].minor, g[0].memory / 1073741824.0);
 	} else {
 		fprintf(stderr, "\ntest_backend: cuda %s: skipped: no GPU (%s)\n",
-		        hog_backend_has_cuda() ? "built" : "not built", why);
+		        hog_backend_has_cuda() ? "plugin loaded" : "no plugin", why);
 	}
 	return 0;
 }
@@ -812,11 +815,12 @@ static void test_backend_open(void)
 	CU_ASSERT(hog_backend_gpus(g, 8, &n, why, sizeof why) == 0);
 	CU_ASSERT(n >= 0 && n <= 8);
 	int rc = hog_backend_open(&b, "cuda", 0, &err);
-	if (!hog_backend_has_cuda()) {
+	if (!hog_backend_has_cuda()) { /* no plugin: where it was looked for, or why it did not load */
 		CU_ASSERT(n == 0);
-		CU_ASSERT_STRING_EQUAL(why, "built without CUDA");
+		CU_ASSERT(strstr(why, HOG_CUDA_PLUGIN_FILE) != NULL);
 		CU_ASSERT(rc == HOG_ENOTSUP);
-		CU_ASSERT(strstr(err.msg, "without CUDA") != NULL);
+		CU_ASSERT(strstr(err.msg, "device 'cuda'") != NULL);
+		CU_ASSERT(strstr(err.msg, HOG_CUDA_PLUGIN_FILE) != NULL);
 	} else if (n == 0) {
 		CU_ASSERT(why[0] != 0);
 		CU_ASSERT(rc == HOG_ECUDA);
@@ -834,6 +838,82 @@ static void test_backend_open(void)
 		hog_backend_close(b);
 		CU_ASSERT(hog_backend_open(&b, "cuda:99", 0, &err) == HOG_ECUDA);
 	}
+}
+
+/* The plugin loader's refusals, each naming the file: none there, a library
+ * that is no plugin; and the plugin's own check of the program it is loaded
+ * into (another ABI, another size of a shared structure), called here on the
+ * built plugin ($HOG_CUDA_PLUGIN, set by make test-unit) when there is one. */
+static void test_backend_plugin_refusals(void)
+{
+	hog_cuda_plugin p;
+	hog_err err = { 0 };
+	const char *none = tu_path("no-such-plugin.so");
+	CU_ASSERT_EQUAL(hog_cuda_plugin_load(none, &p, &err), HOG_ENOTSUP);
+	CU_ASSERT(strstr(err.msg, none) && strstr(err.msg, "No such file"));
+	CU_ASSERT(p.open == NULL);
+	CU_ASSERT_EQUAL(hog_cuda_plugin_load("libz.so.1", &p, &err), HOG_ENOTSUP);
+	CU_ASSERT(strstr(err.msg, "libz.so.1 is not a hogwild CUDA plugin (it has no hog_cuda_plugin_v1)") != NULL);
+
+	const char *path = getenv("HOG_CUDA_PLUGIN");
+	void *h = path ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : NULL;
+	if (!h) {
+		fprintf(stderr, "\n  plugin ABI checks: skipped (no plugin built: %s)\n", path ? dlerror() : "HOG_CUDA_PLUGIN unset");
+		return;
+	}
+	void *sym = dlsym(h, HOG_CUDA_PLUGIN_ENTRY);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sym);
+	hog_cuda_plugin_entry entry;
+	memcpy(&entry, &sym, sizeof entry);
+	hog_cuda_host good = { HOG_CUDA_PLUGIN_ABI, HOG_VERSION_STRING, sizeof(hog_backend), sizeof(hog_backend_ops),
+		               sizeof(hog_err), hog_err_set, hog_err_prefix, hog_backend_wrap, hog_backend_close };
+	char why[256];
+	hog_cuda_host bad = good;
+	bad.abi++;
+	CU_ASSERT_EQUAL(entry(&bad, &p, why, sizeof why), -1);
+	CU_ASSERT(strstr(why, "built for another hogwild") != NULL);
+	bad = good;
+	bad.ops_size += 8;
+	CU_ASSERT_EQUAL(entry(&bad, &p, why, sizeof why), -1);
+	bad = good;
+	bad.backend_size -= 8;
+	CU_ASSERT_EQUAL(entry(&bad, &p, why, sizeof why), -1);
+	memset(&p, 0, sizeof p);
+	CU_ASSERT_EQUAL(entry(&good, &p, why, sizeof why), 0);
+	CU_ASSERT(p.open && p.gpus && p.version && !strcmp(p.version, HOG_VERSION_STRING));
+	/* the loader itself on the same file */
+	CU_ASSERT_EQUAL(hog_cuda_plugin_load(path, &p, &err), 0);
+	dlclose(h);
+}
+
+/* A CPU run never asks for the plugin: training an mlp on "cpu" leaves the
+ * loader's count as it was, while asking for "cuda" moves it. */
+static void test_backend_cpu_never_asks(void)
+{
+	const char *path = tu_path("cpu_only.lmdb");
+	hog_gen_opts g = { .kind = HOG_KIND_DENSE, .seed = 3, .examples = 300, .features = 6 };
+	hog_err err = { 0 };
+	CU_ASSERT_EQUAL_FATAL(hog_gen(path, &g, &err), 0);
+	hog_data *d;
+	CU_ASSERT_EQUAL_FATAL(hog_data_load(&d, path, &err), 0);
+	hog_train_opts o;
+	hog_train_opts_init(&o);
+	o.model = HOG_MODEL_MLP;
+	o.layers[0] = 4;
+	o.nlayers = 1;
+	o.epochs = 1;
+	o.threads = 2;
+	o.bind = HOG_BIND_NONE;
+	unsigned before = hog_cuda_plugin_lookups();
+	hog_model *m = NULL;
+	CU_ASSERT_EQUAL(hog_train(d, NULL, &o, &m, NULL, &err), 0);
+	hog_model_free(m);
+	CU_ASSERT_EQUAL(hog_cuda_plugin_lookups(), before);
+	hog_backend *b = NULL;
+	if (hog_backend_open(&b, "cuda", 0, &err) == 0)
+		hog_backend_close(b);
+	CU_ASSERT(hog_cuda_plugin_lookups() > before);
+	hog_data_free(d);
 }
 
 static void test_backend_blas(void)
@@ -904,6 +984,8 @@ int test_backend_register(void)
 	if (!s)
 		return -1;
 	TU_ADD(s, test_backend_open);
+	TU_ADD(s, test_backend_plugin_refusals);
+	TU_ADD(s, test_backend_cpu_never_asks);
 	TU_ADD(s, test_backend_gemm_shapes);
 	TU_ADD(s, test_backend_gemm_random);
 	TU_ADD(s, test_backend_bias);

@@ -188,11 +188,10 @@ int hog_backend_blas_threads(void);
 /** The OPENBLAS_CORETYPE that would run faster here than the generic kernels
  * OpenBLAS chose ("SKYLAKEX" with AVX-512, "HASWELL" with AVX2), or NULL. */
 const char *hog_backend_blas_better_core(void);
-/** Called first thing in main(): when OPENBLAS_CORETYPE is unset and
- * hog_backend_blas_better_core() names a faster kernel set, sets the variable
- * (and HOG_BLAS_REEXEC=1 against loops) and re-executes /proc/self/exe with
- * @p argv, since OpenBLAS reads the variable only when it loads. Returns 0 when
- * nothing was to be done, -1 when the exec failed (the run goes on as before);
- * does not return when it re-executed. */
-int hog_backend_blas_reexec(char **argv);
+/** Called first thing in main(), before any BLAS call: when OPENBLAS_CORETYPE
+ * and HOG_BLAS_KEEP are unset and hog_backend_blas_better_core() names a faster
+ * kernel set, sets OPENBLAS_CORETYPE and has OpenBLAS pick its kernels again in
+ * this process (see blas.c). Returns 1 when it switched, 0 when nothing was to
+ * be done, -1 when it could not (the run goes on with the kernels it had). */
+int hog_backend_blas_tune(void);
 #endif

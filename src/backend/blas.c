@@ -1,5 +1,5 @@
 /* OpenBLAS as the CPU backend uses it: one BLAS thread inside each worker, the
- * kernel set ("core") it picked, and the re-exec that makes a plain run use the
+ * kernel set ("core") it picked, and the switch that makes a plain run use the
  * fast kernels on a CPU this OpenBLAS does not recognize.
  *
  * Threads. Debian ships OpenBLAS in a pthread and an OpenMP variant (chosen with
@@ -17,11 +17,20 @@
  * by CPUID when the library loads; it does not know Sapphire Rapids and falls
  * back to "Prescott" (SSE3): 3-4x slower sgemm than its SkylakeX (AVX-512)
  * kernels on the same CPU (bench/results/gemm.md). OPENBLAS_CORETYPE overrides
- * the choice but is read only at load time, hence hog_backend_blas_reexec().
+ * the choice, but OpenBLAS reads it when it loads. hog_backend_blas_tune() sets
+ * it and has OpenBLAS choose again in the running process: a DYNAMIC_ARCH build
+ * exports gotoblas_dynamic_quit() and gotoblas_dynamic_init(), which forget the
+ * kernel table and pick one again (reading the variable), and nothing has called
+ * a BLAS routine yet. They are not OpenBLAS's documented API, so they are looked
+ * up with dlsym, and the kernels are checked afterwards: a build without them, or
+ * one that did not switch, keeps its kernels and topo says which would be faster.
  * (Not every AVX-512 machine is misdetected: on the family 6 model 167 VM of
- * bench/results/gemm.md OpenBLAS picks SkylakeX unaided, and nothing re-executes.) */
+ * bench/results/gemm.md OpenBLAS picks SkylakeX unaided, and nothing switches.)
+ * This replaced re-executing the program with the variable set, which paid the
+ * whole start twice. */
 #include "backend/backend.h"
 #include <cblas.h>
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,17 +109,27 @@ const char *hog_backend_blas_better_core(void)
 	return NULL;
 }
 
-int hog_backend_blas_reexec(char **argv)
+int hog_backend_blas_tune(void)
 {
-	if (getenv("OPENBLAS_CORETYPE") || getenv("HOG_BLAS_REEXEC"))
-		return 0; /* the user chose, or we already did */
+	/* the user chose (HOG_BLAS_REEXEC: the name of the guard before there was a switch) */
+	if (getenv("OPENBLAS_CORETYPE") || getenv("HOG_BLAS_KEEP") || getenv("HOG_BLAS_REEXEC"))
+		return 0;
 	const char *core = hog_backend_blas_better_core();
 	if (!core)
 		return 0;
-	if (setenv("OPENBLAS_CORETYPE", core, 1) || setenv("HOG_BLAS_REEXEC", "1", 1))
+	void *q = dlsym(RTLD_DEFAULT, "gotoblas_dynamic_quit"), *i = dlsym(RTLD_DEFAULT, "gotoblas_dynamic_init");
+	if (!q || !i)
+		return -1; /* not a DYNAMIC_ARCH OpenBLAS: its one kernel set stays */
+	void (*quit)(void), (*init)(void);
+	memcpy(&quit, &q, sizeof quit); /* ISO C has no cast from void * to a function pointer */
+	memcpy(&init, &i, sizeof init);
+	if (setenv("OPENBLAS_CORETYPE", core, 1))
 		return -1;
-	execv("/proc/self/exe", argv);
-	/* no /proc, or exec refused: run on with the slow kernels, as before */
-	unsetenv("OPENBLAS_CORETYPE");
-	return -1;
+	quit();
+	init();
+	if (blas_core_is_generic(hog_backend_blas_core())) {
+		unsetenv("OPENBLAS_CORETYPE"); /* it did not take: say so in topo, as before */
+		return -1;
+	}
+	return 1;
 }

@@ -13,7 +13,11 @@
  * Errors: a failing CUDA or cuBLAS call becomes HOG_ECUDA with the call and
  * CUDA's text; running out of device memory names the bytes asked for and what
  * was free. Kernel launch errors are caught with cudaGetLastError() after each
- * launch; faults inside a kernel surface at the next sync or download. */
+ * launch; faults inside a kernel surface at the next sync or download.
+ *
+ * Built into the plugin libhogwild-cuda.so (see cuda.h): everything here is
+ * hidden but the entry point, and the library functions it needs come from the
+ * host's table, H. */
 #include <cuda_runtime.h>
 #include <cublas_v2.h>
 #include <errno.h>
@@ -28,6 +32,8 @@ extern "C" {
 }
 
 namespace {
+
+const hog_cuda_host *H; /* set once by the entry point, before anything else runs */
 
 struct cu_ctx {
 	int dev;
@@ -44,7 +50,7 @@ const size_t CU_STAGE_MAX = (size_t)16 << 20;
 
 int cu_fail(hog_err *err, cudaError_t e, const char *call)
 {
-	int rc = hog_err_set(err, HOG_ECUDA, "CUDA %s: %s (%s)", call, cudaGetErrorString(e),
+	int rc = H->err_set(err, HOG_ECUDA, "CUDA %s: %s (%s)", call, cudaGetErrorString(e),
 	                     cudaGetErrorName(e));
 	(void)cudaGetLastError(); /* a non-sticky error must not reappear at the next call */
 	return rc;
@@ -52,7 +58,7 @@ int cu_fail(hog_err *err, cudaError_t e, const char *call)
 
 int cublas_fail(hog_err *err, cublasStatus_t s, const char *call)
 {
-	return hog_err_set(err, HOG_ECUDA, "cuBLAS %s: %s (%s)", call, cublasGetStatusString(s),
+	return H->err_set(err, HOG_ECUDA, "cuBLAS %s: %s (%s)", call, cublasGetStatusString(s),
 	                   cublasGetStatusName(s));
 }
 
@@ -278,7 +284,7 @@ int cu_alloc(hog_backend *b, size_t bytes, void **out, hog_err *err)
 		(void)cudaGetLastError();
 		size_t fr = 0, tot = 0;
 		cudaMemGetInfo(&fr, &tot);
-		return hog_err_set(err, HOG_ECUDA, "%s: out of device memory: asked for %zu bytes "
+		return H->err_set(err, HOG_ECUDA, "%s: out of device memory: asked for %zu bytes "
 		                   "(%.1f MiB), %.1f MiB free of %.1f MiB", b->device, bytes,
 		                   bytes / 1048576.0, fr / 1048576.0, tot / 1048576.0);
 	}
@@ -504,9 +510,7 @@ int cu_open_ctx(cu_ctx *c, hog_backend *b, unsigned flags, hog_err *err)
 	return cu_alloc(b, sizeof(double), (void **)&c->d_loss, err);
 }
 
-} /* namespace */
-
-extern "C" int hog_cuda_gpus(hog_gpu *out, int max, int *count, char *why, size_t why_size)
+int cuda_gpus(hog_gpu *out, int max, int *count, char *why, size_t why_size)
 {
 	int n = 0;
 	*count = 0;
@@ -539,8 +543,7 @@ extern "C" int hog_cuda_gpus(hog_gpu *out, int max, int *count, char *why, size_
 	return 0;
 }
 
-extern "C" int hog_cuda_backend_open(hog_backend **out, int ordinal, unsigned flags,
-                                     hog_err *err)
+int cuda_open(hog_backend **out, int ordinal, unsigned flags, hog_err *err)
 {
 	int n = 0;
 	char dev[32];
@@ -548,27 +551,47 @@ extern "C" int hog_cuda_backend_open(hog_backend **out, int ordinal, unsigned fl
 	cudaError_t e = cudaGetDeviceCount(&n);
 	if (e != cudaSuccess) {
 		(void)cudaGetLastError();
-		return hog_err_set(err, HOG_ECUDA, "device '%s': no usable GPU (cudaGetDeviceCount: "
+		return H->err_set(err, HOG_ECUDA, "device '%s': no usable GPU (cudaGetDeviceCount: "
 		                   "%s)", dev, cudaGetErrorString(e));
 	}
 	if (ordinal >= n)
-		return hog_err_set(err, HOG_ECUDA, "device '%s': this machine has %d GPU%s", dev, n,
+		return H->err_set(err, HOG_ECUDA, "device '%s': this machine has %d GPU%s", dev, n,
 		                   n == 1 ? "" : "s");
 	cu_ctx *c = (cu_ctx *)calloc(1, sizeof *c);
 	if (!c)
-		return hog_err_set(err, ENOMEM, "device '%s': out of memory", dev);
+		return H->err_set(err, ENOMEM, "device '%s': out of memory", dev);
 	c->dev = ordinal;
 	hog_backend *b = NULL;
-	int rc = hog_backend_wrap(&b, &cuda_ops, c, dev, flags, err);
+	int rc = H->backend_wrap(&b, &cuda_ops, c, dev, flags, err);
 	if (rc) {
 		free(c);
 		return rc;
 	}
 	if ((rc = cu_open_ctx(c, b, flags, err)) != 0) {
-		hog_err_prefix(err, "device '%s'", dev);
-		hog_backend_close(b);
+		H->err_prefix(err, "device '%s'", dev);
+		H->backend_close(b);
 		return rc;
 	}
 	*out = b;
+	return 0;
+}
+
+} /* namespace */
+
+extern "C" __attribute__((visibility("default")))
+int hog_cuda_plugin_v1(const hog_cuda_host *host, hog_cuda_plugin *out, char *why, size_t why_size)
+{
+	if (host->abi != HOG_CUDA_PLUGIN_ABI || host->backend_size != sizeof(hog_backend) ||
+	    host->ops_size != sizeof(hog_backend_ops) || host->err_size != sizeof(hog_err)) {
+		snprintf(why, why_size, "built for another hogwild (the plugin is %s, plugin ABI %d; the "
+		         "program is %s, ABI %d): rebuild both from one tree", HOG_VERSION_STRING,
+		         HOG_CUDA_PLUGIN_ABI, host->abi == HOG_CUDA_PLUGIN_ABI ? host->version : "another",
+		         host->abi);
+		return -1;
+	}
+	H = host;
+	out->version = HOG_VERSION_STRING;
+	out->open = cuda_open;
+	out->gpus = cuda_gpus;
 	return 0;
 }

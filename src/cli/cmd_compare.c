@@ -5,6 +5,7 @@
  * and exits 130. The data is loaded once for all runs. */
 #include "cli/compare.h"
 #include "cli/train_opts.h"
+#include "sys/mpi.h"
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -118,8 +119,7 @@ int cmd_compare(int argc0, char **argv0)
 			break;
 		case OPT_RANKS:
 			if (!hog_mpi_built())
-				rc = cli_usage_error("compare", NULL, "--ranks: this hogwild was built without MPI (install "
-				                     "libopenmpi-dev and rebuild with make MPI=1)");
+				rc = cli_usage_error("compare", NULL, "--ranks: %s", hog_mpi_missing());
 			else if ((plan.nranks = parse_list(optarg, plan.ranks, CMP_MAX_THREADS, parse_threads)) <= 0)
 				rc = cli_usage_error("compare", NULL, "--ranks: '%s' is not a list of rank counts", optarg);
 			break;

@@ -2,6 +2,7 @@
  * holds the helpers they share (errors, number parsing, progress lines). */
 #include "cli/cli.h"
 #include "backend/backend.h"
+#include "sys/mpi.h"
 #include <errno.h>
 #include <locale.h>
 #include <math.h>
@@ -132,7 +133,7 @@ void cli_progress_end(cli_progress *p)
 
 int main(int argc, char **argv)
 {
-	hog_backend_blas_reexec(argv); /* fast OpenBLAS kernels on CPUs it does not know */
+	hog_backend_blas_tune(); /* fast OpenBLAS kernels on CPUs it does not know */
 	cli_supervise_rank(argc, argv); /* under mpirun: a killed rank ends the job with exit 1 */
 	setlocale(LC_ALL, "C"); /* numbers in files and output use '.' whatever the user's locale */
 	/* A closed pipe is EPIPE, which the commands take as "stop writing, quietly"
@@ -146,8 +147,11 @@ int main(int argc, char **argv)
 		return cli_close_stdout(0);
 	}
 	if (!strcmp(c, "--version") || !strcmp(c, "-V")) {
-		printf("hogwild %s (data format %d)%s\n", HOG_VERSION_STRING, HOG_FORMAT_VERSION,
-		       hog_mpi_built() ? " with MPI" : "");
+		if (hog_mpi_built())
+			printf("hogwild-mpi %s (data format %d) with MPI (%s)\n", HOG_VERSION_STRING,
+			       HOG_FORMAT_VERSION, hog_mpi_backend());
+		else
+			printf("hogwild %s (data format %d)\n", HOG_VERSION_STRING, HOG_FORMAT_VERSION);
 		return cli_close_stdout(0);
 	}
 	static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {

@@ -1,6 +1,7 @@
 /* Training options shared by train and compare (see train_opts.h), data loading
  * for them, and the signal handlers that ask a run to stop cleanly. */
 #include "cli/train_opts.h"
+#include "sys/mpi.h"
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,8 +170,7 @@ int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o,
 		break;
 	case OPT_SYNC_EVERY:
 		if (!hog_mpi_built())
-			return cli_usage_error(cmd, NULL, "--sync-every: this hogwild was built without MPI (install "
-			                       "libopenmpi-dev and rebuild with make MPI=1)");
+			return cli_usage_error(cmd, NULL, "--sync-every: %s", hog_mpi_missing());
 		if (cli_parse_u64(arg, 1, UINT32_MAX, &u)) return bad(cmd, "sync-every", arg, "a number of examples");
 		o->sync_every = u;
 		break;
@@ -279,9 +279,8 @@ int cli_mpi_start(const char *cmd)
 		return 0;
 	if (!hog_mpi_built()) {
 		if (np && strcmp(np, "1"))
-			return cli_usage_error(cmd, NULL, "started by mpirun as %s ranks, but this hogwild was built without "
-			                       "MPI: each rank would train alone (install libopenmpi-dev and rebuild with "
-			                       "make MPI=1)", np);
+			return cli_usage_error(cmd, NULL, "started by mpirun as %s ranks, but each would train alone: %s",
+			                       np, hog_mpi_missing());
 		return 0;
 	}
 	hog_err err = { 0 };

@@ -31,11 +31,6 @@ const char *hog_mpi_backend(void)
 
 int hog_mpi_built(void) { return 1; }
 
-int hog_mpi_launched(void)
-{
-	return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK");
-}
-
 static int fail(hog_err *err, int rc, const char *what)
 {
 	char msg[MPI_MAX_ERROR_STRING];

@@ -14,6 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* How to train on several ranks, for messages of the program without MPI:
+ * hogwild-mpi where it was built alongside, else how to build it (mpi_common.c). */
+const char *hog_mpi_missing(void);
 /* "Open MPI 4.1.4" or "none": the build line and hogwild --version. */
 const char *hog_mpi_backend(void);
 /* In place: buf[i] = sum over ranks of buf[i]. */

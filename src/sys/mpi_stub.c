@@ -1,4 +1,5 @@
-/* MPI left out (Makefile MPI=0, or auto without Open MPI): one rank, and every
+/* No MPI: the library and the hogwild program (hogwild-mpi links mpi.c ahead of
+ * the library instead, which defines every symbol here). One rank, and every
  * reduction over one rank is the identity. hog_mpi_start() says how to get the
  * real one. See mpi.h and the hog_mpi_* block of hogwild.h; mpi.c is the real
  * implementation. */
@@ -11,15 +12,9 @@
 const char *hog_mpi_backend(void) { return "none"; }
 int hog_mpi_built(void) { return 0; }
 
-int hog_mpi_launched(void)
-{
-	return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK");
-}
-
 int hog_mpi_start(hog_err *err)
 {
-	return hog_err_set(err, HOG_ENOTSUP, "this hogwild was built without MPI: install Open MPI "
-	                   "(libopenmpi-dev openmpi-bin) and rebuild with make MPI=1");
+	return hog_err_set(err, HOG_ENOTSUP, "%s", hog_mpi_missing());
 }
 
 int hog_mpi_rank(void) { return 0; }
@@ -29,7 +24,7 @@ int hog_mpi_world(void) { return 1; }
 int hog_mpi_team(int n, hog_err *err)
 {
 	if (n > 1)
-		return hog_err_set(err, HOG_ENOTSUP, "%d ranks: this hogwild was built without MPI", n);
+		return hog_err_set(err, HOG_ENOTSUP, "%d ranks: %s", n, hog_mpi_missing());
 	return 1;
 }
 

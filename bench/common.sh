@@ -19,12 +19,24 @@ machine_header() {
 		echo "- commit: $(cd "$ROOT" && git rev-parse --short HEAD 2>/dev/null || echo unknown)$(cd "$ROOT" && git diff --quiet 2>/dev/null || echo ' (with local changes)')"
 		echo "- hogwild: $("$H" --version)"
 		echo "- machine: $(nproc) CPUs, $(free -g | awk '/Mem:/ {print $2}') GiB; $(lscpu | sed -n 's/^Model name: *//p')"
+		echo "- $(cacheline)"
 		echo
 		echo '```'
 		lscpu | grep -E '^(Architecture|CPU\(s\)|Model name|Thread|Core|Socket|NUMA node|L1d|L2|L3|Hypervisor)'
 		echo '```'
 		echo
 	} > "$1"
+}
+
+# cacheline: the measured cost of moving a cache line between CPUs 0 and 1
+# (bench/cacheline.c, built here once), or why it could not be measured.
+cacheline() {
+	if [ ! -x "$WORK/cacheline" ] || [ "$ROOT/bench/cacheline.c" -nt "$WORK/cacheline" ]; then
+		cc -std=c11 -O2 -pthread -o "$WORK/cacheline" "$ROOT/bench/cacheline.c" 2>/dev/null ||
+			{ echo "cache-line transfer: not measured (bench/cacheline.c did not build)"; return; }
+	fi
+	if [ "$(nproc)" -lt 2 ]; then echo "cache-line transfer: not measured (one CPU)"; return; fi
+	"$WORK/cacheline" 2>&1 || echo "cache-line transfer: not measured"
 }
 
 # median: reads numbers, one per line, prints their median.

@@ -5,6 +5,7 @@
  * and bad options. */
 #include "hogwild.h"
 #include "model/linear.h"
+#include "train/engine.h"
 #include "util.h"
 #include <math.h>
 #include <stdio.h>
@@ -186,6 +187,45 @@ static void test_lockfree_one_thread_is_plain_loop(void)
 		free(w);
 		free(G);
 		hog_model_free(m);
+	}
+}
+
+/* --mode auto's rule on made-up measurements (the probe itself is timing, tested
+ * by the runs in tests/cli.sh): the fastest mode whose loss is within 1% of
+ * serial's, serial included; a faster mode with a worse loss loses; a diverged
+ * one (INFINITY, NaN) never wins; the first of equals does. */
+static void test_auto_choice_rule(void)
+{
+	const double inf = INFINITY;
+	struct {
+		eng_probe p[4];
+		int np, want, qualified;
+	} c[] = {
+		/* lockfree fastest and as good: it */
+		{ { { HOG_MODE_SERIAL, 100, 0.300, 2 }, { HOG_MODE_LOCKFREE, 300, 0.301, 2 }, { HOG_MODE_LOCKED, 50, 0.300, 2 } }, 3, 1, 2 },
+		/* lockfree fastest but 2% worse: buffered, the next fastest that is within 1% */
+		{ { { HOG_MODE_SERIAL, 100, 0.300, 2 }, { HOG_MODE_LOCKFREE, 300, 0.306, 2 }, { HOG_MODE_BUFFERED, 250, 0.3029, 2 } }, 3, 2, 1 },
+		/* exactly at the 1% edge qualifies */
+		{ { { HOG_MODE_SERIAL, 100, 0.300, 2 }, { HOG_MODE_LOCKFREE, 300, 0.303, 2 } }, 2, 1, 1 },
+		/* every parallel mode worse: serial */
+		{ { { HOG_MODE_SERIAL, 100, 0.300, 2 }, { HOG_MODE_LOCKFREE, 300, 0.31, 2 }, { HOG_MODE_ATOMIC, 200, inf, 2 } }, 3, 0, 0 },
+		/* a qualifying mode slower than serial: serial */
+		{ { { HOG_MODE_SERIAL, 100, 0.300, 2 }, { HOG_MODE_LOCKED, 60, 0.300, 2 } }, 2, 0, 1 },
+		/* NaN and INFINITY losses never qualify, however fast */
+		{ { { HOG_MODE_SERIAL, 100, 0.300, 2 }, { HOG_MODE_LOCKFREE, 900, NAN, 2 }, { HOG_MODE_STRIPED, 800, inf, 2 },
+		    { HOG_MODE_ATOMIC, 120, 0.299, 2 } }, 4, 3, 1 },
+		/* equals: the first */
+		{ { { HOG_MODE_SERIAL, 100, 0.300, 2 }, { HOG_MODE_LOCKFREE, 200, 0.300, 2 }, { HOG_MODE_BUFFERED, 200, 0.300, 2 } }, 3, 1, 2 },
+		/* serial alone */
+		{ { { HOG_MODE_SERIAL, 100, 0.300, 2 } }, 1, 0, 0 },
+	};
+	for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+		int q = -1, got = eng_auto_choose(c[i].p, c[i].np, &q);
+		if (got != c[i].want || q != c[i].qualified)
+			fprintf(stderr, "\ncase %zu: chose %d (%d qualified), wanted %d (%d)\n", i, got, q, c[i].want,
+			        c[i].qualified);
+		CU_ASSERT_EQUAL(got, c[i].want);
+		CU_ASSERT_EQUAL(q, c[i].qualified);
 	}
 }
 
@@ -430,6 +470,7 @@ int test_train_register(void)
 	TU_ADD(s, test_one_step_by_hand);
 	TU_ADD(s, test_serial_reproducible);
 	TU_ADD(s, test_lockfree_one_thread_is_plain_loop);
+	TU_ADD(s, test_auto_choice_rule);
 	TU_ADD(s, test_modes_match_serial);
 	TU_ADD(s, test_atomic_loses_nothing);
 	TU_ADD(s, test_save_load_round_trip);

@@ -21,12 +21,6 @@
 #define PROBE_EPOCHS 2
 #define REPS 3
 
-typedef struct probe {
-	int mode;
-	double ex_per_s, loss;
-	int threads;
-} probe;
-
 static void sort3(double *v, int n)
 {
 	for (int i = 1; i < n; i++)
@@ -38,7 +32,7 @@ static void sort3(double *v, int n)
 }
 
 /* REPS short runs of one mode on the sample: median throughput and loss. */
-static int probe_mode(const hog_data *s, const hog_train_opts *base, int mode, probe *p, hog_err *err)
+static int probe_mode(const hog_data *s, const hog_train_opts *base, int mode, eng_probe *p, hog_err *err)
 {
 	double v[REPS], l[REPS];
 	hog_train_opts o = *base;
@@ -73,6 +67,24 @@ static int probe_mode(const hog_data *s, const hog_train_opts *base, int mode, p
 	return 0;
 }
 
+int eng_auto_qualifies(const eng_probe *p, const eng_probe *ref)
+{
+	return p->loss <= ref->loss * 1.01 + 1e-9; /* (NaN and INFINITY never do, but beside an infinite serial) */
+}
+
+int eng_auto_choose(const eng_probe *p, int np, int *qualified)
+{
+	int best = 0;
+	*qualified = 0;
+	for (int i = 1; i < np; i++) {
+		int ok = eng_auto_qualifies(&p[i], &p[0]);
+		*qualified += ok;
+		if (ok && p[i].ex_per_s > p[best].ex_per_s)
+			best = i;
+	}
+	return best;
+}
+
 int eng_auto_mode(const hog_data *tr, const hog_train_opts *o, unsigned modes, int cores, enum hog_mode *out,
                   char *why, size_t whylen, hog_err *err)
 {
@@ -88,7 +100,7 @@ int eng_auto_mode(const hog_data *tr, const hog_train_opts *o, unsigned modes, i
 	int rc = hog_data_sample(tr, n, o->seed ^ 0xA070ull, &s, err);
 	if (rc)
 		return rc;
-	probe p[HOG_MODE_ALL], *ref = &p[0];
+	eng_probe p[HOG_MODE_ALL], *ref = &p[0];
 	int np = 0;
 	if (!(rc = probe_mode(s, o, HOG_MODE_SERIAL, &p[np++], err)))
 		for (int m = HOG_MODE_SERIAL + 1; m < HOG_MODE_ALL && !rc; m++)
@@ -97,14 +109,8 @@ int eng_auto_mode(const hog_data *tr, const hog_train_opts *o, unsigned modes, i
 	hog_data_free(s);
 	if (rc)
 		return hog_err_prefix(err, "--mode auto: probing the modes");
-	const probe *best = ref;
-	int qualified = 0;
-	for (int i = 0; i < np; i++) {
-		int ok = p[i].loss <= ref->loss * 1.01 + 1e-9;
-		qualified += ok && i > 0;
-		if (ok && p[i].ex_per_s > best->ex_per_s)
-			best = &p[i];
-	}
+	int qualified;
+	const eng_probe *best = &p[eng_auto_choose(p, np, &qualified)];
 	*out = (enum hog_mode)best->mode;
 	int at = snprintf(why, whylen, "auto: %s (%.3g examples/s on a %llu-example probe, %.2fx serial; loss %.4g, "
 	                  "serial's %.4g); %d of %d parallel modes reached serial's loss within 1%%:",
@@ -113,6 +119,6 @@ int eng_auto_mode(const hog_data *tr, const hog_train_opts *o, unsigned modes, i
 	for (int i = 1; i < np && at > 0 && (size_t)at < whylen; i++)
 		at += snprintf(why + at, whylen - at, " %s %.2fx%s", hog_mode_name(p[i].mode),
 		               ref->ex_per_s > 0 ? p[i].ex_per_s / ref->ex_per_s : 0,
-		               p[i].loss <= ref->loss * 1.01 + 1e-9 ? "" : "(loss)");
+		               eng_auto_qualifies(&p[i], ref) ? "" : "(loss)");
 	return 0;
 }

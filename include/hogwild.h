@@ -36,7 +36,12 @@ extern "C" {
 /** @defgroup errors Errors
  * @{ */
 
-/** Codes of our own; positive values are errno values. */
+/** Codes of our own; positive values are errno values. Every function here that
+ * returns int and takes a hog_err returns 0 on success or one of these codes
+ * (the same as err->code, with err->msg naming the file, record or option); any
+ * call may also return ENOMEM, and any call that touches a file that file's
+ * errno (ENOENT, EACCES, ENOSPC ...) or HOG_ELMDB. The codes a function can
+ * return beyond those are listed with it. */
 enum hog_error {
 	HOG_OK = 0,
 	HOG_EDATA = -1001,     /**< malformed input data (a line, a record, a value) */
@@ -176,20 +181,28 @@ int hog_writer_open(hog_writer **out, const char *path, const hog_writer_opts *o
  * @return 0 or HOG_EDATA (id beyond the dimension, NaN/Inf), HOG_ELMDB, errno. */
 int hog_writer_add_sparse(hog_writer *w, float label, const uint32_t *ids, const float *vals,
                           uint32_t nnz, hog_err *err);
-/** Adds a rating; user and item are dense ids. */
+/** Adds a rating; user and item are dense ids.
+ * @return 0, HOG_ECONFIG (a writer not opened for ratings), HOG_EDATA (a rating
+ * that is NaN or infinite, an id of UINT32_MAX). */
 int hog_writer_add_rating(hog_writer *w, uint32_t user, uint32_t item, float rating, hog_err *err);
-/** Adds a dense row of float values (@p xf) or bytes (@p xu8, when opened with dense_u8). */
+/** Adds a dense row of float values (@p xf) or bytes (@p xu8, when opened with dense_u8).
+ * @return 0, HOG_ECONFIG (a writer of another kind, or the other row type),
+ * HOG_EDATA (a NaN or infinite value or label). */
 int hog_writer_add_dense(hog_writer *w, float label, const float *xf, const uint8_t *xu8,
                          hog_err *err);
-/** Sets a meta entry (text). Keys used by the format itself are refused. */
+/** Sets a meta entry (text). Keys used by the format itself are refused.
+ * @return 0 or HOG_ECONFIG (a key of the format's own). */
 int hog_writer_meta_set(hog_writer *w, const char *key, const char *value, hog_err *err);
-/** Stores an id map ("users" or "items") of @p n original ids. */
+/** Stores an id map ("users" or "items") of @p n original ids. @return 0 or ENOMEM. */
 int hog_writer_idmap_set(hog_writer *w, const char *which, const uint64_t *ids, uint64_t n,
                          hog_err *err);
 /** Examples added so far. */
 uint64_t hog_writer_count(const hog_writer *w);
 /** Writes the last block and the meta data, syncs, renames into place, frees @p w.
- * On failure the temporary file is removed and nothing is left at @p path. */
+ * On failure the temporary file is removed and nothing is left at @p path.
+ * @return 0, HOG_EDATA (no examples, multiclass labels that are not integers or
+ * beyond the classes asked for, ids beyond the ranges asked for), HOG_ELMDB, or
+ * the errno of the write, sync or rename. */
 int hog_writer_commit(hog_writer *w, hog_err *err);
 /** Discards everything written and frees @p w. NULL is fine. */
 void hog_writer_abort(hog_writer *w);
@@ -333,7 +346,8 @@ typedef struct hog_gen_opts {
 	void *progress_ud;
 } hog_gen_opts;
 
-/** Generates a synthetic data set at @p out (atomically). */
+/** Generates a synthetic data set at @p out (atomically).
+ * @return 0, HOG_ECONFIG (an option out of range), or a file's error. */
 int hog_gen(const char *out, const hog_gen_opts *o, hog_err *err);
 
 /** Statistics of a sparse data set, in the Hogwild! paper's terms (Niu et al. 2011, §2):
@@ -349,7 +363,8 @@ typedef struct hog_stats {
 	double hot1pct_share;/**< share of nonzeros that fall on the 1% most used features */
 } hog_stats;
 
-/** Computes #hog_stats for a loaded sparse data set; @p sample examples for rho. */
+/** Computes #hog_stats for a loaded sparse data set; @p sample examples for rho.
+ * @return 0, HOG_ENOTSUP (a set that is not sparse) or ENOMEM. */
 int hog_data_stats(const hog_data *d, uint64_t sample, uint64_t seed, hog_stats *st, hog_err *err);
 
 /** Checks every block of a data set, then the meta data against the blocks: nonzeros,
@@ -358,7 +373,9 @@ int hog_data_stats(const hog_data *d, uint64_t sample, uint64_t seed, hog_stats 
 int hog_store_verify(const char *path, uint64_t *blocks_checked, hog_err *err);
 
 /** Splits a data set into two by fraction: each example goes to @p out_b with
- * probability @p fraction, decided by a hash of @p seed and its index. */
+ * probability @p fraction, decided by a hash of @p seed and its index. Both
+ * outputs are written atomically. @return 0, HOG_ECONFIG (a fraction outside
+ * (0, 1)), or the error of reading @p in or writing either output. */
 int hog_data_split(const char *in, const char *out_a, const char *out_b, double fraction,
                    uint64_t seed, hog_err *err);
 /** A per-user hold-out of a ratings set: as hog_data_split(), except that each
@@ -369,7 +386,9 @@ int hog_data_split_users(const char *in, const char *out_a, const char *out_b, d
                          uint64_t seed, hog_err *err);
 
 /** Writes a sparse data set as LIBSVM text to @p fd (labels and values printed so
- * that importing the text again gives the same floats). */
+ * that importing the text again gives the same floats). @return 0, HOG_ENOTSUP
+ * (a set that is not sparse), or the error of reading @p in or writing @p fd
+ * (EPIPE for a reader that went away, where SIGPIPE is ignored). */
 int hog_export_libsvm(const char *in, int fd, hog_err *err);
 
 /** @} */
@@ -745,14 +764,16 @@ int hog_model_prepare(const hog_model *m, hog_data *d, const char *d_name, const
                       hog_err *err);
 /** The original ids of a model's users and items (NULL, 0 when it kept none). */
 const uint64_t *hog_model_ids(const hog_model *m, int items, uint64_t *n);
-/** Evaluates @p m on @p d. */
+/** Evaluates @p m on @p d (prepared with hog_model_prepare()). @return 0 or ENOMEM. */
 int hog_model_eval(const hog_model *m, const hog_data *d, hog_eval *ev, hog_err *err);
 /** Writes a model file atomically (temp, fsync, rename): magic, version, shapes,
- * hyper-parameters, training state, parameters, CRC-32. */
+ * hyper-parameters, training state, parameters, CRC-32. @return 0 or the errno
+ * of the write, sync or rename (nothing is left at @p path then). */
 int hog_model_save(const hog_model *m, const char *path, hog_err *err);
 /** Reads a model file, checking magic, version, sizes and checksum.
  * @return 0, HOG_EFORMAT, HOG_EVERSION, HOG_ECORRUPT (truncated, checksum), errno. */
 int hog_model_load(hog_model **m, const char *path, hog_err *err);
+/** Frees a model and everything it owns. NULL is fine. */
 void hog_model_free(hog_model *m);
 /** Shapes and hyper-parameters of a model. */
 typedef struct hog_model_info {
@@ -772,6 +793,7 @@ typedef struct hog_model_info {
 	uint32_t layers[8];        /**< mlp: their widths */
 	double momentum;           /**< mlp: sgd momentum trained with */
 } hog_model_info;
+/** Fills @p info from @p m (nothing can fail). */
 void hog_model_info_get(const hog_model *m, hog_model_info *info);
 
 /** @} */

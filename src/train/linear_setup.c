@@ -1,0 +1,275 @@
+/* The linear trainer's setup (linear_train.h), before the threads start:
+ *  - features are renumbered by falling frequency (internal id 0 is the bias), so
+ *    hot coordinates share cache lines and come first in every row; the per-
+ *    coordinate regularizer l2 * n / d_v (Hogwild! paper, §5: lambda w_v / d_v
+ *    summed over an epoch is lambda w_v) is precomputed;
+ *  - buffered and replica modes' private coordinates and flush intervals, and
+ *    replica's node replicas on several NUMA nodes;
+ *  - the examples are dealt to the workers by a seeded permutation;
+ *  - the model, the locks, --average's accumulators, the test set's ids.
+ * And the default step (hog_default_lr, and --lr 0's in lin_check).
+ */
+#include "model/linear.h"
+#include "sys/err.h"
+#include "train/engine.h"
+#include "train/linear_train.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int cmp_key(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The default step: SGD's 1/(1 + mean |x|^2) keeps the first steps below the
+ * curvature of the loss whatever the scale of the features (0.5 for unit-norm
+ * rows like RCV1's; ~0.067 for a9a's 14 binary features); AdaGrad normalizes by
+ * the gradients itself, so its alpha needs no scale. */
+double lin_default_lr(const hog_data *d, enum hog_rule rule, const float *scale)
+{
+	if (rule != HOG_RULE_SGD)
+		return 0.1;
+	double sq = 0;
+	if (d->vals)
+		for (uint64_t j = 0; j < d->nnz; j++) {
+			double x = (double)d->vals[j] * (scale ? scale[d->ids[j]] : 1.0f);
+			sq += x * x;
+		}
+	else
+		sq = (double)d->nnz;
+	return 1.0 / (1.0 + sq / (double)(d->n ? d->n : 1));
+}
+
+double hog_default_lr(const hog_data *d, enum hog_rule rule)
+{
+	return lin_default_lr(d, rule, NULL);
+}
+
+/* A default flush interval: @p dflt examples, fewer when @p cap (a share of a
+ * worker's epoch) is smaller, never below 8. */
+static uint32_t lin_flush_cap(uint32_t dflt, uint64_t cap)
+{
+	return cap >= dflt ? dflt : cap < 8 ? 8 : (uint32_t)cap;
+}
+
+/* Buffered and replica modes: which coordinates a worker keeps private (ks.hot),
+ * which of them a flush averages (avg), and the examples between flushes, from
+ * the features' counts @p cnt (data set ids). */
+static void setup_private(hog_engine *e, lin_state *L, const uint64_t *cnt)
+{
+	const hog_data *d = e->tr;
+	/* buffered: hot = coordinates written at least once per flush interval on
+	 * average, kept private; at flushes the bias is averaged and the rest summed.
+	 * (Averaging every hot coordinate, as before, left the test loss 11% above
+	 * serial's on a small binary set and 4% on the RCV1-shaped one, 5 epochs, 2
+	 * threads; averaging the bias alone, 0.3% and 1.9%: bench/results/scaling.md.) */
+	/* Default flush intervals hold at most a quarter of a worker's epoch: on a
+	 * small set an interval longer than the worker's share let each worker make a
+	 * whole epoch's change to the dense features alone, and their sum overshot
+	 * T-fold, as the bias's did (diabetes, 353 examples, 2 threads, the CLI's
+	 * defaults: test RMSE 95.6 buffered against 52.5 serial; 51.6-52.7 capped;
+	 * replica on a9a, test loss 0.445 against serial's 0.324; 0.327 capped).
+	 * Sets of more than 8192 (buffered) or 131072 (replica) examples a worker
+	 * keep 1024 and 16384. */
+	const uint64_t share = d->n / (uint64_t)(e->T > 0 ? e->T : 1);
+	if (e->o.mode == HOG_MODE_BUFFERED) {
+		uint32_t hot = 1;
+		L->flush_every = e->o.flush_every ? (uint32_t)e->o.flush_every : lin_flush_cap(1024, share / 4);
+		if (e->o.hot >= 0)
+			hot = (uint32_t)e->o.hot + 1;
+		else
+			while (hot < L->D && hot <= 65536 && cnt[L->inv[hot]] * (uint64_t)L->flush_every >= d->n)
+				hot++;
+		L->ks.hot = hot > L->D ? (uint32_t)L->D : hot;
+		L->avg = 1; /* the bias; the hot features' changes are summed (see replica below) */
+		L->private_ = 1;
+		e->hot = (int)L->ks.hot - (L->ks.hot > 0);
+	}
+	/* replica: every coordinate private; at a flush the bias (and the --hot most
+	 * frequent features) averaged, every other change summed: buffered with
+	 * nothing shared between flushes.
+	 *
+	 * Why the bias alone: within a flush interval each worker corrects the bias by
+	 * (nearly) the same whole amount, so summing T corrections overshoots T-fold
+	 * and it oscillates (buffered's history). Features are different: averaging
+	 * them divides each worker's progress on them by T. Measured at 2 threads, 5
+	 * epochs, test loss against serial's (bench/results/scaling.md): averaging
+	 * the bias only, 0.1944 / 0.27066 / 0.33483 against serial's 0.1958 / 0.27124 /
+	 * 0.33453 on a small binary set, the RCV1-shaped set and a9a; averaging the
+	 * features whose lr * K * mean x^2 reaches 1 as well (705, 79 and 82 of them),
+	 * 0.2127 / 0.27138 / 0.3278: 8.6% worse on the first.
+	 *
+	 * Every 16384 examples with --average, 4096 without: a flush sweeps the
+	 * whole model, and at 4096 the sweeps held two threads to 84-89% of the
+	 * no-sharing bound; at 16384, 94-102% (three interleaved runs on three sets,
+	 * --average on), the test loss still within 0.2% of serial's
+	 * (bench/results/scaling.md). The average of the iterates absorbs the
+	 * replicas' longer drift; the last iterate, without it, does not (0.5% worse
+	 * on the node-replica test's small set at 16384). */
+	if (e->o.mode == HOG_MODE_REPLICA) {
+		L->flush_every = e->o.flush_every ? (uint32_t)e->o.flush_every
+		                                  : lin_flush_cap(e->o.average ? 16384 : 4096, share / 4);
+		L->ks.hot = (uint32_t)L->D;
+		L->avg = e->o.hot > 0 ? (uint32_t)(e->o.hot + 1 < (int64_t)L->D ? e->o.hot + 1 : (int64_t)L->D) : 1;
+		L->private_ = 1;
+		e->hot = (int)L->avg - 1;
+	}
+}
+
+/* Renumbers features by falling frequency and precomputes the regularizer;
+ * then the modes' private coordinates (setup_private). */
+static int setup_features(hog_engine *e, lin_state *L)
+{
+	const hog_data *d = e->tr;
+	uint64_t *cnt = calloc(L->dim + 1, sizeof *cnt);
+	uint64_t *key = malloc((L->dim + 1) * sizeof *key);
+	L->map = malloc((L->dim + 1) * sizeof *L->map);
+	L->inv = malloc((L->D + 1) * sizeof *L->inv);
+	L->reg = malloc(L->D * sizeof *L->reg);
+	if (!cnt || !key || !L->map || !L->inv || !L->reg) {
+		free(cnt);
+		free(key);
+		return hog_err_set(e->err, ENOMEM, "out of memory for %llu features", (unsigned long long)L->dim);
+	}
+	float *scales = NULL;
+	int rc = e->store ? lin_stream_scan(e, L, cnt, &scales) : 0;
+	if (rc) {
+		free(cnt);
+		free(key);
+		return rc;
+	}
+	if (!e->store)
+		for (uint64_t j = 0; j < d->nnz; j++)
+			cnt[d->ids[j]]++;
+	/* sort (count desc, id asc) by packing: counts < 2^32 for n < 2^32 examples */
+	for (uint64_t v = 0; v < L->dim; v++)
+		key[v] = ((uint64_t)(UINT32_MAX - (cnt[v] > UINT32_MAX ? UINT32_MAX : cnt[v])) << 32) | v;
+	qsort(key, L->dim, sizeof *key, cmp_key);
+	L->inv[0] = UINT32_MAX;
+	for (uint64_t r = 0; r < L->dim; r++) {
+		uint32_t v = (uint32_t)key[r];
+		L->map[v] = (uint32_t)(r + 1);
+		L->inv[r + 1] = v;
+	}
+	if (e->o.normalize) {
+		float *s = scales ? scales : eng_feature_scales(d, e->o.normalize, NULL);
+		if (!s || !(L->xscale = malloc(L->D * sizeof *L->xscale))) {
+			free(s);
+			free(cnt);
+			free(key);
+			return hog_err_set(e->err, ENOMEM, "out of memory for %llu features", (unsigned long long)L->dim);
+		}
+		L->xscale[0] = 1;
+		for (uint64_t r = 1; r < L->D; r++)
+			L->xscale[r] = s[L->inv[r]];
+		free(s);
+	}
+	free(e->o.normalize ? NULL : scales);
+	/* l2 * n / d_v, clamped so that one step never more than zeroes a weight */
+	double cap = e->o.rule == HOG_RULE_SGD ? 1.0 / e->o.lr : e->o.adagrad_beta / e->o.lr;
+	L->reg[0] = 0;
+	for (uint64_t r = 1; r < L->D; r++) {
+		uint64_t c = cnt[L->inv[r]];
+		double g = c ? e->o.l2 * (double)d->n / (double)c : 0;
+		L->reg[r] = (float)(g < cap ? g : cap);
+	}
+	setup_private(e, L, cnt);
+	free(cnt);
+	free(key);
+	return 0;
+}
+
+/* Replica mode: the node replicas' plan from the workers' places; on several
+ * nodes, the two levels (the owners allocate the replicas in worker_init) and a
+ * line for the user naming them. */
+static int setup_nodes(hog_engine *e, lin_state *L)
+{
+	if (e->o.node_sync < 0) /* off: one level whatever the nodes */
+		return 0;
+	if (e->o.bind == HOG_BIND_NONE && hog_topo_is_real(e->topo))
+		return 0; /* unbound workers run on any node: no replica is theirs */
+	L->node_sync = e->o.node_sync ? (uint32_t)e->o.node_sync : 1;
+	int rc = hog_topo_node_plan(e->plan, e->T, (int)L->node_sync, &L->np, e->err);
+	if (rc || L->np.nodes < 2)
+		return rc;
+	if (!(L->node = calloc((size_t)L->np.nodes, sizeof *L->node)))
+		return hog_err_set(e->err, ENOMEM, "out of memory");
+	e->node_replicas = L->np.nodes;
+	if (e->o.on_note) {
+		char note[512];
+		size_t k = (size_t)snprintf(note, sizeof note,
+		                            "replica: %d node replicas, synced with the global model every %u flush%s "
+		                            "of each node's first worker (%llu of its examples); ",
+		                            L->np.nodes, L->node_sync, L->node_sync == 1 ? "" : "es",
+		                            (unsigned long long)L->node_sync * L->flush_every);
+		for (int r = 0; r < L->np.nodes && k < sizeof note; r++)
+			k += (size_t)snprintf(note + k, sizeof note - k, "%sNUMA node %d: %d worker%s", r ? ", " : "",
+			                      L->np.numa[r], L->np.members[r], L->np.members[r] == 1 ? "" : "s");
+		e->o.on_note(e->o.ud, note);
+	}
+	return 0;
+}
+
+int lin_setup(hog_engine *e)
+{
+	const hog_data *tr = e->tr, *te = e->te;
+	lin_state *L = calloc(1, sizeof *L);
+	if (L && e->store && !(L->blk = calloc(tr->meta.blocks + 1, sizeof *L->blk))) {
+		free(L);
+		L = NULL;
+	}
+	if (!L)
+		return hog_err_set(e->err, ENOMEM, "out of memory");
+	e->model = L;
+	L->dim = tr->dim;
+	L->D = tr->dim + 1;
+	L->S = hog_rule_stride(e->o.rule);
+	int rc = setup_features(e, L);
+	if (rc)
+		return rc;
+	L->P_bytes = L->D * L->S * sizeof(float);
+	L->P = hog_topo_alloc_interleaved(e->topo, L->P_bytes);
+	L->perm = e->store ? NULL : malloc(tr->n * sizeof *L->perm);
+	if (!L->P || (!e->store && !L->perm))
+		return hog_err_set(e->err, ENOMEM, "out of memory for the model");
+	if (e->o.mode == HOG_MODE_REPLICA && (rc = setup_nodes(e, L)))
+		return rc;
+	if (e->o.average) {
+		if (!(L->A = hog_topo_alloc_interleaved(e->topo, L->D * sizeof *L->A)))
+			return hog_err_set(e->err, ENOMEM, "out of memory for the averaged model");
+		for (uint64_t v = 0; v < L->D; v++)
+			atomic_init(&L->A[v], 0);
+		if (!(L->pos = aligned_alloc(64, (size_t)e->T * sizeof *L->pos)))
+			return hog_err_set(e->err, ENOMEM, "out of memory");
+		for (int q = 0; q < e->T; q++)
+			atomic_init(&L->pos[q].v, 0);
+	}
+	L->ks.A = L->A; /* (per epoch: lin_epoch_started) */
+	if (L->perm) {
+		for (uint64_t i = 0; i < tr->n; i++)
+			L->perm[i] = (uint32_t)i;
+		if (!e->o.no_shuffle)
+			eng_shuffle_u32(L->perm, tr->n, e->o.seed);
+	}
+	L->ks.P = L->P;
+	L->ks.reg = L->reg;
+	L->ks.beta = (float)e->o.adagrad_beta;
+	L->ks.stripe_shift = (uint32_t)__builtin_ctz((unsigned)e->o.stripes);
+	L->nlocks = e->o.mode == HOG_MODE_STRIPED ? (uint32_t)((L->D >> L->ks.stripe_shift) + 1) : 1;
+	if (!(L->locks = aligned_alloc(64, L->nlocks * sizeof *L->locks)))
+		return hog_err_set(e->err, ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < L->nlocks; i++)
+		atomic_init(&L->locks[i].v, 0);
+	L->ks.locks = L->locks;
+	if (te) {
+		L->test_ids = malloc(te->nnz * sizeof *L->test_ids + 4);
+		L->test_margins = malloc(te->n * sizeof *L->test_margins + 4);
+		if (!L->test_ids || !L->test_margins)
+			return hog_err_set(e->err, ENOMEM, "out of memory for the test set");
+		for (uint64_t j = 0; j < te->nnz; j++)
+			L->test_ids[j] = te->ids[j] < L->dim ? L->map[te->ids[j]] : UINT32_MAX;
+	}
+	return 0;
+}

@@ -1,0 +1,140 @@
+/* What the files of the linear trainer share: linear_train.c (the rounds, the
+ * workers' life, model I/O, evaluation and the trainer's table), linear_setup.c
+ * (the setup), linear_shard.c (the workers' shards and --stream) and
+ * linear_delay.c (the --delay queue). Private to them: the state of a run and
+ * of one worker, and the functions one file calls in another.
+ */
+#ifndef HOG_TRAIN_LINEAR_TRAIN_H
+#define HOG_TRAIN_LINEAR_TRAIN_H
+#include "train/engine.h"
+#include "train/kernel.h"
+#include <stdint.h>
+
+typedef struct pending { /* one example read but not yet written (--delay) */
+	uint32_t row;
+	float g;
+	uint64_t seen; /* team's applied count at the read; UINT64_MAX: not sampled */
+} pending;
+
+typedef struct lin_seg { /* --stream: a run of an epoch's order inside one block */
+	uint32_t slot;              /* the worker's block (index into its list) */
+	uint64_t from, to;          /* positions in the epoch's order */
+} lin_seg;
+
+typedef struct lin_worker {
+	kern_worker k;
+	/* --stream: the worker's blocks, the current one decoded into the shard's
+	 * arrays (sized for the largest block), and the epoch's segments */
+	const uint32_t *sblk;       /* its blocks (numbers), nsblk of them */
+	uint64_t nsblk;
+	uint64_t *sfirst;           /* nsblk + 1: its examples before each block */
+	lin_seg *seg;
+	uint64_t nseg, cur_seg;
+	int64_t loaded;             /* the slot whose block is in the arrays, -1: none */
+	float *stmp;                /* buffered: hot_first()'s room */
+	/* the shard, in memory on the worker's node */
+	uint64_t nnz, nnz_max;
+	float *y;
+	uint64_t *off;
+	uint32_t *ids;
+	float *xs;
+	void *shard;
+	size_t shard_bytes;
+	uint32_t since_flush;
+	uint32_t flushes;           /* node replicas: the owner's flushes, for its sync phase */
+	/* delay queue */
+	pending *q;
+	float *qsnap;               /* (delay+1) * (nnz_max+1) g-bar snapshots */
+	float *gsnap_own;           /* k.gsnap's own buffer (k.gsnap points into qsnap with --delay) */
+	uint32_t qhead, qlen;
+} lin_worker;
+
+typedef struct lin_pos { /* --average: a worker's position in the epoch, read by the others */
+	_Alignas(64) _Atomic uint64_t v;
+	char pad[56];
+} lin_pos;
+
+typedef struct lin_state {
+	uint64_t dim, D;            /* features; coordinates = dim + 1 */
+	uint32_t S;
+	_Atomic float *P;
+	size_t P_bytes;
+	float *reg;
+	uint32_t *map;              /* data set feature id -> internal id */
+	uint32_t *inv;              /* internal id -> data set feature id (0 = bias) */
+	uint32_t *perm;             /* examples dealt to workers */
+	uint32_t *test_ids;         /* test ids mapped to internal ids (UINT32_MAX: unknown) */
+	float *test_margins;
+	hog_spin *locks;
+	uint32_t nlocks;
+	_Atomic uint64_t *A;        /* --average: D (mean, time) words (kernel.h, avg_touch) */
+	lin_pos *pos;               /* --average: T positions */
+	float *xscale;              /* --normalize: per internal id, the factor on its values (a
+	                               power of two: 1 / max |x| rounded up), 1 for the bias */
+	kern_shared ks;
+	float bias_start;           /* the bias when the epoch began */
+	/* --stream */
+	hog_block *blk;             /* every block's view (read and checked once in setup) */
+	uint64_t nb;
+	uint32_t *bperm;            /* blocks dealt to workers */
+	int svals;                  /* some block has values */
+	uint64_t blk_n, blk_nnz, row_nnz; /* the largest block's examples, nonzeros; longest row */
+	int private_;               /* buffered, replica: workers keep records 0..ks.hot-1 privately */
+	uint32_t avg;               /* ... and flush records 0..avg-1 averaged (divided by T) and the
+	                               rest summed */
+	uint32_t flush_every;       /* examples between flushes */
+	/* replica on several NUMA nodes (replica.h); np.nodes <= 1: none, flat mode */
+	hog_node_plan np;
+	struct lin_node {           /* one per node: set by its owner in worker_init */
+		_Atomic float *N;       /* the node replica (D * S), on the node */
+		float *base;            /* the global values N last took (the owner's) */
+	} *node;
+	uint32_t node_sync;         /* the owner's flushes between syncs */
+} lin_state;
+
+/* --average: the examples the team has done in this epoch, from the workers'
+ * positions, published and read every 64 examples (between two readings each
+ * worker is taken to advance at the same pace). Not i * T: a worker that waits
+ * for locks or the scheduler falls behind, and the average's accumulators then
+ * count its updates at the wrong time (measured: striped and atomic test
+ * accuracy scattered over 2 points from run to run with 2 threads).
+ *
+ * Defined here, static and not inline: the rounds (linear_train.c) and
+ * --delay's round (linear_delay.c) each call their own copy out of line, as
+ * when they were one file. (One exported copy is called by another convention,
+ * which changed the rounds' code; declared inline, it is inlined by other
+ * rules.) */
+static __attribute__((unused)) uint64_t lin_team_pos(const hog_engine *e, const eng_worker *ew, uint64_t i)
+{
+	const lin_state *L = e->model;
+	atomic_store_explicit(&L->pos[ew->id].v, i, memory_order_relaxed);
+	uint64_t c = 0;
+	for (int q = 0; q < e->T; q++)
+		c += atomic_load_explicit(&L->pos[q].v, memory_order_relaxed);
+	return c;
+}
+
+/* linear_train.c: the in-memory round of this run's mode, rule, loss and
+ * values (the specialized rounds). */
+eng_round_fn lin_in_memory_round(const hog_engine *e);
+
+/* linear_setup.c: the trainer's setup (hog_trainer_ops.setup); the default
+ * step, the features scaled by @p scale (NULL: unscaled). */
+int lin_setup(hog_engine *e);
+double lin_default_lr(const hog_data *d, enum hog_rule rule, const float *scale);
+
+/* linear_shard.c: the worker's shard in memory (worker_init); --stream: the
+ * scan of every block in setup, the worker's blocks (worker_init), its epoch's
+ * order (epoch_begin), its round. */
+int lin_build_shard(hog_engine *e, eng_worker *ew, lin_worker *w);
+int lin_stream_scan(hog_engine *e, lin_state *L, uint64_t *cnt, float **scales);
+int lin_stream_shard(hog_engine *e, eng_worker *ew, lin_worker *w);
+void lin_stream_order(hog_engine *e, eng_worker *ew, int epoch);
+uint64_t lin_round_stream(hog_engine *e, eng_worker *ew, int epoch, uint64_t from, uint64_t to);
+
+/* linear_delay.c: --delay's round; the queue written out (the last round's
+ * end, a stop). */
+uint64_t lin_round_delayed(hog_engine *e, eng_worker *ew, int epoch, uint64_t from, uint64_t to);
+void lin_drain_pending(hog_engine *e, eng_worker *ew, float lr);
+
+#endif

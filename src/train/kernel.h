@@ -1,7 +1,7 @@
 /* The per-example hot loop, written once and specialized by the compiler.
  *
  * process_example() is always inlined with constant MODE, RULE, LOSS and VALS
- * arguments into one function per combination (train.c instantiates them), so the
+ * arguments into one function per combination (linear_train.c instantiates them), so the
  * loop over an example's nonzeros has no switch and no call through a pointer:
  * the mode, step rule and loss are chosen once per run. bench/results/ shows the
  * resulting instructions.

@@ -172,7 +172,7 @@ typedef struct hog_writer_opts {
 	uint32_t classes;        /**< multiclass: class count (0: 1 + largest label seen) */
 	int dense_u8;            /**< dense: store rows as bytes */
 	float dense_scale;       /**< dense u8: value = byte * scale */
-	const char *source;      /**< recorded in meta */
+	const char *source;      /**< recorded in meta (copied at open; up to 255 bytes) */
 } hog_writer_opts;
 
 /** Creates a writer. @return 0 or an errno/HOG_ELMDB code. */

@@ -5,6 +5,7 @@
  * LMDB gives the same floats bit for bit; ratings are refused; a closed pipe is
  * an error, not a crash). */
 #include "hogwild.h"
+#include "data/store.h"
 #include "util.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int tt_import(const char *text_path, const char *out, uint64_t features)
@@ -256,6 +259,90 @@ static void test_split_errors(void)
 	CU_ASSERT_EQUAL(hog_data_split(tu_path("missing.lmdb"), a, b, 0.5, 1, &e), ENOENT);
 }
 
+/* The split's "split" meta: the half, one pair id for both halves of a run, a
+ * different one for another run, and the same input id for both runs. */
+static int tt_split_id(const char *path, hog_split_id *id)
+{
+	hog_store *s;
+	hog_err e;
+	if (hog_store_open(&s, path, &e))
+		return -1;
+	int rc = hog_split_id_get(s, id);
+	hog_store_close(s);
+	return rc;
+}
+
+static void test_split_pair_ids(void)
+{
+	hog_gen_opts o = { .examples = 400, .features = 30, .nnz_per_example = 4 }, o2 = o;
+	o2.seed = 9;
+	hog_err e;
+	char in[512], in2[512]; /* (tu_path's buffers rotate: keep copies) */
+	snprintf(in, sizeof in, "%s", tu_path("pi_in.lmdb"));
+	snprintf(in2, sizeof in2, "%s", tu_path("pi_in2.lmdb"));
+	CU_ASSERT_EQUAL_FATAL(hog_gen(in, &o, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(hog_gen(in2, &o2, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(hog_data_split(in, tu_path("pi_a.lmdb"), tu_path("pi_b.lmdb"), 0.3, 1, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(hog_data_split(in, tu_path("pi_a2.lmdb"), tu_path("pi_b2.lmdb"), 0.3, 1, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(hog_data_split(in2, tu_path("pi_a3.lmdb"), tu_path("pi_b3.lmdb"), 0.3, 1, &e), 0);
+	hog_split_id a, b, a2, a3;
+	CU_ASSERT_EQUAL_FATAL(tt_split_id(tu_path("pi_a.lmdb"), &a), 0);
+	CU_ASSERT_EQUAL_FATAL(tt_split_id(tu_path("pi_b.lmdb"), &b), 0);
+	CU_ASSERT_EQUAL_FATAL(tt_split_id(tu_path("pi_a2.lmdb"), &a2), 0);
+	CU_ASSERT_EQUAL_FATAL(tt_split_id(tu_path("pi_a3.lmdb"), &a3), 0);
+	CU_ASSERT(a.part == 'a' && b.part == 'b');
+	CU_ASSERT_STRING_EQUAL(a.pair, b.pair);
+	CU_ASSERT_STRING_NOT_EQUAL(a.pair, a2.pair); /* the same split run again: another pair */
+	CU_ASSERT_STRING_EQUAL(a.from, a2.from);
+	CU_ASSERT_STRING_NOT_EQUAL(a.from, a3.from); /* another input */
+	CU_ASSERT_EQUAL(tt_split_id(in, &a), -1);   /* a set that is no split has none */
+	/* the halves' "source" names them (the writer keeps its own copy of it) */
+	hog_store *s;
+	char src[256] = "";
+	CU_ASSERT_EQUAL_FATAL(hog_store_open(&s, tu_path("pi_b.lmdb"), &e), 0);
+	CU_ASSERT(hog_store_meta_get(s, "source", src, sizeof src) == 0);
+	CU_ASSERT_STRING_EQUAL(src, "split b of pi_in.lmdb");
+	hog_store_close(s);
+}
+
+/* A split whose second half cannot be written (its file would pass the size the
+ * process may write: a full disk, as far as the writer can tell) leaves both
+ * earlier halves as they were, and no temporary file: the two are finished
+ * before either is renamed. (Before, A was renamed into place, then removed when
+ * B failed: the user's A was gone.) */
+static void test_split_fails_whole(void)
+{
+	hog_gen_opts o = { .examples = 6000, .features = 200, .nnz_per_example = 10 };
+	hog_err e;
+	const char *in = tu_path("sw_in.lmdb"), *a = tu_path("sw_a.lmdb"), *b = tu_path("sw_b.lmdb");
+	CU_ASSERT_EQUAL_FATAL(hog_gen(in, &o, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(hog_data_split(in, a, b, 0.8, 1, &e), 0); /* B: 80% */
+	hog_split_id old_a, old_b, now;
+	CU_ASSERT_EQUAL_FATAL(tt_split_id(a, &old_a), 0);
+	CU_ASSERT_EQUAL_FATAL(tt_split_id(b, &old_b), 0);
+	struct stat sa, sb;
+	CU_ASSERT_EQUAL_FATAL(stat(a, &sa), 0);
+	CU_ASSERT_EQUAL_FATAL(stat(b, &sb), 0);
+	CU_ASSERT_FATAL(sb.st_size > 2 * sa.st_size);
+	struct rlimit old, lim;
+	CU_ASSERT_EQUAL_FATAL(getrlimit(RLIMIT_FSIZE, &old), 0);
+	void (*prev)(int) = signal(SIGXFSZ, SIG_IGN); /* a write past the limit: EFBIG, not a signal */
+	lim = old;
+	lim.rlim_cur = (rlim_t)(sa.st_size + (sb.st_size - sa.st_size) / 2);
+	CU_ASSERT_EQUAL_FATAL(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	int rc = hog_data_split(in, a, b, 0.8, 2, &e);
+	setrlimit(RLIMIT_FSIZE, &old);
+	signal(SIGXFSZ, prev);
+	CU_ASSERT_NOT_EQUAL(rc, 0);
+	CU_ASSERT_EQUAL(tt_split_id(a, &now), 0); /* A is the old A */
+	CU_ASSERT_STRING_EQUAL(now.pair, old_a.pair);
+	CU_ASSERT_EQUAL(tt_split_id(b, &now), 0);
+	CU_ASSERT_STRING_EQUAL(now.pair, old_b.pair);
+	char tmp[600];
+	snprintf(tmp, sizeof tmp, "ls %s.tmp.* %s.tmp.* >/dev/null 2>&1", a, b);
+	CU_ASSERT_NOT_EQUAL(system(tmp), 0); /* no temporary file left */
+}
+
 /* ---------------------------------------------------------------- export */
 
 /* Exports @p in to the file tu_path(name); returns hog_export_libsvm()'s code. */
@@ -372,5 +459,7 @@ int test_tools_register(void)
 	TU_ADD(s, test_export_roundtrip_gen);
 	TU_ADD(s, test_export_refused);
 	TU_ADD(s, test_export_write_errors);
+	TU_ADD(s, test_split_pair_ids);
+	TU_ADD(s, test_split_fails_whole);
 	return 0;
 }

@@ -7,4 +7,23 @@
 #include "sys/file.h"
 #include "sys/names.h"
 
+/* hog_writer_commit() in two steps, for outputs that come in sets (a split's
+ * two halves): finish writes, commits and syncs the temporary file (on failure
+ * it removes it and frees @p w); publish renames it into place and frees @p w
+ * (on failure the temporary file is removed, the path left as it was). A set is
+ * finished whole before any of it is published, so an error or a signal while
+ * writing leaves every path as it was. */
+int hog_writer_finish(hog_writer *w, hog_err *err);
+int hog_writer_publish(hog_writer *w, hog_err *err);
+
+/* What the "split" meta of a data set made by hog_data_split() says: the pair
+ * (one run of the split: both halves carry the same 16 hex digits), the input
+ * it was cut from (a hash of the input's meta: the same for every split of one
+ * set) and the half ('a' or 'b'). 0 when @p s has such meta, -1 when not. */
+typedef struct hog_split_id {
+	char pair[17], from[17];
+	char part;
+} hog_split_id;
+int hog_split_id_get(hog_store *s, hog_split_id *id);
+
 #endif

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---------------------------------------------------------------- split */
@@ -38,10 +39,63 @@ static const char *hog_tools_base(const char *path)
 	return b ? b + 1 : path;
 }
 
+/* FNV-1a over @p n bytes, continuing from @p h. */
+static uint64_t hog_tools_fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ c[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* The input's identity for "from=": its meta entries that describe the data
+ * (the same for every split of one set, different for another set). */
+static uint64_t hog_tools_from(hog_store *s)
+{
+	static const char *const keys[] = { "kind", "task", "examples", "features", "nnz", "blocks", "positives",
+	                                    "label_min", "label_max", "label_sum", "source", "users", "items" };
+	uint64_t h = 0xcbf29ce484222325ull;
+	char buf[512];
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+		h = hog_tools_fnv(h, keys[i], strlen(keys[i]) + 1);
+		if (hog_store_meta_get(s, keys[i], buf, sizeof buf) == 0)
+			h = hog_tools_fnv(h, buf, strlen(buf));
+	}
+	return h;
+}
+
+/* A pair id no other run of the split shares: the clock, the process and the
+ * seed, mixed. */
+static uint64_t hog_tools_pair(uint64_t seed)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_REALTIME, &t);
+	uint64_t h = hog_tools_fnv(0xcbf29ce484222325ull, &t, sizeof t);
+	pid_t pid = getpid();
+	h = hog_tools_fnv(h, &pid, sizeof pid);
+	return hog_tools_fnv(h, &seed, sizeof seed);
+}
+
+int hog_split_id_get(hog_store *s, hog_split_id *id)
+{
+	char buf[768];
+	memset(id, 0, sizeof *id);
+	if (hog_store_meta_get(s, "split", buf, sizeof buf) != 0)
+		return -1;
+	const char *p = strstr(buf, "pair="), *f = strstr(buf, "from="), *h = strstr(buf, "part=");
+	if (!p || !f || !h || strspn(p + 5, "0123456789abcdef") != 16 || strspn(f + 5, "0123456789abcdef") != 16)
+		return -1; /* (a split made before pair ids: nothing to compare) */
+	memcpy(id->pair, p + 5, 16);
+	memcpy(id->from, f + 5, 16);
+	id->part = h[5];
+	return 0;
+}
+
 /* Opens one side of the split with the input's kind, task and dimensions, and
- * carries over the generator description, column names and id maps. */
+ * carries over the generator description, column names and id maps. Its
+ * "split" meta names the half, the run (pair) and the input (from). */
 static int hog_tools_split_open(hog_writer **w, hog_store *s, const char *in, const char *out,
-                                char part, double fraction, uint64_t seed, hog_err *err)
+                                char part, double fraction, uint64_t seed, uint64_t pair, hog_err *err)
 {
 	const hog_meta *m = hog_store_meta(s);
 	char src[256], buf[512];
@@ -54,8 +108,9 @@ static int hog_tools_split_open(hog_writer **w, hog_store *s, const char *in, co
 	int rc = hog_writer_open(w, out, &wo, err);
 	if (rc)
 		return rc;
-	snprintf(buf, sizeof buf, "part=%c fraction=%.17g seed=%llu source=%.255s", part, fraction,
-	         (unsigned long long)seed, m->source);
+	snprintf(buf, sizeof buf, "part=%c fraction=%.17g seed=%llu pair=%016llx from=%016llx source=%.255s", part,
+	         fraction, (unsigned long long)seed, (unsigned long long)pair, (unsigned long long)hog_tools_from(s),
+	         m->source);
 	if ((rc = hog_writer_meta_set(*w, "split", buf, err)))
 		return rc;
 	if (hog_store_meta_get(s, "generator", buf, sizeof buf) == 0 &&
@@ -125,8 +180,9 @@ static int hog_tools_split(const char *in, const char *out_a, const char *out_b,
 		rc = hog_err_set(err, ENOMEM, "split: out of memory for %llu users", (unsigned long long)m->users);
 		goto fail;
 	}
-	if ((rc = hog_tools_split_open(&wa, s, in, out_a, 'a', fraction, seed, err)) ||
-	    (rc = hog_tools_split_open(&wb, s, in, out_b, 'b', fraction, seed, err)))
+	const uint64_t pair = hog_tools_pair(seed);
+	if ((rc = hog_tools_split_open(&wa, s, in, out_a, 'a', fraction, seed, pair, err)) ||
+	    (rc = hog_tools_split_open(&wb, s, in, out_b, 'b', fraction, seed, pair, err)))
 		goto fail;
 	for (uint64_t bi = 0; bi < m->blocks; bi++) {
 		hog_block b;
@@ -153,20 +209,32 @@ static int hog_tools_split(const char *in, const char *out_a, const char *out_b,
 		                 (unsigned long long)m->examples, na == 0 ? out_a : out_b);
 		goto fail;
 	}
-	rc = hog_writer_commit(wa, err);
+	/* The two halves are a set: both are finished (written, committed, synced
+	 * as temporary files) before either is renamed into place, so an error or a
+	 * signal until then leaves the user's A and B as they were. The two renames
+	 * follow each other at once; a kill -9 between them would leave a new A
+	 * beside an old B, which their pair ids tell apart (hog_split_id_get). */
+	rc = hog_writer_finish(wa, err);
+	if (rc) {
+		wa = NULL; /* (freed by the failure) */
+		goto fail;
+	}
+	rc = hog_writer_finish(wb, err);
+	if (rc) {
+		wb = NULL;
+		goto fail;
+	}
+	rc = hog_writer_publish(wa, err);
 	wa = NULL;
 	if (rc)
-		goto fail;
-	/* Half a split is no split: until B is in place, A goes with it, on an
-	 * error here and, through the registry, on a signal. */
-	int slot_a = hog_tmp_track(out_a);
-	rc = hog_writer_commit(wb, err);
+		goto fail; /* A's path as it was; B's temporary file removed below */
+	rc = hog_writer_publish(wb, err);
 	wb = NULL;
-	if (rc)
-		unlink(out_a);
-	hog_tmp_untrack(slot_a);
-	if (rc)
+	if (rc) {
+		hog_err_prefix(err, "split: %s is in place, but %s is not: the old %s does not go with the new %s "
+		               "(run the split again)", out_a, out_b, out_b, out_a);
 		goto fail;
+	}
 	hog_store_close(s);
 	free(seen);
 	return 0;

@@ -30,6 +30,8 @@ struct meta_kv { char *key, *val; size_t len; };
 struct hog_writer {
 	char *path, *tmp;
 	int tmp_slot;           /* in the registry of live temporary files, or -1 */
+	int finished;           /* hog_writer_finish done: the temporary file is complete */
+	char source[256];       /* o.source, copied: meta "source" (%.255s) */
 	MDB_env *env;
 	MDB_txn *txn;
 	MDB_dbi meta_dbi, blocks_dbi;
@@ -97,6 +99,9 @@ int hog_writer_open(hog_writer **out, const char *path, const hog_writer_opts *o
 	if (!w)
 		return hog_err_set(err, ENOMEM, "out of memory");
 	w->o = *o;
+	/* the caller's string may not outlive this call (the split's does not): keep a copy */
+	snprintf(w->source, sizeof w->source, "%s", o->source ? o->source : "");
+	w->o.source = w->source;
 	w->tmp_slot = -1;
 	w->bmax = w_block_examples(o);
 	w->all_pm1 = w->all_01 = w->all_small_int = 1;
@@ -424,7 +429,7 @@ static enum hog_task decide_task(const hog_writer *w)
 	return HOG_TASK_REGRESSION;
 }
 
-int hog_writer_commit(hog_writer *w, hog_err *err)
+int hog_writer_finish(hog_writer *w, hog_err *err)
 {
 	int rc = flush_block(w, err);
 	if (rc)
@@ -504,9 +509,24 @@ int hog_writer_commit(hog_writer *w, hog_err *err)
 	}
 	mdb_env_close(w->env);
 	w->env = NULL;
+	w->finished = 1;
+	return 0;
+fail:
+	hog_writer_abort(w);
+	return rc;
+}
+
+int hog_writer_publish(hog_writer *w, hog_err *err)
+{
+	if (!w->finished) {
+		int rc = hog_err_set(err, HOG_ECONFIG, "%s: published before it was finished", w->path);
+		hog_writer_abort(w);
+		return rc;
+	}
 	if (rename(w->tmp, w->path) != 0) {
-		rc = hog_err_set(err, errno, "%s: cannot rename into place: %s", w->path, strerror(errno));
-		goto fail;
+		int rc = hog_err_set(err, errno, "%s: cannot rename into place: %s", w->path, strerror(errno));
+		hog_writer_abort(w);
+		return rc;
 	}
 	hog_tmp_untrack(w->tmp_slot);
 	w->tmp_slot = -1;
@@ -515,9 +535,12 @@ int hog_writer_commit(hog_writer *w, hog_err *err)
 	w->tmp = NULL;
 	hog_writer_abort(w); /* frees what is left; nothing to remove any more */
 	return 0;
-fail:
-	hog_writer_abort(w);
-	return rc;
+}
+
+int hog_writer_commit(hog_writer *w, hog_err *err)
+{
+	int rc = hog_writer_finish(w, err);
+	return rc ? rc : hog_writer_publish(w, err);
 }
 
 void hog_writer_abort(hog_writer *w)

@@ -151,12 +151,18 @@ int cli_check_input(const char *cmd, const char *what, const char *path)
 	return 1;
 }
 
-/* Removes the temporary files being written, then dies of the signal with the
- * default action, so the parent sees 128+signal (130, 143) the usual way.
- * Only async-signal-safe calls: unlink (in hog_tmp_unlink_all), signal, raise. */
+/* Removes the temporary files being written, says so, then dies of the signal
+ * with the default action, so the parent sees 128+signal (130, 143) the usual
+ * way. Only async-signal-safe calls: unlink (in hog_tmp_unlink_all), write,
+ * signal, raise. */
 static void files_on_signal(int sig)
 {
-	hog_tmp_unlink_all();
+	int n = hog_tmp_unlink_all();
+	static const char removed[] = "hogwild: stopped by a signal; the files it was writing were removed, "
+	                              "nothing was put in place\n";
+	static const char none[] = "hogwild: stopped by a signal\n";
+	ssize_t w = n > 0 ? write(STDERR_FILENO, removed, sizeof removed - 1) : write(STDERR_FILENO, none, sizeof none - 1);
+	(void)w;
 	signal(sig, SIG_DFL);
 	raise(sig);
 }

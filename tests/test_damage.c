@@ -101,6 +101,7 @@ static void test_damage_meta_counts(void)
 		{ "features", "0", "'features'" },
 		{ "dense_u8", "1", "'dense_u8'" },
 		{ "task", "ratings", "'task'" },
+		{ "version", "0", "'version' = 0" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		char name[32];
@@ -127,6 +128,57 @@ static void test_damage_meta_counts(void)
 	CU_ASSERT_EQUAL(d->n, 50);
 	CU_ASSERT_EQUAL(d->nnz, 100); /* 0+1+2+3+4 per 5 examples */
 	hog_data_free(d);
+}
+
+/* Meta entries the loaders read beyond the counts: a byte-valued dense set's
+ * scale (0, negative, NaN, infinite: refused at open), and a ratings set's id
+ * maps (verify: whole 8-byte ids, one per user and item the meta counts). */
+static void test_damage_meta_scale_idmaps(void)
+{
+	static const char *const scales[] = { "0", "-1", "nan", "inf" };
+	for (size_t i = 0; i < sizeof scales / sizeof *scales; i++) {
+		const char *p = tu_path("scale.lmdb");
+		hog_writer_opts o = { .kind = HOG_KIND_DENSE, .features = 3, .dense_u8 = 1, .dense_scale = 1.0f / 255 };
+		hog_writer *w;
+		hog_err err;
+		CU_ASSERT_EQUAL_FATAL(hog_writer_open(&w, p, &o, &err), 0);
+		for (int k = 0; k < 10; k++) {
+			uint8_t x[3] = { (uint8_t)k, 7, 200 };
+			CU_ASSERT_EQUAL_FATAL(hog_writer_add_dense(w, (float)(k % 2), NULL, x, &err), 0);
+		}
+		CU_ASSERT_EQUAL_FATAL(hog_writer_commit(w, &err), 0);
+		hog_store *s;
+		CU_ASSERT_EQUAL_FATAL(hog_store_open(&s, p, &err), 0); /* as written: fine */
+		hog_store_close(s);
+		meta_set(p, "dense_scale", scales[i]);
+		CU_ASSERT_EQUAL(hog_store_open(&s, p, &err), HOG_ECORRUPT);
+		CU_ASSERT(has(&err, "'dense_scale'") && has(&err, p));
+		CU_ASSERT_EQUAL(hog_store_verify(p, NULL, &err), HOG_ECORRUPT);
+	}
+	static const struct { const char *key, *value, *what; } maps[] = {
+		{ "idmap.users", "x", "'idmap.users' has 1 bytes, not whole 8-byte ids" },
+		{ "idmap.items", "0123456789abcdef", "'idmap.items' holds 2 ids, but meta entry 'items' = 4" },
+		{ "users", "9", "'idmap.users' holds 3 ids, but meta entry 'users' = 9" },
+	};
+	for (size_t i = 0; i < sizeof maps / sizeof *maps; i++) {
+		const char *p = tu_path("idmaps.lmdb");
+		hog_writer_opts o = { .kind = HOG_KIND_RATINGS, .users = 3, .items = 4 };
+		hog_writer *w;
+		hog_err err;
+		CU_ASSERT_EQUAL_FATAL(hog_writer_open(&w, p, &o, &err), 0);
+		for (uint32_t k = 0; k < 12; k++)
+			CU_ASSERT_EQUAL_FATAL(hog_writer_add_rating(w, k % 3, k % 4, 1.0f + k % 5, &err), 0);
+		const uint64_t users[3] = { 101, 205, 7 }, items[4] = { 9, 8, 7, 6 };
+		CU_ASSERT_EQUAL_FATAL(hog_writer_idmap_set(w, "users", users, 3, &err), 0);
+		CU_ASSERT_EQUAL_FATAL(hog_writer_idmap_set(w, "items", items, 4, &err), 0);
+		CU_ASSERT_EQUAL_FATAL(hog_writer_commit(w, &err), 0);
+		CU_ASSERT_EQUAL(hog_store_verify(p, NULL, &err), 0);
+		meta_set(p, maps[i].key, maps[i].value);
+		CU_ASSERT_EQUAL(hog_store_verify(p, NULL, &err), HOG_ECORRUPT);
+		if (!has(&err, maps[i].what))
+			fprintf(stderr, "\n  %s: %s\n", maps[i].key, err.msg);
+		CU_ASSERT(has(&err, maps[i].what) && has(&err, p));
+	}
 }
 
 /* verify recomputes what meta states: each edit below keeps the counts
@@ -317,6 +369,7 @@ int test_damage_register(void)
 	TU_ADD(s, test_damage_meta_counts);
 	TU_ADD(s, test_damage_block_counts);
 	TU_ADD(s, test_damage_verify_stats);
+	TU_ADD(s, test_damage_meta_scale_idmaps);
 	TU_ADD(s, test_damage_truncated);
 	TU_ADD(s, test_damage_flips_inline);
 	TU_ADD(s, test_damage_flips_overflow);

@@ -182,6 +182,8 @@ static int store_read_meta(hog_store *s, hog_err *err)
 		return hog_err_set(err, HOG_EVERSION,
 		                   "%s: data set format version %llu is newer than this hogwild reads (%d); upgrade hogwild",
 		                   s->path, (unsigned long long)v, HOG_FORMAT_VERSION);
+	if (v == 0)
+		return hog_err_set(err, HOG_ECORRUPT, "%s: meta entry 'version' = 0: format versions start at 1", s->path);
 	m->version = (uint32_t)v;
 	if (hog_store_meta_get(s, "kind", buf, sizeof buf) != 0 || !(m->kind = kind_parse(buf)))
 		return hog_err_set(err, HOG_ECORRUPT, "%s: meta entry 'kind' is missing or unknown", s->path);
@@ -200,9 +202,12 @@ static int store_read_meta(hog_store *s, hog_err *err)
 		return rc;
 	m->classes = (uint32_t)classes;
 	m->dense_u8 = (uint32_t)u8;
-	double scale;
+	double scale = 0;
 	meta_f64(s, "dense_scale", &scale);
 	m->dense_scale = (float)scale;
+	if (m->kind == HOG_KIND_DENSE && m->dense_u8 && !(isfinite(m->dense_scale) && m->dense_scale > 0))
+		return hog_err_set(err, HOG_ECORRUPT, "%s: meta entry 'dense_scale' = %g: a byte-valued dense set needs a "
+		                   "positive, finite scale", s->path, scale);
 	meta_f64(s, "label_min", &m->label_min);
 	meta_f64(s, "label_max", &m->label_max);
 	meta_f64(s, "label_sum", &m->label_sum);
@@ -466,6 +471,30 @@ static int verify_stats(const hog_store *s, const verify_state *v, hog_err *err)
 	return 0;
 }
 
+/* The id maps of a ratings set, when it has them: whole 8-byte ids, one per
+ * user and item the meta counts (the loaders ignore a map that is not). */
+static int verify_idmaps(hog_store *s, hog_err *err)
+{
+	static const char *const which[] = { "users", "items" };
+	for (int k = 0; k < 2; k++) {
+		char key[32];
+		MDB_val v;
+		snprintf(key, sizeof key, "idmap.%s", which[k]);
+		if (meta_get(s, key, &v) != 0)
+			continue;
+		uint64_t want = k ? s->meta.items : s->meta.users;
+		if (s->meta.kind != HOG_KIND_RATINGS)
+			return hog_err_set(err, HOG_ECORRUPT, "%s: meta entry '%s' in a set that is not ratings", s->path, key);
+		if (v.mv_size % 8)
+			return hog_err_set(err, HOG_ECORRUPT, "%s: meta entry '%s' has %zu bytes, not whole 8-byte ids",
+			                   s->path, key, (size_t)v.mv_size);
+		if (v.mv_size / 8 != want)
+			return hog_err_set(err, HOG_ECORRUPT, "%s: meta entry '%s' holds %llu ids, but meta entry '%s' = %llu",
+			                   s->path, key, (unsigned long long)(v.mv_size / 8), which[k], (unsigned long long)want);
+	}
+	return 0;
+}
+
 int hog_store_verify(const char *path, uint64_t *blocks_checked, hog_err *err)
 {
 	hog_store *s;
@@ -478,6 +507,8 @@ int hog_store_verify(const char *path, uint64_t *blocks_checked, hog_err *err)
 			hog_err_prefix(err, "%s", path);
 		if (rc == 0)
 			rc = verify_stats(s, &v, err);
+		if (rc == 0)
+			rc = verify_idmaps(s, err);
 		hog_store_close(s);
 	}
 	if (blocks_checked)

@@ -94,7 +94,7 @@ static uint64_t *all_positions(hog_engine *e, uint32_t *n)
 	if (!d || !p) {
 		free(d);
 		free(p);
-		hog_err_set(&e->werr, ENOMEM, "out of memory writing a checkpoint");
+		hog_err_set(&e->werr, ENOMEM, "%s: out of memory writing the checkpoint", e->o.checkpoint);
 		return NULL;
 	}
 	for (int k = 0; k < e->T; k++)
@@ -134,7 +134,7 @@ int eng_write_checkpoint(hog_engine *e, int in_epoch)
 	hog_model *m = e->ops->snapshot(e);
 	if (!m) {
 		free(pos);
-		return hog_err_set(e->err, ENOMEM, "out of memory writing a checkpoint");
+		return hog_err_set(e->err, ENOMEM, "%s: out of memory writing the checkpoint", e->o.checkpoint);
 	}
 	eng_model_hyper(e, m);
 	hog_ckpt ck = { .data_hash = e->data_hash, .opts_hash = e->opts_hash };

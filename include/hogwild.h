@@ -834,6 +834,22 @@ int hog_backend_has_cuda(void);
 const char *hog_backend_blas_core(void);
 /** One line about the BLAS: version, pthread/OpenMP build, kernels, threads. */
 void hog_backend_blas_describe(char *buf, size_t size);
+/** Sets OpenBLAS to one thread, once per process: each training worker makes
+ * its own BLAS calls, so the CPU backend does this when it opens; call it
+ * first to see (hog_backend_blas_describe()) what a training run gets. Safe
+ * from several threads. */
+void hog_backend_blas_one_thread(void);
+/** The OPENBLAS_CORETYPE that would run faster here than the generic kernels
+ * OpenBLAS chose ("SKYLAKEX" with AVX-512, "HASWELL" with AVX2, on a CPU this
+ * OpenBLAS does not know), or NULL when its choice is already the fast one. */
+const char *hog_backend_blas_better_core(void);
+/** Call first thing in main(), before any BLAS call: when OPENBLAS_CORETYPE
+ * and HOG_BLAS_KEEP are unset and hog_backend_blas_better_core() names a
+ * faster kernel set, sets OPENBLAS_CORETYPE and has OpenBLAS pick its kernels
+ * again in this process (docs/architecture.md §9).
+ * @return 1 when it switched, 0 when there was nothing to do, -1 when it could
+ *         not (the process goes on with the kernels it had). */
+int hog_backend_blas_tune(void);
 
 /** A GPU as CUDA reports it. */
 typedef struct hog_gpu {

@@ -181,17 +181,8 @@ void hog_cpu_axpy(size_t n, float alpha, const float *X, float *Y);
 int hog_cpu_backend_open(hog_backend **out, unsigned flags, hog_err *err);
 
 /* ---- OpenBLAS (blas.c) ---- */
-/** Sets OpenBLAS to one thread (once per process): each worker runs its own. */
-void hog_blas_one_thread(void);
-/** OpenBLAS's thread count for a call (1 after hog_blas_one_thread()). */
+/* hog_backend_blas_one_thread(), _core(), _describe(), _better_core() and
+ * _tune() are public (hogwild.h): the command line calls them. */
+/** OpenBLAS's thread count for a call (1 after hog_backend_blas_one_thread()). */
 int hog_backend_blas_threads(void);
-/** The OPENBLAS_CORETYPE that would run faster here than the generic kernels
- * OpenBLAS chose ("SKYLAKEX" with AVX-512, "HASWELL" with AVX2), or NULL. */
-const char *hog_backend_blas_better_core(void);
-/** Called first thing in main(), before any BLAS call: when OPENBLAS_CORETYPE
- * and HOG_BLAS_KEEP are unset and hog_backend_blas_better_core() names a faster
- * kernel set, sets OPENBLAS_CORETYPE and has OpenBLAS pick its kernels again in
- * this process (see blas.c). Returns 1 when it switched, 0 when nothing was to
- * be done, -1 when it could not (the run goes on with the kernels it had). */
-int hog_backend_blas_tune(void);
 #endif

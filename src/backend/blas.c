@@ -45,7 +45,7 @@ static void blas_set_one(void)
 	openblas_set_num_threads(1);
 }
 
-void hog_blas_one_thread(void)
+void hog_backend_blas_one_thread(void)
 {
 	/* once: the setter writes a process global that concurrent workers would race on */
 	pthread_once(&blas_once, blas_set_one);

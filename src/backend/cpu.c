@@ -279,6 +279,6 @@ static const hog_backend_ops cpu_ops = {
 
 int hog_cpu_backend_open(hog_backend **out, unsigned flags, hog_err *err)
 {
-	hog_blas_one_thread();
+	hog_backend_blas_one_thread();
 	return hog_backend_wrap(out, &cpu_ops, NULL, "cpu", flags, err);
 }

@@ -4,7 +4,6 @@
  * so this is the way to check pinning before a long run. */
 #include "cli/cli.h"
 #include "sys/topo.h"
-#include "backend/backend.h"
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +30,7 @@ static void topo_print_compute(void)
 	char line[256], why[256] = "";
 	hog_gpu g[16];
 	int n = 0;
-	hog_blas_one_thread(); /* what a training run sets, so the line shows what it gets */
+	hog_backend_blas_one_thread(); /* what a training run sets, so the line shows what it gets */
 	hog_backend_blas_describe(line, sizeof line);
 	printf("blas: %s\n", line);
 	const char *better = hog_backend_blas_better_core();

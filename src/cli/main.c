@@ -1,7 +1,6 @@
 /* hogwild: the command-line front end. Dispatches to one file per subcommand and
  * holds the helpers they share (errors, number parsing, progress lines). */
 #include "cli/cli.h"
-#include "backend/backend.h"
 #include "sys/mpi.h"
 #include <errno.h>
 #include <locale.h>

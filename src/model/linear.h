@@ -56,9 +56,6 @@ static inline float hog_loss_both(enum hog_loss l, float m, float y, float *loss
 	return hog_loss_deriv(l, m, y);
 }
 
-/** The default step size for a data set and step rule (hog_train_opts.lr = 0). */
-double hog_default_lr(const hog_data *d, enum hog_rule rule);
-
 /** A zeroed linear model. */
 hog_model *hog_model_new(uint64_t dim, enum hog_loss loss, enum hog_rule rule);
 

@@ -11,8 +11,9 @@
  * per second, medians) wins, serial included. What was measured goes into a
  * sentence for the user (hog_train_result.mode_why).
  */
-#include "train/engine.h"
+#include "train/auto.h"
 #include "sys/err.h"
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 

@@ -17,6 +17,7 @@
 #include "hogwild.h"
 #include "model/model.h"
 #include "sys/topo.h"
+#include "train/auto.h" /* --mode auto: eng_auto_mode() */
 #include "train/sync.h"
 #include <math.h>
 #include <stdatomic.h>
@@ -248,25 +249,6 @@ static inline void eng_worker_share(const hog_engine *e, const eng_worker *w, ui
 	*lo += a;
 	*hi += a;
 }
-/* --mode auto (auto.c): probes the modes in @p modes (a hog_trainer_ops mask) on a
- * sample of @p tr with the options @p o and @p cores cores; the chosen mode in
- * *out, what was measured in @p why. */
-int eng_auto_mode(const hog_data *tr, const hog_train_opts *o, unsigned modes, int cores, enum hog_mode *out,
-                  char *why, size_t whylen, hog_err *err);
-/* What the probe measured of one mode: median throughput and training loss
- * (INFINITY: the mode diverged or does not take the options). */
-typedef struct eng_probe {
-	int mode;
-	double ex_per_s, loss;
-	int threads;
-} eng_probe;
-/* auto's rule, apart from the measuring: p[0] is serial, the reference; a mode
- * qualifies when its loss is within 1% of serial's; the fastest qualifying one
- * wins, serial included (the first of equals). Returns its index, and the
- * number of parallel modes that qualified in *qualified. */
-int eng_auto_choose(const eng_probe *p, int np, int *qualified);
-/* Whether probe @p p qualifies against serial's @p ref. */
-int eng_auto_qualifies(const eng_probe *p, const eng_probe *ref);
 /* A worker's run-time error inside a round (a backend call that failed): the
  * team stops after the round and hog_train returns @p rc with @p msg. */
 void eng_fail(hog_engine *e, int rc, const char *msg);

@@ -22,34 +22,10 @@
 #ifndef HOG_TRAIN_KERNEL_H
 #define HOG_TRAIN_KERNEL_H
 #include "model/linear.h"
-#include "train/sync.h"
+#include "train/sync.h" /* ald, ast, cas_add, cas_max, HOG_INLINE, the spin lock */
 #include <math.h>
 #include <stdatomic.h>
 #include <stdint.h>
-
-#define HOG_RLX memory_order_relaxed
-#define HOG_INLINE static inline __attribute__((always_inline))
-
-HOG_INLINE float ald(const _Atomic float *p) { return atomic_load_explicit((_Atomic float *)p, HOG_RLX); }
-HOG_INLINE void ast(_Atomic float *p, float v) { atomic_store_explicit(p, v, HOG_RLX); }
-
-/* Adds d with a CAS loop; returns the value before. */
-HOG_INLINE float cas_add(_Atomic float *p, float d)
-{
-	float o = ald(p);
-	while (!atomic_compare_exchange_weak_explicit(p, &o, o + d, HOG_RLX, HOG_RLX))
-		;
-	return o;
-}
-
-/* Raises *p to at least v; returns the value before. */
-HOG_INLINE float cas_max(_Atomic float *p, float v)
-{
-	float o = ald(p);
-	while (o < v && !atomic_compare_exchange_weak_explicit(p, &o, v, HOG_RLX, HOG_RLX))
-		;
-	return o;
-}
 
 /* What the kernel needs of the shared state. */
 typedef struct kern_shared {

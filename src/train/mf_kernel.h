@@ -19,7 +19,6 @@
 #include <string.h>
 
 #define MF_INLINE static inline __attribute__((always_inline))
-#define MF_RLX memory_order_relaxed
 
 typedef float mf_v16 __attribute__((vector_size(64), aligned(64)));
 #define MF_V(ptr, d) (*(mf_v16 *)((ptr) + (d)))
@@ -29,18 +28,16 @@ typedef struct mf_shared {
 	float *P, *Q, *bu, *bi, *gu, *gi, *gbu, *gbi; /* segments of params (model/mf.h) */
 	uint64_t k, kp;
 	float mu, l2, inv_k;
-	atomic_int *ulock, *ilock;    /* striped: one per user row, one per item row */
+	atomic_int *ulock, *ilock;    /* striped: one per user row, one per item row (hog_lock_int:
+	                                 a 64-byte hog_spin per row would cost 30 MB for
+	                                 Netflix's users) */
 	hog_spin *glock;              /* locked */
 } mf_shared;
 
-MF_INLINE float mf_ald(const float *p)
-{
-	return atomic_load_explicit((_Atomic float *)p, MF_RLX);
-}
-MF_INLINE void mf_ast(float *p, float v)
-{
-	atomic_store_explicit((_Atomic float *)p, v, MF_RLX);
-}
+/* The shared accessors (sync.h) on float storage: the rows are plain floats
+ * that the modes touch only through these. */
+MF_INLINE float mf_ald(const float *p) { return ald((const _Atomic float *)p); }
+MF_INLINE void mf_ast(float *p, float v) { ast((_Atomic float *)p, v); }
 /* lockfree's row copies move two floats per relaxed atomic (8 bytes: still
  * never a torn float), half the scalar moves of one per float; may_alias makes
  * the 8-byte view of float storage legal. Rows are 64-byte aligned and kp is a
@@ -64,33 +61,7 @@ MF_INLINE void mf_copy_out(float *dst, const float *src, uint64_t k)
 }
 
 /* Adds d with a relaxed compare-and-swap loop: no concurrent add is lost. */
-MF_INLINE void mf_cas_add(float *p, float d)
-{
-	_Atomic float *a = (_Atomic float *)p;
-	float o = atomic_load_explicit(a, MF_RLX);
-	while (!atomic_compare_exchange_weak_explicit(a, &o, o + d, MF_RLX, MF_RLX))
-		;
-}
-
-/* A row lock: one int per row (a 64-byte hog_spin per row would cost 30 MB of
- * locks for Netflix's users); acquire/release like hog_spin. */
-MF_INLINE void mf_lock(atomic_int *l)
-{
-	for (unsigned spins = 0;;) {
-		if (!atomic_exchange_explicit(l, 1, memory_order_acquire))
-			return;
-		while (atomic_load_explicit(l, MF_RLX)) {
-			if (++spins < 1000)
-				hog_cpu_relax();
-			else
-				sched_yield();
-		}
-	}
-}
-MF_INLINE void mf_unlock(atomic_int *l)
-{
-	atomic_store_explicit(l, 0, memory_order_release);
-}
+MF_INLINE void mf_cas_add(float *p, float d) { (void)cas_add((_Atomic float *)p, d); }
 
 /* Sum of the 16 lanes, as a fixed tree (the same order on every run). */
 typedef int32_t mf_v16i __attribute__((vector_size(64)));
@@ -114,8 +85,8 @@ MF_INLINE float mf_hsum(const mf_v16 *a)
 MF_INLINE void mf_lock_rating(const enum hog_mode MODE, const mf_shared *s, uint32_t u, uint32_t i)
 {
 	if (MODE == HOG_MODE_STRIPED) {
-		mf_lock(&s->ulock[u]);
-		mf_lock(&s->ilock[i]);
+		hog_lock_int(&s->ulock[u]);
+		hog_lock_int(&s->ilock[i]);
 	}
 	if (MODE == HOG_MODE_LOCKED)
 		hog_spin_lock(s->glock);
@@ -126,8 +97,8 @@ MF_INLINE void mf_unlock_rating(const enum hog_mode MODE, const mf_shared *s, ui
 	if (MODE == HOG_MODE_LOCKED)
 		hog_spin_unlock(s->glock);
 	if (MODE == HOG_MODE_STRIPED) {
-		mf_unlock(&s->ilock[i]);
-		mf_unlock(&s->ulock[u]);
+		hog_unlock_int(&s->ilock[i]);
+		hog_unlock_int(&s->ulock[u]);
 	}
 }
 

@@ -42,9 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RLX memory_order_relaxed
-static inline float ld(const _Atomic float *p) { return atomic_load_explicit((_Atomic float *)p, RLX); }
-static inline void st(_Atomic float *p, float v) { atomic_store_explicit(p, v, RLX); }
+/* ald, ast, cas_add (relaxed accessors) and the spin lock: train/sync.h, through engine.h */
 
 enum { RK_SGD, RK_MOMENTUM, RK_ADAGRAD };        /* step rules */
 enum { UM_RELAXED, UM_CAS, UM_PLAIN };            /* how a weight is written */
@@ -150,13 +148,10 @@ static inline __attribute__((always_inline)) void upd(const int UM, const int RK
 		if (UM == UM_PLAIN) {
 			hw[k] += d;
 		} else if (UM == UM_CAS) {
-			float o = ld(&P[k]);
-			while (!atomic_compare_exchange_weak_explicit(&P[k], &o, o + d, RLX, RLX))
-				;
-			hw[k] = o + d;
+			hw[k] = cas_add(&P[k], d) + d;
 		} else { /* serial, lockfree, locked: see "The race" */
-			float p = ld(&P[k]) + d;
-			st(&P[k], p);
+			float p = ald(&P[k]) + d;
+			ast(&P[k], p);
 			hw[k] = p;
 		}
 	}
@@ -210,10 +205,10 @@ static void flush(const hog_engine *e, mlp_worker *w)
 	const mlp_state *M = e->model;
 	float *rep = w->hW, *base = w->base;
 	for (uint64_t k = 0; k < M->s.np; k++) {
-		float d = rep[k] - base[k], p = ld(&M->P[k]);
+		float d = rep[k] - base[k], p = ald(&M->P[k]);
 		if (d != 0.0f) {
 			p += d;
-			st(&M->P[k], p);
+			ast(&M->P[k], p);
 		}
 		rep[k] = base[k] = p;
 	}
@@ -230,13 +225,13 @@ static void read_weights(const mlp_state *M, mlp_worker *w, int rows_only)
 		for (uint32_t t = 0; t < w->ntouched; t++) {
 			uint64_t a = s->woff[0] + (uint64_t)w->touched[t] * s->n[1];
 			for (uint64_t k = a; k < a + s->n[1]; k++)
-				w->hW[k] = ld(&M->P[k]);
+				w->hW[k] = ald(&M->P[k]);
 		}
 		from = s->boff[0];
 	}
 	if (!rows_only)
 		for (uint64_t k = from; k < s->np; k++)
-			w->hW[k] = ld(&M->P[k]);
+			w->hW[k] = ald(&M->P[k]);
 }
 
 /* ------------------------------------------------------------ batches */
@@ -389,7 +384,7 @@ static void mlp_round_end(hog_engine *e, eng_worker *ew, int epoch, int last)
 		flush(e, w);
 	if (w->rs)
 		for (uint64_t k = 0; k < M->s.np; k++)
-			st(&M->P[M->s.np + k], w->rs[k]);
+			ast(&M->P[M->s.np + k], w->rs[k]);
 }
 
 static void mlp_stop(hog_engine *e, eng_worker *ew, int epoch)
@@ -442,7 +437,7 @@ static int mlp_setup(hog_engine *e)
 		for (int l = 0; l < M->s.L; l++) {
 			double sd = sqrt(2.0 / (double)M->s.n[l]);
 			for (uint64_t k = M->s.woff[l]; k < M->s.boff[l]; k++)
-				st(&M->P[k], (float)(sd * normal(&seed)));
+				ast(&M->P[k], (float)(sd * normal(&seed)));
 		}
 	for (uint64_t i = 0; i < tr->n; i++)
 		M->perm[i] = (uint32_t)i;
@@ -507,13 +502,13 @@ static int mlp_worker_init(hog_engine *e, eng_worker *ew)
 		if (!(w->base = malloc(s->np * F)))
 			return ENOMEM;
 		for (uint64_t k = 0; k < s->np; k++)
-			w->hW[k] = w->base[k] = ld(&M->P[k]);
+			w->hW[k] = w->base[k] = ald(&M->P[k]);
 	}
 	if (M->state) { /* from the checkpoint, or zero */
 		if (!(w->rs = malloc(s->np * F)))
 			return ENOMEM;
 		for (uint64_t k = 0; k < s->np; k++)
-			w->rs[k] = ld(&M->P[s->np + k]);
+			w->rs[k] = ald(&M->P[s->np + k]);
 	}
 	return 0;
 }
@@ -554,7 +549,7 @@ static void mlp_free(hog_engine *e)
 static float mlp_probe(const hog_engine *e)
 {
 	const mlp_state *M = e->model;
-	return ld(&M->P[M->s.boff[M->s.L - 1]]);
+	return ald(&M->P[M->s.boff[M->s.L - 1]]);
 }
 
 /* ------------------------------------------------------------ model I/O */
@@ -568,7 +563,7 @@ static hog_model *mlp_snapshot(const hog_engine *e)
 	if (!m)
 		return NULL;
 	for (uint64_t k = 0; k < M->nrec; k++)
-		m->params[k] = ld(&M->P[k]);
+		m->params[k] = ald(&M->P[k]);
 	if (M->xscale) /* W_0 for the raw inputs: row v times its scale (a power of two: exact) */
 		for (uint64_t v = 0; v < M->s.n[0]; v++)
 			for (uint64_t k = 0; k < M->s.n[1]; k++)
@@ -589,12 +584,12 @@ static int mlp_restore(hog_engine *e, const hog_model *m)
 		                   (unsigned long long)m->shape[1], (unsigned long long)M->s.n[0], M->s.L - 1,
 		                   (unsigned long long)M->s.n[M->s.L], M->state && M->rk == RK_MOMENTUM ? "on" : "off");
 	for (uint64_t k = 0; k < M->nrec; k++)
-		st(&M->P[k], m->params[k]);
+		ast(&M->P[k], m->params[k]);
 	if (M->xscale) /* back to the scaled inputs' W_0 (as snapshot wrote it) */
 		for (uint64_t v = 0; v < M->s.n[0]; v++)
 			for (uint64_t k = 0; k < M->s.n[1]; k++) {
 				_Atomic float *p = &M->P[M->s.woff[0] + v * M->s.n[1] + k];
-				st(p, ld(p) / M->xscale[v]);
+				ast(p, ald(p) / M->xscale[v]);
 			}
 	return 0;
 }
@@ -611,7 +606,7 @@ static void mlp_eval_slice(hog_engine *e, int k)
 	const hog_mlp_shape *s = &M->s;
 	const uint64_t C = s->n[s->L];
 	for (uint64_t q = 0; q < s->np; q++)
-		w->hW[q] = ld(&M->P[q]);
+		w->hW[q] = ald(&M->P[q]);
 	if (e->o.mode == HOG_MODE_BUFFERED)
 		memcpy(w->base, w->hW, s->np * sizeof(float));
 	int rc = up(w, w->W, w->hW, s->np * sizeof(float));

@@ -11,40 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int hog_backend_wrap(hog_backend **out, const hog_backend_ops *ops, void *ctx,
-                     const char *device, unsigned flags, hog_err *err)
-{
-	hog_backend *b = calloc(1, sizeof *b);
-	if (!b)
-		return hog_err_set(err, ENOMEM, "backend %s: out of memory", device);
-	b->ops = ops;
-	b->ctx = ctx;
-	b->flags = flags;
-	snprintf(b->device, sizeof b->device, "%s", device);
-	*out = b;
-	return 0;
-}
-
-void hog_backend_close(hog_backend *b)
-{
-	if (!b)
-		return;
-	if (b->ops->free)
-		b->ops->free(b);
-	free(b->stage);
-	free(b);
-}
-
-const char *hog_backend_name(const hog_backend *b)
-{
-	return b->device;
-}
-
-int hog_backend_is_host(const hog_backend *b)
-{
-	return b->ops->alloc == NULL;
-}
-
 /* ---- buffers ---- */
 
 int hog_backend_alloc(hog_backend *b, size_t bytes, void **out, hog_err *err)

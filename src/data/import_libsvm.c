@@ -1,0 +1,131 @@
+/* The LIBSVM/SVMlight importer.
+ *
+ * LIBSVM lines are "label [qid:N] id:value id:value ... [# comment]" with ids
+ * from 1, strictly increasing. We store ids from 0. Blank lines and lines that
+ * are only a comment are skipped. Everything else that is off is an error with
+ * FILE:LINE:COLUMN, never a silent skip. */
+#include "data/import.h"
+#include "data/parse.h"
+#include "data/store.h"
+#include "sys/err.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define BAD(col, ...) do { \
+	char what_[400]; snprintf(what_, sizeof what_, __VA_ARGS__); \
+	rc = hog_err_set(err, HOG_EDATA, "%s:%llu:%zu: %s", in.path, (unsigned long long)in.line, \
+	                 (size_t)((col) - line) + 1, what_); \
+	goto done; } while (0)
+
+/* Reads one LIBSVM file into w; ids/vals are scratch arrays grown as needed. */
+static int libsvm_file(hog_import_ctx *c, const char *path, hog_writer *w, uint32_t **ids, float **vals,
+                       size_t *cap, hog_err *err)
+{
+	hog_input in;
+	int rc = hog_input_open(&in, path, c->o->max_line, err);
+	if (rc)
+		return rc;
+	uint64_t dim = c->o->features;
+	char *line;
+	size_t len;
+	uint64_t since_progress = 0;
+	while ((rc = hog_input_line(&in, &line, &len, err)) == 1) {
+		const char *p = hog_skip_space(line);
+		if (*p == 0 || *p == '#')
+			continue;
+		double y;
+		const char *q = hog_parse_f64(p, &y);
+		if (!q || !(hog_is_space(*q) || *q == 0 || *q == '#'))
+			BAD(p, "expected a numeric label");
+		if (!isfinite(y))
+			BAD(p, "label is not finite");
+		p = hog_skip_space(q);
+		uint32_t nnz = 0;
+		while (*p && *p != '#') {
+			const char *at = p;
+			if (*p == 'q' && !strncmp(p, "qid:", 4)) { /* SVMlight query id: ignored */
+				uint64_t qid;
+				if (nnz || !(q = hog_parse_u64(p + 4, &qid)))
+					BAD(at, "qid: must come right after the label, followed by a number");
+				p = hog_skip_space(q);
+				continue;
+			}
+			uint64_t id;
+			if (*p == '-')
+				BAD(at, "negative feature index");
+			if (!(q = hog_parse_u64(p, &id)))
+				BAD(at, "expected a feature index (id:value)");
+			if (*q != ':')
+				BAD(q, "expected ':' after feature index %llu", (unsigned long long)id);
+			if (id == 0)
+				BAD(at, "feature index 0: LIBSVM indices start at 1");
+			if (id > UINT32_MAX)
+				BAD(at, "feature index %llu beyond 2^32-1", (unsigned long long)id);
+			if (dim && id > dim)
+				BAD(at, "feature index %llu beyond the dimension %llu", (unsigned long long)id,
+				    (unsigned long long)dim);
+			if (nnz && id - 1 <= (*ids)[nnz - 1])
+				BAD(at, id - 1 == (*ids)[nnz - 1] ? "duplicate feature index %llu"
+				                                   : "feature index %llu not increasing", (unsigned long long)id);
+			double v;
+			const char *vs = q + 1;
+			if (!(q = hog_parse_f64(vs, &v)) || !(hog_is_space(*q) || *q == 0 || *q == '#'))
+				BAD(vs, "expected a numeric value after '%llu:'", (unsigned long long)id);
+			if (!isfinite(v) || !isfinite((float)v))
+				BAD(vs, "value of feature %llu is not finite", (unsigned long long)id);
+			if (nnz == *cap) {
+				size_t nc = *cap * 2;
+				uint32_t *ni = realloc(*ids, nc * 4);
+				if (ni) *ids = ni;
+				float *nv = realloc(*vals, nc * 4);
+				if (nv) *vals = nv;
+				if (!ni || !nv) {
+					rc = hog_err_set(err, ENOMEM, "%s:%llu: out of memory", path, (unsigned long long)in.line);
+					goto done;
+				}
+				*cap = nc;
+			}
+			(*ids)[nnz] = (uint32_t)(id - 1);
+			(*vals)[nnz++] = (float)v;
+			p = hog_skip_space(q);
+		}
+		if ((rc = hog_writer_add_sparse(w, (float)y, *ids, *vals, nnz, err))) {
+			hog_err_prefix(err, "%s:%llu", path, (unsigned long long)in.line);
+			goto done;
+		}
+		hog_import_tick(c, &in, len, &since_progress);
+	}
+done:
+	return hog_import_file_done(c, &in, rc);
+}
+
+int hog_import_libsvm(hog_import_ctx *c, hog_err *err)
+{
+	char src[256];
+	hog_import_source(c, src, sizeof src);
+	hog_writer_opts wo = { .kind = HOG_KIND_SPARSE, .task = c->o->task, .features = c->o->features,
+	                       .block_examples = c->o->block_examples, .source = src };
+	hog_writer *w;
+	int rc = hog_writer_open(&w, c->out, &wo, err);
+	if (rc)
+		return rc;
+	size_t cap = 1024;
+	uint32_t *ids = malloc(cap * 4);
+	float *vals = malloc(cap * 4);
+	if (!ids || !vals)
+		rc = hog_err_set(err, ENOMEM, "out of memory");
+	for (int i = 0; i < c->nin && !rc; i++)
+		rc = libsvm_file(c, c->in[i], w, &ids, &vals, &cap, err);
+	free(ids);
+	free(vals);
+	if (rc) {
+		hog_writer_abort(w);
+		return rc;
+	}
+	if ((rc = hog_writer_commit(w, err)) && strstr(err ? err->msg : "", "empty"))
+		hog_err_set(err, rc, "%s: no examples in the input", c->in[0]);
+	return rc;
+}

@@ -267,6 +267,10 @@ typedef struct eng_probe {
 int eng_auto_choose(const eng_probe *p, int np, int *qualified);
 /* Whether probe @p p qualifies against serial's @p ref. */
 int eng_auto_qualifies(const eng_probe *p, const eng_probe *ref);
+/* mode_opts.c: the ranges of the update modes' own options (--delay,
+ * --node-sync, --flush-every, --stripe-size), HOG_ECONFIG naming the option;
+ * every trainer's check() calls it first, whether or not it uses them. */
+int eng_check_mode_opts(const hog_train_opts *o, hog_err *err);
 /* A worker's run-time error inside a round (a backend call that failed): the
  * team stops after the round and hog_train returns @p rc with @p msg. */
 void eng_fail(hog_engine *e, int rc, const char *msg);

@@ -545,6 +545,9 @@ static void lin_epoch_stats(hog_engine *e, hog_epoch_stats *s)
 
 static int lin_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err *err)
 {
+	int rc = eng_check_mode_opts(o, err);
+	if (rc)
+		return rc;
 	if (tr->meta.kind != HOG_KIND_SPARSE)
 		return hog_err_set(err, HOG_EMISMATCH, "a linear model needs a sparse data set, not %s%s",
 		                   hog_kind_name(tr->meta.kind),

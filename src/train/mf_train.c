@@ -107,6 +107,9 @@ static void *mf_aligned(uint64_t bytes)
 
 static int mf_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err *err)
 {
+	int rc = eng_check_mode_opts(o, err);
+	if (rc)
+		return rc;
 	if (tr->meta.kind != HOG_KIND_RATINGS)
 		return hog_err_set(err, HOG_EMISMATCH,
 		                   "--model mf needs a ratings data set (user, item, rating: data import "

@@ -679,6 +679,9 @@ static double mlp_default_lr(const hog_train_opts *o, const hog_data *tr, const 
 
 static int mlp_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err *err)
 {
+	int rc = eng_check_mode_opts(o, err);
+	if (rc)
+		return rc;
 	const int linear = o->model == HOG_MODEL_LINEAR;
 	const char *who = linear ? "linear model with --loss softmax" : "mlp model";
 	if (linear && o->nlayers)
@@ -729,7 +732,7 @@ static int mlp_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, 
 	if (o->batch < 1 || o->batch > 65536)
 		return hog_err_set(err, HOG_ECONFIG, "--batch must be 1..65536, not %u", o->batch);
 	hog_backend *b;
-	int rc = hog_backend_open(&b, o->device, 0, err); /* a bad device fails here, with its message */
+	rc = hog_backend_open(&b, o->device, 0, err); /* a bad device fails here, with its message */
 	if (rc)
 		return rc;
 	hog_backend_close(b);

@@ -436,7 +436,8 @@ static int ranks_agree(hog_engine *e, int rc)
 	return 0;
 }
 
-/* What every model shares; the model's check() does the rest. */
+/* What every model shares; the model's check() does the rest (the update
+ * modes' own options: eng_check_mode_opts). */
 static int check_common(const hog_train_opts *o, const hog_data *tr, hog_err *err)
 {
 	if (!tr || tr->n == 0 || tr->n >= UINT32_MAX)
@@ -459,12 +460,6 @@ static int check_common(const hog_train_opts *o, const hog_data *tr, hog_err *er
 		return hog_err_set(err, HOG_ECONFIG, "--l2 must be zero or positive, not %g", o->l2);
 	if (!(o->adagrad_beta > 0))
 		return hog_err_set(err, HOG_ECONFIG, "--adagrad-beta must be positive, not %g", o->adagrad_beta);
-	if (o->delay < 0 || o->delay > (1 << 20))
-		return hog_err_set(err, HOG_ECONFIG, "--delay must be 0..1048576, not %d", o->delay);
-	if (o->node_sync < -1)
-		return hog_err_set(err, HOG_ECONFIG, "--node-sync must be off (-1) or at least 1, not %d", o->node_sync);
-	if (o->flush_every < 0 || o->stripes < 1 || (o->stripes & (o->stripes - 1)))
-		return hog_err_set(err, HOG_ECONFIG, "--flush-every must be >= 1 and --stripe-size a power of two");
 	return 0;
 }
 

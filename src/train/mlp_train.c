@@ -414,6 +414,7 @@ static int mlp_setup(hog_engine *e)
 	if (!M)
 		return hog_err_set(e->err, ENOMEM, "out of memory");
 	e->model = M;
+	hog_blas_one_thread(); /* no BLAS threads inside our workers (the cpu backend's gemm) */
 	uint64_t shape[4];
 	uint64_t outputs = tr->meta.task == HOG_TASK_MULTICLASS ? tr->meta.classes : o->loss == HOG_LOSS_SOFTMAX ? 2 : 1;
 	hog_mlp_pack(shape, tr->dim, outputs, o->layers, o->nlayers);

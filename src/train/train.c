@@ -30,7 +30,6 @@
 #include "sys/err.h"
 #include "sys/mpi.h"
 #include "sys/names.h"
-#include <cblas.h>
 #include <errno.h>
 #include <stdio.h>
 #include <omp.h>
@@ -573,7 +572,6 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 	}
 	e->data_hash = eng_data_hash(train);
 	e->opts_hash = eng_opts_hash(&e->o, e->ranks);
-	openblas_set_num_threads(1); /* no BLAS threads inside our workers */
 
 	if ((rc = hog_topo_open(&e->topo, opts->topology, err)))
 		goto done;

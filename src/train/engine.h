@@ -124,6 +124,10 @@ typedef struct hog_trainer_ops {
 	 * the state training continues from (linear --average: the last epoch's
 	 * average, while checkpoints keep the state); NULL: snapshot */
 	hog_model *(*result)(const hog_engine *e);
+	/* optional: thread 0 after the team is done, when the run set up: the
+	 * model's own figures of the run in @p res (linear: the hot coordinates
+	 * and node replicas its modes kept; the engine fills the rest) */
+	void (*report)(const hog_engine *e, hog_train_result *res);
 	int (*restore)(hog_engine *e, const hog_model *m);
 	void (*free)(hog_engine *e);
 } hog_trainer_ops;
@@ -154,8 +158,6 @@ struct hog_engine {
 	hog_err *err;
 	hog_err werr;               /* errors inside the team, reported once */
 	uint64_t data_hash, opts_hash;
-	int hot;                    /* buffered: hot coordinates kept per worker (the model sets it) */
-	int node_replicas;          /* replica: node replicas (0 or 1: none, the flat mode) */
 	int rank, ranks;            /* MPI: this process's rank and the team's size (0 and 1 alone) */
 	uint64_t rounds;            /* rounds in an epoch (the same on every rank) */
 	double sync_seconds;        /* MPI: time spent averaging the models */

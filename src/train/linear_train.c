@@ -456,6 +456,14 @@ static hog_model *lin_result(const hog_engine *e)
 	return model_out(e, e->o.average);
 }
 
+/* What the run's mode kept, for the CLI's closing lines. */
+static void lin_report(const hog_engine *e, hog_train_result *res)
+{
+	const lin_state *L = e->model;
+	res->hot = L->hot_shown;
+	res->node_replicas = L->node_replicas;
+}
+
 static int lin_restore(hog_engine *e, const hog_model *m)
 {
 	lin_state *L = e->model;
@@ -632,6 +640,7 @@ const hog_trainer_ops hog_linear_trainer = {
 	.shared_params = lin_shared_params,
 	.snapshot = lin_snapshot,
 	.result = lin_result,
+	.report = lin_report,
 	.restore = lin_restore,
 	.free = lin_free,
 };

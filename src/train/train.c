@@ -678,9 +678,9 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 		res->threads = e->T;
 		res->seconds = e->elapsed;
 		res->last = e->last;
-		res->hot = e->hot;
-		res->node_replicas = e->node_replicas;
 		res->sync_seconds = e->sync_seconds;
+		if (ops->report)
+			ops->report(e, res);
 	}
 	if (model_out && rc != HOG_EDIVERGED) {
 		/* rank 0 gets what the ranks kept for themselves (the action was shared:

@@ -92,6 +92,10 @@ typedef struct hog_trainer_ops {
 	/* optional: a worker when the run stops inside an epoch, before the
 	 * checkpoint: write back what it still holds (queued or private updates) */
 	void (*stop)(hog_engine *e, eng_worker *w, int epoch);
+	/* optional: nonzero when updates wait in the model's private queues
+	 * between rounds (linear --delay), so that the parameters are not a state
+	 * to resume from: checkpoints then come at epoch ends only */
+	int (*holds_updates)(const hog_engine *e);
 	/* optional: thread 0 before an epoch starts, when every worker has finished
 	 * the previous one (so the model it sees is the one the epoch starts from) */
 	void (*epoch_started)(hog_engine *e, int epoch);

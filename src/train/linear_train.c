@@ -456,6 +456,12 @@ static hog_model *lin_result(const hog_engine *e)
 	return model_out(e, e->o.average);
 }
 
+/* --delay: updates wait in the workers' queues between rounds. */
+static int lin_holds_updates(const hog_engine *e)
+{
+	return e->o.delay != 0;
+}
+
 /* What the run's mode kept, for the CLI's closing lines. */
 static void lin_report(const hog_engine *e, hog_train_result *res)
 {
@@ -633,6 +639,7 @@ const hog_trainer_ops hog_linear_trainer = {
 	.round_end = lin_round_end,
 	.round_merge = lin_round_merge,
 	.stop = lin_stop,
+	.holds_updates = lin_holds_updates,
 	.epoch_started = lin_epoch_started,
 	.probe = lin_probe,
 	.eval_slice = lin_eval_slice,

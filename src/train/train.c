@@ -296,15 +296,16 @@ static void between_rounds(hog_engine *e, int ep, int last_round, double t_epoch
 	} else if (eng_stop_requested(e)) {
 		atomic_store(&e->action, 1);
 	}
-	int due = e->o.checkpoint_every > 0 && !last_round && !e->o.delay && e->rank == 0 &&
-	          eng_now() - e->last_ckpt >= e->o.checkpoint_every;
+	int due = e->o.checkpoint_every > 0 && !last_round && e->rank == 0 &&
+	          !(e->ops->holds_updates && e->ops->holds_updates(e)) && eng_now() - e->last_ckpt >= e->o.checkpoint_every;
 	if (e->ranks > 1) {
 		share_action(e, &due);
 		if (atomic_load(&e->action) == 0 && (rc = average_models(e)))
 			atomic_store(&e->action, 3);
 	}
 	if (!atomic_load(&e->action) && due) {
-		/* (with --delay, updates wait in private queues: checkpoints only at epoch ends) */
+		/* (a model that holds updates between rounds, linear's --delay queues:
+		 * checkpoints only at epoch ends) */
 		if ((rc = eng_write_checkpoint(e, 1)))
 			team_fail(e, rc, "writing a checkpoint");
 	}

@@ -67,6 +67,11 @@ typedef struct hog_trainer_ops {
 	 * measurements in bench/results (NULL: lockfree); one of `modes` that
 	 * takes these options */
 	enum hog_mode (*default_mode)(const hog_train_opts *o);
+	/* optional: the trainer that trains these options when it is another
+	 * model's (linear --loss softmax: the mlp's, with no hidden layers, so that
+	 * multiclass training has one code path; that check() makes the run's
+	 * model kind its own); NULL: this one, always */
+	const struct hog_trainer_ops *(*route)(const hog_train_opts *o);
 	int streams;                /* 1: trains from e->store's blocks (hog_train_stream) */
 	/* The data sets and options this model takes, with a message naming what is
 	 * wrong; fills the model's defaults into *o (step size, rank ...). */

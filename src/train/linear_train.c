@@ -623,11 +623,19 @@ static enum hog_mode lin_default_mode(const hog_train_opts *o)
 	return o->rule == HOG_RULE_ADAREVISION || o->delay ? HOG_MODE_LOCKFREE : HOG_MODE_BUFFERED;
 }
 
+/* Multinomial logistic regression (--loss softmax) is the mlp with no hidden
+ * layers: its trainer runs it (mlp_check makes the run's model kind mlp). */
+static const hog_trainer_ops *lin_route(const hog_train_opts *o)
+{
+	return o->loss == HOG_LOSS_SOFTMAX ? &hog_mlp_trainer : &hog_linear_trainer;
+}
+
 const hog_trainer_ops hog_linear_trainer = {
 	.name = "linear",
 	.kind = HOG_MODEL_LINEAR,
 	.unit = "nnz",
 	.default_mode = lin_default_mode,
+	.route = lin_route,
 	.modes = ((1u << HOG_MODE_COUNT) - 1) | 1u << HOG_MODE_REPLICA, /* every common mode, replica; not grid */
 	.streams = 1,
 	.check = lin_check,

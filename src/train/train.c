@@ -44,15 +44,13 @@ static const hog_trainer_ops *const trainers[HOG_MODEL_KIND_MAX + 1] = {
 	[HOG_MODEL_MF] = &hog_mf_trainer,
 };
 
-/* The trainer of a run: by model kind, except that multinomial logistic
- * regression (--model linear --loss softmax) is the mlp with no hidden layers,
- * so that multiclass training has one code path (its check() makes the run's
- * model kind mlp). */
+/* The trainer of a run: by model kind, and then the one that kind hands these
+ * options to (hog_trainer_ops.route: --model linear --loss softmax trains as
+ * the mlp). */
 static const hog_trainer_ops *trainer_of(const hog_train_opts *o)
 {
-	if (o->model == HOG_MODEL_LINEAR && o->loss == HOG_LOSS_SOFTMAX)
-		return &hog_mlp_trainer;
-	return (unsigned)o->model <= HOG_MODEL_KIND_MAX ? trainers[o->model] : NULL;
+	const hog_trainer_ops *ops = (unsigned)o->model <= HOG_MODEL_KIND_MAX ? trainers[o->model] : NULL;
+	return ops && ops->route ? ops->route(o) : ops;
 }
 
 int hog_model_kind_built(enum hog_model_kind k)

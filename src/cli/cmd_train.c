@@ -154,6 +154,116 @@ static int save_stopped(const hog_model *m, const char *save, const hog_train_op
 	return rc;
 }
 
+/* What train takes beyond the training options (cli_train_option). */
+typedef struct train_args {
+	cli_train_args a;
+	const char *save, *metrics;
+	int stream;
+} train_args;
+
+/* The command line into *o and *t: -1 to go on, else the exit status (-h: 0). */
+static int parse_args(int argc, char **argv, const struct option *lopts, hog_train_opts *o, train_args *t)
+{
+	int rc = -1, c;
+	double d;
+	optind = 1;
+	opterr = 0;
+	while (rc < 0 && (c = getopt_long(argc, argv, ":hc:", lopts, NULL)) != -1) {
+		cli_given_set(&t->a.given, c);
+		switch (c) {
+		case 'h':
+		case OPT_HELP:
+			fputs(usage_head, stdout);
+			cli_opt_usage(stdout, CLI_TRAIN);
+			fputs(usage_tail, stdout);
+			rc = 0;
+			break;
+		case 'c': break;
+		case OPT_SAVE: t->save = optarg; break;
+		case OPT_CHECKPOINT: o->checkpoint = optarg; break;
+		case OPT_CHECKPOINT_EVERY:
+			if (cli_parse_double(optarg, 0, 1e9, &d))
+				rc = cli_usage_error("train", NULL, "--checkpoint-every: '%s' is not a number of seconds", optarg);
+			o->checkpoint_every = d;
+			break;
+		case OPT_RESUME: o->resume = optarg; break;
+		case OPT_FORCE: o->force_resume = 1; break;
+		case OPT_METRICS: t->metrics = optarg; break;
+		case OPT_STREAM: t->stream = 1; break;
+		case ':': rc = cli_usage_error("train", NULL, "%s needs a value", argv[optind - 1]); break;
+		case '?': rc = cli_usage_error("train", NULL, "unknown option '%s' (see hogwild train -h)", argv[optind - 1]); break;
+		default:
+			if ((c = cli_train_option("train", c, optarg, o, &t->a)))
+				rc = c;
+		}
+	}
+	if (rc < 0 && optind < argc)
+		rc = cli_usage_error("train", NULL, "unexpected argument '%s'", argv[optind]);
+	return rc;
+}
+
+/* Every output is checked before the data is loaded: a typo in a directory
+ * must not cost a whole training run. Opens --metrics (rank 0) into ui. */
+static int check_files(const train_args *t, const hog_train_opts *o, int rank, train_ui *ui)
+{
+	const char *save = t->save, *metrics = t->metrics;
+	const int kind = hog_train_kind(o); /* what --save and --checkpoint will hold */
+	int rc = 0;
+	if ((save && (rc = cli_check_output("train", "--save", save, 0))) ||
+	    (save && (rc = cli_check_replace("train", "--save", save, kind))) ||
+	    (o->checkpoint && (rc = cli_check_output("train", "--checkpoint", o->checkpoint, 0))) ||
+	    (o->checkpoint && (rc = cli_check_replace("train", "--checkpoint", o->checkpoint, kind))) ||
+	    (metrics && (rc = cli_check_output("train", "--metrics", metrics, 1))) ||
+	    (metrics && (rc = cli_check_replace("train", "--metrics", metrics, 0))) ||
+	    (o->resume && (rc = cli_check_input("train", "--resume", o->resume))))
+		return rc;
+	if (metrics && rank == 0 && !(ui->metrics = fopen(metrics, "a"))) { /* rank 0 alone reports */
+		fprintf(stderr, "hogwild train: --metrics %s: %s\n", metrics, strerror(errno));
+		return 1;
+	}
+	if ((t->a.data && (rc = cli_check_input("train", "--data", t->a.data))) ||
+	    (t->a.test && (rc = cli_check_input("train", "--test", t->a.test))))
+		return rc;
+	return 0;
+}
+
+/* The sets: both, or with --stream the test set only (the training set is read
+ * block by block). */
+static int load_sets(const train_args *t, hog_data **tr, hog_data **te)
+{
+	const cli_train_args *a = &t->a;
+	if (!t->stream)
+		return cli_load_data("train", a, tr, te, a->quiet);
+	cli_train_args ta = *a;
+	ta.data = a->test;
+	ta.test = NULL;
+	int rc = 0;
+	if (!a->data)
+		rc = cli_usage_error("train", NULL, "--data is required (a data set made by 'hogwild data import' or 'gen')");
+	else if (a->test && !(rc = cli_load_data("train", &ta, te, tr, a->quiet)))
+		rc = cli_match_test("train", NULL, a->data, *te, a->test, a->quiet);
+	return rc;
+}
+
+/* Rank 0's closing lines of a run that finished or stopped. */
+static void report_run(const hog_train_result *res, const hog_train_opts *o, int trc, int ranks)
+{
+	char on[48] = "";
+	if (ranks > 1)
+		snprintf(on, sizeof on, " on each of %d MPI ranks", ranks);
+	char avg[48] = "";
+	if (ranks > 1)
+		snprintf(avg, sizeof avg, " (%.2fs of it averaging)", res->sync_seconds);
+	fprintf(stderr, "hogwild: %s mode, %d thread%s%s, %s, %d epoch%s in %.2fs%s%s\n", hog_mode_name(res->mode),
+	        res->threads, res->threads == 1 ? "" : "s", on, hog_rule_name(o->rule), res->epochs_done,
+	        res->epochs_done == 1 ? "" : "s", res->seconds, avg, trc ? " (stopped)" : "");
+	if (res->mode == HOG_MODE_BUFFERED)
+		fprintf(stderr, "hogwild: buffered mode kept %d hot coordinates per worker\n", res->hot);
+	if (res->mode == HOG_MODE_REPLICA)
+		fprintf(stderr, "hogwild: replica mode averaged the bias and %d features at flushes, summed "
+		        "the rest%s\n", res->hot, res->node_replicas > 1 ? ", through the node replicas" : "");
+}
+
 int cmd_train(int argc0, char **argv0)
 {
 	struct option lopts[80];
@@ -166,54 +276,17 @@ int cmd_train(int argc0, char **argv0)
 		return rc;
 	hog_train_opts o;
 	cli_train_opts_init(&o);
-	cli_train_args a = { 0 };
-	const char *save = NULL, *metrics = NULL;
-	int stream = 0;
-	int c;
-	double d;
-	optind = 1;
-	opterr = 0;
-	rc = -1;
-	while (rc < 0 && (c = getopt_long(argc, argv, ":hc:", lopts, NULL)) != -1) {
-		cli_given_set(&a.given, c);
-		switch (c) {
-		case 'h':
-		case OPT_HELP:
-			fputs(usage_head, stdout);
-			cli_opt_usage(stdout, CLI_TRAIN);
-			fputs(usage_tail, stdout);
-			rc = 0;
-			break;
-		case 'c': break;
-		case OPT_SAVE: save = optarg; break;
-		case OPT_CHECKPOINT: o.checkpoint = optarg; break;
-		case OPT_CHECKPOINT_EVERY:
-			if (cli_parse_double(optarg, 0, 1e9, &d))
-				rc = cli_usage_error("train", NULL, "--checkpoint-every: '%s' is not a number of seconds", optarg);
-			o.checkpoint_every = d;
-			break;
-		case OPT_RESUME: o.resume = optarg; break;
-		case OPT_FORCE: o.force_resume = 1; break;
-		case OPT_METRICS: metrics = optarg; break;
-		case OPT_STREAM: stream = 1; break;
-		case ':': rc = cli_usage_error("train", NULL, "%s needs a value", argv[optind - 1]); break;
-		case '?': rc = cli_usage_error("train", NULL, "unknown option '%s' (see hogwild train -h)", argv[optind - 1]); break;
-		default:
-			if ((c = cli_train_option("train", c, optarg, &o, &a)))
-				rc = c;
-		}
-	}
-	if (rc < 0 && optind < argc)
-		rc = cli_usage_error("train", NULL, "unexpected argument '%s'", argv[optind]);
-	if (rc >= 0) {
+	train_args t = { 0 };
+	cli_train_args *a = &t.a;
+	if ((rc = parse_args(argc, argv, lopts, &o, &t)) >= 0) {
 		cli_config_free(argc, argv);
 		return rc;
 	}
-	if (!a.mode) /* the model's fastest measured mode; plain Hogwild! is --mode lockfree */
+	if (!a->mode) /* the model's fastest measured mode; plain Hogwild! is --mode lockfree */
 		o.mode = hog_train_default_mode(&o);
 	if (o.resume && !o.checkpoint)
 		o.checkpoint = o.resume; /* keep checkpointing where we resumed from */
-	if ((rc = cli_train_refuse(CLI_TRAIN, &o, cli_opt_train_modes(&o), &a.given))) {
+	if ((rc = cli_train_refuse(CLI_TRAIN, &o, cli_opt_train_modes(&o), &a->given))) {
 		cli_config_free(argc, argv);
 		return rc;
 	}
@@ -223,41 +296,11 @@ int cmd_train(int argc0, char **argv0)
 	}
 	const int rank = hog_mpi_rank(), ranks = hog_mpi_size();
 	if (rank)
-		a.quiet = 1;
-	/* Every output is checked before the data is loaded: a typo in a directory
-	 * must not cost a whole training run. */
-	train_ui ui = { .quiet = a.quiet || !cli_progress_wanted(0), .o = &o, .metrics_path = metrics };
+		a->quiet = 1;
+	const char *save = t.save;
+	train_ui ui = { .quiet = a->quiet || !cli_progress_wanted(0), .o = &o, .metrics_path = t.metrics };
 	hog_data *tr = NULL, *te = NULL;
-	const int kind = hog_train_kind(&o); /* what --save and --checkpoint will hold */
-	if ((save && (rc = cli_check_output("train", "--save", save, 0))) ||
-	    (save && (rc = cli_check_replace("train", "--save", save, kind))) ||
-	    (o.checkpoint && (rc = cli_check_output("train", "--checkpoint", o.checkpoint, 0))) ||
-	    (o.checkpoint && (rc = cli_check_replace("train", "--checkpoint", o.checkpoint, kind))) ||
-	    (metrics && (rc = cli_check_output("train", "--metrics", metrics, 1))) ||
-	    (metrics && (rc = cli_check_replace("train", "--metrics", metrics, 0))) ||
-	    (o.resume && (rc = cli_check_input("train", "--resume", o.resume))))
-		goto out;
-	if (metrics && rank == 0 && !(ui.metrics = fopen(metrics, "a"))) { /* rank 0 alone reports */
-		fprintf(stderr, "hogwild train: --metrics %s: %s\n", metrics, strerror(errno));
-		rc = 1;
-		goto out;
-	}
-	if ((a.data && (rc = cli_check_input("train", "--data", a.data))) ||
-	    (a.test && (rc = cli_check_input("train", "--test", a.test))))
-		goto out;
-	if (stream) { /* the test set only: the training set is read block by block */
-		cli_train_args ta = a;
-		ta.data = a.test;
-		ta.test = NULL;
-		rc = 0;
-		if (!a.data)
-			rc = cli_usage_error("train", NULL, "--data is required (a data set made by 'hogwild data import' or 'gen')");
-		else if (a.test && !(rc = cli_load_data("train", &ta, &te, &tr, a.quiet)))
-			rc = cli_match_test("train", NULL, a.data, te, a.test, a.quiet);
-	} else {
-		rc = cli_load_data("train", &a, &tr, &te, a.quiet);
-	}
-	if (rc)
+	if ((rc = check_files(&t, &o, rank, &ui)) || (rc = load_sets(&t, &tr, &te)))
 		goto out;
 	ui.threads = train_threads(&o);
 	o.on_epoch = on_epoch;
@@ -273,27 +316,13 @@ int cmd_train(int argc0, char **argv0)
 	if (!shown.threads)
 		shown.threads = 1;
 	/* one copy of the data in memory: the trainer rearranges it and frees it */
-	int trc = stream ? hog_train_stream(a.data, te, &o, &m, &res, &err) : hog_train_consume(tr, te, &o, &m, &res, &err);
+	int trc = t.stream ? hog_train_stream(a->data, te, &o, &m, &res, &err) : hog_train_consume(tr, te, &o, &m, &res, &err);
 	tr = NULL;
 	shown.threads = res.threads ? res.threads : 1;
 	if (rank)
 		save = NULL;
-	if ((trc == 0 || trc == HOG_EINTR) && rank == 0) {
-		char on[48] = "";
-		if (ranks > 1)
-			snprintf(on, sizeof on, " on each of %d MPI ranks", ranks);
-		char avg[48] = "";
-		if (ranks > 1)
-			snprintf(avg, sizeof avg, " (%.2fs of it averaging)", res.sync_seconds);
-		fprintf(stderr, "hogwild: %s mode, %d thread%s%s, %s, %d epoch%s in %.2fs%s%s\n", hog_mode_name(res.mode),
-		        res.threads, res.threads == 1 ? "" : "s", on, hog_rule_name(o.rule), res.epochs_done,
-		        res.epochs_done == 1 ? "" : "s", res.seconds, avg, trc ? " (stopped)" : "");
-		if (res.mode == HOG_MODE_BUFFERED)
-			fprintf(stderr, "hogwild: buffered mode kept %d hot coordinates per worker\n", res.hot);
-		if (res.mode == HOG_MODE_REPLICA)
-			fprintf(stderr, "hogwild: replica mode averaged the bias and %d features at flushes, summed "
-			        "the rest%s\n", res.hot, res.node_replicas > 1 ? ", through the node replicas" : "");
-	}
+	if ((trc == 0 || trc == HOG_EINTR) && rank == 0)
+		report_run(&res, &o, trc, ranks);
 	if (trc == 0 && save && m && (rc = hog_model_save(m, save, &err))) {
 		rc = cli_fail(&err, rc);
 	} else if (trc == HOG_EINTR) {
@@ -312,7 +341,7 @@ int cmd_train(int argc0, char **argv0)
 out:
 	if (ui.metrics && (fclose(ui.metrics) != 0 || ui.metrics_errno)) {
 		int e = ui.metrics_errno ? ui.metrics_errno : errno;
-		fprintf(stderr, "hogwild train: --metrics %s: %s; the metrics log is incomplete\n", metrics,
+		fprintf(stderr, "hogwild train: --metrics %s: %s; the metrics log is incomplete\n", t.metrics,
 		        strerror(e ? e : EIO));
 		if (rc == 0)
 			rc = 1;

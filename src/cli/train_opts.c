@@ -40,10 +40,12 @@ static int parse_layers(const char *cmd, const char *arg, hog_train_opts *o)
 	return 0;
 }
 
-int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o, cli_train_args *a)
+#define NOT_MINE (-1) /* a group helper's answer for another group's option */
+
+/* The data, the model, its loss, the mode and the run's machinery. */
+static int run_option(const char *cmd, int c, const char *arg, hog_train_opts *o, cli_train_args *a)
 {
 	long l;
-	double d;
 	uint64_t u;
 	int e;
 	switch (c) {
@@ -82,6 +84,40 @@ int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o,
 		if (cli_parse_int(arg, 1, 1000000, &l)) return bad(cmd, "epochs", arg, "a count of at least 1, or auto");
 		o->epochs = (int)l;
 		break;
+	case OPT_BIND:
+		if ((e = hog_bind_parse(arg)) < 0) return bad(cmd, "bind", arg, "core, numa or none");
+		o->bind = (enum hog_bind)e;
+		break;
+	case OPT_SEED:
+		if (cli_parse_u64(arg, 0, UINT64_MAX, &u)) return bad(cmd, "seed", arg, "an unsigned integer");
+		o->seed = u;
+		break;
+	case OPT_MEASURE_DELAY: o->measure_delay = 1; break;
+	case OPT_AVERAGE:
+		if (strcmp(arg, "on") && strcmp(arg, "off")) return bad(cmd, "average", arg, "on or off");
+		o->average = !strcmp(arg, "on");
+		break;
+	case OPT_NORMALIZE:
+		if (!arg || !strcmp(arg, "on")) o->normalize = HOG_NORMALIZE_ON;
+		else if (!strcmp(arg, "off")) o->normalize = HOG_NORMALIZE_OFF;
+		else if (!strcmp(arg, "auto")) o->normalize = HOG_NORMALIZE_AUTO;
+		else return bad(cmd, "normalize", arg, "on, off or auto (write --normalize=off)");
+		break;
+	case OPT_TOPOLOGY: o->topology = arg; break;
+	case OPT_QUIET: a->quiet = 1; break;
+	case OPT_CONFIG: break; /* expanded before parsing */
+	default: return NOT_MINE;
+	}
+	return 0;
+}
+
+/* The step: size, schedule, regularization, rule. */
+static int step_option(const char *cmd, int c, const char *arg, hog_train_opts *o)
+{
+	double d;
+	uint64_t u;
+	int e;
+	switch (c) {
 	case OPT_LR:
 		if (cli_parse_double(arg, 0, 1e9, &d) || !(d > 0)) return bad(cmd, "lr", arg, "a positive step size");
 		o->lr = d;
@@ -114,6 +150,16 @@ int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o,
 		if (cli_parse_double(arg, 0, 1e9, &d) || !(d > 0)) return bad(cmd, "adagrad-beta", arg, "a positive number");
 		o->adagrad_beta = d;
 		break;
+	default: return NOT_MINE;
+	}
+	return 0;
+}
+
+/* The update modes' own options (linear's, and the mlp's --flush-every). */
+static int mode_option(const char *cmd, int c, const char *arg, hog_train_opts *o)
+{
+	long l;
+	switch (c) {
 	case OPT_DELAY:
 		if (cli_parse_int(arg, 0, 1 << 20, &l)) return bad(cmd, "delay", arg, "a count 0..1048576");
 		o->delay = (int)l;
@@ -137,28 +183,19 @@ int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o,
 		if (cli_parse_int(arg, 1, 1 << 20, &l) || (l & (l - 1))) return bad(cmd, "stripe-size", arg, "a power of two");
 		o->stripes = (int)l;
 		break;
-	case OPT_BIND:
-		if ((e = hog_bind_parse(arg)) < 0) return bad(cmd, "bind", arg, "core, numa or none");
-		o->bind = (enum hog_bind)e;
-		break;
-	case OPT_SEED:
-		if (cli_parse_u64(arg, 0, UINT64_MAX, &u)) return bad(cmd, "seed", arg, "an unsigned integer");
-		o->seed = u;
-		break;
-	case OPT_MEASURE_DELAY: o->measure_delay = 1; break;
-	case OPT_AVERAGE:
-		if (strcmp(arg, "on") && strcmp(arg, "off")) return bad(cmd, "average", arg, "on or off");
-		o->average = !strcmp(arg, "on");
-		break;
-	case OPT_NORMALIZE:
-		if (!arg || !strcmp(arg, "on")) o->normalize = HOG_NORMALIZE_ON;
-		else if (!strcmp(arg, "off")) o->normalize = HOG_NORMALIZE_OFF;
-		else if (!strcmp(arg, "auto")) o->normalize = HOG_NORMALIZE_AUTO;
-		else return bad(cmd, "normalize", arg, "on, off or auto (write --normalize=off)");
-		break;
-	case OPT_TOPOLOGY: o->topology = arg; break;
-	case OPT_QUIET: a->quiet = 1; break;
-	case OPT_CONFIG: break; /* expanded before parsing */
+	default: return NOT_MINE;
+	}
+	return 0;
+}
+
+/* The options of one model: mf (--rank, --biases, --grid), the mlp (--layers, --batch,
+ * --momentum, --device), and MPI's --sync-every and --no-shuffle. */
+static int model_option(const char *cmd, int c, const char *arg, hog_train_opts *o)
+{
+	long l;
+	double d;
+	uint64_t u;
+	switch (c) {
 	case OPT_RANK:
 		if (cli_parse_int(arg, 1, 4096, &l)) return bad(cmd, "rank", arg, "a rank 1..4096");
 		o->rank = (uint32_t)l;
@@ -197,9 +234,21 @@ int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o,
 		o->device = arg;
 		break;
 	}
-	default: return cli_usage_error(cmd, NULL, "unknown option");
+	default: return NOT_MINE;
 	}
 	return 0;
+}
+
+int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o, cli_train_args *a)
+{
+	int rc = run_option(cmd, c, arg, o, a);
+	if (rc == NOT_MINE)
+		rc = step_option(cmd, c, arg, o);
+	if (rc == NOT_MINE)
+		rc = mode_option(cmd, c, arg, o);
+	if (rc == NOT_MINE)
+		rc = model_option(cmd, c, arg, o);
+	return rc == NOT_MINE ? cli_usage_error(cmd, NULL, "unknown option") : rc;
 }
 
 int cli_train_refuse(unsigned cmd, const hog_train_opts *o, unsigned modes, const cli_given *given)

@@ -230,18 +230,17 @@ int hog_model_confusion(const hog_model *m, const hog_data *d, uint64_t *counts,
 	return 0;
 }
 
-static const char *const kind_names[] = { [HOG_MODEL_LINEAR] = "linear", [HOG_MODEL_MF] = "mf",
-	                                      [HOG_MODEL_MLP] = "mlp" };
-
+/* A kind's name is its table's (kinds[] above): one list of the kinds. */
 const char *hog_model_kind_name(enum hog_model_kind k)
 {
-	return (unsigned)k <= HOG_MODEL_KIND_MAX && kind_names[k] ? kind_names[k] : "unknown";
+	const hog_model_kind_ops *ops = hog_model_kind_get(k);
+	return ops ? ops->name : "unknown";
 }
 
 int hog_model_kind_parse(const char *s)
 {
 	for (int k = 1; s && k <= HOG_MODEL_KIND_MAX; k++)
-		if (!strcmp(s, kind_names[k]))
+		if (kinds[k] && !strcmp(s, kinds[k]->name))
 			return k;
 	return -1;
 }

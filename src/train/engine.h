@@ -68,6 +68,11 @@ typedef struct hog_trainer_ops {
 	 * measurements in bench/results (NULL: lockfree); one of `modes` that
 	 * takes these options */
 	enum hog_mode (*default_mode)(const hog_train_opts *o);
+	/* optional: the trainer that trains these options when it is another
+	 * model's (linear --loss softmax: the mlp's, with no hidden layers, so that
+	 * multiclass training has one code path; that check() makes the run's
+	 * model kind its own); NULL: this one, always */
+	const struct hog_trainer_ops *(*route)(const hog_train_opts *o);
 	int streams;                /* 1: trains from e->store's blocks (hog_train_stream) */
 	/* The data sets and options this model takes, with a message naming what is
 	 * wrong; fills the model's defaults into *o (step size, rank ...). */
@@ -93,6 +98,10 @@ typedef struct hog_trainer_ops {
 	/* optional: a worker when the run stops inside an epoch, before the
 	 * checkpoint: write back what it still holds (queued or private updates) */
 	void (*stop)(hog_engine *e, eng_worker *w, int epoch);
+	/* optional: nonzero when updates wait in the model's private queues
+	 * between rounds (linear --delay), so that the parameters are not a state
+	 * to resume from: checkpoints then come at epoch ends only */
+	int (*holds_updates)(const hog_engine *e);
 	/* optional: thread 0 before an epoch starts, when every worker has finished
 	 * the previous one (so the model it sees is the one the epoch starts from) */
 	void (*epoch_started)(hog_engine *e, int epoch);
@@ -125,6 +134,10 @@ typedef struct hog_trainer_ops {
 	 * the state training continues from (linear --average: the last epoch's
 	 * average, while checkpoints keep the state); NULL: snapshot */
 	hog_model *(*result)(const hog_engine *e);
+	/* optional: thread 0 after the team is done, when the run set up: the
+	 * model's own figures of the run in @p res (linear: the hot coordinates
+	 * and node replicas its modes kept; the engine fills the rest) */
+	void (*report)(const hog_engine *e, hog_train_result *res);
 	int (*restore)(hog_engine *e, const hog_model *m);
 	void (*free)(hog_engine *e);
 } hog_trainer_ops;
@@ -155,8 +168,6 @@ struct hog_engine {
 	hog_err *err;
 	hog_err werr;               /* errors inside the team, reported once */
 	uint64_t data_hash, opts_hash;
-	int hot;                    /* buffered: hot coordinates kept per worker (the model sets it) */
-	int node_replicas;          /* replica: node replicas (0 or 1: none, the flat mode) */
 	int rank, ranks;            /* MPI: this process's rank and the team's size (0 and 1 alone) */
 	uint64_t rounds;            /* rounds in an epoch (the same on every rank) */
 	double sync_seconds;        /* MPI: time spent averaging the models */
@@ -249,6 +260,10 @@ static inline void eng_worker_share(const hog_engine *e, const eng_worker *w, ui
 	*lo += a;
 	*hi += a;
 }
+/* mode_opts.c: the ranges of the update modes' own options (--delay,
+ * --node-sync, --flush-every, --stripe-size), HOG_ECONFIG naming the option;
+ * every trainer's check() calls it first, whether or not it uses them. */
+int eng_check_mode_opts(const hog_train_opts *o, hog_err *err);
 /* A worker's run-time error inside a round (a backend call that failed): the
  * team stops after the round and hog_train returns @p rc with @p msg. */
 void eng_fail(hog_engine *e, int rc, const char *msg);

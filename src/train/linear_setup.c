@@ -85,7 +85,7 @@ static void setup_private(hog_engine *e, lin_state *L, const uint64_t *cnt)
 		L->ks.hot = hot > L->D ? (uint32_t)L->D : hot;
 		L->avg = 1; /* the bias; the hot features' changes are summed (see replica below) */
 		L->private_ = 1;
-		e->hot = (int)L->ks.hot - (L->ks.hot > 0);
+		L->hot_shown = (int)L->ks.hot - (L->ks.hot > 0);
 	}
 	/* replica: every coordinate private; at a flush the bias (and the --hot most
 	 * frequent features) averaged, every other change summed: buffered with
@@ -114,7 +114,7 @@ static void setup_private(hog_engine *e, lin_state *L, const uint64_t *cnt)
 		L->ks.hot = (uint32_t)L->D;
 		L->avg = e->o.hot > 0 ? (uint32_t)(e->o.hot + 1 < (int64_t)L->D ? e->o.hot + 1 : (int64_t)L->D) : 1;
 		L->private_ = 1;
-		e->hot = (int)L->avg - 1;
+		L->hot_shown = (int)L->avg - 1;
 	}
 }
 
@@ -196,7 +196,7 @@ static int setup_nodes(hog_engine *e, lin_state *L)
 		return rc;
 	if (!(L->node = calloc((size_t)L->np.nodes, sizeof *L->node)))
 		return hog_err_set(e->err, ENOMEM, "out of memory");
-	e->node_replicas = L->np.nodes;
+	L->node_replicas = L->np.nodes;
 	if (e->o.on_note) {
 		char note[512];
 		size_t k = (size_t)snprintf(note, sizeof note,

@@ -456,6 +456,20 @@ static hog_model *lin_result(const hog_engine *e)
 	return model_out(e, e->o.average);
 }
 
+/* --delay: updates wait in the workers' queues between rounds. */
+static int lin_holds_updates(const hog_engine *e)
+{
+	return e->o.delay != 0;
+}
+
+/* What the run's mode kept, for the CLI's closing lines. */
+static void lin_report(const hog_engine *e, hog_train_result *res)
+{
+	const lin_state *L = e->model;
+	res->hot = L->hot_shown;
+	res->node_replicas = L->node_replicas;
+}
+
 static int lin_restore(hog_engine *e, const hog_model *m)
 {
 	lin_state *L = e->model;
@@ -545,6 +559,9 @@ static void lin_epoch_stats(hog_engine *e, hog_epoch_stats *s)
 
 static int lin_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err *err)
 {
+	int rc = eng_check_mode_opts(o, err);
+	if (rc)
+		return rc;
 	if (tr->meta.kind != HOG_KIND_SPARSE)
 		return hog_err_set(err, HOG_EMISMATCH, "a linear model needs a sparse data set, not %s%s",
 		                   hog_kind_name(tr->meta.kind),
@@ -606,11 +623,19 @@ static enum hog_mode lin_default_mode(const hog_train_opts *o)
 	return o->rule == HOG_RULE_ADAREVISION || o->delay ? HOG_MODE_LOCKFREE : HOG_MODE_BUFFERED;
 }
 
+/* Multinomial logistic regression (--loss softmax) is the mlp with no hidden
+ * layers: its trainer runs it (mlp_check makes the run's model kind mlp). */
+static const hog_trainer_ops *lin_route(const hog_train_opts *o)
+{
+	return o->loss == HOG_LOSS_SOFTMAX ? &hog_mlp_trainer : &hog_linear_trainer;
+}
+
 const hog_trainer_ops hog_linear_trainer = {
 	.name = "linear",
 	.kind = HOG_MODEL_LINEAR,
 	.unit = "nnz",
 	.default_mode = lin_default_mode,
+	.route = lin_route,
 	.modes = ((1u << HOG_MODE_COUNT) - 1) | 1u << HOG_MODE_REPLICA, /* every common mode, replica; not grid */
 	.streams = 1,
 	.check = lin_check,
@@ -622,6 +647,7 @@ const hog_trainer_ops hog_linear_trainer = {
 	.round_end = lin_round_end,
 	.round_merge = lin_round_merge,
 	.stop = lin_stop,
+	.holds_updates = lin_holds_updates,
 	.epoch_started = lin_epoch_started,
 	.probe = lin_probe,
 	.eval_slice = lin_eval_slice,
@@ -629,6 +655,7 @@ const hog_trainer_ops hog_linear_trainer = {
 	.shared_params = lin_shared_params,
 	.snapshot = lin_snapshot,
 	.result = lin_result,
+	.report = lin_report,
 	.restore = lin_restore,
 	.free = lin_free,
 };

@@ -90,6 +90,10 @@ typedef struct lin_state {
 		float *base;            /* the global values N last took (the owner's) */
 	} *node;
 	uint32_t node_sync;         /* the owner's flushes between syncs */
+	int hot_shown;              /* hog_train_result.hot: buffered's hot coordinates a worker keeps,
+	                               replica's features averaged at flushes */
+	int node_replicas;          /* hog_train_result.node_replicas: np.nodes once the replicas are
+	                               made (0: none, the flat mode) */
 } lin_state;
 
 /* --average: the examples the team has done in this epoch, from the workers'

@@ -107,6 +107,9 @@ static void *mf_aligned(uint64_t bytes)
 
 static int mf_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err *err)
 {
+	int rc = eng_check_mode_opts(o, err);
+	if (rc)
+		return rc;
 	if (tr->meta.kind != HOG_KIND_RATINGS)
 		return hog_err_set(err, HOG_EMISMATCH,
 		                   "--model mf needs a ratings data set (user, item, rating: data import "
@@ -243,6 +246,89 @@ out:
 	return rc;
 }
 
+/* The factors' start, seeded: small positive values for every user and item
+ * rated at least once (a row never rated stays 0 and predicts mu + biases);
+ * AdaGrad's sums start at 1. */
+static void mf_init_params(mf_state *st, uint64_t seed, const uint32_t *ucnt, const uint32_t *icnt)
+{
+	const hog_mf_layout *l = &st->l;
+	float *P = st->params + l->P, *Q = st->params + l->Q;
+	const float scale = (float)(1.0 / sqrt((double)l->k));
+	for (int side = 0; side < 2; side++) {
+		uint64_t rows = side ? l->items : l->users;
+		const uint32_t *cnt = side ? icnt : ucnt;
+		float *X = side ? Q : P;
+		for (uint64_t r = 0; r < rows; r++) {
+			if (!cnt[r])
+				continue; /* never rated: stays 0, predicts mu + biases */
+			uint64_t s = (seed * 2 + (uint64_t)side) * 0xD1B54A32D192ED03ull ^ r;
+			for (uint64_t d = 0; d < l->k; d++)
+				X[r * l->kp + d] = ((float)(eng_mix64(&s) >> 40) + 0.5f) * 0x1p-24f * scale; /* never 0 */
+		}
+	}
+	if (l->adagrad) {
+		for (uint64_t r = 0; r < l->users; r++)
+			st->params[l->gu + r] = 1;
+		for (uint64_t r = 0; r < l->items; r++)
+			st->params[l->gi + r] = 1;
+		if (l->biases) {
+			for (uint64_t r = 0; r < l->users; r++)
+				st->params[l->gbu + r] = 1;
+			for (uint64_t r = 0; r < l->items; r++)
+				st->params[l->gbi + r] = 1;
+		}
+	}
+}
+
+/* What the kernels read (mf_kernel.h's mf_shared): the parameters' places in
+ * st->params and the constants of the run (st->mu set). */
+static void mf_shared_init(mf_state *st, const hog_train_opts *o)
+{
+	const hog_mf_layout *l = &st->l;
+	mf_shared *sh = &st->sh;
+	sh->P = st->params + l->P;
+	sh->Q = st->params + l->Q;
+	float *nul = NULL;
+	sh->bu = l->biases ? st->params + l->bu : nul;
+	sh->bi = l->biases ? st->params + l->bi : nul;
+	sh->gu = l->adagrad ? st->params + l->gu : nul;
+	sh->gi = l->adagrad ? st->params + l->gi : nul;
+	sh->gbu = l->adagrad && l->biases ? st->params + l->gbu : nul;
+	sh->gbi = l->adagrad && l->biases ? st->params + l->gbi : nul;
+	sh->k = l->k;
+	sh->kp = l->kp;
+	sh->mu = l->biases ? st->mu : 0; /* the kernel adds it only with biases */
+	sh->l2 = (float)o->l2;
+	sh->inv_k = 1.0f / (float)l->k;
+	atomic_init(&st->glock.v, 0);
+	sh->glock = &st->glock;
+}
+
+/* Grid mode: the side G (--grid, or from the threads) and the blocks of this
+ * rank's ratings. Returns 0, HOG_ECONFIG or ENOMEM, with the message. */
+static int mf_grid_setup(hog_engine *e, mf_state *st)
+{
+	const hog_train_opts *o = &e->o;
+	uint32_t G = o->grid ? o->grid : 2u * (uint32_t)e->T + 1u;
+	/* grid is mf's default mode: on a set with fewer ratings than the
+	 * automatic G x G blocks (many cores, a small set), take the largest G
+	 * that has a rating a block, while every worker can still find one */
+	while (!o->grid && G > (uint32_t)e->T && (uint64_t)G * G > st->nmine)
+		G--;
+	if (G < (uint32_t)e->T)
+		return hog_err_set(e->err, HOG_ECONFIG,
+		                   "--grid %u is smaller than the %d threads: some workers would never find "
+		                   "a free block (use --grid %d or more)", G, e->T, e->T);
+	if ((uint64_t)G * G > st->nmine)
+		return hog_err_set(e->err, HOG_ECONFIG, "--grid %u makes more blocks than there are ratings (%llu%s)%s",
+		                   G, (unsigned long long)st->nmine, e->ranks > 1 ? " on this MPI rank" : "",
+		                   o->grid ? "" : "; use fewer --threads or --mode lockfree");
+	if (mf_grid_build(e, st, G))
+		return hog_err_set(e->err, ENOMEM, "mf: out of memory for %llu users x %llu items at rank %u",
+		                   (unsigned long long)st->l.users, (unsigned long long)st->l.items, o->rank);
+	return 0;
+}
+
 static int mf_setup(hog_engine *e)
 {
 	const hog_data *tr = e->tr;
@@ -271,32 +357,7 @@ static int mf_setup(hog_engine *e)
 		icnt[tr->items[j]]++;
 		sum += tr->ratings[j];
 	}
-	float *P = st->params + l->P, *Q = st->params + l->Q;
-	const float scale = (float)(1.0 / sqrt((double)l->k));
-	for (int side = 0; side < 2; side++) {
-		uint64_t rows = side ? l->items : l->users;
-		const uint32_t *cnt = side ? icnt : ucnt;
-		float *X = side ? Q : P;
-		for (uint64_t r = 0; r < rows; r++) {
-			if (!cnt[r])
-				continue; /* never rated: stays 0, predicts mu + biases */
-			uint64_t s = (o->seed * 2 + (uint64_t)side) * 0xD1B54A32D192ED03ull ^ r;
-			for (uint64_t d = 0; d < l->k; d++)
-				X[r * l->kp + d] = ((float)(eng_mix64(&s) >> 40) + 0.5f) * 0x1p-24f * scale; /* never 0 */
-		}
-	}
-	if (l->adagrad) {
-		for (uint64_t r = 0; r < l->users; r++)
-			st->params[l->gu + r] = 1;
-		for (uint64_t r = 0; r < l->items; r++)
-			st->params[l->gi + r] = 1;
-		if (l->biases) {
-			for (uint64_t r = 0; r < l->users; r++)
-				st->params[l->gbu + r] = 1;
-			for (uint64_t r = 0; r < l->items; r++)
-				st->params[l->gbi + r] = 1;
-		}
-	}
+	mf_init_params(st, o->seed, ucnt, icnt);
 	/* this rank's users and their ratings; the other users' rows are not this
 	 * rank's to keep (mf_gather) */
 	eng_share(l->users, e->rank, e->ranks, &st->ulo, &st->uhi);
@@ -314,51 +375,16 @@ static int mf_setup(hog_engine *e)
 			top = r;
 	st->probe_at = top;
 
-	mf_shared *sh = &st->sh;
-	sh->P = P;
-	sh->Q = Q;
-	float *nul = NULL;
-	sh->bu = l->biases ? st->params + l->bu : nul;
-	sh->bi = l->biases ? st->params + l->bi : nul;
-	sh->gu = l->adagrad ? st->params + l->gu : nul;
-	sh->gi = l->adagrad ? st->params + l->gi : nul;
-	sh->gbu = l->adagrad && l->biases ? st->params + l->gbu : nul;
-	sh->gbi = l->adagrad && l->biases ? st->params + l->gbi : nul;
-	sh->k = l->k;
-	sh->kp = l->kp;
 	st->mu = (float)(sum / (double)tr->n);
-	sh->mu = l->biases ? st->mu : 0; /* the kernel adds it only with biases */
-	sh->l2 = (float)o->l2;
-	sh->inv_k = 1.0f / (float)l->k;
-	atomic_init(&st->glock.v, 0);
-	sh->glock = &st->glock;
+	mf_shared_init(st, o);
 	if (o->mode == HOG_MODE_STRIPED) {
+		mf_shared *sh = &st->sh;
 		if (!(sh->ulock = calloc(l->users, sizeof *sh->ulock)) ||
 		    !(sh->ilock = calloc(l->items, sizeof *sh->ilock)))
 			goto nomem;
 	}
-	if (o->mode == HOG_MODE_GRID) {
-		uint32_t G = o->grid ? o->grid : 2u * (uint32_t)e->T + 1u;
-		/* grid is mf's default mode: on a set with fewer ratings than the
-		 * automatic G x G blocks (many cores, a small set), take the largest G
-		 * that has a rating a block, while every worker can still find one */
-		while (!o->grid && G > (uint32_t)e->T && (uint64_t)G * G > st->nmine)
-			G--;
-		if (G < (uint32_t)e->T) {
-			rc = hog_err_set(e->err, HOG_ECONFIG,
-			                 "--grid %u is smaller than the %d threads: some workers would never find "
-			                 "a free block (use --grid %d or more)", G, e->T, e->T);
-			goto fail;
-		}
-		if ((uint64_t)G * G > st->nmine) {
-			rc = hog_err_set(e->err, HOG_ECONFIG, "--grid %u makes more blocks than there are ratings (%llu%s)%s",
-			                 G, (unsigned long long)st->nmine, e->ranks > 1 ? " on this MPI rank" : "",
-			                 o->grid ? "" : "; use fewer --threads or --mode lockfree");
-			goto fail;
-		}
-		if (mf_grid_build(e, st, G))
-			goto nomem;
-	}
+	if (o->mode == HOG_MODE_GRID && (rc = mf_grid_setup(e, st)))
+		goto fail;
 	if (e->te && e->te->n && !(st->pred = malloc(e->te->n * sizeof *st->pred)))
 		goto nomem;
 	free(ucnt);

@@ -409,6 +409,7 @@ static int mlp_setup(hog_engine *e)
 	if (!M)
 		return hog_err_set(e->err, ENOMEM, "out of memory");
 	e->model = M;
+	hog_backend_blas_one_thread(); /* no BLAS threads inside our workers (the cpu backend's gemm) */
 	uint64_t shape[4];
 	uint64_t outputs = tr->meta.task == HOG_TASK_MULTICLASS ? tr->meta.classes : o->loss == HOG_LOSS_SOFTMAX ? 2 : 1;
 	hog_mlp_pack(shape, tr->dim, outputs, o->layers, o->nlayers);
@@ -674,6 +675,9 @@ static double mlp_default_lr(const hog_train_opts *o, const hog_data *tr, const 
 
 static int mlp_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err *err)
 {
+	int rc = eng_check_mode_opts(o, err);
+	if (rc)
+		return rc;
 	const int linear = o->model == HOG_MODEL_LINEAR;
 	const char *who = linear ? "linear model with --loss softmax" : "mlp model";
 	if (linear && o->nlayers)
@@ -724,7 +728,7 @@ static int mlp_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, 
 	if (o->batch < 1 || o->batch > 65536)
 		return hog_err_set(err, HOG_ECONFIG, "--batch must be 1..65536, not %u", o->batch);
 	hog_backend *b;
-	int rc = hog_backend_open(&b, o->device, 0, err); /* a bad device fails here, with its message */
+	rc = hog_backend_open(&b, o->device, 0, err); /* a bad device fails here, with its message */
 	if (rc)
 		return rc;
 	hog_backend_close(b);

@@ -30,7 +30,6 @@
 #include "sys/err.h"
 #include "sys/mpi.h"
 #include "sys/names.h"
-#include <cblas.h>
 #include <errno.h>
 #include <stdio.h>
 #include <omp.h>
@@ -45,15 +44,13 @@ static const hog_trainer_ops *const trainers[HOG_MODEL_KIND_MAX + 1] = {
 	[HOG_MODEL_MF] = &hog_mf_trainer,
 };
 
-/* The trainer of a run: by model kind, except that multinomial logistic
- * regression (--model linear --loss softmax) is the mlp with no hidden layers,
- * so that multiclass training has one code path (its check() makes the run's
- * model kind mlp). */
+/* The trainer of a run: by model kind, and then the one that kind hands these
+ * options to (hog_trainer_ops.route: --model linear --loss softmax trains as
+ * the mlp). */
 static const hog_trainer_ops *trainer_of(const hog_train_opts *o)
 {
-	if (o->model == HOG_MODEL_LINEAR && o->loss == HOG_LOSS_SOFTMAX)
-		return &hog_mlp_trainer;
-	return (unsigned)o->model <= HOG_MODEL_KIND_MAX ? trainers[o->model] : NULL;
+	const hog_trainer_ops *ops = (unsigned)o->model <= HOG_MODEL_KIND_MAX ? trainers[o->model] : NULL;
+	return ops && ops->route ? ops->route(o) : ops;
 }
 
 int hog_model_kind_built(enum hog_model_kind k)
@@ -297,15 +294,16 @@ static void between_rounds(hog_engine *e, int ep, int last_round, double t_epoch
 	} else if (eng_stop_requested(e)) {
 		atomic_store(&e->action, 1);
 	}
-	int due = e->o.checkpoint_every > 0 && !last_round && !e->o.delay && e->rank == 0 &&
-	          eng_now() - e->last_ckpt >= e->o.checkpoint_every;
+	int due = e->o.checkpoint_every > 0 && !last_round && e->rank == 0 &&
+	          !(e->ops->holds_updates && e->ops->holds_updates(e)) && eng_now() - e->last_ckpt >= e->o.checkpoint_every;
 	if (e->ranks > 1) {
 		share_action(e, &due);
 		if (atomic_load(&e->action) == 0 && (rc = average_models(e)))
 			atomic_store(&e->action, 3);
 	}
 	if (!atomic_load(&e->action) && due) {
-		/* (with --delay, updates wait in private queues: checkpoints only at epoch ends) */
+		/* (a model that holds updates between rounds, linear's --delay queues:
+		 * checkpoints only at epoch ends) */
 		if ((rc = eng_write_checkpoint(e, 1)))
 			team_fail(e, rc, "writing a checkpoint");
 	}
@@ -436,7 +434,8 @@ static int ranks_agree(hog_engine *e, int rc)
 	return 0;
 }
 
-/* What every model shares; the model's check() does the rest. */
+/* What every model shares; the model's check() does the rest (the update
+ * modes' own options: eng_check_mode_opts). */
 static int check_common(const hog_train_opts *o, const hog_data *tr, hog_err *err)
 {
 	if (!tr || tr->n == 0 || tr->n >= UINT32_MAX)
@@ -459,12 +458,6 @@ static int check_common(const hog_train_opts *o, const hog_data *tr, hog_err *er
 		return hog_err_set(err, HOG_ECONFIG, "--l2 must be zero or positive, not %g", o->l2);
 	if (!(o->adagrad_beta > 0))
 		return hog_err_set(err, HOG_ECONFIG, "--adagrad-beta must be positive, not %g", o->adagrad_beta);
-	if (o->delay < 0 || o->delay > (1 << 20))
-		return hog_err_set(err, HOG_ECONFIG, "--delay must be 0..1048576, not %d", o->delay);
-	if (o->node_sync < -1)
-		return hog_err_set(err, HOG_ECONFIG, "--node-sync must be off (-1) or at least 1, not %d", o->node_sync);
-	if (o->flush_every < 0 || o->stripes < 1 || (o->stripes & (o->stripes - 1)))
-		return hog_err_set(err, HOG_ECONFIG, "--flush-every must be >= 1 and --stripe-size a power of two");
 	return 0;
 }
 
@@ -578,7 +571,6 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 	}
 	e->data_hash = eng_data_hash(train);
 	e->opts_hash = eng_opts_hash(&e->o, e->ranks);
-	openblas_set_num_threads(1); /* no BLAS threads inside our workers */
 
 	if ((rc = hog_topo_open(&e->topo, opts->topology, err)))
 		goto done;
@@ -685,9 +677,9 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 		res->threads = e->T;
 		res->seconds = e->elapsed;
 		res->last = e->last;
-		res->hot = e->hot;
-		res->node_replicas = e->node_replicas;
 		res->sync_seconds = e->sync_seconds;
+		if (ops->report)
+			ops->report(e, res);
 	}
 	if (model_out && rc != HOG_EDIVERGED) {
 		/* rank 0 gets what the ranks kept for themselves (the action was shared:

@@ -577,6 +577,11 @@ else
 	check_grep "cuda: ... says there is no usable GPU" "$ERR" "device 'cuda:0': no usable GPU"
 fi
 
+# ------------------------------------------------------------ limits: a refusal states the real range
+check "limits: --epochs beyond 10^6" 2 "$H" train --data "$T/ttr.lmdb" --epochs 2000000
+check_grep "limits: ... names the range" "$ERR" "'2000000' is not a count 1..1000000, or auto"
+check "limits: --lr beyond 1e9" 2 "$H" train --data "$T/ttr.lmdb" --lr 2e9
+check_grep "limits: ... names the bound" "$ERR" "'2e9' is not a positive step size, at most 1e9"
 # ------------------------------------------------------------ several ranks (MPI)
 # mpirun as root needs --allow-run-as-root; two cores run three ranks only with
 # --oversubscribe; containers without ptrace lack the single-copy mechanism; a

@@ -81,7 +81,7 @@ static int run_option(const char *cmd, int c, const char *arg, hog_train_opts *o
 		break;
 	case OPT_EPOCHS:
 		if (!strcmp(arg, "auto")) { o->epochs = 0; break; }
-		if (cli_parse_int(arg, 1, 1000000, &l)) return bad(cmd, "epochs", arg, "a count of at least 1, or auto");
+		if (cli_parse_int(arg, 1, 1000000, &l)) return bad(cmd, "epochs", arg, "a count 1..1000000, or auto");
 		o->epochs = (int)l;
 		break;
 	case OPT_BIND:
@@ -119,7 +119,7 @@ static int step_option(const char *cmd, int c, const char *arg, hog_train_opts *
 	int e;
 	switch (c) {
 	case OPT_LR:
-		if (cli_parse_double(arg, 0, 1e9, &d) || !(d > 0)) return bad(cmd, "lr", arg, "a positive step size");
+		if (cli_parse_double(arg, 0, 1e9, &d) || !(d > 0)) return bad(cmd, "lr", arg, "a positive step size, at most 1e9");
 		o->lr = d;
 		break;
 	case OPT_SCHEDULE:
@@ -131,7 +131,7 @@ static int step_option(const char *cmd, int c, const char *arg, hog_train_opts *
 		o->backoff = d;
 		break;
 	case OPT_T0:
-		if (cli_parse_double(arg, 0, 1e18, &d) || !(d > 0)) return bad(cmd, "t0", arg, "a positive number of examples");
+		if (cli_parse_double(arg, 0, 1e18, &d) || !(d > 0)) return bad(cmd, "t0", arg, "a positive number of examples, at most 1e18");
 		o->t0 = d;
 		break;
 	case OPT_WARMUP:
@@ -139,7 +139,7 @@ static int step_option(const char *cmd, int c, const char *arg, hog_train_opts *
 		o->warmup = u;
 		break;
 	case OPT_L2:
-		if (cli_parse_double(arg, 0, 1e9, &d)) return bad(cmd, "l2", arg, "zero or a positive number");
+		if (cli_parse_double(arg, 0, 1e9, &d)) return bad(cmd, "l2", arg, "a number 0..1e9");
 		o->l2 = d;
 		break;
 	case OPT_OPTIMIZER:
@@ -147,7 +147,7 @@ static int step_option(const char *cmd, int c, const char *arg, hog_train_opts *
 		o->rule = (enum hog_rule)e;
 		break;
 	case OPT_ADAGRAD_BETA:
-		if (cli_parse_double(arg, 0, 1e9, &d) || !(d > 0)) return bad(cmd, "adagrad-beta", arg, "a positive number");
+		if (cli_parse_double(arg, 0, 1e9, &d) || !(d > 0)) return bad(cmd, "adagrad-beta", arg, "a positive number, at most 1e9");
 		o->adagrad_beta = d;
 		break;
 	default: return NOT_MINE;
@@ -165,18 +165,18 @@ static int mode_option(const char *cmd, int c, const char *arg, hog_train_opts *
 		o->delay = (int)l;
 		break;
 	case OPT_HOT:
-		if (cli_parse_int(arg, 0, 1 << 24, &l)) return bad(cmd, "hot", arg, "a count of coordinates");
+		if (cli_parse_int(arg, 0, 1 << 24, &l)) return bad(cmd, "hot", arg, "a count of coordinates 0..16777216");
 		o->hot = (int)l;
 		break;
 	case OPT_FLUSH_EVERY:
-		if (cli_parse_int(arg, 1, 1 << 24, &l)) return bad(cmd, "flush-every", arg, "a count of at least 1");
+		if (cli_parse_int(arg, 1, 1 << 24, &l)) return bad(cmd, "flush-every", arg, "a count 1..16777216");
 		o->flush_every = (int)l;
 		break;
 	case OPT_NODE_SYNC:
 		if (!strcmp(arg, "off"))
 			l = -1;
 		else if (cli_parse_int(arg, 1, 1 << 24, &l))
-			return bad(cmd, "node-sync", arg, "off or a count of at least 1");
+			return bad(cmd, "node-sync", arg, "off or a count 1..16777216");
 		o->node_sync = (int)l;
 		break;
 	case OPT_STRIPE_SIZE:

@@ -582,6 +582,13 @@ check "limits: --epochs beyond 10^6" 2 "$H" train --data "$T/ttr.lmdb" --epochs 
 check_grep "limits: ... names the range" "$ERR" "'2000000' is not a count 1..1000000, or auto"
 check "limits: --lr beyond 1e9" 2 "$H" train --data "$T/ttr.lmdb" --lr 2e9
 check_grep "limits: ... names the bound" "$ERR" "'2e9' is not a positive step size, at most 1e9"
+# ------------------------------------------------------------ split pairs: a test set from another split is named
+"$H" data split -f 0.3 --seed 1 "$T/tall.lmdb" "$T/p1a.lmdb" "$T/p1b.lmdb" >/dev/null 2>&1
+"$H" data split -f 0.3 --seed 2 "$T/tall.lmdb" "$T/p2a.lmdb" "$T/p2b.lmdb" >/dev/null 2>&1
+check "split pairs: the two halves of one split" 0 "$H" train --data "$T/p1a.lmdb" --test "$T/p1b.lmdb" --epochs 1 --quiet
+check_true "split pairs: ... no warning" sh -c "! grep -q warning '$ERR'"
+check "split pairs: halves of two splits of one set" 0 "$H" train --data "$T/p1a.lmdb" --test "$T/p2b.lmdb" --epochs 1 --quiet
+check_grep "split pairs: ... a warning naming both" "$ERR" 'warning: .*p1a.lmdb and .*p2b.lmdb are halves of two different splits'
 # ------------------------------------------------------------ several ranks (MPI)
 # mpirun as root needs --allow-run-as-root; two cores run three ranks only with
 # --oversubscribe; containers without ptrace lack the single-copy mechanism; a

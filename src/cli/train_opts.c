@@ -1,6 +1,7 @@
 /* Training options shared by train and compare (see train_opts.h), data loading
  * for them, and the signal handlers that ask a run to stop cleanly. */
 #include "cli/train_opts.h"
+#include "data/store.h"
 #include "sys/mpi.h"
 #include <signal.h>
 #include <stdlib.h>
@@ -285,6 +286,29 @@ int cli_load_data(const char *cmd, const cli_train_args *a, hog_data **tr, hog_d
 	return rc;
 }
 
+/* A test set cut from the training set's own input by another run of the split
+ * (a split run twice, or killed between its two renames), or the training set's
+ * own half, may hold training examples: said as a warning (the pair ids in the
+ * halves' meta, hog_split_id_get). */
+static void warn_split_overlap(const char *cmd, const char *trn, const char *ten)
+{
+	hog_store *a = NULL, *b = NULL;
+	hog_err err = { 0 };
+	hog_split_id x, y;
+	if (hog_store_open(&a, trn, &err) == 0 && hog_store_open(&b, ten, &err) == 0 && hog_split_id_get(a, &x) == 0 &&
+	    hog_split_id_get(b, &y) == 0 && !strcmp(x.from, y.from)) {
+		if (strcmp(x.pair, y.pair))
+			fprintf(stderr, "hogwild %s: warning: %s and %s are halves of two different splits of one data set "
+			        "(pair ids %s and %s): the test set may hold training examples; train and test on the two "
+			        "halves of one split\n", cmd, trn, ten, x.pair, y.pair);
+		else if (x.part == y.part)
+			fprintf(stderr, "hogwild %s: warning: %s and %s are the same half (%c) of one split: the test set "
+			        "holds the training examples\n", cmd, trn, ten, x.part);
+	}
+	hog_store_close(a);
+	hog_store_close(b);
+}
+
 int cli_match_test(const char *cmd, const hog_data *tr, const char *trn, hog_data *te, const char *ten, int quiet)
 {
 	hog_err err = { 0 };
@@ -302,6 +326,7 @@ int cli_match_test(const char *cmd, const hog_data *tr, const char *trn, hog_dat
 		return cli_fail(&err, rc);
 	if (!quiet)
 		cli_fit_note(cmd, &fit, te, ten, trn);
+	warn_split_overlap(cmd, trn, ten); /* (a warning: said even with --quiet) */
 	return 0;
 }
 

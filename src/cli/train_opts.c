@@ -181,7 +181,7 @@ static int mode_option(const char *cmd, int c, const char *arg, hog_train_opts *
 		o->node_sync = (int)l;
 		break;
 	case OPT_STRIPE_SIZE:
-		if (cli_parse_int(arg, 1, 1 << 20, &l) || (l & (l - 1))) return bad(cmd, "stripe-size", arg, "a power of two");
+		if (cli_parse_int(arg, 1, 1 << 20, &l) || (l & (l - 1))) return bad(cmd, "stripe-size", arg, "a power of two 1..1048576");
 		o->stripes = (int)l;
 		break;
 	default: return NOT_MINE;

@@ -12,6 +12,7 @@
  * bit for bit through the importer's decimal-to-double-to-float path. */
 #include "data/store.h"
 #include "sys/err.h"
+#include "sys/hash.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,27 +40,18 @@ static const char *hog_tools_base(const char *path)
 	return b ? b + 1 : path;
 }
 
-/* FNV-1a over @p n bytes, continuing from @p h. */
-static uint64_t hog_tools_fnv(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *c = p;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ c[i]) * 0x100000001b3ull;
-	return h;
-}
-
 /* The input's identity for "from=": its meta entries that describe the data
  * (the same for every split of one set, different for another set). */
 static uint64_t hog_tools_from(hog_store *s)
 {
 	static const char *const keys[] = { "kind", "task", "examples", "features", "nnz", "blocks", "positives",
 	                                    "label_min", "label_max", "label_sum", "source", "users", "items" };
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = HOG_FNV0;
 	char buf[512];
 	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
-		h = hog_tools_fnv(h, keys[i], strlen(keys[i]) + 1);
+		h = hog_fnv(h, keys[i], strlen(keys[i]) + 1);
 		if (hog_store_meta_get(s, keys[i], buf, sizeof buf) == 0)
-			h = hog_tools_fnv(h, buf, strlen(buf));
+			h = hog_fnv(h, buf, strlen(buf));
 	}
 	return h;
 }
@@ -70,10 +62,10 @@ static uint64_t hog_tools_pair(uint64_t seed)
 {
 	struct timespec t;
 	clock_gettime(CLOCK_REALTIME, &t);
-	uint64_t h = hog_tools_fnv(0xcbf29ce484222325ull, &t, sizeof t);
+	uint64_t h = hog_fnv(HOG_FNV0, &t, sizeof t);
 	pid_t pid = getpid();
-	h = hog_tools_fnv(h, &pid, sizeof pid);
-	return hog_tools_fnv(h, &seed, sizeof seed);
+	h = hog_fnv(h, &pid, sizeof pid);
+	return hog_fnv(h, &seed, sizeof seed);
 }
 
 int hog_split_id_get(hog_store *s, hog_split_id *id)

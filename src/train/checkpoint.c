@@ -7,39 +7,31 @@
 #include "sys/mpi.h"
 #include "sys/names.h"
 #include <errno.h>
+#include "sys/hash.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* FNV-1a over bytes: the hashes below only need to tell runs apart. */
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *b = p;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 0x100000001B3ull;
-	return h;
-}
-#define FNV0 0xCBF29CE484222325ull
 
 /* The training set: its counts and up to 4096 examples spread over it (their
  * labels and contents), so another set of the same shape is told apart without
  * reading all of a large one. */
 uint64_t eng_data_hash(const hog_data *d)
 {
-	uint64_t h = fnv(FNV0, &d->meta.kind, sizeof d->meta.kind);
-	h = fnv(h, &d->n, 8);
-	h = fnv(h, &d->dim, 8);
-	h = fnv(h, &d->nnz, 8);
+	uint64_t h = hog_fnv(HOG_FNV0, &d->meta.kind, sizeof d->meta.kind);
+	h = hog_fnv(h, &d->n, 8);
+	h = hog_fnv(h, &d->dim, 8);
+	h = hog_fnv(h, &d->nnz, 8);
 	uint64_t step = d->n > 4096 ? d->n / 4096 : 1;
 	for (uint64_t i = 0; i < d->n; i += step) {
 		if (d->labels)
-			h = fnv(h, &d->labels[i], 4);
+			h = hog_fnv(h, &d->labels[i], 4);
 		if (d->offsets)
-			h = fnv(h, d->ids + d->offsets[i], (d->offsets[i + 1] - d->offsets[i]) * 4);
+			h = hog_fnv(h, d->ids + d->offsets[i], (d->offsets[i + 1] - d->offsets[i]) * 4);
 		if (d->users) {
-			h = fnv(h, &d->users[i], 4);
-			h = fnv(h, &d->items[i], 4);
-			h = fnv(h, &d->ratings[i], 4);
+			h = hog_fnv(h, &d->users[i], 4);
+			h = hog_fnv(h, &d->items[i], 4);
+			h = hog_fnv(h, &d->ratings[i], 4);
 		}
 	}
 	return h;
@@ -53,15 +45,15 @@ uint64_t eng_opts_hash(const hog_train_opts *o, int ranks)
 {
 	int64_t v[] = { o->model, o->mode, o->hot, o->flush_every, o->stripes, o->rank, o->biases, o->grid,
 		            o->delay, o->batch, o->nlayers, (int64_t)(o->momentum * 1e9) };
-	uint64_t h = fnv(fnv(FNV0, v, sizeof v), o->layers, o->nlayers * sizeof *o->layers);
+	uint64_t h = hog_fnv(hog_fnv(HOG_FNV0, v, sizeof v), o->layers, o->nlayers * sizeof *o->layers);
 	if (o->no_shuffle)
-		h = fnv(h, "noshuffle", 9);
+		h = hog_fnv(h, "noshuffle", 9);
 	if (ranks > 1) {
 		int64_t m[] = { ranks, (int64_t)o->sync_every };
-		h = fnv(h, m, sizeof m);
+		h = hog_fnv(h, m, sizeof m);
 	}
 	int64_t later[] = { o->average, o->normalize }; /* hashed only when set: older checkpoints still fit */
-	return o->average || o->normalize ? fnv(h, later, sizeof later) : h;
+	return o->average || o->normalize ? hog_fnv(h, later, sizeof later) : h;
 }
 
 /* Everything that must be the same on every MPI rank: opts_hash and the
@@ -73,8 +65,8 @@ uint64_t eng_run_hash(const hog_engine *e)
 	int64_t v[] = { o->loss, o->rule, o->sched, (int64_t)o->warmup, (int64_t)o->seed, o->epochs,
 		            (int64_t)o->sync_every, o->measure_delay,
 		            /* (collectives depend on these) */ o->checkpoint != NULL, e->te != NULL };
-	uint64_t h = fnv(e->opts_hash, d, sizeof d);
-	return fnv(h, v, sizeof v);
+	uint64_t h = hog_fnv(e->opts_hash, d, sizeof d);
+	return hog_fnv(h, v, sizeof v);
 }
 
 /* ---------------------------------------------------------- checkpoints */

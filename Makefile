@@ -115,7 +115,7 @@ endif
 # Every object is position independent (-fPIC, without interposition so calls
 # inside the library stay direct), so the same objects make libhogwild.a and
 # libhogwild.so.
-CPPFLAGS_ALL := -Iinclude -Isrc -D_GNU_SOURCE -DHOG_HWLOC=$(HWLOC) -DHOG_CUDA=$(CUDA_BUILT) \
+CPPFLAGS_ALL := -Iinclude -Isrc -D_GNU_SOURCE -DHOG_HWLOC=$(HWLOC) \
                 -DHOG_MPI_PROGRAM=$(MPI_ON) $(CPPFLAGS)
 CFLAGS_ALL   := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -fopenmp \
                 -pthread -fPIC -fno-semantic-interposition $(OPT_CFLAGS) \

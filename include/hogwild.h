@@ -313,6 +313,10 @@ void hog_train_opts_init(hog_train_opts *o);
  * hog_model_kind_modes(); linear with softmax loss trains as an mlp with no
  * hidden layer). */
 unsigned hog_train_modes(const hog_train_opts *o);
+/** The losses (--loss) model kind @p k takes: bit (1 << hog_loss) for each
+ * (linear's softmax trains as the mlp). A library run of mf given the generic
+ * default, logistic, trains the squared loss. */
+unsigned hog_model_kind_losses(enum hog_model_kind k);
 /** The kind of model a run of @p o makes, checkpoints and saves (linear with
  * softmax loss: mlp). */
 enum hog_model_kind hog_train_kind(const hog_train_opts *o);

@@ -355,6 +355,8 @@ check "train mf: --grid in another mode" 2 "$H" train --model mf --mode lockfree
 check "train mf: --grid with the default mode (grid)" 0 "$H" train --quiet --model mf --grid 3 --threads 1 --epochs 1 \
 	--data "$T/grtr.lmdb"
 check "train mf: --grid 1 for 2 threads" 2 "$H" train --model mf --mode grid --grid 1 --threads 2 --data "$T/grtr.lmdb"
+check "train mf: --loss logistic refused" 2 "$H" train --model mf --loss logistic --data "$T/grtr.lmdb"
+check_grep "train mf: ... naming the loss it takes" "$ERR" 'loss logistic does not apply to the mf model, which takes --loss squared'
 check "train mf: adarevision refused" 2 "$H" train --model mf --optimizer adarevision --data "$T/grtr.lmdb"
 check_grep "train mf: ... named" "$ERR" 'adarevision'
 check "train mf: --rank 0" 2 "$H" train --model mf --rank 0 --data "$T/grtr.lmdb"
@@ -828,6 +830,10 @@ check_true "normalize: =on is the bare flag" cmp -s "$T/mn.bin" "$T/mon.bin"
 printf '[train]\nnormalize = off\n' >"$T/norm.ini"
 check "train -c: normalize = off" 0 "$H" train -c "$T/norm.ini" --data "$T/rtr.lmdb" --mode serial --epochs 10 --quiet --save "$T/mcfg.bin"
 check_true "normalize: the config's off is --normalize=off" cmp -s "$T/mr.bin" "$T/mcfg.bin"
+check "train --normalize off (two words)" 0 "$H" train --data "$T/rtr.lmdb" --mode serial --epochs 10 --quiet --normalize off --save "$T/mr2.bin"
+check_true "normalize: '--normalize off' is --normalize=off" cmp -s "$T/mr.bin" "$T/mr2.bin"
+check "train --normalize on (two words)" 0 "$H" train --data "$T/rtr.lmdb" --mode serial --epochs 10 --normalize on --quiet --save "$T/mon2.bin"
+check_true "normalize: '--normalize on' is the bare flag" cmp -s "$T/mn.bin" "$T/mon2.bin"
 check "train --normalize=maybe" 2 "$H" train --data "$T/rtr.lmdb" --normalize=maybe
 check_grep "train: --normalize's values named" "$ERR" 'on, off or auto'
 check "train --epochs auto" 0 "$H" train --data "$T/rtr.lmdb" --mode serial --epochs auto --normalize=off --quiet
@@ -843,6 +849,16 @@ check "train: multiclass without --loss" 0 "$H" train --data "$T/four.lmdb" --mo
 check_grep "train: ... says the loss came from the labels" "$ERR" 'loss: softmax, for the data set.s multiclass labels'
 check "eval: ... the softmax model" 0 "$H" eval --model "$T/four.bin" --data "$T/four.lmdb"
 check_true "eval: ... is above 95%" awk '/^accuracy/ { exit !($2 + 0 > 95) }' "$OUT"
+# the loss from the labels is known before the default mode is chosen: the
+# same mode as --loss softmax (the mlp's), and none of the linear model's report
+"$H" train --data "$T/four.lmdb" --epochs 1 --threads 2 >/dev/null 2>"$T/four-task.err"
+"$H" train --data "$T/four.lmdb" --epochs 1 --threads 2 --loss softmax >/dev/null 2>"$T/four-smx.err"
+m1=$(grep -o '^hogwild: [a-z]* mode, ' "$T/four-task.err")
+m2=$(grep -o '^hogwild: [a-z]* mode, ' "$T/four-smx.err")
+check_true "train: multiclass without --loss trains in --loss softmax's default mode ($m2)" test -n "$m1" -a "$m1" = "$m2"
+check_true "train: ... without the linear model's report" sh -c "! grep -q 'hot coordinates' '$T/four-task.err'"
+check "train: multiclass without --loss refuses linear's --hot" 2 "$H" train --data "$T/four.lmdb" --hot 3 --quiet
+check_grep "train: ... naming the mlp" "$ERR" 'hot applies to .*the mlp model'
 check "train: multiclass with --loss logistic" 1 "$H" train --data "$T/four.lmdb" --loss logistic --quiet
 check_grep "train: ... names --loss softmax" "$ERR" 'train it with --loss softmax'
 awk 'BEGIN { srand(3); for (i = 0; i < 300; i++) { a = rand(); printf "%.5g,%.4g\n", 3 * a + 0.25, a } }' >"$T/reg.csv"

@@ -159,6 +159,16 @@ static const icase issue_cases[] = {
 	{ C, MF, SQ, 0, SGD, BKF, NULL, NULL, "grid", A, 0 },
 	{ C, MF, SQ, 0, SGD, BKF, NULL, NULL, "grid", R, 1u << MD(LOCKFREE) },
 	{ C, LIN, LOG, 0, SGD, BKF, NULL, NULL, "rank", R, 0 },
+	/* a --loss the model has not (mf used to train --loss logistic as squared, silently) */
+	{ T, MF, LOG, MD(GRID), SGD, BKF, NULL, NULL, "loss", R, 0 },
+	{ T, MF, HOG_LOSS_HINGE, MD(GRID), SGD, BKF, NULL, NULL, "loss", R, 0 },
+	{ C, MF, LOG, 0, SGD, BKF, NULL, NULL, "loss", R, 0 },
+	{ T, MF, SQ, MD(GRID), SGD, BKF, NULL, NULL, "loss", A, 0 },
+	{ T, MLP, HOG_LOSS_HINGE, MD(LOCKFREE), SGD, BKF, NULL, NULL, "loss", R, 0 },
+	{ T, MLP, SQ, MD(LOCKFREE), SGD, BKF, NULL, NULL, "loss", R, 0 },
+	{ T, MLP, SMX, MD(LOCKFREE), SGD, BKF, NULL, NULL, "loss", A, 0 },
+	{ T, LIN, HOG_LOSS_HINGE, MD(BUFFERED), SGD, BKF, NULL, NULL, "loss", A, 0 },
+	{ T, LIN, SQ, MD(BUFFERED), SGD, BKF, NULL, NULL, "loss", A, 0 },
 };
 
 static void test_issue_cases(void)
@@ -179,6 +189,22 @@ static void test_issue_cases(void)
 			        got ? "refused" : "accepted", c->want ? "refused" : "accepted");
 		CU_ASSERT_EQUAL(got, c->want);
 	}
+}
+
+/* `--normalize off` is --normalize=off (config.c joins the two words): only a
+ * listed value of an option whose value is optional, whole. */
+static void test_optional_value(void)
+{
+	CU_ASSERT_TRUE(cli_opt_optional_value("normalize", "off"));
+	CU_ASSERT_TRUE(cli_opt_optional_value("normalize", "on"));
+	CU_ASSERT_TRUE(cli_opt_optional_value("normalize", "auto"));
+	CU_ASSERT_FALSE(cli_opt_optional_value("normalize", "of"));
+	CU_ASSERT_FALSE(cli_opt_optional_value("normalize", "offf"));
+	CU_ASSERT_FALSE(cli_opt_optional_value("normalize", ""));
+	CU_ASSERT_FALSE(cli_opt_optional_value("normalize", "--epochs"));
+	CU_ASSERT_FALSE(cli_opt_optional_value("normalize=off", "on"));
+	CU_ASSERT_FALSE(cli_opt_optional_value("loss", "squared")); /* a required value: getopt takes the word */
+	CU_ASSERT_FALSE(cli_opt_optional_value("quiet", "on"));
 }
 
 /* Train's own options are not compare's: its parser refuses them as unknown. */
@@ -460,6 +486,7 @@ int test_opts_register(void)
 	if (!s)
 		return -1;
 	TU_ADD(s, test_issue_cases);
+	TU_ADD(s, test_optional_value);
 	TU_ADD(s, test_commands);
 	TU_ADD(s, test_matrix);
 	TU_ADD(s, test_first_named);

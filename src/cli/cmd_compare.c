@@ -146,6 +146,8 @@ int cmd_compare(int argc0, char **argv0)
 	}
 	if (rc < 0 && optind < argc)
 		rc = cli_usage_error("compare", NULL, "unexpected argument '%s'", argv[optind]);
+	if (rc < 0)
+		cli_task_loss(&plan.base, a.data);
 	if (rc < 0 && (c = cli_train_refuse(CLI_COMPARE, &plan.base, cmp_modes(&plan), &a.given)))
 		rc = c;
 	if (rc >= 0) {

@@ -167,9 +167,28 @@ int cli_config_expand(const char *cmd, const struct option *lopts, int argc, cha
 				rc = cli_fail(&err, rc);
 		}
 	}
-	for (int i = 1; i < argc && !rc; i++)
+	for (int i = 1; i < argc && !rc; i++) {
+		if (!strcmp(argv[i], "--")) { /* the rest as given */
+			for (; i < argc && !rc; i++)
+				rc = push(&x, argv[i]) ? 1 : 0;
+			break;
+		}
+		if (!strncmp(argv[i], "--", 2) && i + 1 < argc && cli_opt_optional_value(argv[i] + 2, argv[i + 1])) {
+			/* `--normalize off`: getopt reads an optional value only after '=' */
+			char *joined = malloc(strlen(argv[i]) + strlen(argv[i + 1]) + 2);
+			if (!joined) {
+				rc = 1;
+				break;
+			}
+			sprintf(joined, "%s=%s", argv[i], argv[i + 1]);
+			rc = push(&x, joined) ? 1 : 0;
+			free(joined);
+			i++;
+			continue;
+		}
 		if (push(&x, argv[i]))
 			rc = 1;
+	}
 	if (rc) {
 		cli_config_free(x.n, x.args);
 		return rc;

@@ -18,7 +18,7 @@ const cli_opt cli_opts[] = {
 	{ "model", 0, REQ, OPT_MODEL, BOTH, 0, 0, COND_NONE, "M", "linear | mf | mlp (linear)" },
 	{ "loss", 0, REQ, OPT_LOSS, BOTH, 0, 0, COND_NONE, "L",
 	  "logistic | hinge | squared | softmax (from the labels: softmax for multiclass, squared for regression, "
-	  "else logistic; mf: squared; softmax: multinomial logistic regression with --model linear, which trains "
+	  "else logistic; mf takes squared only, the mlp logistic or softmax; softmax: multinomial logistic regression with --model linear, which trains "
 	  "as an mlp with no hidden layer)" },
 	{ "mode", 0, REQ, OPT_MODE, CLI_TRAIN, 0, 0, COND_NONE, "M",
 	  "{MODES} (lockfree: plain Hogwild!; buffered: lock-free with the hot coordinates kept per worker and "
@@ -181,6 +181,7 @@ static void put_list(sbuf *b, unsigned mask, const char *(*name)(int), int hi)
 
 static const char *kind_word(int k) { return hog_model_kind_name((enum hog_model_kind)k); }
 static const char *mode_word(int m) { return hog_mode_name((enum hog_mode)m); }
+static const char *loss_word(int l) { return hog_loss_name((enum hog_loss)l); }
 
 static const char *cond_words(enum cli_cond c)
 {
@@ -343,6 +344,20 @@ void cli_opt_usage(FILE *f, unsigned cmd)
 
 /* ------------------------------------------------------------ the check */
 
+int cli_opt_optional_value(const char *name, const char *word)
+{
+	for (size_t i = 0; i < cli_nopts; i++) {
+		const cli_opt *op = &cli_opts[i];
+		if (op->has_arg != optional_argument || strcmp(op->name, name) || !op->arg)
+			continue;
+		size_t n = strlen(word);
+		for (const char *v = op->arg; *v; v += strcspn(v, "|"), v += *v == '|')
+			if (n && strcspn(v, "|") == n && !strncmp(v, word, n))
+				return 1;
+	}
+	return 0;
+}
+
 unsigned cli_opt_train_modes(const hog_train_opts *o)
 {
 	return o->mode == HOG_MODE_AUTO ? hog_train_modes(o) : 1u << o->mode;
@@ -385,6 +400,14 @@ int cli_opt_check(unsigned cmd, const hog_train_opts *o, unsigned modes, const c
 	const enum hog_model_kind kind = hog_train_kind(o);
 	const unsigned runs = modes & hog_train_modes(o); /* a mode the model lacks is refused later */
 	msg[0] = 0;
+	const unsigned losses = hog_model_kind_losses(o->model);
+	if (given->on[OPT_LOSS - OPT_FIRST] && cli_opt_find(cmd, OPT_LOSS) && losses && !(losses >> o->loss & 1u)) {
+		sbuf b = { msg, len, 0 };
+		put(&b, "--loss %s does not apply to the %s model, which takes --loss ", hog_loss_name(o->loss),
+		    hog_model_kind_name(o->model));
+		put_list(&b, losses, loss_word, HOG_LOSS_SOFTMAX + 1);
+		return OPT_LOSS;
+	}
 	for (int id = OPT_FIRST; id < OPT_LAST; id++) {
 		const cli_opt *op = cli_opt_find(cmd, id);
 		if (!op || !given->on[id - OPT_FIRST])

@@ -67,6 +67,11 @@ typedef struct cli_opt {
 extern const cli_opt cli_opts[];
 extern const size_t cli_nopts;
 
+/* 1 when @p word, the word after the bare option @p name (no "--"), is one of
+ * the listed values ("on|off|auto") of an option whose value is optional:
+ * `--normalize off` means --normalize=off, not --normalize and a stray word. */
+int cli_opt_optional_value(const char *name, const char *word);
+
 /* The entry of option @p id for command @p cmd, or NULL. */
 const cli_opt *cli_opt_find(unsigned cmd, int id);
 

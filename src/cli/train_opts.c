@@ -252,6 +252,19 @@ int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o,
 	return rc == NOT_MINE ? cli_usage_error(cmd, NULL, "unknown option") : rc;
 }
 
+void cli_task_loss(hog_train_opts *o, const char *data)
+{
+	hog_data *h = NULL;
+	hog_err err = { 0 };
+	if (!o->loss_from_task || !data || hog_data_load_header(&h, data, &err))
+		return; /* (a set that cannot be read is refused when it is loaded, with its message) */
+	if (h->meta.task == HOG_TASK_MULTICLASS)
+		o->loss = HOG_LOSS_SOFTMAX;
+	else if (h->meta.task == HOG_TASK_REGRESSION)
+		o->loss = HOG_LOSS_SQUARED;
+	hog_data_free(h);
+}
+
 int cli_train_refuse(unsigned cmd, const hog_train_opts *o, unsigned modes, const cli_given *given)
 {
 	char msg[512];

@@ -22,6 +22,13 @@ typedef struct cli_train_args {
  * code after printing the problem (2 for a bad value). */
 int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o, cli_train_args *a);
 
+/* The loss a run takes from its training set's task (@p data's header), set in
+ * @p o before its default mode is chosen and its options checked: a
+ * multiclass set trains as the mlp (--loss softmax), whose modes and default
+ * differ from the linear model's. Nothing when --loss was given or the set
+ * cannot be read (its loading says why). The engine notes the loss it took. */
+void cli_task_loss(hog_train_opts *o, const char *data);
+
 /* Refuses (exit 2, naming the option and why) an option given to @p cmd
  * (CLI_TRAIN, CLI_COMPARE) that the run @p o, training in @p modes, would
  * ignore (cli_opt_check). Returns 0 or 2. */

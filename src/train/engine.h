@@ -64,6 +64,8 @@ typedef struct hog_trainer_ops {
 	const char *unit;           /* the work a worker's units_done counts, for the tables
 	                               (hog_epoch_stats.unit): "nnz", "ratings", "flop" */
 	unsigned modes;             /* bit (1 << hog_mode) for every mode the model takes */
+	unsigned losses;            /* bit (1 << hog_loss) for every --loss the model takes
+	                               (through its route: linear's softmax is the mlp's) */
 	/* optional: the mode a run takes when none is asked for, chosen from the
 	 * measurements in bench/results (NULL: lockfree); one of `modes` that
 	 * takes these options */

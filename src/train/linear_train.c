@@ -565,7 +565,8 @@ static int lin_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, 
 	if (tr->meta.kind != HOG_KIND_SPARSE)
 		return hog_err_set(err, HOG_EMISMATCH, "a linear model needs a sparse data set, not %s%s",
 		                   hog_kind_name(tr->meta.kind),
-		                   tr->meta.kind == HOG_KIND_RATINGS ? " (train ratings with --model mf)" : "");
+		                   tr->meta.kind == HOG_KIND_RATINGS ? " (train ratings with --model mf)"
+		                   : " (train dense columns with --loss softmax or logistic, or --model mlp)");
 	if (tr->meta.task == HOG_TASK_MULTICLASS)
 		return hog_err_set(err, HOG_EMISMATCH, "the linear model takes binary or regression labels, "
 		                   "not multiclass (%u classes): train it with --loss softmax (multinomial logistic "
@@ -636,6 +637,7 @@ const hog_trainer_ops hog_linear_trainer = {
 	.unit = "nnz",
 	.default_mode = lin_default_mode,
 	.route = lin_route,
+	.losses = 1u << HOG_LOSS_LOGISTIC | 1u << HOG_LOSS_HINGE | 1u << HOG_LOSS_SQUARED | 1u << HOG_LOSS_SOFTMAX,
 	.modes = ((1u << HOG_MODE_COUNT) - 1) | 1u << HOG_MODE_REPLICA, /* every common mode, replica; not grid */
 	.streams = 1,
 	.check = lin_check,

@@ -781,6 +781,7 @@ const hog_trainer_ops hog_mf_trainer = {
 	.default_mode = mf_default_mode,
 	/* not buffered: an update touches one user row and one item row, there are
 	 * no hot coordinates to keep per worker */
+	.losses = 1u << HOG_LOSS_SQUARED, /* (the library's generic default, logistic, becomes squared) */
 	.modes = 1u << HOG_MODE_SERIAL | 1u << HOG_MODE_LOCKFREE | 1u << HOG_MODE_ATOMIC | 1u << HOG_MODE_STRIPED |
 	         1u << HOG_MODE_LOCKED | 1u << HOG_MODE_GRID,
 	.check = mf_check,

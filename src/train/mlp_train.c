@@ -753,6 +753,7 @@ const hog_trainer_ops hog_mlp_trainer = {
 	/* default mode lockfree (NULL): the only mode measured for the mlp
 	 * (bench/results/mlp.md, 1.6x one thread at 2 threads); each worker's
 	 * mini-batch gradient is one write of every weight, no hot coordinates */
+	.losses = 1u << HOG_LOSS_LOGISTIC | 1u << HOG_LOSS_SOFTMAX, /* cross-entropy */
 	.modes = 1u << HOG_MODE_SERIAL | 1u << HOG_MODE_LOCKFREE | 1u << HOG_MODE_BUFFERED | 1u << HOG_MODE_ATOMIC |
 	         1u << HOG_MODE_LOCKED,
 	.check = mlp_check,

@@ -63,6 +63,11 @@ unsigned hog_model_kind_modes(enum hog_model_kind k)
 	return hog_model_kind_built(k) ? trainers[k]->modes : 0;
 }
 
+unsigned hog_model_kind_losses(enum hog_model_kind k)
+{
+	return hog_model_kind_built(k) ? trainers[k]->losses : 0;
+}
+
 unsigned hog_train_modes(const hog_train_opts *o)
 {
 	const hog_trainer_ops *ops = trainer_of(o);
@@ -467,7 +472,7 @@ static const hog_train_opts *loss_of_task(const hog_train_opts *o, const hog_dat
 {
 	enum hog_task t = tr->meta.task;
 	enum hog_loss l = t == HOG_TASK_MULTICLASS ? HOG_LOSS_SOFTMAX : t == HOG_TASK_REGRESSION ? HOG_LOSS_SQUARED : o->loss;
-	if (!o->loss_from_task || l == o->loss)
+	if (!o->loss_from_task || t == HOG_TASK_BINARY) /* (the caller may have set l from the set's header) */
 		return o;
 	*buf = *o;
 	buf->loss = l;

@@ -793,6 +793,40 @@ static void test_backend_dense_fwd(void)
 
 /* ---- opening, devices, OpenBLAS ---- */
 
+/* Shapes that make no sense and labels out of range are errors the caller
+ * gets back (the library never aborts): nothing is written. */
+static void test_backend_bad_calls(void)
+{
+	hog_err err = { 0 };
+	hog_backend *b = NULL;
+	CU_ASSERT_FATAL(hog_backend_open(&b, "cpu", 0, &err) == 0);
+	float A[6] = { 1, 2, 3, 4, 5, 6 }, B[6] = { 1, 1, 1, 1, 1, 1 }, C[4] = { 7, 7, 7, 7 };
+	CU_ASSERT_EQUAL(hog_backend_gemm(b, 0, 0, 2, 2, 3, 1, A, 2, B, 2, 0, C, 2, &err), HOG_ECONFIG); /* lda < k */
+	CU_ASSERT(strstr(err.msg, "gemm") != NULL);
+	CU_ASSERT_EQUAL(hog_backend_gemm(b, 0, 0, -1, 2, 3, 1, A, 3, B, 2, 0, C, 2, &err), HOG_ECONFIG);
+	CU_ASSERT_EQUAL(C[0], 7);
+	CU_ASSERT_EQUAL(hog_backend_gemm(b, 0, 0, 2, 2, 3, 1, A, 3, B, 2, 0, C, 2, &err), 0); /* and the right one */
+	CU_ASSERT_EQUAL(C[0], 6);
+	CU_ASSERT_EQUAL(C[3], 15);
+	float Z[6] = { 0 }, P[6], dZ[6];
+	int32_t lab[2] = { 1, 3 }; /* 3 of 3 classes: out of range */
+	double loss = -1;
+	CU_ASSERT_EQUAL(hog_backend_xent(b, 2, 3, Z, lab, P, dZ, &loss, &err), HOG_EDATA);
+	CU_ASSERT(strstr(err.msg, "1 labels outside 0..2") != NULL);
+	CU_ASSERT_EQUAL(hog_backend_xent(b, 2, 3, Z, NULL, P, dZ, NULL, &err), HOG_ECONFIG); /* a gradient, no labels */
+	CU_ASSERT_EQUAL(hog_backend_xent(b, -1, 3, Z, lab, P, NULL, NULL, &err), HOG_ECONFIG);
+	lab[1] = 2;
+	CU_ASSERT_EQUAL(hog_backend_xent(b, 2, 3, Z, lab, P, dZ, &loss, &err), 0);
+	CU_ASSERT_DOUBLE_EQUAL(loss, log(3.0), 1e-6);
+	uint32_t off[2] = { 0, 1 }, ids[1] = { 0 };
+	float W[4] = { 1, 2, 3, 4 }, Y[2] = { 0 };
+	CU_ASSERT_EQUAL(hog_backend_spmm(b, 1, off, ids, NULL, 2, W, 1, 0, Y, 2, &err), HOG_ECONFIG); /* ldw < n */
+	CU_ASSERT(strstr(err.msg, "spmm") != NULL);
+	CU_ASSERT_EQUAL(hog_backend_spmm_grad(b, 1, off, ids, NULL, 2, Y, 1, 1, W, 2, &err), HOG_ECONFIG);
+	CU_ASSERT_EQUAL(W[0], 1);
+	hog_backend_close(b);
+}
+
 static void test_backend_open(void)
 {
 	hog_err err = { 0 };
@@ -984,6 +1018,7 @@ int test_backend_register(void)
 	if (!s)
 		return -1;
 	TU_ADD(s, test_backend_open);
+	TU_ADD(s, test_backend_bad_calls);
 	TU_ADD(s, test_backend_plugin_refusals);
 	TU_ADD(s, test_backend_cpu_never_asks);
 	TU_ADD(s, test_backend_gemm_shapes);

@@ -17,7 +17,8 @@
  * Ops may run asynchronously: results are visible after hog_backend_sync() or a
  * download (which synchronizes). Every op returns 0 or a HOG_E* code with detail
  * in err (HOG_ECUDA for a failed CUDA/cuBLAS call). Shapes that make no sense
- * (negative sizes, ld smaller than a row) are programmer errors: HOG_ASSERT. */
+ * (negative sizes, ld smaller than a row) and labels outside 0..classes-1 are
+ * HOG_ECONFIG and HOG_EDATA: the library never aborts or prints. */
 #ifndef HOG_BACKEND_H
 #define HOG_BACKEND_H
 #include "hogwild.h"
@@ -161,15 +162,20 @@ int hog_backend_dense_bwd(hog_backend *b, int rows, int in, int out, const float
                           const float *W, enum hog_act act, const float *Y, float *dY,
                           float beta, float *dW, float *db, float *dX, hog_err *err);
 
-/* ---- the CPU implementations (cpu.c): host pointers, cannot fail ---- */
+/* ---- the CPU implementations (cpu.c): host pointers and shapes that the
+ * hog_backend_* calls above have checked; cannot fail ---- */
 void hog_cpu_gemm(int ta, int tb, int m, int n, int k, float alpha, const float *A, int lda,
                   const float *B, int ldb, float beta, float *C, int ldc);
 void hog_cpu_bias_add(int rows, int cols, float *X, const float *bias);
 void hog_cpu_bias_grad(int rows, int cols, const float *dY, float beta, float *db);
 void hog_cpu_act_fwd(enum hog_act act, size_t n, const float *X, float *Y);
 void hog_cpu_act_bwd(enum hog_act act, size_t n, const float *Y, const float *dY, float *dX);
-void hog_cpu_xent(int rows, int classes, const float *Z, const int32_t *labels, float *P,
-                  float *dZ, double *loss);
+/* Returns the rows whose label is outside 0..classes-1 (skipped: no loss, no
+ * gradient, no probabilities written). */
+int hog_cpu_xent(int rows, int classes, const float *Z, const int32_t *labels, float *P,
+                 float *dZ, double *loss);
+/* @p bad rows of hog_cpu_xent as the error they are (HOG_EDATA), or 0. */
+int hog_cpu_xent_bad(int bad, int classes, hog_err *err);
 void hog_cpu_spmm(int rows, const uint32_t *offsets, const uint32_t *ids, const float *vals,
                   int n, const float *W, int ldw, float beta, float *Y, int ldy);
 void hog_cpu_spmm_grad(int rows, const uint32_t *offsets, const uint32_t *ids,

@@ -101,10 +101,20 @@ static void *stage_take(stage *s, const void *src, size_t bytes, int *rc, hog_er
 
 /* ---- operations ---- */
 
+static int spmm_shape(const char *op, int rows, int n, int ldw, int ldy, hog_err *err)
+{
+	return hog_err_set(err, HOG_ECONFIG, "%s: %d rows of width %d with leading dimensions %d, %d do not fit", op,
+	                   rows, n, ldw, ldy);
+}
+
 int hog_backend_gemm(hog_backend *b, int ta, int tb, int m, int n, int k, float alpha,
                      const float *A, int lda, const float *B, int ldb, float beta, float *C,
                      int ldc, hog_err *err)
 {
+	if (m < 0 || n < 0 || k < 0 || lda < (ta ? (m > 1 ? m : 1) : (k > 1 ? k : 1)) ||
+	    ldb < (tb ? (k > 1 ? k : 1) : (n > 1 ? n : 1)) || ldc < (n > 1 ? n : 1))
+		return hog_err_set(err, HOG_ECONFIG, "gemm: shapes m %d, n %d, k %d with leading dimensions %d, %d, %d "
+		                   "do not fit", m, n, k, lda, ldb, ldc);
 	if (b->ops->gemm)
 		return b->ops->gemm(b, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, err);
 	if (hog_backend_is_host(b)) {
@@ -214,14 +224,13 @@ int hog_backend_act_bwd(hog_backend *b, enum hog_act act, size_t n, const float 
 int hog_backend_xent(hog_backend *b, int rows, int classes, const float *Z,
                      const int32_t *labels, float *P, float *dZ, double *loss, hog_err *err)
 {
-	HOG_ASSERT(rows >= 0 && classes >= 1);
-	HOG_ASSERT(labels || (!dZ && !loss));
+	if (rows < 0 || classes < 1 || (!labels && (dZ || loss)))
+		return hog_err_set(err, HOG_ECONFIG, "xent: %d rows of %d classes%s", rows, classes,
+		                   !labels && (dZ || loss) ? ", a loss or gradient without labels" : "");
 	if (b->ops->xent)
 		return b->ops->xent(b, rows, classes, Z, labels, P, dZ, loss, err);
-	if (hog_backend_is_host(b)) {
-		hog_cpu_xent(rows, classes, Z, labels, P, dZ, loss);
-		return 0;
-	}
+	if (hog_backend_is_host(b))
+		return hog_cpu_xent_bad(hog_cpu_xent(rows, classes, Z, labels, P, dZ, loss), classes, err);
 	size_t sz = (size_t)rows * classes * sizeof(float), sl = (size_t)rows * sizeof(int32_t);
 	int rc = stage_reserve(b, 3 * PAD(sz) + PAD(sl), err);
 	if (rc)
@@ -232,7 +241,9 @@ int hog_backend_xent(hog_backend *b, int rows, int classes, const float *Z,
 	float *hP = stage_take(&s, NULL, sz, &rc, err), *hd = stage_take(&s, NULL, sz, &rc, err);
 	if (rc)
 		return rc;
-	hog_cpu_xent(rows, classes, hZ, hl, P ? hP : NULL, dZ ? hd : NULL, loss);
+	if ((rc = hog_cpu_xent_bad(hog_cpu_xent(rows, classes, hZ, hl, P ? hP : NULL, dZ ? hd : NULL, loss), classes,
+	                           err)))
+		return rc;
 	if (P && (rc = hog_backend_upload(b, P, hP, sz, err)))
 		return rc;
 	return dZ ? hog_backend_upload(b, dZ, hd, sz, err) : 0;
@@ -291,7 +302,8 @@ int hog_backend_spmm(hog_backend *b, int rows, const uint32_t *offsets, const ui
                      const float *vals, int n, const float *W, int ldw, float beta, float *Y,
                      int ldy, hog_err *err)
 {
-	HOG_ASSERT(rows >= 0 && n >= 0 && ldw >= n && ldy >= n);
+	if (rows < 0 || n < 0 || ldw < n || ldy < n)
+		return spmm_shape("spmm", rows, n, ldw, ldy, err);
 	if (b->ops->spmm)
 		return b->ops->spmm(b, rows, offsets, ids, vals, n, W, ldw, beta, Y, ldy, err);
 	if (hog_backend_is_host(b)) {
@@ -316,7 +328,8 @@ int hog_backend_spmm_grad(hog_backend *b, int rows, const uint32_t *offsets,
                           const uint32_t *ids, const float *vals, int n, const float *dY,
                           int ldy, float alpha, float *dW, int ldw, hog_err *err)
 {
-	HOG_ASSERT(rows >= 0 && n >= 0 && ldw >= n && ldy >= n);
+	if (rows < 0 || n < 0 || ldw < n || ldy < n)
+		return spmm_shape("spmm_grad", rows, n, ldw, ldy, err);
 	if (b->ops->spmm_grad)
 		return b->ops->spmm_grad(b, rows, offsets, ids, vals, n, dY, ldy, alpha, dW, ldw,
 		                         err);

@@ -16,8 +16,5 @@ int hog_err_prefix(hog_err *err, const char *fmt, ...) __attribute__((format(pri
 /** Maps an LMDB return code: MDB codes become HOG_ELMDB with mdb_strerror text. */
 int hog_err_lmdb(hog_err *err, int rc, const char *what, const char *path);
 
-/** Programmer errors only: abort with the location. */
-#define HOG_ASSERT(c) do { if (!(c)) { fprintf(stderr, "%s:%d: assertion failed: %s\n", \
-	__FILE__, __LINE__, #c); abort(); } } while (0)
 
 #endif

@@ -122,7 +122,8 @@ static int hog_topo_flatten(hog_topo *t, hog_err *err)
 			t->slot_pu[k] = (int)pu->os_index;
 			k++;
 		}
-	HOG_ASSERT(k == t->npus);
+	if (k != t->npus)
+		return hog_err_set(err, HOG_EDATA, "topology %s: %d PUs placed of %d", t->source, k, t->npus);
 	return 0;
 }
 

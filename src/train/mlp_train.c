@@ -93,6 +93,8 @@ typedef struct mlp_worker {
 static int wbuf(mlp_worker *w, size_t bytes, void *dev, void *host)
 {
 	void *d = NULL, *h = NULL;
+	if (w->nbufs >= MAX_BUFS) /* (a new buffer needs a larger MAX_BUFS) */
+		return hog_err_set(&w->err, ENOMEM, "mlp: more than %d work buffers", MAX_BUFS);
 	int rc = hog_backend_alloc(w->b, bytes ? bytes : 4, &d, &w->err);
 	if (rc)
 		return rc;
@@ -100,7 +102,6 @@ static int wbuf(mlp_worker *w, size_t bytes, void *dev, void *host)
 		h = d;
 	else if (!(h = malloc(bytes ? bytes : 4)))
 		rc = ENOMEM;
-	HOG_ASSERT(w->nbufs < MAX_BUFS);
 	w->bufs[w->nbufs][0] = d;
 	w->bufs[w->nbufs++][1] = w->host ? NULL : h;
 	memcpy(dev, &d, sizeof d);

@@ -127,7 +127,7 @@ LDFLAGS_ALL  := -fopenmp -pthread $(SANLD) $(LDFLAGS)
 # optional file. The library has no MPI (mpi_stub.c: one rank); hogwild-mpi links
 # mpi.c ahead of it, which defines every symbol of the stub, so the stub's member
 # of the archive is never pulled in.
-LIB_SRC := $(filter-out src/cli/% src/sys/mpi.c,$(wildcard src/*/*.c))
+LIB_SRC := $(filter-out src/cli/% src/sys/mpi.c,$(wildcard src/*.c src/*/*.c))
 ifeq ($(HWLOC),1)
 LIB_SRC := $(filter-out src/sys/topo_stub.c,$(LIB_SRC))
 else

@@ -10,6 +10,9 @@
 #define REQ required_argument
 #define NO no_argument
 
+/* A space the help text is not wrapped at (printed as a space). */
+#define NBSP "\x01"
+
 const cli_opt cli_opts[] = {
 	{ "config", 'c', REQ, OPT_CONFIG, BOTH, 0, 0, COND_NONE, "FILE",
 	  "INI file of options (flags given here override it)" },
@@ -18,7 +21,8 @@ const cli_opt cli_opts[] = {
 	{ "model", 0, REQ, OPT_MODEL, BOTH, 0, 0, COND_NONE, "M", "linear | mf | mlp (linear)" },
 	{ "loss", 0, REQ, OPT_LOSS, BOTH, 0, 0, COND_NONE, "L",
 	  "logistic | hinge | squared | softmax (from the labels: softmax for multiclass, squared for regression, "
-	  "else logistic; mf takes squared only, the mlp logistic or softmax; softmax: multinomial logistic regression with --model linear, which trains "
+	  "else logistic; mf takes squared only, the mlp logistic or softmax; softmax: multinomial logistic "
+	  "regression with" NBSP "--model linear, which trains "
 	  "as an mlp with no hidden layer)" },
 	{ "mode", 0, REQ, OPT_MODE, CLI_TRAIN, 0, 0, COND_NONE, "M",
 	  "{MODES} (lockfree: plain Hogwild!; buffered: lock-free with the hot coordinates kept per worker and "
@@ -223,8 +227,6 @@ void cli_opt_scope(const cli_opt *op, char *buf, size_t len)
 		put(&b, "%swith %s", op->kinds || op->modes ? ", " : "", cond_words(op->cond));
 }
 
-/* A space the help text is not wrapped at (printed as a space). */
-#define NBSP "\x01"
 
 /* "serial | lockfree | buffered (linear, mlp) | ...": every mode, with the
  * models that take it when not all of them do (from the trainers' tables). */

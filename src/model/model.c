@@ -19,6 +19,7 @@
  * are skipped, so a later section does not need a new version.
  * Version 1 files (linear models of hogwild 0.1, a 128-byte header) still load.
  */
+#include "kinds.h"
 #include "model/model.h"
 #include "sys/err.h"
 #include "sys/file.h"
@@ -43,16 +44,11 @@
 #define SEC_COLUMNS 3u
 #define SECTIONS_MAX (1ull << 40)
 
-/* The kinds built in, indexed by hog_model_kind. */
-static const hog_model_kind_ops *const kinds[HOG_MODEL_KIND_MAX + 1] = {
-	[HOG_MODEL_LINEAR] = &hog_linear_kind,
-	[HOG_MODEL_MLP] = &hog_mlp_kind,
-	[HOG_MODEL_MF] = &hog_mf_kind,
-};
-
+/* The kinds built in: their descriptors (kinds.c, the one list). */
 const hog_model_kind_ops *hog_model_kind_get(enum hog_model_kind kind)
 {
-	return (unsigned)kind <= HOG_MODEL_KIND_MAX ? kinds[kind] : NULL;
+	const hog_kind_desc *d = hog_kind_desc_get(kind);
+	return d ? d->model : NULL;
 }
 
 hog_model *hog_model_alloc(enum hog_model_kind kind, enum hog_loss loss, enum hog_rule rule,
@@ -230,7 +226,7 @@ int hog_model_confusion(const hog_model *m, const hog_data *d, uint64_t *counts,
 	return 0;
 }
 
-/* A kind's name is its table's (kinds[] above): one list of the kinds. */
+/* A kind's name is its model table's (kinds.c: one list of the kinds). */
 const char *hog_model_kind_name(enum hog_model_kind k)
 {
 	const hog_model_kind_ops *ops = hog_model_kind_get(k);
@@ -239,9 +235,11 @@ const char *hog_model_kind_name(enum hog_model_kind k)
 
 int hog_model_kind_parse(const char *s)
 {
-	for (int k = 1; s && k <= HOG_MODEL_KIND_MAX; k++)
-		if (kinds[k] && !strcmp(s, kinds[k]->name))
+	for (int k = 1; s && k <= HOG_MODEL_KIND_MAX; k++) {
+		const hog_model_kind_ops *ops = hog_model_kind_get((enum hog_model_kind)k);
+		if (ops && !strcmp(s, ops->name))
 			return k;
+	}
 	return -1;
 }
 

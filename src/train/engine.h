@@ -59,7 +59,6 @@ typedef uint64_t (*eng_round_fn)(hog_engine *e, eng_worker *w, int epoch, uint64
 
 /* What a model brings to the engine. Entries marked optional may be NULL. */
 typedef struct hog_trainer_ops {
-	const char *name;
 	enum hog_model_kind kind;   /* the kind of model the run makes and saves */
 	const char *unit;           /* the work a worker's units_done counts, for the tables
 	                               (hog_epoch_stats.unit): "nnz", "ratings", "flop" */

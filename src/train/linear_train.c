@@ -632,7 +632,6 @@ static const hog_trainer_ops *lin_route(const hog_train_opts *o)
 }
 
 const hog_trainer_ops hog_linear_trainer = {
-	.name = "linear",
 	.kind = HOG_MODEL_LINEAR,
 	.unit = "nnz",
 	.default_mode = lin_default_mode,

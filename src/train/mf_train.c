@@ -775,7 +775,6 @@ static enum hog_mode mf_default_mode(const hog_train_opts *o)
 }
 
 const hog_trainer_ops hog_mf_trainer = {
-	.name = "mf",
 	.kind = HOG_MODEL_MF,
 	.unit = "ratings",
 	.default_mode = mf_default_mode,

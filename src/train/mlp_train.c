@@ -748,7 +748,6 @@ static int mlp_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, 
 }
 
 const hog_trainer_ops hog_mlp_trainer = {
-	.name = "mlp",
 	.kind = HOG_MODEL_MLP,
 	.unit = "flop",
 	/* default mode lockfree (NULL): the only mode measured for the mlp

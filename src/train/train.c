@@ -26,6 +26,7 @@
  * on it in place (one copy in memory, e->own); hog_train_stream() gives the
  * store's blocks instead (e->store, models with .streams).
  */
+#include "kinds.h"
 #include "train/engine.h"
 #include "sys/err.h"
 #include "sys/mpi.h"
@@ -37,35 +38,35 @@
 #include <string.h>
 #include <time.h>
 
-/* The models built in, indexed by hog_model_kind. */
-static const hog_trainer_ops *const trainers[HOG_MODEL_KIND_MAX + 1] = {
-	[HOG_MODEL_LINEAR] = &hog_linear_trainer,
-	[HOG_MODEL_MLP] = &hog_mlp_trainer,
-	[HOG_MODEL_MF] = &hog_mf_trainer,
-};
+/* The trainer of model kind @p k (its descriptor, kinds.c), or NULL. */
+static const hog_trainer_ops *trainer_of_kind(enum hog_model_kind k)
+{
+	const hog_kind_desc *d = hog_kind_desc_get(k);
+	return d ? d->trainer : NULL;
+}
 
 /* The trainer of a run: by model kind, and then the one that kind hands these
  * options to (hog_trainer_ops.route: --model linear --loss softmax trains as
  * the mlp). */
 static const hog_trainer_ops *trainer_of(const hog_train_opts *o)
 {
-	const hog_trainer_ops *ops = (unsigned)o->model <= HOG_MODEL_KIND_MAX ? trainers[o->model] : NULL;
+	const hog_trainer_ops *ops = trainer_of_kind(o->model);
 	return ops && ops->route ? ops->route(o) : ops;
 }
 
 int hog_model_kind_built(enum hog_model_kind k)
 {
-	return (unsigned)k <= HOG_MODEL_KIND_MAX && trainers[k] != NULL;
+	return trainer_of_kind(k) != NULL;
 }
 
 unsigned hog_model_kind_modes(enum hog_model_kind k)
 {
-	return hog_model_kind_built(k) ? trainers[k]->modes : 0;
+	return hog_model_kind_built(k) ? trainer_of_kind(k)->modes : 0;
 }
 
 unsigned hog_model_kind_losses(enum hog_model_kind k)
 {
-	return hog_model_kind_built(k) ? trainers[k]->losses : 0;
+	return hog_model_kind_built(k) ? trainer_of_kind(k)->losses : 0;
 }
 
 unsigned hog_train_modes(const hog_train_opts *o)
@@ -249,7 +250,7 @@ static int average_models(hog_engine *e)
 	size_t n = e->ops->shared_params(e, sp, 16);
 	if (n > 16)
 		return hog_err_set(&e->werr, HOG_ENOTSUP, "the %s model shares more than 16 runs of parameters",
-		                   e->ops->name);
+		                   hog_model_kind_name(e->ops->kind));
 	double t0 = eng_now();
 	const float inv = 1.0f / (float)e->ranks;
 	for (size_t i = 0; i < n; i++) {
@@ -545,7 +546,7 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 	}
 	if (!(ops->modes >> opts->mode & 1u))
 		return hog_err_set(err, HOG_ECONFIG, "%s mode is not available for the %s model", hog_mode_name(opts->mode),
-		                   ops->name);
+		                   hog_model_kind_name(ops->kind));
 	if (store && !ops->streams)
 		return hog_err_set(err, HOG_ENOTSUP, "the %s model cannot train from a stream of blocks (--stream)",
 		                   hog_model_kind_name(opts->model));
@@ -570,7 +571,8 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 	e->rank = hog_mpi_rank();
 	e->ranks = hog_mpi_size();
 	if (e->ranks > 1 && !ops->shared_params) {
-		rc = hog_err_set(err, HOG_ENOTSUP, "the %s model cannot train on several MPI ranks yet", ops->name);
+		rc = hog_err_set(err, HOG_ENOTSUP, "the %s model cannot train on several MPI ranks yet",
+		                 hog_model_kind_name(ops->kind));
 		free(e);
 		return rc;
 	}

@@ -75,6 +75,18 @@ int hog_mlp_forward(hog_backend *b, const hog_mlp_shape *s, const float *W, cons
 	return rc;
 }
 
+int hog_mlp_loss(hog_backend *b, const hog_mlp_shape *s, int rows, float *const *A, const int32_t *labels,
+                 float *dZ, double *loss, hog_err *err)
+{
+	return hog_backend_xent(b, rows, (int)s->n[s->L], A[s->L - 1], labels, NULL, dZ, loss, err);
+}
+
+int hog_mlp_probs(hog_backend *b, const hog_mlp_shape *s, int rows, float *const *A, hog_err *err)
+{
+	float *Z = A[s->L - 1];
+	return hog_backend_xent(b, rows, (int)s->n[s->L], Z, NULL, Z, NULL, NULL, err);
+}
+
 int hog_mlp_backward(hog_backend *b, const hog_mlp_shape *s, const float *W, const hog_mlp_batch *x,
                      float *const *A, float *const *D, float *G, uint64_t *flops, hog_err *err)
 {

@@ -61,8 +61,19 @@ typedef struct hog_mlp_batch {
 int hog_mlp_forward(hog_backend *b, const hog_mlp_shape *s, const float *W, const hog_mlp_batch *x,
                     float *const *A, hog_err *err);
 
+/* The output layer's loss after hog_mlp_forward(): cross-entropy of the logits
+ * A[L-1] (softmax, or the sigmoid with one output) against @p labels (classes,
+ * 0/1 with one output; a backend buffer), its mean over the batch in *loss and
+ * its gradient dLoss/dlogits in @p dZ (rows x outputs), which
+ * hog_mlp_backward() reads as D[0]. */
+int hog_mlp_loss(hog_backend *b, const hog_mlp_shape *s, int rows, float *const *A, const int32_t *labels,
+                 float *dZ, double *loss, hog_err *err);
+/* The output layer's class probabilities after hog_mlp_forward(), written over
+ * the logits A[L-1] (rows x outputs). */
+int hog_mlp_probs(hog_backend *b, const hog_mlp_shape *s, int rows, float *const *A, hog_err *err);
+
 /* The backward pass after hog_mlp_forward(): D[0] holds dLoss/dlogits (rows x
- * outputs, as hog_backend_xent() writes it); G (np floats, the parameters'
+ * outputs, as hog_mlp_loss() writes it); G (np floats, the parameters'
  * layout) gets the gradient of every W_l and b_l; D[0] and D[1] (rows x the
  * widest layer) are scratch. A sparse first layer adds its gradient into the
  * rows of W_0 the batch touches: those must be zero before (the others are not

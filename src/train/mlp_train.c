@@ -295,7 +295,7 @@ static int batch_step(hog_engine *e, mlp_worker *w, const uint32_t *order, int r
 	mlp_state *M = e->model;
 	const hog_mlp_shape *s = &M->s;
 	const hog_data *d = e->tr;
-	const int L = s->L, C = (int)s->n[L];
+	const int L = s->L;
 	uint32_t *idx = w->idx;
 	for (int r = 0; r < rows; r++) {
 		idx[r] = w->rows[order[r]];
@@ -319,7 +319,7 @@ static int batch_step(hog_engine *e, mlp_worker *w, const uint32_t *order, int r
 	if ((rc = hog_mlp_forward(w->b, s, w->W, &x, w->A, err)))
 		return rc;
 	double bl = 0;
-	if ((rc = hog_backend_xent(w->b, rows, C, w->A[L - 1], w->lab, NULL, w->D[0], &bl, err)))
+	if ((rc = hog_mlp_loss(w->b, s, rows, w->A, w->lab, w->D[0], &bl, err)))
 		return rc;
 	*loss += bl * rows;
 	if (s->sparse) /* spmm_grad adds into the rows of W_0 the batch touches */
@@ -622,7 +622,7 @@ static void mlp_eval_slice(hog_engine *e, int k)
 		hog_mlp_batch x;
 		float *Z = w->A[s->L - 1];
 		if (!(rc = gather(M, w, d, idx, rows, 0, &x)) && !(rc = hog_mlp_forward(w->b, s, w->W, &x, w->A, &w->err)) &&
-		    !(rc = hog_backend_xent(w->b, rows, (int)C, Z, NULL, Z, NULL, NULL, &w->err)))
+		    !(rc = hog_mlp_probs(w->b, s, rows, w->A, &w->err)))
 			rc = w->host ? (memcpy(M->test_prob + i * C, Z, rows * C * sizeof(float)), 0)
 			             : down(w, M->test_prob + i * C, Z, rows * C * sizeof(float));
 	}

@@ -5,6 +5,7 @@
 #include "data/store_impl.h"
 #include "data/block.h"
 #include "sys/err.h"
+#include "sys/file.h"
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -80,7 +81,9 @@ static void *array_alloc(uint64_t count, size_t size, int zero)
 	if (count > SIZE_MAX || __builtin_mul_overflow((size_t)count, size, &bytes) ||
 	    __builtin_add_overflow(bytes, 4, &bytes))
 		return NULL;
-	return zero ? calloc(1, bytes) : malloc(bytes);
+	void *p = zero ? calloc(1, bytes) : malloc(bytes);
+	hog_huge_pages(p, bytes);
+	return p;
 }
 
 struct load_state {

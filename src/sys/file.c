@@ -72,6 +72,18 @@ void hog_map_release(const void *p, size_t len)
 		(void)madvise((void *)a, b - a, MADV_DONTNEED);
 }
 
+void hog_huge_pages(void *p, size_t len)
+{
+#ifdef MADV_HUGEPAGE
+	const uintptr_t huge = 2u << 20;
+	uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), b = ((uintptr_t)p + len) & ~(huge - 1);
+	if (p && b > a)
+		(void)madvise((void *)a, b - a, MADV_HUGEPAGE);
+#else
+	(void)p, (void)len;
+#endif
+}
+
 int hog_check_stream_input(const char *path, hog_err *err)
 {
 	struct stat st;

@@ -15,6 +15,11 @@ int hog_check_regular_input(const char *path, hog_err *err);
  * among them leave this process's resident set (the page cache keeps them; a
  * later read faults them back). Never call it on memory that is not such a map. */
 void hog_map_release(const void *p, size_t len);
+/* Advice that the @p len bytes at @p p (a large array read in a random order:
+ * a data set's rows) be backed by transparent huge pages, so that a random row
+ * costs no TLB miss; given before the first touch. A kernel that refuses
+ * (THP off, no madvise) keeps small pages: advice, never an error. */
+void hog_huge_pages(void *p, size_t len);
 /** The same for inputs read as a stream: regular files and FIFOs (pipes,
  * process substitution) pass; directories, devices and sockets do not. */
 int hog_check_stream_input(const char *path, hog_err *err);

@@ -1,0 +1,162 @@
+/* The no-sharing ceiling for the linear model: a plain loop of logistic SGD
+ * written for the benchmark (not hogwild's own code), in which each thread owns
+ * a private model and a contiguous share of a shuffled row order, and nothing
+ * is shared or merged while an epoch runs. Whatever a hogwild mode does beyond
+ * it (shared writes, flushes, barriers, averaging, progress) is what the
+ * comparison measures.
+ *
+ *   bound DATA.lmdb THREADS EPOCHS [SEED [ORDER]]
+ *
+ * ORDER: rows (default: every epoch visits the thread's share in a new shuffled
+ * order, as hogwild's default) or none (the data set's order). Threads are
+ * OpenMP threads: pin them with OMP_PROC_BIND=true OMP_PLACES=cores. Each
+ * thread first-touches its own model and prefetches the rows it will visit
+ * next (a random row is a cache miss otherwise). The data set is read with hogwild's
+ * loader (libhogwild); the loop below is the benchmark's.
+ *
+ * Prints one line per epoch, "epoch E seconds S loss L" (L: the progressive
+ * logistic loss, a sanity check, not a figure to compare), and last
+ * "median_s_per_epoch S" over epochs 2.. (all of them when EPOCHS < 3). */
+#include "hogwild.h"
+#include <math.h>
+#include <omp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define AHEAD 4 /* rows */
+
+static uint64_t mix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+static void shuffle(uint32_t *a, uint64_t n, uint64_t seed)
+{
+	for (uint64_t i = n; i > 1; i--) {
+		uint64_t j = mix(&seed) % i;
+		uint32_t t = a[i - 1];
+		a[i - 1] = a[j];
+		a[j] = t;
+	}
+}
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 4) {
+		fprintf(stderr, "usage: bound DATA.lmdb THREADS EPOCHS [SEED [rows|none]]\n");
+		return 2;
+	}
+	const int T = atoi(argv[2]), E = atoi(argv[3]);
+	const uint64_t seed = argc > 4 ? strtoull(argv[4], NULL, 10) : 1;
+	const int shuffled = !(argc > 5 && !strcmp(argv[5], "none"));
+	if (T < 1 || E < 1) {
+		fprintf(stderr, "bound: THREADS and EPOCHS must be at least 1\n");
+		return 2;
+	}
+	hog_data *d = NULL;
+	hog_err err = { 0 };
+	if (hog_data_load(&d, argv[1], &err)) {
+		fprintf(stderr, "bound: %s\n", err.msg);
+		return 1;
+	}
+	if (!d->offsets) {
+		fprintf(stderr, "bound: %s is not a sparse set\n", argv[1]);
+		return 1;
+	}
+	/* hogwild's default step for sgd: 1 / (1 + mean |x|^2), decayed 0.9 an epoch */
+	double sq = 0;
+	for (uint64_t p = 0; p < d->nnz; p++)
+		sq += d->vals ? (double)d->vals[p] * d->vals[p] : 1.0;
+	const double lr0 = 1.0 / (1.0 + sq / (double)(d->n ? d->n : 1));
+	uint32_t *perm = malloc((d->n ? d->n : 1) * sizeof *perm);
+	double *secs = calloc((size_t)E, sizeof *secs), *loss = calloc((size_t)E, sizeof *loss);
+	if (!perm || !secs || !loss) {
+		fprintf(stderr, "bound: out of memory\n");
+		return 1;
+	}
+	for (uint64_t i = 0; i < d->n; i++)
+		perm[i] = (uint32_t)i;
+	if (shuffled)
+		shuffle(perm, d->n, seed);
+	const uint64_t D = d->dim;
+	omp_set_dynamic(0);
+#pragma omp parallel num_threads(T)
+	{
+		const int k = omp_get_thread_num();
+		const uint64_t a = d->n * (uint64_t)k / (uint64_t)T, b = d->n * (uint64_t)(k + 1) / (uint64_t)T;
+		float *w = calloc(D ? D : 1, sizeof *w); /* first touch: this thread's memory */
+		uint32_t *order = malloc((b - a ? b - a : 1) * sizeof *order);
+		if (!w || !order)
+			abort();
+		for (int ep = 0; ep < E; ep++) {
+			memcpy(order, perm + a, (b - a) * sizeof *order);
+			if (shuffled)
+				shuffle(order, b - a, seed ^ ((uint64_t)ep << 20) ^ (uint64_t)k);
+			const float lr = (float)(lr0 * pow(0.9, ep));
+#pragma omp barrier
+			double t0 = now(), l = 0;
+			for (uint64_t i = 0; i < b - a; i++) {
+				if (i + AHEAD < b - a) { /* a random row is a cache miss: ask for it early */
+					const uint32_t q = order[i + AHEAD];
+					for (uint64_t p = d->offsets[q]; p < d->offsets[q + 1]; p += 16) {
+						__builtin_prefetch(d->ids + p);
+						if (d->vals)
+							__builtin_prefetch(d->vals + p);
+					}
+					__builtin_prefetch(d->labels + q);
+				}
+				if (i + 4 * AHEAD < b - a)
+					__builtin_prefetch(d->offsets + order[i + 4 * AHEAD]);
+				const uint32_t r = order[i];
+				const uint64_t lo = d->offsets[r], hi = d->offsets[r + 1];
+				const uint32_t *ids = d->ids + lo;
+				const float *xs = d->vals ? d->vals + lo : NULL;
+				const float y = d->labels[r];
+				float m = 0;
+				for (uint64_t j = 0; j < hi - lo; j++)
+					m += w[ids[j]] * (xs ? xs[j] : 1.0f);
+				const float z = y * m;
+				l += z > 0 ? log1pf(expf(-z)) : -z + log1pf(expf(z));
+				const float g = -y / (1.0f + expf(z)) * lr;
+				for (uint64_t j = 0; j < hi - lo; j++)
+					w[ids[j]] -= g * (xs ? xs[j] : 1.0f);
+			}
+#pragma omp barrier
+#pragma omp critical
+			loss[ep] += l;
+#pragma omp master
+			secs[ep] = now() - t0;
+		}
+		free(order);
+		free(w);
+	}
+	for (int ep = 0; ep < E; ep++)
+		printf("epoch %d seconds %.6f loss %.6f\n", ep + 1, secs[ep], loss[ep] / (double)(d->n ? d->n : 1));
+	const int from = E >= 3 ? 1 : 0, n = E - from;
+	qsort(secs + from, (size_t)n, sizeof *secs, cmp_d);
+	printf("median_s_per_epoch %.6f\n", n % 2 ? secs[from + n / 2] : (secs[from + n / 2 - 1] + secs[from + n / 2]) / 2);
+	free(perm);
+	free(secs);
+	free(loss);
+	hog_data_free(d);
+	return 0;
+}

@@ -279,6 +279,11 @@ typedef struct hog_train_opts {
 	                                sized so that an averaging falls on a round boundary */
 	int no_shuffle;            /**< visit the examples in the data set's order, the same every
 	                                epoch (tests that compare against a written-out order) */
+	uint32_t shuffle_chunk;    /**< 0 or 1: every epoch visits the examples in a new random
+	                                order; C > 1: in chunks of C examples consecutive in
+	                                the data set, the chunks in a new random order each
+	                                epoch, each chunk's examples in turn (the rows stream
+	                                from memory instead of one random row per example) */
 	uint32_t layers[8];        /**< mlp: widths of the hidden layers (ReLU) */
 	int nlayers;               /**< mlp: hidden layers, 0..8 (default 0: softmax regression) */
 	uint32_t batch;            /**< mlp: examples per mini-batch (default 32) */

@@ -316,6 +316,25 @@ check_true "predict: probabilities in (0,1)" awk '$1 <= 0 || $1 >= 1 { bad = 1 }
 "$H" train --data "$T/ttr.lmdb" --mode serial --epochs 2 --checkpoint "$T/ck.bin" >/dev/null 2>&1
 check "train: --resume" 0 "$H" train --data "$T/ttr.lmdb" --mode serial --epochs 4 --resume "$T/ck.bin" --save "$T/r4.bin"
 check_true "train: resumed model equals the straight one" cmp "$T/s4.bin" "$T/r4.bin"
+# --shuffle-chunk: the same model twice, a resume equal to the straight run, an
+# accuracy near the row shuffle's; refused with --stream and for mf
+"$H" train --data "$T/ttr.lmdb" --mode serial --epochs 4 --shuffle-chunk 32 --save "$T/c4.bin" >/dev/null 2>&1
+check "train: --shuffle-chunk 32" 0 "$H" train --data "$T/ttr.lmdb" --mode serial --epochs 4 --shuffle-chunk 32 --save "$T/c4b.bin"
+check_true "train: ... the same model twice" cmp "$T/c4.bin" "$T/c4b.bin"
+check_true "train: ... another order than the row shuffle" sh -c "! cmp -s '$T/c4.bin' '$T/s4.bin'"
+"$H" train --data "$T/ttr.lmdb" --mode serial --epochs 2 --shuffle-chunk 32 --checkpoint "$T/cck.bin" >/dev/null 2>&1
+cp "$T/cck.bin" "$T/cck2.bin"
+check "train: --shuffle-chunk --resume" 0 "$H" train --data "$T/ttr.lmdb" --mode serial --epochs 4 --shuffle-chunk 32 \
+	--resume "$T/cck.bin" --save "$T/cr4.bin"
+check_true "train: ... equals the straight run" cmp "$T/c4.bin" "$T/cr4.bin"
+check "train: ... resumed without it is refused" 1 "$H" train --data "$T/ttr.lmdb" --mode serial --epochs 4 --resume "$T/cck2.bin"
+check_grep "train: ... naming the option" "$ERR" 'shuffle-chunk'
+a1=$("$H" eval --model "$T/s4.bin" --data "$T/tte.lmdb" | awk '/^accuracy/ { print $2 + 0 }')
+a2=$("$H" eval --model "$T/c4.bin" --data "$T/tte.lmdb" | awk '/^accuracy/ { print $2 + 0 }')
+check_true "train: ... accuracy $a2% against the row shuffle's $a1%" awk -v a="$a1" -v b="$a2" 'BEGIN { exit !(b > a - 1) }'
+check "train: --shuffle-chunk with --stream refused" 2 "$H" train --data "$T/ttr.lmdb" --stream --shuffle-chunk 32
+check "train: --shuffle-chunk with mf refused" 2 "$H" train --data "$T/ttr.lmdb" --model mf --shuffle-chunk 32
+check "train: --shuffle-chunk 0 refused" 2 "$H" train --data "$T/ttr.lmdb" --shuffle-chunk 0
 # config file, flags override it
 printf '# a comment\nepochs = 2\nmode = atomic\n[train]\nthreads = 2\n[compare]\nrepeat = 9\n' > "$T/c.ini"
 check "train: -c config" 0 "$H" train -c "$T/c.ini" --data "$T/ttr.lmdb" --metrics "$T/c.jsonl"

@@ -248,6 +248,7 @@ static const struct ref {
 	{ "flush-every", "linear mlp softmax", "buffered replica", "" }, { "node-sync", "linear", "replica", "" },
 	{ "stripe-size", "linear", "striped", "" }, { "bind", "*", "", "" }, { "seed", "*", "", "" },
 	{ "topology", "*", "", "" }, { "sync-every", "*", "", "" }, { "no-shuffle", "*", "", "" },
+	{ "shuffle-chunk", "linear", "", "" },
 	{ "quiet", "*", "", "" }, { "save", "*", "", "" }, { "checkpoint", "*", "", "" },
 	{ "checkpoint-every", "*", "", "checkpoint" }, { "resume", "*", "", "" }, { "force", "*", "", "resume" },
 	{ "metrics", "*", "", "" }, { "stream", "linear", "", "" }, { "ranks", "*", "", "" }, { "repeat", "*", "", "" },

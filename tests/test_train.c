@@ -366,6 +366,89 @@ static void test_resume_equals_straight(void)
 	}
 }
 
+/* --shuffle-chunk's order: a permutation of the items, made of runs of
+ * consecutive items that start at multiples of the chunk, a pure function of
+ * the seed; chunk 1 is the plain shuffle. */
+static void test_chunk_order(void)
+{
+	enum { N = 1000, C = 7 };
+	uint32_t a[N], b[N], items[N], plain[N], seen[N], scratch[N / C + 1];
+	for (uint32_t i = 0; i < N; i++)
+		items[i] = 5000 + 3 * i;
+	eng_chunk_order(a, NULL, N, C, 42, scratch);
+	eng_chunk_order(b, NULL, N, C, 42, scratch);
+	CU_ASSERT(!memcmp(a, b, sizeof a));
+	memset(seen, 0, sizeof seen);
+	int breaks = 0, bad = 0;
+	for (uint32_t i = 0; i < N; i++) {
+		CU_ASSERT_FATAL(a[i] < N);
+		seen[a[i]]++;
+		if (a[i] % C && (i == 0 || a[i - 1] != a[i] - 1))
+			bad++; /* a chunk entered in its middle */
+		if (i && a[i] != a[i - 1] + 1)
+			breaks++;
+	}
+	for (uint32_t i = 0; i < N; i++)
+		CU_ASSERT_EQUAL(seen[i], 1);
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT(breaks >= (N / C) / 2 && breaks <= N / C); /* shuffled chunks, not the identity */
+	eng_chunk_order(b, NULL, N, C, 43, scratch);
+	CU_ASSERT(memcmp(a, b, sizeof a) != 0);
+	eng_chunk_order(b, items, N, C, 42, scratch);
+	for (uint32_t i = 0; i < N; i++)
+		CU_ASSERT_EQUAL(b[i], items[a[i]]);
+	/* chunk 1: eng_shuffle_u32 of the items */
+	memcpy(plain, items, sizeof plain);
+	eng_shuffle_u32(plain, N, 9);
+	eng_chunk_order(b, items, N, 1, 9, NULL);
+	CU_ASSERT(!memcmp(b, plain, sizeof b));
+	/* one chunk larger than the set: the set in order */
+	eng_chunk_order(b, NULL, 5, 64, 1, scratch);
+	for (uint32_t i = 0; i < 5; i++)
+		CU_ASSERT_EQUAL(b[i], i);
+}
+
+/* Training in chunks: reproducible, resumable from a checkpoint to the straight
+ * run's parameters, and as good as the row shuffle on shuffled data. */
+static void test_chunked_training(void)
+{
+	hog_train_opts o = base_opts(HOG_MODE_SERIAL, 1, 4);
+	hog_train_result rr, rc;
+	hog_model *rows = train_ok(&o, &rr);
+	o.shuffle_chunk = 16;
+	hog_model *a = train_ok(&o, &rc), *b = train_ok(&o, NULL);
+	CU_ASSERT(same_params(a, b));
+	CU_ASSERT(!same_params(a, rows));
+	CU_ASSERT(rc.last.test_loss < rr.last.test_loss * 1.01);
+	const char *ck = tu_path("ckpt-chunk.bin");
+	unlink(ck);
+	o.epochs = 2;
+	o.checkpoint = ck;
+	hog_model *half = train_ok(&o, NULL);
+	o.epochs = 4;
+	o.resume = ck;
+	hog_model *resumed = train_ok(&o, NULL);
+	CU_ASSERT(same_params(a, resumed));
+	/* a checkpoint of the row shuffle is refused by a chunked run (another order) */
+	hog_train_opts r = base_opts(HOG_MODE_SERIAL, 1, 2);
+	r.checkpoint = ck;
+	unlink(ck);
+	hog_model *m = train_ok(&r, NULL);
+	r.epochs = 4;
+	r.resume = ck;
+	r.shuffle_chunk = 16;
+	hog_model *x = NULL;
+	hog_err err = { 0 };
+	CU_ASSERT_EQUAL(hog_train(small_tr, small_te, &r, &x, NULL, &err), HOG_EMISMATCH);
+	CU_ASSERT(strstr(err.msg, "shuffle-chunk") != NULL);
+	hog_model_free(rows);
+	hog_model_free(a);
+	hog_model_free(b);
+	hog_model_free(half);
+	hog_model_free(resumed);
+	hog_model_free(m);
+}
+
 /* A stop request mid-run writes a checkpoint inside the epoch; resuming finishes
  * the run and equals the straight one (serial, positions restored). */
 static volatile int stop_now;
@@ -476,6 +559,8 @@ int test_train_register(void)
 	TU_ADD(s, test_save_load_round_trip);
 	TU_ADD(s, test_resume_equals_straight);
 	TU_ADD(s, test_stop_and_resume);
+	TU_ADD(s, test_chunk_order);
+	TU_ADD(s, test_chunked_training);
 	TU_ADD(s, test_bad_options);
 	TU_ADD(s, test_divergence_named);
 	return 0;

@@ -287,7 +287,11 @@ int cmd_train(int argc0, char **argv0)
 		o.mode = hog_train_default_mode(&o);
 	if (o.resume && !o.checkpoint)
 		o.checkpoint = o.resume; /* keep checkpointing where we resumed from */
-	if ((rc = cli_train_refuse(CLI_TRAIN, &o, cli_opt_train_modes(&o), &a->given))) {
+	rc = 0;
+	if (t.stream && a->given.on[OPT_SHUFFLE_CHUNK - OPT_FIRST])
+		rc = cli_usage_error("train", NULL, "--shuffle-chunk does not apply with --stream, whose epochs visit the "
+		                     "set's blocks in a random order and each block's examples in a random order");
+	if (rc || (rc = cli_train_refuse(CLI_TRAIN, &o, cli_opt_train_modes(&o), &a->given))) {
 		cli_config_free(argc, argv);
 		return rc;
 	}

@@ -96,6 +96,10 @@ const cli_opt cli_opts[] = {
 	  "epoch's end (32768 x threads)" },
 	{ "no-shuffle", 0, NO, OPT_NO_SHUFFLE, BOTH, 0, 0, COND_NONE, NULL,
 	  "visit the examples in the data set's order every epoch" },
+	{ "shuffle-chunk", 0, REQ, OPT_SHUFFLE_CHUNK, BOTH, K(LINEAR), 0, COND_NONE, "C",
+	  "visit the examples in chunks of C consecutive ones of the data set, the chunks in a new random order "
+	  "every epoch, instead of every example in a random order: the rows stream from memory (1: every "
+	  "example shuffled)" },
 	{ "quiet", 0, NO, OPT_QUIET, BOTH, 0, 0, COND_NONE, NULL, "no progress line" },
 	/* train's own */
 	{ "save", 0, REQ, OPT_SAVE, CLI_TRAIN, 0, 0, COND_NONE, "FILE",

@@ -213,6 +213,10 @@ static int model_option(const char *cmd, int c, const char *arg, hog_train_opts 
 		o->sync_every = u;
 		break;
 	case OPT_NO_SHUFFLE: o->no_shuffle = 1; break;
+	case OPT_SHUFFLE_CHUNK:
+		if (cli_parse_int(arg, 1, 1 << 20, &l)) return bad(cmd, "shuffle-chunk", arg, "a chunk of 1..1048576 examples");
+		o->shuffle_chunk = (uint32_t)l;
+		break;
 	case OPT_LAYERS: return parse_layers(cmd, arg, o);
 	case OPT_BATCH:
 		if (cli_parse_int(arg, 1, 65536, &l)) return bad(cmd, "batch", arg, "a batch size 1..65536");

@@ -48,6 +48,8 @@ uint64_t eng_opts_hash(const hog_train_opts *o, int ranks)
 	uint64_t h = hog_fnv(hog_fnv(HOG_FNV0, v, sizeof v), o->layers, o->nlayers * sizeof *o->layers);
 	if (o->no_shuffle)
 		h = hog_fnv(h, "noshuffle", 9);
+	if (o->shuffle_chunk > 1 && !o->no_shuffle) /* (hashed only when set: older checkpoints still fit) */
+		h = hog_fnv(h, &o->shuffle_chunk, sizeof o->shuffle_chunk);
 	if (ranks > 1) {
 		int64_t m[] = { ranks, (int64_t)o->sync_every };
 		h = hog_fnv(h, m, sizeof m);
@@ -172,7 +174,8 @@ static const char *ckpt_differs(const hog_engine *e, const hog_model *m, const h
 	if (m->seed != o->seed)
 		return "seed";
 	if (ck->opts_hash && ck->opts_hash != e->opts_hash)
-		return "mode, rank, biases, grid, delay, layers, batch, momentum or the buffered/striped settings";
+		return "mode, rank, biases, grid, delay, layers, batch, momentum, --shuffle-chunk or the buffered/striped "
+		       "settings";
 	return NULL;
 }
 

@@ -39,6 +39,7 @@ typedef struct eng_worker {
 	uint64_t units_done;        /* the model's work unit (linear: nonzeros) in this epoch */
 	double loss;                /* progressive loss of this epoch */
 	void *m;                    /* the model's per-worker state */
+	uint32_t *chunks;           /* --shuffle-chunk: eng_chunk_order()'s scratch */
 	uint64_t *dsamples;         /* sampled delays */
 	uint32_t ndsamples;
 	_Alignas(64) _Atomic uint64_t applied; /* examples written, read by delay samplers */
@@ -240,6 +241,17 @@ static inline uint64_t eng_mix64(uint64_t *s)
 }
 
 void eng_shuffle_u32(uint32_t *a, uint64_t n, uint64_t seed);
+/* @p out (n entries) = @p items (NULL: 0..n-1) in chunks of @p chunk
+ * consecutive entries, the chunks in a random order drawn from @p seed (a
+ * shorter last chunk among them); chunk <= 1: every entry shuffled, as
+ * eng_shuffle_u32. A pure function of its arguments; @p scratch holds
+ * eng_chunk_count(n, chunk) entries. */
+void eng_chunk_order(uint32_t *out, const uint32_t *items, uint64_t n, uint64_t chunk, uint64_t seed,
+                     uint32_t *scratch);
+static inline uint64_t eng_chunk_count(uint64_t n, uint64_t chunk)
+{
+	return chunk > 1 ? (n + chunk - 1) / chunk : 0;
+}
 
 /* Worker k's share [*lo, *hi) of n items dealt evenly. */
 static inline void eng_share(uint64_t n, int k, int T, uint64_t *lo, uint64_t *hi)

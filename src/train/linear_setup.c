@@ -250,8 +250,15 @@ int lin_setup(hog_engine *e)
 	if (L->perm) {
 		for (uint64_t i = 0; i < tr->n; i++)
 			L->perm[i] = (uint32_t)i;
+		uint32_t *scratch = NULL;
+		const uint64_t nc = eng_chunk_count(tr->n, e->o.shuffle_chunk);
+		if (!e->o.no_shuffle && nc && !(scratch = malloc(nc * sizeof *scratch)))
+			return hog_err_set(e->err, ENOMEM, "out of memory");
+		/* --shuffle-chunk: the workers' shares are dealt in chunks of the data
+		 * set's order, so that a chunk of their epoch's order is consecutive rows */
 		if (!e->o.no_shuffle)
-			eng_shuffle_u32(L->perm, tr->n, e->o.seed);
+			eng_chunk_order(L->perm, NULL, tr->n, e->o.shuffle_chunk, e->o.seed, scratch);
+		free(scratch);
 	}
 	L->ks.P = L->P;
 	L->ks.reg = L->reg;

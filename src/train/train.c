@@ -119,6 +119,25 @@ void eng_shuffle_u32(uint32_t *a, uint64_t n, uint64_t seed)
 	}
 }
 
+void eng_chunk_order(uint32_t *out, const uint32_t *items, uint64_t n, uint64_t chunk, uint64_t seed,
+                     uint32_t *c)
+{
+	if (chunk <= 1) {
+		for (uint64_t i = 0; i < n; i++)
+			out[i] = items ? items[i] : (uint32_t)i;
+		eng_shuffle_u32(out, n, seed);
+		return;
+	}
+	const uint64_t nc = eng_chunk_count(n, chunk);
+	for (uint64_t j = 0; j < nc; j++)
+		c[j] = (uint32_t)j;
+	eng_shuffle_u32(c, nc, seed);
+	uint64_t at = 0;
+	for (uint64_t j = 0; j < nc; j++)
+		for (uint64_t i = c[j] * chunk, end = i + chunk < n ? i + chunk : n; i < end; i++)
+			out[at++] = items ? items[i] : (uint32_t)i;
+}
+
 void eng_model_hyper(const hog_engine *e, hog_model *m)
 {
 	m->sched = e->o.sched;
@@ -326,6 +345,9 @@ static void run_team(hog_engine *e)
 	(void)rc; /* a container may refuse binding: run unbound rather than fail */
 	if ((rc = ops->worker_init(e, w)))
 		team_fail(e, rc, "setting up a worker");
+	else if (e->o.shuffle_chunk > 1 && !e->o.no_shuffle &&
+	         !(w->chunks = malloc((eng_chunk_count(w->n, e->o.shuffle_chunk) + 1) * sizeof *w->chunks)))
+		team_fail(e, ENOMEM, "ordering the epochs in chunks");
 	else if (e->ranks > 1 && e->start_pos[k] > w->n) /* rank 0's positions: shares differ by one */
 		e->start_pos[k] = w->n;
 	else if (e->start_pos[k] > w->n)
@@ -352,12 +374,14 @@ static void run_team(hog_engine *e)
 	const eng_round_fn fn = ops->round(e);
 	const uint64_t rounds = e->rounds;
 	for (int ep = e->start_epoch; ep < e->o.epochs; ep++) {
-		for (uint64_t i = 0; i < w->n; i++) /* (the same swaps whatever the items) */
-			w->order[i] = w->rows ? w->rows[i] : (uint32_t)i;
 		uint64_t seed = e->o.seed ^ 0x5EEDull;
 		seed = eng_mix64(&seed) ^ ((uint64_t)ep << 20) ^ (uint64_t)k;
-		if (!e->o.no_shuffle)
-			eng_shuffle_u32(w->order, w->n, eng_mix64(&seed));
+		/* (the same swaps whatever the items) */
+		if (e->o.no_shuffle)
+			for (uint64_t i = 0; i < w->n; i++)
+				w->order[i] = w->rows ? w->rows[i] : (uint32_t)i;
+		else
+			eng_chunk_order(w->order, w->rows, w->n, e->o.shuffle_chunk, eng_mix64(&seed), w->chunks);
 		w->pos = ep == e->start_epoch ? e->start_pos[k] : 0;
 		w->ex_done = w->units_done = 0;
 		w->loss = 0;
@@ -716,6 +740,7 @@ done:
 				if (e->model)
 					ops->worker_free(e, e->w[k]);
 				free(e->w[k]->dsamples);
+				free(e->w[k]->chunks);
 				free(e->w[k]);
 			}
 	}

@@ -393,7 +393,7 @@ typedef struct hog_train_result {
  * wrong kind, a checkpoint that does not fit); HOG_EDIVERGED (an epoch's training
  * loss NaN, Inf, over 100 times an all-zero model's, or over 10 times this run's
  * best epoch's and worse than the zero model's, the same rule for every model
- * (hogwild(1), DIVERGENCE); the message names the epoch, the loss, its
+ * (hogwild(1), Divergence); the message names the epoch, the loss, its
  * bound and the step size; the last checkpoint stays, the diverged state is not
  * written to it; *model_out is NULL unless o->keep_diverged); HOG_EINTR
  * (*o->stop was set: a checkpoint was written when o->checkpoint is set). On every

@@ -809,6 +809,13 @@ else
 	re=$(awk '/^rmse/ { print $2 }' "$OUT")
 	check_true "mpi mf: ... is whole: the job's test RMSE ($re vs $rj)" \
 		awk -v a="$re" -v b="$rj" 'BEGIN { d = a - b; exit !(a != "" && b != "" && d < 2e-6 && d > -2e-6) }'
+	# a huge step: every rank decides alike from the job's loss, and none saves
+	check "mpi: a huge step diverges on 2 ranks" 1 $MPIRUN -np 2 "$H" train --data "$T/ttr.lmdb" --threads 1 \
+		--epochs 2 --lr 1e9 --quiet --save "$T/mdiv.bin"
+	check_true "mpi: ... both ranks say the same (the job's loss and bound)" \
+		test "$(grep 'training diverged in epoch 1' "$ERR" | sort -u | wc -l)" -eq 1 -a \
+		"$(grep -c 'training diverged in epoch 1 at step size 1e+09: the training loss' "$ERR")" -eq 2
+	check_true "mpi: ... and no model is saved" test ! -e "$T/mdiv.bin"
 	H=$H1
 fi
 # ------------------------------------------------------------ --average and --normalize (issue 11)
@@ -1408,6 +1415,51 @@ check_true "default mode: ... trains plain lockfree ($(sf_mode "$T/sfd5.json"))"
 check "default mode: compare still runs lockfree and locked" 0 "$H" compare --data "$T/ttr.lmdb" --threads 2 --epochs 1
 check_grep "default mode: ... a lockfree row" "$OUT" '^lockfree +2 '
 check_grep "default mode: ... a locked row" "$OUT" '^locked +2 '
+
+# ------------------------------------------------------------ divergence (issue 19)
+# A loss past its bound (100 x an all-zero model's) is divergence, not only NaN:
+# --lr 1e9 used to end near a loss of 1e9 with exit 0 and a saved model.
+DIV_MSG='training diverged in epoch 1 at .*: the training loss.* (is past its bound [0-9.e+]+ \(100 x|is NaN).*try a smaller --lr'
+for run in "linear:--data $T/ttr.lmdb" "hinge:--data $T/ttr.lmdb --loss hinge --average off" \
+	"mlp:--model mlp --optimizer adagrad --data $T/mctr.lmdb" "mf:--model mf --data $T/grtr.lmdb"; do
+	name=${run%%:*} args=${run#*:}
+	rm -f "$T/div.model"
+	check "diverge $name: --lr 1e9 exits 1" 1 "$H" train --quiet --threads 2 --epochs 3 --lr 1e9 $args --save "$T/div.model"
+	check_grep "diverge $name: ... naming the epoch, the loss and its bound, and what to try" "$ERR" "$DIV_MSG"
+	check_grep "diverge $name: ... saying nothing was saved" "$ERR" "nothing saved to .*div.model \(--keep-diverged"
+	check_true "diverge $name: ... and saving nothing" test ! -e "$T/div.model"
+done
+check "diverge: --keep-diverged saves the diverged linear model" 1 "$H" train --quiet --threads 2 --epochs 3 --lr 1e9 \
+	--data "$T/ttr.lmdb" --save "$T/div.model" --keep-diverged
+check_grep "diverge: ... saying so" "$ERR" 'the diverged model saved to .*div.model \(--keep-diverged\)'
+check "diverge: ... a model that loads" 0 "$H" eval --model "$T/div.model" --data "$T/tte.lmdb"
+check "diverge: --keep-diverged, mf's NaN model" 1 "$H" train --quiet --model mf --data "$T/grtr.lmdb" --epochs 2 --lr 1e9 \
+	--save "$T/divmf.model" --keep-diverged
+check_grep "diverge: ... is not saved: not finite" "$ERR" 'not finite; nothing saved to .*divmf.model'
+check_true "diverge: ... no file" test ! -e "$T/divmf.model"
+check "diverge: --keep-diverged without --save is refused" 2 "$H" train --data "$T/ttr.lmdb" --keep-diverged
+check_grep "diverge: ... naming --save" "$ERR" '--keep-diverged applies only with --save'
+check "diverge: the default step on the same sets is no divergence" 0 "$H" train --quiet --threads 2 --epochs 3 \
+	--data "$T/ttr.lmdb" --save "$T/ok.model"
+check_true "diverge: ... and saves" test -s "$T/ok.model"
+# a checkpoint keeps the last state before the divergence
+"$H" train --quiet --data "$T/ttr.lmdb" --mode serial --epochs 2 --checkpoint "$T/dck.bin" >/dev/null 2>&1
+cp "$T/dck.bin" "$T/dck0.bin"
+check "diverge: a resumed run that diverges" 1 "$H" train --quiet --data "$T/ttr.lmdb" --mode serial --epochs 4 \
+	--resume "$T/dck.bin" --force --lr 1e9 --checkpoint-every 0.0001
+check_grep "diverge: ... in epoch 3" "$ERR" 'training diverged in epoch 3'
+check_grep "diverge: ... says the checkpoint holds no diverged state" "$ERR" 'diverged state is not written to the checkpoint .*dck.bin'
+check_true "diverge: ... and the checkpoint is as it was" cmp "$T/dck.bin" "$T/dck0.bin"
+# compare: a diverged cell is a row that says so; every cell diverged is exit 1
+check "diverge: compare where every run diverges" 1 "$H" compare --quiet --data "$T/ttr.lmdb" --modes lockfree \
+	--threads 2 --epochs 2 --lr 1e9 --json "$T/divc.json"
+check_grep "diverge: ... a row per cell that says so" "$OUT" '^lockfree +2 +diverged in every run'
+check_grep "diverge: ... the header names the step" "$OUT" 'lr 1e\+09'
+check_grep "diverge: ... and the message why" "$ERR" 'every run diverged: nothing to compare; try a smaller --lr'
+check_grep "diverge: ... the JSON counts the diverged runs" "$T/divc.json" '"mode":"lockfree","threads":2,"runs":0,"diverged":1'
+check "diverge: --mode auto at a step every probe diverges at" 1 "$H" train --data "$T/ttr.lmdb" --mode auto \
+	--threads 2 --epochs 2 --lr 1e9
+check_grep "diverge: ... the note says the probes diverged" "$ERR" 'auto: serial \(the probe diverged in every mode'
 
 echo "cli: $PASS passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]

@@ -222,7 +222,7 @@ static void summarize(cmp_cell *cell, double target)
 	int k = 0;
 	for (int r = 0; r < cell->nruns && r < 1024; r++) {
 		const cmp_run *run = &cell->runs[r];
-		if (run->nepochs == 0)
+		if (run->nepochs == 0 || run->diverged) /* (a diverged run's epochs are in no median) */
 			continue;
 		const hog_epoch_stats *last = &run->epochs[run->nepochs - 1];
 		ep[k] = last->elapsed / run->nepochs;
@@ -341,6 +341,11 @@ int cmp_run_plan(cmp_plan *p, const hog_data *tr, const hog_data *te, const char
 				fprintf(stderr, "hogwild compare: %s with %d threads: %s\n", hog_mode_name(cell->mode),
 				        cell->threads, err.msg);
 				run->diverged = 1;
+				cell->ndiverged++;
+				if (isnan(lr_used)) { /* (the header names the step that diverged) */
+					lr_used = res.lr;
+					loss_used = res.loss;
+				}
 				continue;
 			}
 			if (trc) {
@@ -365,10 +370,21 @@ int cmp_run_plan(cmp_plan *p, const hog_data *tr, const hog_data *te, const char
 		summarize(&cells[i], target);
 	cmp_report rep = { .plan = p, .cells = cells, .ncells = done_cells, .target = target, .lr = lr_used, .loss = loss_used,
 	                   .data = data_name, .train = tr, .test = te };
-	int wrc = 0;
+	int wrc = 0, finished = 0, diverged = 0;
 	if (lead) {
 		cmp_print_table(&rep, stdout);
 		wrc = cmp_write_files(&rep);
+	}
+	for (int i = 0; i < done_cells; i++) {
+		finished += cells[i].done;
+		diverged += cells[i].ndiverged;
+	}
+	/* (each diverged cell was said, and is a row; under MPI a rank outside a
+	 * row's team has no figures of it, and nothing diverged) */
+	if (!rc && diverged && !finished) {
+		if (lead)
+			fprintf(stderr, "hogwild compare: every run diverged: nothing to compare; try a smaller --lr\n");
+		rc = 1;
 	}
 	if (!rc)
 		rc = wrc;

@@ -27,7 +27,7 @@ enum {
 	OPT_TRAIN_LAST, /* the options above are parsed by cli_train_option() */
 	/* train's own */
 	OPT_SAVE = OPT_TRAIN_LAST, OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_RESUME, OPT_FORCE, OPT_METRICS,
-	OPT_STREAM,
+	OPT_STREAM, OPT_KEEP_DIVERGED,
 	/* compare's own */
 	OPT_MODES, OPT_THREADS_LIST, OPT_RANKS, OPT_REPEAT, OPT_TARGET, OPT_CSV, OPT_JSON, OPT_PLOT,
 	OPT_HELP,
@@ -48,6 +48,7 @@ enum cli_cond {
 	COND_CHECKPOINT,  /* --checkpoint (or --resume, which checkpoints where it resumed from) */
 	COND_RESUME,      /* --resume */
 	COND_MODEL_MLP,   /* --model mlp itself, not linear with --loss softmax (hidden layers) */
+	COND_SAVE,        /* --save given */
 };
 
 typedef struct cli_opt {

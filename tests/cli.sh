@@ -351,6 +351,8 @@ for m in serial lockfree atomic striped locked grid; do
 done
 check "train mf: adagrad, grid 3" 0 "$H" train --quiet --model mf --optimizer adagrad --mode grid --grid 3 \
 	--threads 2 --bind none --epochs 2 --data "$T/grtr.lmdb" --save "$T/mf.model"
+check_true "train mf: ... no note of a loss other than squared for ratings (it said logistic)" \
+	sh -c "! grep -q 'loss: ' '$ERR'"
 check "train mf: --grid in another mode" 2 "$H" train --model mf --mode lockfree --grid 3 --data "$T/grtr.lmdb"
 check "train mf: --grid with the default mode (grid)" 0 "$H" train --quiet --model mf --grid 3 --threads 1 --epochs 1 \
 	--data "$T/grtr.lmdb"

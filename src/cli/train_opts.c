@@ -260,7 +260,7 @@ void cli_task_loss(hog_train_opts *o, const char *data)
 		return; /* (a set that cannot be read is refused when it is loaded, with its message) */
 	if (h->meta.task == HOG_TASK_MULTICLASS)
 		o->loss = HOG_LOSS_SOFTMAX;
-	else if (h->meta.task == HOG_TASK_REGRESSION)
+	else if (h->meta.task == HOG_TASK_REGRESSION || h->meta.task == HOG_TASK_RATINGS)
 		o->loss = HOG_LOSS_SQUARED;
 	hog_data_free(h);
 }

@@ -478,12 +478,13 @@ static int check_common(const hog_train_opts *o, const hog_data *tr, hog_err *er
 static const hog_train_opts *loss_of_task(const hog_train_opts *o, const hog_data *tr, hog_train_opts *buf)
 {
 	enum hog_task t = tr->meta.task;
-	enum hog_loss l = t == HOG_TASK_MULTICLASS ? HOG_LOSS_SOFTMAX : t == HOG_TASK_REGRESSION ? HOG_LOSS_SQUARED : o->loss;
+	enum hog_loss l = t == HOG_TASK_MULTICLASS ? HOG_LOSS_SOFTMAX
+	                : t == HOG_TASK_REGRESSION || t == HOG_TASK_RATINGS ? HOG_LOSS_SQUARED : o->loss;
 	if (!o->loss_from_task || t == HOG_TASK_BINARY) /* (the caller may have set l from the set's header) */
 		return o;
 	*buf = *o;
 	buf->loss = l;
-	if (o->on_note) {
+	if (o->on_note && t != HOG_TASK_RATINGS) { /* (ratings train mf, whose one loss is squared) */
 		char msg[256];
 		snprintf(msg, sizeof msg, "loss: %s, for the data set's %s labels (--loss sets another%s)", hog_loss_name(l),
 		         hog_task_name(t), t == HOG_TASK_MULTICLASS ? "; labels that are amounts, not classes: import "

@@ -483,6 +483,8 @@ typedef struct hog_model_info {
 	int nlayers;               /**< mlp: hidden layers */
 	uint32_t layers[8];        /**< mlp: their widths */
 	double momentum;           /**< mlp: sgd momentum trained with */
+	enum hog_task task;        /**< the training set's task (0: not recorded, a model file of an
+	                                older hogwild or a model made by the API) */
 } hog_model_info;
 /** Fills @p info from @p m (nothing can fail). */
 void hog_model_info_get(const hog_model *m, hog_model_info *info);

@@ -1097,6 +1097,43 @@ printf '0 1:1\n1 2:1\n' >"$T/rte.svm"
 "$H" data import -q -f libsvm "$T/rte.svm" "$T/rte.lmdb" >/dev/null 2>&1
 check "regression: a test set of {0,1} labels is not refused" 0 "$H" train --loss squared --data "$T/rtr.lmdb" --test "$T/rte.lmdb" --epochs 1
 check_grep "regression: ... and is read as values" "$ERR" 'read as regression values'
+# ... and eval and predict read them the same way (the model keeps its training set's task)
+"$H" train --quiet --loss squared --data "$T/rtr.lmdb" --epochs 2 --save "$T/rm.model" >/dev/null 2>&1
+check "regression: eval of a squared-loss model on {0,1} labels" 0 "$H" eval --model "$T/rm.model" --data "$T/rte.lmdb"
+check_grep "regression: ... reports RMSE" "$OUT" '^rmse +[0-9.]+$'
+check_true "regression: ... and no log loss or accuracy" sh -c "! grep -Eq '^(logloss|accuracy|auc) ' '$OUT'"
+check_grep "regression: ... says the labels are read as values" "$ERR" 'rte.lmdb.s labels look binary but .*rm.model.s are regression values'
+check "regression: eval --json" 0 "$H" eval --json --model "$T/rm.model" --data "$T/rte.lmdb"
+check_grep "regression: ... RMSE, and null accuracy" "$OUT" '"accuracy":null,"auc":null,"rmse":[0-9.]+'
+check "regression: predict" 0 "$H" predict --model "$T/rm.model" --data "$T/rte.lmdb"
+check_grep "regression: ... says so too" "$ERR" 'predict: note: .*rte.lmdb.s labels look binary'
+check "regression: train --stream --test reads them as values" 0 "$H" train --stream --loss squared --data "$T/rtr.lmdb" \
+	--test "$T/rte.lmdb" --epochs 1 --threads 1
+check_grep "regression: ... RMSE columns" "$OUT" 'rmse +mae'
+check "regression: compare --test reads them as values" 0 "$H" compare --quiet --loss squared --data "$T/rtr.lmdb" \
+	--test "$T/rte.lmdb" --epochs 1 --modes lockfree --threads 1
+check_grep "regression: ... an RMSE column" "$OUT" 'test +rmse'
+# the squared loss on labels read as binary {0,1}: they are not trained as -1/+1, silently
+check "regression: --loss squared on a {0,1} set read as binary" 1 "$H" train --loss squared --data "$T/rte.lmdb" --epochs 1
+check_grep "regression: ... refused, naming --task regression" "$ERR" 'labels \(0 to 1\) were read as binary classes.*--task regression'
+"$H" data import -q -f libsvm --task regression "$T/rte.svm" "$T/rte-r.lmdb" >/dev/null 2>&1
+check "regression: ... imported with --task regression it trains" 0 "$H" train --quiet --loss squared --data "$T/rte-r.lmdb" \
+	--epochs 2 --save "$T/r01.model"
+check "regression: ... and evaluates the {0,1} set as values" 0 "$H" eval --model "$T/r01.model" --data "$T/rte.lmdb"
+check_grep "regression: ... RMSE" "$OUT" '^rmse +[0-9.]+$'
+# a squared-loss model that records no task (an older file: the task field zeroed, the CRC redone)
+if command -v python3 >/dev/null 2>&1; then
+	python3 -c 'import sys, zlib, struct
+b = bytearray(open(sys.argv[1], "rb").read())
+b[176:180] = bytes(4)
+b[-4:] = struct.pack("<I", zlib.crc32(bytes(b[:-4])) & 0xffffffff)
+open(sys.argv[2], "wb").write(b)' "$T/rm.model" "$T/rm0.model"
+	check "regression: a model without a task on {0,1} labels" 1 "$H" eval --model "$T/rm0.model" --data "$T/rte.lmdb"
+	check_grep "regression: ... refused, naming --task" "$ERR" 'rm0.model is a squared-loss model that does not record .*--task regression'
+	check "regression: ... takes the set imported with --task regression" 0 "$H" eval --model "$T/rm0.model" --data "$T/rte-r.lmdb"
+	check_grep "regression: ... RMSE" "$OUT" '^rmse +[0-9.]+$'
+	check "regression: ... and predicts either" 0 "$H" predict --model "$T/rm0.model" --data "$T/rte.lmdb"
+fi
 check "binary model: a regression set refused" 1 "$H" eval --model "$T/x.model" --data "$T/rtr.lmdb"
 check_grep "binary model: ... naming both" "$ERR" 'x.model and .*rtr.lmdb'
 

@@ -8,6 +8,7 @@
  * scores as a plain loop that skips them, with the count; and sets of another
  * kind, task, column names or ids are refused naming both files. */
 #include "hogwild.h"
+#include "model/linear.h"
 #include "model/mf.h"
 #include "model/model.h"
 #include "util.h"
@@ -415,6 +416,31 @@ static void test_linear_extra_features(void)
 	CU_ASSERT_EQUAL(b01->meta.task, HOG_TASK_REGRESSION);
 	CU_ASSERT_EQUAL(b01->labels[0], 0.0f);
 	CU_ASSERT_EQUAL(b01->labels[1], 1.0f);
+	/* the model says what it trained on (hog_model_info.task); a model made by
+	 * the API says nothing */
+	hog_model_info mi;
+	hog_model_info_get(mr, &mi);
+	CU_ASSERT_EQUAL(mi.task, HOG_TASK_REGRESSION);
+	hog_model_info_get(m, &mi);
+	CU_ASSERT_EQUAL(mi.task, HOG_TASK_BINARY);
+	hog_model *bare = hog_model_new(4, HOG_LOSS_SQUARED, HOG_RULE_SGD);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(bare);
+	hog_model_info_get(bare, &mi);
+	CU_ASSERT_EQUAL(mi.task, 0);
+	hog_model_free(bare);
+	/* the squared loss never trains labels read as binary, 0 and 1, as the
+	 * classes -1 and +1: refused, naming --task regression; -1 and +1 are the
+	 * same either way (least squares on classes) */
+	hog_data *b01t = load("l01.lmdb");
+	hog_model *ms = NULL;
+	CU_ASSERT_EQUAL(hog_train(b01t, NULL, &o, &ms, &res, &err), HOG_EMISMATCH);
+	CU_ASSERT_PTR_NULL(ms);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--task regression"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "0 to 1"));
+	CU_ASSERT_EQUAL(hog_train(dtr, NULL, &o, &ms, &res, &err), 0); /* (labels -1 and +1) */
+	CU_ASSERT_PTR_NOT_NULL(ms);
+	hog_model_free(ms);
+	hog_data_free(b01t);
 	/* ... but a logistic model of binary labels refuses a regression set */
 	hog_data *reg2 = load("lreg.lmdb");
 	hog_data_ref ref;

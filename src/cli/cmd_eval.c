@@ -278,6 +278,18 @@ int cmd_eval(int argc, char **argv)
 	hog_model_info_get(m, &info);
 	uint64_t *cm = NULL;
 	const uint32_t C = info.classes;
+	/* a squared-loss model fits values: one that does not say what it trained
+	 * on (an older file) cannot tell whether labels read as binary, 0 and 1
+	 * say, are classes (as -1/+1) or values, so it does not guess */
+	if (info.loss == HOG_LOSS_SQUARED && !info.task && d->meta.task == HOG_TASK_BINARY &&
+	    !(fabs(d->meta.label_min) == 1 && fabs(d->meta.label_max) == 1)) {
+		fprintf(stderr, "hogwild eval: %s is a squared-loss model that does not record its training labels' task "
+		        "(an older model file), and %s's labels (%g to %g) were read as binary classes: import %s again "
+		        "with --task regression to evaluate its values (RMSE, MAE)\n", model, data, d->meta.label_min,
+		        d->meta.label_max, data);
+		rc = 1;
+		goto done;
+	}
 	if (confusion && C < 2) {
 		rc = cli_usage_error("eval", NULL, "--confusion: the %s model is not multiclass", hog_model_kind_name(info.kind));
 		goto done;

@@ -123,6 +123,7 @@ void hog_model_info_get(const hog_model *m, hog_model_info *info)
 	info->loss = m->loss;
 	info->rule = m->rule;
 	info->epochs_done = m->epochs_done;
+	info->task = m->task;
 	hog_model_kind_get(m->kind)->info(m, info);
 }
 

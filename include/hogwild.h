@@ -485,6 +485,8 @@ typedef struct hog_model_info {
 	double momentum;           /**< mlp: sgd momentum trained with */
 	enum hog_task task;        /**< the training set's task (0: not recorded, a model file of an
 	                                older hogwild or a model made by the API) */
+	const char *split;         /**< the training set's hog_data.split when it was a half of a
+	                                split (owned by the model), or NULL */
 } hog_model_info;
 /** Fills @p info from @p m (nothing can fail). */
 void hog_model_info_get(const hog_model *m, hog_model_info *info);

@@ -593,6 +593,28 @@ check "split pairs: the two halves of one split" 0 "$H" train --data "$T/p1a.lmd
 check_true "split pairs: ... no warning" sh -c "! grep -q warning '$ERR'"
 check "split pairs: halves of two splits of one set" 0 "$H" train --data "$T/p1a.lmdb" --test "$T/p2b.lmdb" --epochs 1 --quiet
 check_grep "split pairs: ... a warning naming both" "$ERR" 'warning: .*p1a.lmdb and .*p2b.lmdb are halves of two different splits'
+check "split pairs: --strict refuses them" 1 "$H" train --data "$T/p1a.lmdb" --test "$T/p2b.lmdb" --epochs 1 --quiet --strict
+check_grep "split pairs: ... naming both files and their pair ids" "$ERR" \
+	'--strict: refused: .*p1a.lmdb and .*p2b.lmdb are halves of two different splits of one data set \(pair ids [0-9a-f]{16} and [0-9a-f]{16}\)'
+check "split pairs: --strict, the training set's own half" 1 "$H" train --data "$T/p1a.lmdb" --test "$T/p1a.lmdb" --epochs 1 \
+	--quiet --strict
+check_grep "split pairs: ... named" "$ERR" 'refused: .*p1a.lmdb and .*p1a.lmdb are the same half \(a\) of one split'
+check "split pairs: --strict with --stream" 1 "$H" train --stream --data "$T/p1a.lmdb" --test "$T/p2b.lmdb" --epochs 1 --strict
+check "split pairs: --strict takes the two halves of one split" 0 "$H" train --data "$T/p1a.lmdb" --test "$T/p1b.lmdb" \
+	--epochs 1 --quiet --strict --save "$T/p1.model"
+check "split pairs: compare --strict" 1 "$H" compare --data "$T/p1a.lmdb" --test "$T/p2b.lmdb" --epochs 1 --strict
+check_grep "split pairs: ... refused the same way" "$ERR" 'compare: --strict: refused: .*p1a.lmdb and .*p2b.lmdb'
+check "split pairs: --strict without --test" 2 "$H" train --data "$T/p1a.lmdb" --strict
+check_grep "split pairs: ... would be ignored" "$ERR" '--strict applies only with --test'
+# eval: the model keeps its training set's split id
+check "split pairs: eval of another split's half" 0 "$H" eval --model "$T/p1.model" --data "$T/p2b.lmdb"
+check_grep "split pairs: ... warns, naming the model's training set" "$ERR" \
+	'eval: warning: .*p1.model.s training set and .*p2b.lmdb are halves of two different splits'
+check "split pairs: eval --strict refuses it" 1 "$H" eval --strict --model "$T/p1.model" --data "$T/p2b.lmdb"
+check_grep "split pairs: ... naming both" "$ERR" 'eval: --strict: refused: .*p1.model.s training set and .*p2b.lmdb'
+check "split pairs: eval --strict of the training half itself" 1 "$H" eval --strict --model "$T/p1.model" --data "$T/p1a.lmdb"
+check "split pairs: eval --strict of the held-out half" 0 "$H" eval --strict --model "$T/p1.model" --data "$T/p1b.lmdb"
+check_true "split pairs: ... no warning" sh -c "! grep -q 'warning\|refused' '$ERR'"
 # ------------------------------------------------------------ several ranks (MPI)
 # mpirun as root needs --allow-run-as-root; two cores run three ranks only with
 # --oversubscribe; containers without ptrace lack the single-copy mechanism; a

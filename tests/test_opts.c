@@ -257,7 +257,8 @@ static const struct ref {
 	{ "topology", "*", "", "" }, { "sync-every", "*", "", "" }, { "no-shuffle", "*", "", "" },
 	{ "quiet", "*", "", "" }, { "save", "*", "", "" }, { "checkpoint", "*", "", "" },
 	{ "checkpoint-every", "*", "", "checkpoint" }, { "resume", "*", "", "" }, { "force", "*", "", "resume" },
-	{ "metrics", "*", "", "" }, { "stream", "linear", "", "" }, { "keep-diverged", "*", "", "save" }, { "ranks", "*", "", "" }, { "repeat", "*", "", "" },
+	{ "metrics", "*", "", "" }, { "stream", "linear", "", "" }, { "keep-diverged", "*", "", "save" },
+	{ "strict", "*", "", "test" }, { "ranks", "*", "", "" }, { "repeat", "*", "", "" },
 	{ "target-loss", "*", "", "" }, { "csv", "*", "", "" }, { "json", "*", "", "" }, { "plot", "*", "", "" },
 	{ "help", "*", "", "" },
 };
@@ -313,7 +314,7 @@ static void set_cond(hog_train_opts *o, const char *cond, int met)
  * (met), or 0: conditions on options that hog_train_opts does not hold. */
 static int cond_beside(const char *cond, int met)
 {
-	return met && !strcmp(cond, "save") ? OPT_SAVE : 0;
+	return !met ? 0 : !strcmp(cond, "save") ? OPT_SAVE : !strcmp(cond, "test") ? OPT_TEST : 0;
 }
 
 /* The expected answer for option @p r in context @p c trained in the modes
@@ -484,6 +485,8 @@ static void test_usage(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(tr, "--stripe-size N    linear; striped mode:"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(tr, "--force            with --resume:"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(tr, "--keep-diverged    with --save:"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(tr, "--strict           with --test:"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(cmp, "--strict           with --test:"));
 	/* no line wider than 80 columns */
 	for (const char *line = tr; *line;) {
 		const char *nl = strchr(line, '\n');

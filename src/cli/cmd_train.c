@@ -267,7 +267,7 @@ static int load_sets(const train_args *t, hog_data **tr, hog_data **te)
 	if (!a->data)
 		rc = cli_usage_error("train", NULL, "--data is required (a data set made by 'hogwild data import' or 'gen')");
 	else if (a->test && !(rc = cli_load_data("train", &ta, te, tr, a->quiet)))
-		rc = cli_match_test("train", NULL, a->data, *te, a->test, a->quiet);
+		rc = cli_match_test("train", NULL, a->data, *te, a->test, a->quiet, a->strict);
 	return rc;
 }
 

@@ -97,6 +97,9 @@ const cli_opt cli_opts[] = {
 	{ "no-shuffle", 0, NO, OPT_NO_SHUFFLE, BOTH, 0, 0, COND_NONE, NULL,
 	  "visit the examples in the data set's order every epoch" },
 	{ "quiet", 0, NO, OPT_QUIET, BOTH, 0, 0, COND_NONE, NULL, "no progress line" },
+	{ "strict", 0, NO, OPT_STRICT, BOTH, 0, 0, COND_TEST, NULL,
+	  "refuse (exit 1) a test set that may hold training examples: a half of another split of the training "
+	  "set's input, or the training set's own half (off: a warning)" },
 	/* train's own */
 	{ "save", 0, REQ, OPT_SAVE, CLI_TRAIN, 0, 0, COND_NONE, "FILE",
 	  "write the trained model here (atomically; when stopped by SIGINT/SIGTERM, the model trained so far). "
@@ -202,6 +205,7 @@ static const char *cond_words(enum cli_cond c)
 	case COND_RESUME: return "--resume";
 	case COND_MODEL_MLP: return "--model mlp";
 	case COND_SAVE: return "--save";
+	case COND_TEST: return "--test";
 	case COND_NONE: break;
 	}
 	return "";
@@ -382,6 +386,7 @@ static int cond_holds(enum cli_cond c, const hog_train_opts *o, const cli_given 
 	case COND_RESUME: return o->resume != NULL;
 	case COND_MODEL_MLP: return o->model == HOG_MODEL_MLP;
 	case COND_SAVE: return given->on[OPT_SAVE - OPT_FIRST];
+	case COND_TEST: return given->on[OPT_TEST - OPT_FIRST];
 	}
 	return 0;
 }

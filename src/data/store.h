@@ -25,5 +25,12 @@ typedef struct hog_split_id {
 	char part;
 } hog_split_id;
 int hog_split_id_get(hog_store *s, hog_split_id *id);
+/* The same from the meta's text (or the canonical text below): 0, or -1 when
+ * @p text is no whole split id (16 hex digits each of pair= and from=, part=
+ * a or b), damaged or from before pair ids, which is then ignored. */
+int hog_split_id_parse(const char *text, hog_split_id *id);
+/* The canonical text of @p id, "pair=P from=F part=X" (50 characters and
+ * the NUL), that a loaded set (hog_data.split) and a model keep. */
+void hog_split_id_text(const hog_split_id *id, char *buf, size_t size);
 
 #endif

@@ -68,19 +68,31 @@ static uint64_t hog_tools_pair(uint64_t seed)
 	return hog_fnv(h, &seed, sizeof seed);
 }
 
+int hog_split_id_parse(const char *buf, hog_split_id *id)
+{
+	static const char hex[] = "0123456789abcdef";
+	memset(id, 0, sizeof *id);
+	const char *p = strstr(buf, "pair="), *f = strstr(buf, "from="), *h = strstr(buf, "part=");
+	if (!p || !f || !h || strspn(p + 5, hex) != 16 || strspn(f + 5, hex) != 16 || (h[5] != 'a' && h[5] != 'b'))
+		return -1; /* (a split made before pair ids, or damaged: nothing to compare) */
+	memcpy(id->pair, p + 5, 16);
+	memcpy(id->from, f + 5, 16);
+	id->part = h[5];
+	return 0;
+}
+
 int hog_split_id_get(hog_store *s, hog_split_id *id)
 {
 	char buf[768];
 	memset(id, 0, sizeof *id);
 	if (hog_store_meta_get(s, "split", buf, sizeof buf) != 0)
 		return -1;
-	const char *p = strstr(buf, "pair="), *f = strstr(buf, "from="), *h = strstr(buf, "part=");
-	if (!p || !f || !h || strspn(p + 5, "0123456789abcdef") != 16 || strspn(f + 5, "0123456789abcdef") != 16)
-		return -1; /* (a split made before pair ids: nothing to compare) */
-	memcpy(id->pair, p + 5, 16);
-	memcpy(id->from, f + 5, 16);
-	id->part = h[5];
-	return 0;
+	return hog_split_id_parse(buf, id);
+}
+
+void hog_split_id_text(const hog_split_id *id, char *buf, size_t size)
+{
+	snprintf(buf, size, "pair=%.16s from=%.16s part=%c", id->pair, id->from, id->part);
 }
 
 /* Opens one side of the split with the input's kind, task and dimensions, and

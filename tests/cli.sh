@@ -589,6 +589,10 @@ check_grep "limits: ... names the bound" "$ERR" "'2e9' is not a positive step si
 # ------------------------------------------------------------ split pairs: a test set from another split is named
 "$H" data split -f 0.3 --seed 1 "$T/tall.lmdb" "$T/p1a.lmdb" "$T/p1b.lmdb" >/dev/null 2>&1
 "$H" data split -f 0.3 --seed 2 "$T/tall.lmdb" "$T/p2a.lmdb" "$T/p2b.lmdb" >/dev/null 2>&1
+check "split pairs: data info names the half and its ids" 0 "$H" data info --sample 0 "$T/p1a.lmdb"
+check_grep "split pairs: ... a split row" "$OUT" '^split +half a, pair [0-9a-f]{16}, input [0-9a-f]{16}$'
+check "split pairs: ... and in JSON" 0 "$H" data info --json --sample 0 "$T/p1b.lmdb"
+check_grep "split pairs: ... a split object" "$OUT" '"split":\{"part":"b","pair":"[0-9a-f]{16}","from":"[0-9a-f]{16}"\}'
 check "split pairs: the two halves of one split" 0 "$H" train --data "$T/p1a.lmdb" --test "$T/p1b.lmdb" --epochs 1 --quiet
 check_true "split pairs: ... no warning" sh -c "! grep -q warning '$ERR'"
 check "split pairs: halves of two splits of one set" 0 "$H" train --data "$T/p1a.lmdb" --test "$T/p2b.lmdb" --epochs 1 --quiet

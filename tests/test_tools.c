@@ -339,7 +339,11 @@ static void test_split_id_parse(void)
 		if (hog_split_id_parse(bad[i], &id) != -1)
 			fprintf(stderr, "\n  taken as a split id: '%s'\n", bad[i]);
 		CU_ASSERT_EQUAL(hog_split_id_parse(bad[i], &id), -1);
+		/* what data verify reports: damage, but a split from before pair ids */
+		CU_ASSERT_EQUAL(hog_split_id_check(bad[i], &id), i == 1 ? 1 : -1);
 	}
+	CU_ASSERT_EQUAL(hog_split_id_check("part=b", &id), 1);
+	CU_ASSERT_EQUAL(hog_split_id_check(good, &id), 0);
 }
 
 /* A loaded half keeps its split id (hog_data.split), its header too, and a

@@ -259,6 +259,38 @@ static void summarize(cmp_cell *cell, double target)
 	cell->done = k > 0;
 }
 
+/* 1 (exit status) when every run of the @p n cells diverged: nothing to
+ * compare, said by the @p lead rank (each diverged run was said, and is a row;
+ * under MPI a rank outside a row's team has no figures of it and nothing
+ * diverged); else 0. */
+static int all_diverged(const cmp_cell *cells, int n, int lead)
+{
+	int finished = 0, diverged = 0;
+	for (int i = 0; i < n; i++) {
+		finished += cells[i].done;
+		diverged += cells[i].ndiverged;
+	}
+	if (!diverged || finished)
+		return 0;
+	if (lead)
+		fprintf(stderr, "hogwild compare: every run diverged: nothing to compare; try a smaller --lr\n");
+	return 1;
+}
+
+/* A run that diverged: said, kept out of its cell's figures (summarize), and
+ * its step size named in the header when no run finished to name it. */
+static void run_diverged(cmp_cell *cell, cmp_run *run, const hog_err *err, const hog_train_result *res,
+                         double *lr_used, enum hog_loss *loss_used)
+{
+	fprintf(stderr, "hogwild compare: %s with %d threads: %s\n", hog_mode_name(cell->mode), cell->threads, err->msg);
+	run->diverged = 1;
+	cell->ndiverged++;
+	if (isnan(*lr_used)) {
+		*lr_used = res->lr;
+		*loss_used = res->loss;
+	}
+}
+
 int cmp_run_plan(cmp_plan *p, const hog_data *tr, const hog_data *te, const char *data_name)
 {
 	if (!p->nmodes) { /* every mode the model takes */
@@ -338,14 +370,7 @@ int cmp_run_plan(cmp_plan *p, const hog_data *tr, const hog_data *te, const char
 				break;
 			}
 			if (trc == HOG_EDIVERGED) {
-				fprintf(stderr, "hogwild compare: %s with %d threads: %s\n", hog_mode_name(cell->mode),
-				        cell->threads, err.msg);
-				run->diverged = 1;
-				cell->ndiverged++;
-				if (isnan(lr_used)) { /* (the header names the step that diverged) */
-					lr_used = res.lr;
-					loss_used = res.loss;
-				}
+				run_diverged(cell, run, &err, &res, &lr_used, &loss_used);
 				continue;
 			}
 			if (trc) {
@@ -370,22 +395,13 @@ int cmp_run_plan(cmp_plan *p, const hog_data *tr, const hog_data *te, const char
 		summarize(&cells[i], target);
 	cmp_report rep = { .plan = p, .cells = cells, .ncells = done_cells, .target = target, .lr = lr_used, .loss = loss_used,
 	                   .data = data_name, .train = tr, .test = te };
-	int wrc = 0, finished = 0, diverged = 0;
+	int wrc = 0;
 	if (lead) {
 		cmp_print_table(&rep, stdout);
 		wrc = cmp_write_files(&rep);
 	}
-	for (int i = 0; i < done_cells; i++) {
-		finished += cells[i].done;
-		diverged += cells[i].ndiverged;
-	}
-	/* (each diverged cell was said, and is a row; under MPI a rank outside a
-	 * row's team has no figures of it, and nothing diverged) */
-	if (!rc && diverged && !finished) {
-		if (lead)
-			fprintf(stderr, "hogwild compare: every run diverged: nothing to compare; try a smaller --lr\n");
-		rc = 1;
-	}
+	if (!rc)
+		rc = all_diverged(cells, done_cells, lead);
 	if (!rc)
 		rc = wrc;
 	if (rc >= 128)

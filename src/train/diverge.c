@@ -114,3 +114,11 @@ int eng_check_diverged(hog_engine *e, int ep, double loss, int whole_epoch)
 	            lr, why, e->o.rule == HOG_RULE_SGD ? " or --optimizer adagrad" : "");
 	return 1;
 }
+
+int eng_model_finite(const hog_model *m)
+{
+	for (uint64_t i = 0; i < m->nparams; i++)
+		if (!isfinite(m->params[i]))
+			return 0;
+	return 1;
+}

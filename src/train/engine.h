@@ -319,6 +319,9 @@ int eng_diverge_seq(const double *loss, int n, double zero);
  * diverged, sets the action and the message (epoch, loss, bound, the step
  * size and what to try) and returns 1. Keeps the best epoch. */
 int eng_check_diverged(hog_engine *e, int ep, double loss, int whole_epoch);
+/* Whether every parameter of @p m is finite: a diverged model kept
+ * (keep_diverged) must be, as a model file must. */
+int eng_model_finite(const hog_model *m);
 
 /* The hog_model fields every kind takes from the run's options. */
 void eng_model_hyper(const hog_engine *e, hog_model *m);

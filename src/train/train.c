@@ -515,13 +515,39 @@ static const hog_train_opts *epochs_auto(const hog_train_opts *o, uint64_t n, ho
 	return buf;
 }
 
-/* Whether every parameter of @p m is finite (a model file must be). */
-static int params_finite(const hog_model *m)
+/* The model a run hands back after it ended with @p rc (any but HOG_EDIVERGED,
+ * or that with keep_diverged): the result or snapshot, whole on rank 0 (gather,
+ * after a finished, stopped or kept run) and averaged over the ranks; a
+ * diverged one only when every parameter is finite. Returns @p rc or the
+ * error that came up. */
+static int hand_back(hog_engine *e, int rc, hog_model **model_out, hog_err *err)
 {
-	for (uint64_t i = 0; i < m->nparams; i++)
-		if (!isfinite(m->params[i]))
-			return 0;
-	return 1;
+	const hog_trainer_ops *ops = e->ops;
+	const int keep = rc == HOG_EDIVERGED;
+	/* rank 0 gets what the ranks kept for themselves (the action was shared:
+	 * every rank is here with the same rc) */
+	int grc = 0;
+	if (e->ranks > 1 && ops->gather && (rc == 0 || rc == HOG_EINTR || keep) && (grc = ops->gather(e))) {
+		hog_err_set(err, grc, "%s", e->werr.msg);
+		rc = grc;
+	}
+	int averaged = !rc && ops->result; /* (the same on every rank: the action is shared) */
+	if ((*model_out = averaged ? ops->result(e) : ops->snapshot(e)))
+		eng_model_hyper(e, *model_out);
+	else if (!rc)
+		rc = hog_err_set(err, ENOMEM, "out of memory");
+	/* the state the ranks share was averaged at every sync; a model of its
+	 * own (linear --average: each rank's average of its iterates) is
+	 * averaged over the ranks here, once. Every rank takes part. */
+	if (averaged && e->ranks > 1 && *model_out &&
+	    !(rc = hog_mpi_sum_f32((*model_out)->params, (*model_out)->nparams, err)))
+		for (uint64_t i = 0; i < (*model_out)->nparams; i++)
+			(*model_out)->params[i] /= (float)e->ranks;
+	if (keep && *model_out && !eng_model_finite(*model_out)) { /* (a file nothing could load) */
+		hog_model_free(*model_out);
+		*model_out = NULL;
+	}
+	return rc;
 }
 
 static int train_run(const hog_data *train, hog_data *own, hog_store *store, const hog_data *test,
@@ -706,32 +732,8 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 		if (ops->report)
 			ops->report(e, res);
 	}
-	const int keep = rc == HOG_EDIVERGED && opts->keep_diverged;
-	if (model_out && (rc != HOG_EDIVERGED || keep)) {
-		/* rank 0 gets what the ranks kept for themselves (the action was shared:
-		 * every rank is here with the same rc) */
-		int grc = 0;
-		if (e->ranks > 1 && ops->gather && (rc == 0 || rc == HOG_EINTR || keep) && (grc = ops->gather(e))) {
-			hog_err_set(err, grc, "%s", e->werr.msg);
-			rc = grc;
-		}
-		int averaged = !rc && ops->result; /* (the same on every rank: the action is shared) */
-		if ((*model_out = averaged ? ops->result(e) : ops->snapshot(e)))
-			eng_model_hyper(e, *model_out);
-		else if (!rc)
-			rc = hog_err_set(err, ENOMEM, "out of memory");
-		/* the state the ranks share was averaged at every sync; a model of its
-		 * own (linear --average: each rank's average of its iterates) is
-		 * averaged over the ranks here, once. Every rank takes part. */
-		if (averaged && e->ranks > 1 && *model_out &&
-		    !(rc = hog_mpi_sum_f32((*model_out)->params, (*model_out)->nparams, err)))
-			for (uint64_t i = 0; i < (*model_out)->nparams; i++)
-				(*model_out)->params[i] /= (float)e->ranks;
-		if (keep && *model_out && !params_finite(*model_out)) { /* (a file nothing could load) */
-			hog_model_free(*model_out);
-			*model_out = NULL;
-		}
-	}
+	if (model_out && (rc != HOG_EDIVERGED || opts->keep_diverged))
+		rc = hand_back(e, rc, model_out, err);
 done:
 	if (e->w) {
 		for (int k = 0; k < e->T; k++)

@@ -301,6 +301,8 @@ typedef struct hog_train_opts {
 	const char *resume;        /**< checkpoint to continue from: refused when it was written for
 	                                another data set or other options (a hash of each is kept) */
 	int force_resume;          /**< resume even so (the shapes must still fit) */
+	int keep_diverged;         /**< a run that diverges (HOG_EDIVERGED) still hands back its
+	                                model, when every parameter is finite (default 0: NULL) */
 	const char *topology;      /**< hwloc synthetic description or XML (tests); NULL: this machine */
 	volatile int *stop;        /**< set non-zero (by a signal handler) to stop cleanly */
 	void (*on_epoch)(void *ud, const hog_epoch_stats *s);
@@ -393,10 +395,14 @@ typedef struct hog_train_result {
  * layers, and returns an mlp model);
  * evaluating on @p test (may be NULL) after every epoch.
  * @return 0; HOG_ECONFIG (bad option, named in err); HOG_EMISMATCH (data of the
- * wrong kind, a checkpoint that does not fit); HOG_EDIVERGED (NaN/Inf loss: the
- * message names the epoch and step size; the last checkpoint stays); HOG_EINTR
+ * wrong kind, a checkpoint that does not fit); HOG_EDIVERGED (an epoch's training
+ * loss NaN, Inf, over 100 times an all-zero model's, or over 10 times this run's
+ * best epoch's and worse than the zero model's, the same rule for every model
+ * (hogwild(1), Divergence); the message names the epoch, the loss, its
+ * bound and the step size; the last checkpoint stays, the diverged state is not
+ * written to it; *model_out is NULL unless o->keep_diverged); HOG_EINTR
  * (*o->stop was set: a checkpoint was written when o->checkpoint is set). On every
- * return *model_out (if not NULL) gets the model as it stands, or NULL. */
+ * other return *model_out (if not NULL) gets the model as it stands, or NULL. */
 int hog_train(const hog_data *train, const hog_data *test, const hog_train_opts *o,
               hog_model **model_out, hog_train_result *res, hog_err *err);
 
@@ -482,6 +488,10 @@ typedef struct hog_model_info {
 	int nlayers;               /**< mlp: hidden layers */
 	uint32_t layers[8];        /**< mlp: their widths */
 	double momentum;           /**< mlp: sgd momentum trained with */
+	enum hog_task task;        /**< the training set's task (0: not recorded, a model file of an
+	                                older hogwild or a model made by the API) */
+	const char *split;         /**< the training set's hog_data.split when it was a half of a
+	                                split (owned by the model), or NULL */
 } hog_model_info;
 /** Fills @p info from @p m (nothing can fail). */
 void hog_model_info_get(const hog_model *m, hog_model_info *info);

@@ -163,6 +163,9 @@ typedef struct hog_data {
 	uint64_t *user_ids, *item_ids; /**< ratings: dense id -> original id (meta.users and
 	                                    meta.items of them), or NULL: the set has no id maps */
 	char *columns;         /**< csv: the header's names joined by ',' (meta "columns"), or NULL */
+	char *split;           /**< a half made by hog_data_split(): "pair=P from=F part=X" (the run
+	                            of the split, a hash of its input, the half a or b; from the
+	                            meta "split"), or NULL */
 } hog_data;
 
 /** Loads every block of @p path into memory, checking each. Binary labels become

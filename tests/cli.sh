@@ -370,6 +370,8 @@ for m in serial lockfree atomic striped locked grid; do
 done
 check "train mf: adagrad, grid 3" 0 "$H" train --quiet --model mf --optimizer adagrad --mode grid --grid 3 \
 	--threads 2 --bind none --epochs 2 --data "$T/grtr.lmdb" --save "$T/mf.model"
+check_true "train mf: ... no note of a loss other than squared for ratings (it said logistic)" \
+	sh -c "! grep -q 'loss: ' '$ERR'"
 check "train mf: --grid in another mode" 2 "$H" train --model mf --mode lockfree --grid 3 --data "$T/grtr.lmdb"
 check "train mf: --grid with the default mode (grid)" 0 "$H" train --quiet --model mf --grid 3 --threads 1 --epochs 1 \
 	--data "$T/grtr.lmdb"
@@ -606,10 +608,36 @@ check_grep "limits: ... names the bound" "$ERR" "'2e9' is not a positive step si
 # ------------------------------------------------------------ split pairs: a test set from another split is named
 "$H" data split -f 0.3 --seed 1 "$T/tall.lmdb" "$T/p1a.lmdb" "$T/p1b.lmdb" >/dev/null 2>&1
 "$H" data split -f 0.3 --seed 2 "$T/tall.lmdb" "$T/p2a.lmdb" "$T/p2b.lmdb" >/dev/null 2>&1
+check "split pairs: data info names the half and its ids" 0 "$H" data info --sample 0 "$T/p1a.lmdb"
+check_grep "split pairs: ... a split row" "$OUT" '^split +half a, pair [0-9a-f]{16}, input [0-9a-f]{16}$'
+check "split pairs: ... and in JSON" 0 "$H" data info --json --sample 0 "$T/p1b.lmdb"
+check_grep "split pairs: ... a split object" "$OUT" '"split":\{"part":"b","pair":"[0-9a-f]{16}","from":"[0-9a-f]{16}"\}'
 check "split pairs: the two halves of one split" 0 "$H" train --data "$T/p1a.lmdb" --test "$T/p1b.lmdb" --epochs 1 --quiet
 check_true "split pairs: ... no warning" sh -c "! grep -q warning '$ERR'"
 check "split pairs: halves of two splits of one set" 0 "$H" train --data "$T/p1a.lmdb" --test "$T/p2b.lmdb" --epochs 1 --quiet
 check_grep "split pairs: ... a warning naming both" "$ERR" 'warning: .*p1a.lmdb and .*p2b.lmdb are halves of two different splits'
+check "split pairs: --strict refuses them" 1 "$H" train --data "$T/p1a.lmdb" --test "$T/p2b.lmdb" --epochs 1 --quiet --strict
+check_grep "split pairs: ... naming both files and their pair ids" "$ERR" \
+	'--strict: refused: .*p1a.lmdb and .*p2b.lmdb are halves of two different splits of one data set \(pair ids [0-9a-f]{16} and [0-9a-f]{16}\)'
+check "split pairs: --strict, the training set's own half" 1 "$H" train --data "$T/p1a.lmdb" --test "$T/p1a.lmdb" --epochs 1 \
+	--quiet --strict
+check_grep "split pairs: ... named" "$ERR" 'refused: .*p1a.lmdb and .*p1a.lmdb are the same half \(a\) of one split'
+check "split pairs: --strict with --stream" 1 "$H" train --stream --data "$T/p1a.lmdb" --test "$T/p2b.lmdb" --epochs 1 --strict
+check "split pairs: --strict takes the two halves of one split" 0 "$H" train --data "$T/p1a.lmdb" --test "$T/p1b.lmdb" \
+	--epochs 1 --quiet --strict --save "$T/p1.model"
+check "split pairs: compare --strict" 1 "$H" compare --data "$T/p1a.lmdb" --test "$T/p2b.lmdb" --epochs 1 --strict
+check_grep "split pairs: ... refused the same way" "$ERR" 'compare: --strict: refused: .*p1a.lmdb and .*p2b.lmdb'
+check "split pairs: --strict without --test" 2 "$H" train --data "$T/p1a.lmdb" --strict
+check_grep "split pairs: ... would be ignored" "$ERR" '--strict applies only with --test'
+# eval: the model keeps its training set's split id
+check "split pairs: eval of another split's half" 0 "$H" eval --model "$T/p1.model" --data "$T/p2b.lmdb"
+check_grep "split pairs: ... warns, naming the model's training set" "$ERR" \
+	'eval: warning: .*p1.model.s training set and .*p2b.lmdb are halves of two different splits'
+check "split pairs: eval --strict refuses it" 1 "$H" eval --strict --model "$T/p1.model" --data "$T/p2b.lmdb"
+check_grep "split pairs: ... naming both" "$ERR" 'eval: --strict: refused: .*p1.model.s training set and .*p2b.lmdb'
+check "split pairs: eval --strict of the training half itself" 1 "$H" eval --strict --model "$T/p1.model" --data "$T/p1a.lmdb"
+check "split pairs: eval --strict of the held-out half" 0 "$H" eval --strict --model "$T/p1.model" --data "$T/p1b.lmdb"
+check_true "split pairs: ... no warning" sh -c "! grep -q 'warning\|refused' '$ERR'"
 # ------------------------------------------------------------ several ranks (MPI)
 # mpirun as root needs --allow-run-as-root; two cores run three ranks only with
 # --oversubscribe; containers without ptrace lack the single-copy mechanism; a
@@ -828,6 +856,13 @@ else
 	re=$(awk '/^rmse/ { print $2 }' "$OUT")
 	check_true "mpi mf: ... is whole: the job's test RMSE ($re vs $rj)" \
 		awk -v a="$re" -v b="$rj" 'BEGIN { d = a - b; exit !(a != "" && b != "" && d < 2e-6 && d > -2e-6) }'
+	# a huge step: every rank decides alike from the job's loss, and none saves
+	check "mpi: a huge step diverges on 2 ranks" 1 $MPIRUN -np 2 "$H" train --data "$T/ttr.lmdb" --threads 1 \
+		--epochs 2 --lr 1e9 --quiet --save "$T/mdiv.bin"
+	check_true "mpi: ... both ranks say the same (the job's loss and bound)" \
+		test "$(grep 'training diverged in epoch 1' "$ERR" | sort -u | wc -l)" -eq 1 -a \
+		"$(grep -c 'training diverged in epoch 1 at step size 1e+09: the training loss' "$ERR")" -eq 2
+	check_true "mpi: ... and no model is saved" test ! -e "$T/mdiv.bin"
 	H=$H1
 fi
 # ------------------------------------------------------------ --average and --normalize (issue 11)
@@ -1107,6 +1142,43 @@ printf '0 1:1\n1 2:1\n' >"$T/rte.svm"
 "$H" data import -q -f libsvm "$T/rte.svm" "$T/rte.lmdb" >/dev/null 2>&1
 check "regression: a test set of {0,1} labels is not refused" 0 "$H" train --loss squared --data "$T/rtr.lmdb" --test "$T/rte.lmdb" --epochs 1
 check_grep "regression: ... and is read as values" "$ERR" 'read as regression values'
+# ... and eval and predict read them the same way (the model keeps its training set's task)
+"$H" train --quiet --loss squared --data "$T/rtr.lmdb" --epochs 2 --save "$T/rm.model" >/dev/null 2>&1
+check "regression: eval of a squared-loss model on {0,1} labels" 0 "$H" eval --model "$T/rm.model" --data "$T/rte.lmdb"
+check_grep "regression: ... reports RMSE" "$OUT" '^rmse +[0-9.]+$'
+check_true "regression: ... and no log loss or accuracy" sh -c "! grep -Eq '^(logloss|accuracy|auc) ' '$OUT'"
+check_grep "regression: ... says the labels are read as values" "$ERR" 'rte.lmdb.s labels look binary but .*rm.model.s are regression values'
+check "regression: eval --json" 0 "$H" eval --json --model "$T/rm.model" --data "$T/rte.lmdb"
+check_grep "regression: ... RMSE, and null accuracy" "$OUT" '"accuracy":null,"auc":null,"rmse":[0-9.]+'
+check "regression: predict" 0 "$H" predict --model "$T/rm.model" --data "$T/rte.lmdb"
+check_grep "regression: ... says so too" "$ERR" 'predict: note: .*rte.lmdb.s labels look binary'
+check "regression: train --stream --test reads them as values" 0 "$H" train --stream --loss squared --data "$T/rtr.lmdb" \
+	--test "$T/rte.lmdb" --epochs 1 --threads 1
+check_grep "regression: ... RMSE columns" "$OUT" 'rmse +mae'
+check "regression: compare --test reads them as values" 0 "$H" compare --quiet --loss squared --data "$T/rtr.lmdb" \
+	--test "$T/rte.lmdb" --epochs 1 --modes lockfree --threads 1
+check_grep "regression: ... an RMSE column" "$OUT" 'test +rmse'
+# the squared loss on labels read as binary {0,1}: they are not trained as -1/+1, silently
+check "regression: --loss squared on a {0,1} set read as binary" 1 "$H" train --loss squared --data "$T/rte.lmdb" --epochs 1
+check_grep "regression: ... refused, naming --task regression" "$ERR" 'labels \(0 to 1\) were read as binary classes.*--task regression'
+"$H" data import -q -f libsvm --task regression "$T/rte.svm" "$T/rte-r.lmdb" >/dev/null 2>&1
+check "regression: ... imported with --task regression it trains" 0 "$H" train --quiet --loss squared --data "$T/rte-r.lmdb" \
+	--epochs 2 --save "$T/r01.model"
+check "regression: ... and evaluates the {0,1} set as values" 0 "$H" eval --model "$T/r01.model" --data "$T/rte.lmdb"
+check_grep "regression: ... RMSE" "$OUT" '^rmse +[0-9.]+$'
+# a squared-loss model that records no task (an older file: the task field zeroed, the CRC redone)
+if command -v python3 >/dev/null 2>&1; then
+	python3 -c 'import sys, zlib, struct
+b = bytearray(open(sys.argv[1], "rb").read())
+b[176:180] = bytes(4)
+b[-4:] = struct.pack("<I", zlib.crc32(bytes(b[:-4])) & 0xffffffff)
+open(sys.argv[2], "wb").write(b)' "$T/rm.model" "$T/rm0.model"
+	check "regression: a model without a task on {0,1} labels" 1 "$H" eval --model "$T/rm0.model" --data "$T/rte.lmdb"
+	check_grep "regression: ... refused, naming --task" "$ERR" 'rm0.model is a squared-loss model that does not record .*--task regression'
+	check "regression: ... takes the set imported with --task regression" 0 "$H" eval --model "$T/rm0.model" --data "$T/rte-r.lmdb"
+	check_grep "regression: ... RMSE" "$OUT" '^rmse +[0-9.]+$'
+	check "regression: ... and predicts either" 0 "$H" predict --model "$T/rm0.model" --data "$T/rte.lmdb"
+fi
 check "binary model: a regression set refused" 1 "$H" eval --model "$T/x.model" --data "$T/rtr.lmdb"
 check_grep "binary model: ... naming both" "$ERR" 'x.model and .*rtr.lmdb'
 
@@ -1427,6 +1499,51 @@ check_true "default mode: ... trains plain lockfree ($(sf_mode "$T/sfd5.json"))"
 check "default mode: compare still runs lockfree and locked" 0 "$H" compare --data "$T/ttr.lmdb" --threads 2 --epochs 1
 check_grep "default mode: ... a lockfree row" "$OUT" '^lockfree +2 '
 check_grep "default mode: ... a locked row" "$OUT" '^locked +2 '
+
+# ------------------------------------------------------------ divergence (issue 19)
+# A loss past its bound (100 x an all-zero model's) is divergence, not only NaN:
+# --lr 1e9 used to end near a loss of 1e9 with exit 0 and a saved model.
+DIV_MSG='training diverged in epoch 1 at .*: the training loss.* (is past its bound [0-9.e+]+ \(100 x|is NaN).*try a smaller --lr'
+for run in "linear:--data $T/ttr.lmdb" "hinge:--data $T/ttr.lmdb --loss hinge --average off" \
+	"mlp:--model mlp --optimizer adagrad --data $T/mctr.lmdb" "mf:--model mf --data $T/grtr.lmdb"; do
+	name=${run%%:*} args=${run#*:}
+	rm -f "$T/div.model"
+	check "diverge $name: --lr 1e9 exits 1" 1 "$H" train --quiet --threads 2 --epochs 3 --lr 1e9 $args --save "$T/div.model"
+	check_grep "diverge $name: ... naming the epoch, the loss and its bound, and what to try" "$ERR" "$DIV_MSG"
+	check_grep "diverge $name: ... saying nothing was saved" "$ERR" "nothing saved to .*div.model \(--keep-diverged"
+	check_true "diverge $name: ... and saving nothing" test ! -e "$T/div.model"
+done
+check "diverge: --keep-diverged saves the diverged linear model" 1 "$H" train --quiet --threads 2 --epochs 3 --lr 1e9 \
+	--data "$T/ttr.lmdb" --save "$T/div.model" --keep-diverged
+check_grep "diverge: ... saying so" "$ERR" 'the diverged model saved to .*div.model \(--keep-diverged\)'
+check "diverge: ... a model that loads" 0 "$H" eval --model "$T/div.model" --data "$T/tte.lmdb"
+check "diverge: --keep-diverged, mf's NaN model" 1 "$H" train --quiet --model mf --data "$T/grtr.lmdb" --epochs 2 --lr 1e9 \
+	--save "$T/divmf.model" --keep-diverged
+check_grep "diverge: ... is not saved: not finite" "$ERR" 'not finite; nothing saved to .*divmf.model'
+check_true "diverge: ... no file" test ! -e "$T/divmf.model"
+check "diverge: --keep-diverged without --save is refused" 2 "$H" train --data "$T/ttr.lmdb" --keep-diverged
+check_grep "diverge: ... naming --save" "$ERR" '--keep-diverged applies only with --save'
+check "diverge: the default step on the same sets is no divergence" 0 "$H" train --quiet --threads 2 --epochs 3 \
+	--data "$T/ttr.lmdb" --save "$T/ok.model"
+check_true "diverge: ... and saves" test -s "$T/ok.model"
+# a checkpoint keeps the last state before the divergence
+"$H" train --quiet --data "$T/ttr.lmdb" --mode serial --epochs 2 --checkpoint "$T/dck.bin" >/dev/null 2>&1
+cp "$T/dck.bin" "$T/dck0.bin"
+check "diverge: a resumed run that diverges" 1 "$H" train --quiet --data "$T/ttr.lmdb" --mode serial --epochs 4 \
+	--resume "$T/dck.bin" --force --lr 1e9 --checkpoint-every 0.0001
+check_grep "diverge: ... in epoch 3" "$ERR" 'training diverged in epoch 3'
+check_grep "diverge: ... says the checkpoint holds no diverged state" "$ERR" 'diverged state is not written to the checkpoint .*dck.bin'
+check_true "diverge: ... and the checkpoint is as it was" cmp "$T/dck.bin" "$T/dck0.bin"
+# compare: a diverged cell is a row that says so; every cell diverged is exit 1
+check "diverge: compare where every run diverges" 1 "$H" compare --quiet --data "$T/ttr.lmdb" --modes lockfree \
+	--threads 2 --epochs 2 --lr 1e9 --json "$T/divc.json"
+check_grep "diverge: ... a row per cell that says so" "$OUT" '^lockfree +2 +diverged in every run'
+check_grep "diverge: ... the header names the step" "$OUT" 'lr 1e\+09'
+check_grep "diverge: ... and the message why" "$ERR" 'every run diverged: nothing to compare; try a smaller --lr'
+check_grep "diverge: ... the JSON counts the diverged runs" "$T/divc.json" '"mode":"lockfree","threads":2,"runs":0,"diverged":1'
+check "diverge: --mode auto at a step every probe diverges at" 1 "$H" train --data "$T/ttr.lmdb" --mode auto \
+	--threads 2 --epochs 2 --lr 1e9
+check_grep "diverge: ... the note says the probes diverged" "$ERR" 'auto: serial \(the probe diverged in every mode'
 
 echo "cli: $PASS passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]

@@ -29,15 +29,17 @@ static int find_id(unsigned cmd, const char *name)
 	return -1;
 }
 
-/* 1 when option @p name given alone to the run is refused; checks that the
- * message names it. */
-static int refused(unsigned cmd, const hog_train_opts *o, unsigned modes, const char *name)
+/* 1 when option @p name given alone to the run (with option @p beside when
+ * it is not 0: --save, --test) is refused; checks that the message names it. */
+static int refused_with(unsigned cmd, const hog_train_opts *o, unsigned modes, const char *name, int beside)
 {
 	int id = find_id(cmd, name);
 	CU_ASSERT_FATAL(id >= 0);
 	cli_given g;
 	memset(&g, 0, sizeof g);
 	cli_given_set(&g, id);
+	if (beside)
+		cli_given_set(&g, beside);
 	char msg[512], want[64];
 	int r = cli_opt_check(cmd, o, modes, &g, msg, sizeof msg);
 	if (r >= 0) {
@@ -46,6 +48,11 @@ static int refused(unsigned cmd, const hog_train_opts *o, unsigned modes, const 
 		CU_ASSERT_PTR_NOT_NULL(strstr(msg, want));
 	}
 	return r >= 0;
+}
+
+static int refused(unsigned cmd, const hog_train_opts *o, unsigned modes, const char *name)
+{
+	return refused_with(cmd, o, modes, name, 0);
 }
 
 static unsigned train_modes(const hog_train_opts *o) { return cli_opt_train_modes(o); }
@@ -251,7 +258,8 @@ static const struct ref {
 	{ "shuffle-chunk", "linear", "", "" },
 	{ "quiet", "*", "", "" }, { "save", "*", "", "" }, { "checkpoint", "*", "", "" },
 	{ "checkpoint-every", "*", "", "checkpoint" }, { "resume", "*", "", "" }, { "force", "*", "", "resume" },
-	{ "metrics", "*", "", "" }, { "stream", "linear", "", "" }, { "ranks", "*", "", "" }, { "repeat", "*", "", "" },
+	{ "metrics", "*", "", "" }, { "stream", "linear", "", "" }, { "keep-diverged", "*", "", "save" },
+	{ "strict", "*", "", "test" }, { "ranks", "*", "", "" }, { "repeat", "*", "", "" },
 	{ "target-loss", "*", "", "" }, { "csv", "*", "", "" }, { "json", "*", "", "" }, { "plot", "*", "", "" },
 	{ "help", "*", "", "" },
 };
@@ -303,6 +311,13 @@ static void set_cond(hog_train_opts *o, const char *cond, int met)
 		o->resume = met ? "c.ckpt" : NULL;
 }
 
+/* The option given beside the one checked so that condition @p cond holds
+ * (met), or 0: conditions on options that hog_train_opts does not hold. */
+static int cond_beside(const char *cond, int met)
+{
+	return !met ? 0 : !strcmp(cond, "save") ? OPT_SAVE : !strcmp(cond, "test") ? OPT_TEST : 0;
+}
+
 /* The expected answer for option @p r in context @p c trained in the modes
  * named by @p runs (a space-separated list). */
 static int applies(const struct ref *r, const struct ctx *c, const char *runs)
@@ -326,7 +341,7 @@ static void check_cell(unsigned cmd, const cli_opt *op, const struct ref *r, con
 		hog_train_opts o = opts_for(c->model, c->loss, mode);
 		set_cond(&o, r->cond, met);
 		int want = applies(r, c, runs) && met;
-		int got = !refused(cmd, &o, modes, op->name);
+		int got = !refused_with(cmd, &o, modes, op->name, cond_beside(r->cond, met));
 		if (got != want)
 			fprintf(stderr, "\n  %s --%s, %s in '%s', condition %s %s: %s, wanted %s\n",
 			        cmd == CLI_TRAIN ? "train" : "compare", op->name, c->name, runs, r->cond,
@@ -470,6 +485,9 @@ static void test_usage(void)
 	/* the scope of an option comes from the table: */
 	CU_ASSERT_PTR_NOT_NULL(strstr(tr, "--stripe-size N    linear; striped mode:"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(tr, "--force            with --resume:"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(tr, "--keep-diverged    with --save:"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(tr, "--strict           with --test:"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(cmp, "--strict           with --test:"));
 	/* no line wider than 80 columns */
 	for (const char *line = tr; *line;) {
 		const char *nl = strchr(line, '\n');

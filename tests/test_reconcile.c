@@ -8,6 +8,7 @@
  * scores as a plain loop that skips them, with the count; and sets of another
  * kind, task, column names or ids are refused naming both files. */
 #include "hogwild.h"
+#include "model/linear.h"
 #include "model/mf.h"
 #include "model/model.h"
 #include "util.h"
@@ -433,6 +434,58 @@ static void test_linear_extra_features(void)
 	hog_model_free(mr);
 }
 
+/* The squared loss and labels read as binary: a model says what task it trained
+ * on (hog_model_info.task; a model made by the API says nothing), and the
+ * squared loss never trains labels read as binary, 0 and 1, as the classes -1
+ * and +1: refused, naming --task regression; -1 and +1 are the same either way
+ * (least squares on classes). */
+static void test_squared_task(void)
+{
+	write_text("sq01.svm", "0 1:1\n1 2:1\n1 3:1\n0 1:1 2:1\n");
+	write_text("sqpm.svm", "-1 1:1\n1 2:1\n1 3:1\n-1 1:1 2:1\n");
+	write_text("sqreg.svm", "0.5 1:1\n1.7 2:1\n2.5 3:1\n");
+	import_as("sq01.svm", "sq01.lmdb", HOG_FORMAT_LIBSVM);
+	import_as("sqpm.svm", "sqpm.lmdb", HOG_FORMAT_LIBSVM);
+	import_as("sqreg.svm", "sqreg.lmdb", HOG_FORMAT_LIBSVM);
+	hog_data *b01 = load("sq01.lmdb"), *pm = load("sqpm.lmdb"), *reg = load("sqreg.lmdb");
+	CU_ASSERT_EQUAL_FATAL(b01->meta.task, HOG_TASK_BINARY);
+	CU_ASSERT_EQUAL_FATAL(pm->meta.task, HOG_TASK_BINARY);
+	hog_train_opts o;
+	hog_train_opts_init(&o);
+	o.mode = HOG_MODE_SERIAL;
+	o.threads = 1;
+	o.epochs = 2;
+	o.bind = HOG_BIND_NONE;
+	hog_train_result res;
+	hog_err err;
+	hog_model *mr = NULL, *mc = NULL, *ms = NULL;
+	hog_model_info mi;
+	CU_ASSERT_EQUAL_FATAL(hog_train(pm, NULL, &o, &mc, &res, &err), 0); /* logistic, classes */
+	hog_model_info_get(mc, &mi);
+	CU_ASSERT_EQUAL(mi.task, HOG_TASK_BINARY);
+	o.loss = HOG_LOSS_SQUARED;
+	CU_ASSERT_EQUAL_FATAL(hog_train(reg, NULL, &o, &mr, &res, &err), 0);
+	hog_model_info_get(mr, &mi);
+	CU_ASSERT_EQUAL(mi.task, HOG_TASK_REGRESSION);
+	hog_model *bare = hog_model_new(4, HOG_LOSS_SQUARED, HOG_RULE_SGD);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(bare);
+	hog_model_info_get(bare, &mi);
+	CU_ASSERT_EQUAL(mi.task, 0);
+	CU_ASSERT_EQUAL(hog_train(b01, NULL, &o, &ms, &res, &err), HOG_EMISMATCH);
+	CU_ASSERT_PTR_NULL(ms);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--task regression"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "0 to 1"));
+	CU_ASSERT_EQUAL(hog_train(pm, NULL, &o, &ms, &res, &err), 0);
+	CU_ASSERT_PTR_NOT_NULL(ms);
+	hog_model_free(bare);
+	hog_model_free(ms);
+	hog_model_free(mr);
+	hog_model_free(mc);
+	hog_data_free(b01);
+	hog_data_free(pm);
+	hog_data_free(reg);
+}
+
 /* ------------------------------------------------- csv column names */
 
 static void test_csv_columns(void)
@@ -599,6 +652,7 @@ int test_reconcile_register(void)
 	TU_ADD(s, test_mf_separate_imports);
 	TU_ADD(s, test_mf_ids_refused);
 	TU_ADD(s, test_linear_extra_features);
+	TU_ADD(s, test_squared_task);
 	TU_ADD(s, test_csv_columns);
 	TU_ADD(s, test_model_file_versions);
 	return 0;

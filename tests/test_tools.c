@@ -17,6 +17,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 static int tt_import(const char *text_path, const char *out, uint64_t features)
 {
@@ -305,6 +306,105 @@ static void test_split_pair_ids(void)
 	hog_store_close(s);
 }
 
+/* The split meta's text: what counts as a split id, and what is ignored as
+ * damaged or older (nothing is compared with it). */
+static void test_split_id_parse(void)
+{
+	static const char *const good = "part=b fraction=0.3 seed=1 pair=0123456789abcdef from=fedcba9876543210 "
+	                                 "source=x.lmdb";
+	hog_split_id id, back;
+	char t[64];
+	CU_ASSERT_EQUAL_FATAL(hog_split_id_parse(good, &id), 0);
+	CU_ASSERT_STRING_EQUAL(id.pair, "0123456789abcdef");
+	CU_ASSERT_STRING_EQUAL(id.from, "fedcba9876543210");
+	CU_ASSERT_EQUAL(id.part, 'b');
+	hog_split_id_text(&id, t, sizeof t); /* the canonical text parses back to the same id */
+	CU_ASSERT_STRING_EQUAL(t, "pair=0123456789abcdef from=fedcba9876543210 part=b");
+	CU_ASSERT_EQUAL(strlen(t), 50);
+	CU_ASSERT_EQUAL(hog_split_id_parse(t, &back), 0);
+	CU_ASSERT(memcmp(&id, &back, sizeof id) == 0);
+	static const char *const bad[] = {
+		"",
+		"part=a fraction=0.3 seed=1 source=x",                        /* before pair ids */
+		"part=a pair=0123456789abcdef",                               /* no from */
+		"part=a pair=0123456789abcde from=fedcba9876543210",          /* 15 digits */
+		"part=a pair=0123456789abcdef0 from=fedcba9876543210",        /* 17 */
+		"part=a pair=0123456789ABCDEF from=fedcba9876543210",         /* not ours */
+		"part=c pair=0123456789abcdef from=fedcba9876543210",         /* no such half */
+		"part= pair=0123456789abcdef from=fedcba9876543210",
+		"pair=0123456789abcdef from=fedcba9876543210",                /* no part */
+		"part=a pair=0123456789abcdef from=fedcba98765432\x01\x02",   /* junk bytes */
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		if (hog_split_id_parse(bad[i], &id) != -1)
+			fprintf(stderr, "\n  taken as a split id: '%s'\n", bad[i]);
+		CU_ASSERT_EQUAL(hog_split_id_parse(bad[i], &id), -1);
+		/* what data verify reports: damage, but a split from before pair ids */
+		CU_ASSERT_EQUAL(hog_split_id_check(bad[i], &id), i == 1 ? 1 : -1);
+	}
+	CU_ASSERT_EQUAL(hog_split_id_check("part=b", &id), 1);
+	CU_ASSERT_EQUAL(hog_split_id_check(good, &id), 0);
+}
+
+/* A loaded half keeps its split id (hog_data.split), its header too, and a
+ * model trained on it keeps it through its file (section 4); a damaged one
+ * there is refused, naming the file. */
+static void test_split_id_kept(void)
+{
+	hog_err e = { 0 };
+	hog_split_id want;
+	char t[64], path[512];
+	CU_ASSERT_EQUAL_FATAL(tt_split_id(tu_path("pi_a.lmdb"), &want), 0); /* (test_split_pair_ids made it) */
+	hog_split_id_text(&want, t, sizeof t);
+	hog_data *d = NULL, *h = NULL, *in = NULL;
+	CU_ASSERT_EQUAL_FATAL(hog_data_load(&d, tu_path("pi_a.lmdb"), &e), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d->split);
+	CU_ASSERT_STRING_EQUAL(d->split, t);
+	CU_ASSERT_EQUAL_FATAL(hog_data_load_header(&h, tu_path("pi_a.lmdb"), &e), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h->split);
+	CU_ASSERT_STRING_EQUAL(h->split, t);
+	CU_ASSERT_EQUAL_FATAL(hog_data_load(&in, tu_path("pi_in.lmdb"), &e), 0);
+	CU_ASSERT_PTR_NULL(in->split); /* no split, no id */
+	hog_train_opts o;
+	hog_train_opts_init(&o);
+	o.epochs = 1;
+	o.threads = 1;
+	o.bind = HOG_BIND_NONE;
+	hog_model *m = NULL, *back = NULL;
+	CU_ASSERT_EQUAL_FATAL(hog_train(d, NULL, &o, &m, NULL, &e), 0);
+	snprintf(path, sizeof path, "%s", tu_path("pi.model"));
+	CU_ASSERT_EQUAL_FATAL(hog_model_save(m, path, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(hog_model_load(&back, path, &e), 0);
+	hog_model_info info;
+	hog_model_info_get(back, &info);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(info.split);
+	CU_ASSERT_STRING_EQUAL(info.split, t);
+	hog_model_free(back);
+	back = NULL;
+	/* a NUL inside the section, the CRC made good again: damage all the same */
+	FILE *f = fopen(path, "rb");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	unsigned char buf[1 << 16];
+	size_t n = fread(buf, 1, sizeof buf, f);
+	fclose(f);
+	CU_ASSERT_FATAL(n > 100 && n < sizeof buf);
+	unsigned char *at = memmem(buf, n, "pair=", 5);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+	at[2] = 0;
+	uint32_t crc = (uint32_t)crc32(crc32(0L, Z_NULL, 0), buf, (uInt)(n - 4));
+	for (int k = 0; k < 4; k++)
+		buf[n - 4 + k] = (unsigned char)(crc >> (8 * k));
+	tu_write("pi-bad.model", buf, n);
+	CU_ASSERT_EQUAL(hog_model_load(&back, tu_path("pi-bad.model"), &e), HOG_ECORRUPT);
+	CU_ASSERT_PTR_NULL(back);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "pi-bad.model"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "split id"));
+	hog_model_free(m);
+	hog_data_free(d);
+	hog_data_free(h);
+	hog_data_free(in);
+}
+
 /* A split whose second half cannot be written (its file would pass the size the
  * process may write: a full disk, as far as the writer can tell) leaves both
  * earlier halves as they were, and no temporary file: the two are finished
@@ -460,6 +560,8 @@ int test_tools_register(void)
 	TU_ADD(s, test_export_refused);
 	TU_ADD(s, test_export_write_errors);
 	TU_ADD(s, test_split_pair_ids);
+	TU_ADD(s, test_split_id_parse);
+	TU_ADD(s, test_split_id_kept);
 	TU_ADD(s, test_split_fails_whole);
 	return 0;
 }

@@ -202,22 +202,22 @@ static void test_auto_choice_rule(void)
 		int np, want, qualified;
 	} c[] = {
 		/* lockfree fastest and as good: it */
-		{ { { HOG_MODE_SERIAL, 100, 0.300, 2 }, { HOG_MODE_LOCKFREE, 300, 0.301, 2 }, { HOG_MODE_LOCKED, 50, 0.300, 2 } }, 3, 1, 2 },
+		{ { { HOG_MODE_SERIAL, 100, 0.300, 2, 0 }, { HOG_MODE_LOCKFREE, 300, 0.301, 2, 0 }, { HOG_MODE_LOCKED, 50, 0.300, 2, 0 } }, 3, 1, 2 },
 		/* lockfree fastest but 2% worse: buffered, the next fastest that is within 1% */
-		{ { { HOG_MODE_SERIAL, 100, 0.300, 2 }, { HOG_MODE_LOCKFREE, 300, 0.306, 2 }, { HOG_MODE_BUFFERED, 250, 0.3029, 2 } }, 3, 2, 1 },
+		{ { { HOG_MODE_SERIAL, 100, 0.300, 2, 0 }, { HOG_MODE_LOCKFREE, 300, 0.306, 2, 0 }, { HOG_MODE_BUFFERED, 250, 0.3029, 2, 0 } }, 3, 2, 1 },
 		/* exactly at the 1% edge qualifies */
-		{ { { HOG_MODE_SERIAL, 100, 0.300, 2 }, { HOG_MODE_LOCKFREE, 300, 0.303, 2 } }, 2, 1, 1 },
+		{ { { HOG_MODE_SERIAL, 100, 0.300, 2, 0 }, { HOG_MODE_LOCKFREE, 300, 0.303, 2, 0 } }, 2, 1, 1 },
 		/* every parallel mode worse: serial */
-		{ { { HOG_MODE_SERIAL, 100, 0.300, 2 }, { HOG_MODE_LOCKFREE, 300, 0.31, 2 }, { HOG_MODE_ATOMIC, 200, inf, 2 } }, 3, 0, 0 },
+		{ { { HOG_MODE_SERIAL, 100, 0.300, 2, 0 }, { HOG_MODE_LOCKFREE, 300, 0.31, 2, 0 }, { HOG_MODE_ATOMIC, 200, inf, 2, 0 } }, 3, 0, 0 },
 		/* a qualifying mode slower than serial: serial */
-		{ { { HOG_MODE_SERIAL, 100, 0.300, 2 }, { HOG_MODE_LOCKED, 60, 0.300, 2 } }, 2, 0, 1 },
+		{ { { HOG_MODE_SERIAL, 100, 0.300, 2, 0 }, { HOG_MODE_LOCKED, 60, 0.300, 2, 0 } }, 2, 0, 1 },
 		/* NaN and INFINITY losses never qualify, however fast */
-		{ { { HOG_MODE_SERIAL, 100, 0.300, 2 }, { HOG_MODE_LOCKFREE, 900, NAN, 2 }, { HOG_MODE_STRIPED, 800, inf, 2 },
-		    { HOG_MODE_ATOMIC, 120, 0.299, 2 } }, 4, 3, 1 },
+		{ { { HOG_MODE_SERIAL, 100, 0.300, 2, 0 }, { HOG_MODE_LOCKFREE, 900, NAN, 2, 0 }, { HOG_MODE_STRIPED, 800, inf, 2, 0 },
+		    { HOG_MODE_ATOMIC, 120, 0.299, 2, 0 } }, 4, 3, 1 },
 		/* equals: the first */
-		{ { { HOG_MODE_SERIAL, 100, 0.300, 2 }, { HOG_MODE_LOCKFREE, 200, 0.300, 2 }, { HOG_MODE_BUFFERED, 200, 0.300, 2 } }, 3, 1, 2 },
+		{ { { HOG_MODE_SERIAL, 100, 0.300, 2, 0 }, { HOG_MODE_LOCKFREE, 200, 0.300, 2, 0 }, { HOG_MODE_BUFFERED, 200, 0.300, 2, 0 } }, 3, 1, 2 },
 		/* serial alone */
-		{ { { HOG_MODE_SERIAL, 100, 0.300, 2 } }, 1, 0, 0 },
+		{ { { HOG_MODE_SERIAL, 100, 0.300, 2, 0 } }, 1, 0, 0 },
 	};
 	for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
 		int q = -1, got = eng_auto_choose(c[i].p, c[i].np, &q);

@@ -74,6 +74,12 @@ int cli_check_input(const char *cmd, const char *what, const char *path);
  * against @p rn (ratings of users or items @p rn lacks, features beyond its
  * dimension, labels read back as regression values); nothing when all fit. */
 void cli_fit_note(const char *cmd, const hog_data_fit *fit, const hog_data *d, const char *dn, const char *rn);
+/** A test set @p tn (split id @p tx: hog_data.split, or NULL) that may hold
+ * the examples of a training set @p an (split id @p ax): a half of another
+ * split of the same input, or the same half. Says so on standard error, as a
+ * warning, or with @p strict as a refusal naming both. Returns 1 when refused,
+ * else 0. */
+int cli_split_overlap(const char *cmd, const char *an, const char *ax, const char *tn, const char *tx, int strict);
 /** SIGINT/SIGTERM/SIGHUP remove the registered temporary files (sys/file.h)
  * and end the process with the signal (exit status 130/143/129). For commands
  * that have nothing to save when stopped: the data subcommands. */

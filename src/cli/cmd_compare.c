@@ -222,7 +222,7 @@ static void summarize(cmp_cell *cell, double target)
 	int k = 0;
 	for (int r = 0; r < cell->nruns && r < 1024; r++) {
 		const cmp_run *run = &cell->runs[r];
-		if (run->nepochs == 0)
+		if (run->nepochs == 0 || run->diverged) /* (a diverged run's epochs are in no median) */
 			continue;
 		const hog_epoch_stats *last = &run->epochs[run->nepochs - 1];
 		ep[k] = last->elapsed / run->nepochs;
@@ -257,6 +257,38 @@ static void summarize(cmp_cell *cell, double target)
 	cell->delay_p99 = median(dp, k);
 	cell->delay_max = median(dx, k);
 	cell->done = k > 0;
+}
+
+/* 1 (exit status) when every run of the @p n cells diverged: nothing to
+ * compare, said by the @p lead rank (each diverged run was said, and is a row;
+ * under MPI a rank outside a row's team has no figures of it and nothing
+ * diverged); else 0. */
+static int all_diverged(const cmp_cell *cells, int n, int lead)
+{
+	int finished = 0, diverged = 0;
+	for (int i = 0; i < n; i++) {
+		finished += cells[i].done;
+		diverged += cells[i].ndiverged;
+	}
+	if (!diverged || finished)
+		return 0;
+	if (lead)
+		fprintf(stderr, "hogwild compare: every run diverged: nothing to compare; try a smaller --lr\n");
+	return 1;
+}
+
+/* A run that diverged: said, kept out of its cell's figures (summarize), and
+ * its step size named in the header when no run finished to name it. */
+static void run_diverged(cmp_cell *cell, cmp_run *run, const hog_err *err, const hog_train_result *res,
+                         double *lr_used, enum hog_loss *loss_used)
+{
+	fprintf(stderr, "hogwild compare: %s with %d threads: %s\n", hog_mode_name(cell->mode), cell->threads, err->msg);
+	run->diverged = 1;
+	cell->ndiverged++;
+	if (isnan(*lr_used)) {
+		*lr_used = res->lr;
+		*loss_used = res->loss;
+	}
 }
 
 int cmp_run_plan(cmp_plan *p, const hog_data *tr, const hog_data *te, const char *data_name)
@@ -338,9 +370,7 @@ int cmp_run_plan(cmp_plan *p, const hog_data *tr, const hog_data *te, const char
 				break;
 			}
 			if (trc == HOG_EDIVERGED) {
-				fprintf(stderr, "hogwild compare: %s with %d threads: %s\n", hog_mode_name(cell->mode),
-				        cell->threads, err.msg);
-				run->diverged = 1;
+				run_diverged(cell, run, &err, &res, &lr_used, &loss_used);
 				continue;
 			}
 			if (trc) {
@@ -370,6 +400,8 @@ int cmp_run_plan(cmp_plan *p, const hog_data *tr, const hog_data *te, const char
 		cmp_print_table(&rep, stdout);
 		wrc = cmp_write_files(&rep);
 	}
+	if (!rc)
+		rc = all_diverged(cells, done_cells, lead);
 	if (!rc)
 		rc = wrc;
 	if (rc >= 128)

@@ -31,7 +31,15 @@ struct info {
 	int has_stats;
 	uint64_t sample;
 	hog_stats st;
+	int split;          /* the "split" meta: 2 none, 0 a split id, 1 before pair ids, -1 damaged */
+	hog_split_id sid;
 };
+
+/* The "split" meta entry of @p s into f->split and f->sid. */
+static void info_split(hog_store *s, struct info *f)
+{
+	f->split = hog_split_id_read(s, &f->sid, NULL, 0);
+}
 
 static void json_num(const char *key, double v)
 {
@@ -80,6 +88,11 @@ static void info_json(const struct info *f)
 	json_num("label_min", m->label_min);
 	json_num("label_max", m->label_max);
 	json_num("label_mean", m->label_sum / n);
+	if (f->split == 0)
+		printf(",\"split\":{\"part\":\"%c\",\"pair\":\"%s\",\"from\":\"%s\"}", f->sid.part, f->sid.pair,
+		       f->sid.from);
+	else if (f->split != 2)
+		printf(",\"split\":\"%s\"", f->split == 1 ? "no pair id" : "damaged");
 	if (f->has_stats) { /* counts and shares of a loaded set: all finite */
 		const hog_stats *s = &f->st;
 		printf(",\"stats\":{\"examples\":%llu,\"nnz_mean\":%.9g,\"nnz_min\":%llu,\"nnz_max\":%llu,"
@@ -133,6 +146,12 @@ static void info_text(const struct info *f)
 		ROW("classes", "%u", m->classes);
 	ROW(m->kind == HOG_KIND_RATINGS ? "rating range" : "label range", "%g .. %g (mean %.4g)",
 	    m->label_min, m->label_max, m->label_sum / n);
+	if (f->split == 0)
+		ROW("split", "half %c, pair %s, input %s", f->sid.part, f->sid.pair, f->sid.from);
+	else if (f->split == 1)
+		ROW("split", "a half made before pair ids (nothing to compare a test set with)");
+	else if (f->split < 0)
+		ROW("split", "meta entry damaged: ignored (no pair id; data verify says more)");
 	if (!f->has_stats)
 		return;
 	const hog_stats *s = &f->st;
@@ -181,6 +200,7 @@ int data_info(int argc, char **argv)
 	f.m = *hog_store_meta(s);
 	if (hog_store_meta_get(s, "format", f.format, sizeof f.format) != 0)
 		strcpy(f.format, "?");
+	info_split(s, &f);
 	hog_store_close(s);
 	struct stat st;
 	if (stat(f.path, &st) == 0)

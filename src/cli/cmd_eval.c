@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 static const char eval_usage[] =
-	"usage: hogwild eval --model FILE --data D.lmdb [--json] [--confusion]\n"
+	"usage: hogwild eval --model FILE --data D.lmdb [--json] [--confusion] [--strict]\n"
 	"Evaluates a saved model: loss, and for binary labels log loss, accuracy and AUC;\n"
 	"for multiclass labels log loss and accuracy; for regression and ratings (mf models)\n"
 	"RMSE and MAE. A ratings set's users and items are matched to the model's by\n"
@@ -21,6 +21,10 @@ static const char eval_usage[] =
 	"      --json         one JSON object instead of text\n"
 	"      --confusion    multiclass: also the confusion matrix (rows: true class,\n"
 	"                     columns: predicted)\n"
+	"      --strict       refuse (exit 1) a data set that may hold the model's\n"
+	"                     training examples: a half of another split of its\n"
+	"                     training set's input, or that set's own half (off: a\n"
+	"                     warning)\n"
 	"  -h, --help         this text\n";
 
 static const char predict_usage[] =
@@ -247,10 +251,10 @@ int cmd_eval(int argc, char **argv)
 	static const struct option lo[] = {
 		{ "model", required_argument, NULL, 'm' }, { "data", required_argument, NULL, 'd' },
 		{ "json", no_argument, NULL, 'j' }, { "confusion", no_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+		{ "strict", no_argument, NULL, 'S' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	const char *model = NULL, *data = NULL;
-	int json = 0, confusion = 0, c;
+	int json = 0, confusion = 0, strict = 0, c;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
@@ -259,6 +263,7 @@ int cmd_eval(int argc, char **argv)
 		case 'd': data = optarg; break;
 		case 'j': json = 1; break;
 		case 'C': confusion = 1; break;
+		case 'S': strict = 1; break;
 		case 'h': fputs(eval_usage, stdout); return 0;
 		case ':': return cli_usage_error("eval", eval_usage, "%s needs a value", argv[optind - 1]);
 		default: return cli_usage_error("eval", eval_usage, "unknown option '%s'", argv[optind - 1]);
@@ -278,6 +283,24 @@ int cmd_eval(int argc, char **argv)
 	hog_model_info_get(m, &info);
 	uint64_t *cm = NULL;
 	const uint32_t C = info.classes;
+	char trained[4200];
+	snprintf(trained, sizeof trained, "%s's training set", model);
+	if (cli_split_overlap("eval", trained, info.split, data, d->split, strict)) {
+		rc = 1;
+		goto done;
+	}
+	/* a squared-loss model fits values: one that does not say what it trained
+	 * on (an older file) cannot tell whether labels read as binary, 0 and 1
+	 * say, are classes (as -1/+1) or values, so it does not guess */
+	if (info.loss == HOG_LOSS_SQUARED && !info.task && d->meta.task == HOG_TASK_BINARY &&
+	    !(fabs(d->meta.label_min) == 1 && fabs(d->meta.label_max) == 1)) {
+		fprintf(stderr, "hogwild eval: %s is a squared-loss model that does not record its training labels' task "
+		        "(an older model file), and %s's labels (%g to %g) were read as binary classes: import %s again "
+		        "with --task regression to evaluate its values (RMSE, MAE)\n", model, data, d->meta.label_min,
+		        d->meta.label_max, data);
+		rc = 1;
+		goto done;
+	}
 	if (confusion && C < 2) {
 		rc = cli_usage_error("eval", NULL, "--confusion: the %s model is not multiclass", hog_model_kind_name(info.kind));
 		goto done;

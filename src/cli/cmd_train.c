@@ -154,6 +154,31 @@ static int save_stopped(const hog_model *m, const char *save, const hog_train_op
 	return rc;
 }
 
+/* A run that diverged (the message is out): nothing saved, or with
+ * --keep-diverged the model as it stood, to look at. Returns 1, the exit
+ * status of a diverged run either way. (Rank 0 alone has a save path.) */
+static int save_diverged(const hog_model *m, const char *save, const hog_train_opts *o, int rank)
+{
+	hog_err err = { 0 };
+	if (rank)
+		return 1;
+	if (o->checkpoint)
+		fprintf(stderr, "hogwild: the diverged state is not written to the checkpoint %s (it holds the last "
+		        "state written before, if any)\n", o->checkpoint);
+	if (!save)
+		return 1;
+	if (!o->keep_diverged)
+		fprintf(stderr, "hogwild: nothing saved to %s (--keep-diverged saves a diverged model)\n", save);
+	else if (!m)
+		fprintf(stderr, "hogwild: --keep-diverged: the model's parameters are not finite; nothing saved to %s\n",
+		        save);
+	else if (hog_model_save(m, save, &err))
+		fprintf(stderr, "hogwild: --save %s: %s\n", save, err.msg);
+	else
+		fprintf(stderr, "hogwild: the diverged model saved to %s (--keep-diverged)\n", save);
+	return 1;
+}
+
 /* What train takes beyond the training options (cli_train_option). */
 typedef struct train_args {
 	cli_train_args a;
@@ -190,6 +215,7 @@ static int parse_args(int argc, char **argv, const struct option *lopts, hog_tra
 		case OPT_FORCE: o->force_resume = 1; break;
 		case OPT_METRICS: t->metrics = optarg; break;
 		case OPT_STREAM: t->stream = 1; break;
+		case OPT_KEEP_DIVERGED: o->keep_diverged = 1; break;
 		case ':': rc = cli_usage_error("train", NULL, "%s needs a value", argv[optind - 1]); break;
 		case '?': rc = cli_usage_error("train", NULL, "unknown option '%s' (see hogwild train -h)", argv[optind - 1]); break;
 		default:
@@ -241,7 +267,7 @@ static int load_sets(const train_args *t, hog_data **tr, hog_data **te)
 	if (!a->data)
 		rc = cli_usage_error("train", NULL, "--data is required (a data set made by 'hogwild data import' or 'gen')");
 	else if (a->test && !(rc = cli_load_data("train", &ta, te, tr, a->quiet)))
-		rc = cli_match_test("train", NULL, a->data, *te, a->test, a->quiet);
+		rc = cli_match_test("train", NULL, a->data, *te, a->test, a->quiet, a->strict);
 	return rc;
 }
 
@@ -335,6 +361,9 @@ int cmd_train(int argc0, char **argv0)
 			fprintf(stderr, "hogwild: %s\n", err.msg);
 		int sig = *cli_stop_flag();
 		rc = save_stopped(m, save, &o, &res, 128 + (sig ? sig : SIGINT));
+	} else if (trc == HOG_EDIVERGED) {
+		cli_fail(&err, trc);
+		rc = save_diverged(m, save, &o, rank);
 	} else if (trc) {
 		rc = cli_fail(&err, trc);
 	} else {

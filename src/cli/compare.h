@@ -23,6 +23,7 @@ typedef struct cmp_cell {
 	int ranks;               /* MPI ranks (1: this process alone) */
 	cmp_run *runs;
 	int nruns, done;
+	int ndiverged;           /* runs that diverged (left out of the figures) */
 	uint64_t examples, nnz;  /* per epoch */
 	double epoch_s;          /* median time per epoch */
 	double train_loss, test_loss, test_acc, test_rmse, time_to_target, bias_lost;

@@ -120,7 +120,8 @@ void cmp_print_table(const cmp_report *r, FILE *f)
 		const cmp_cell *c = &r->cells[i];
 		char ep[16], sp[16], ex[16], nz[16], trl[16], tl[16], acc[16], tt[16];
 		if (!c->done) {
-			fprintf(f, "%-8s %3d  diverged in every run\n", hog_mode_name(c->mode), c->threads);
+			fprintf(f, "%-8s %3d  diverged in every run", hog_mode_name(c->mode), c->threads);
+			fprintf(f, c->ranks > 1 ? "  x%d ranks\n" : "\n", c->ranks);
 			continue;
 		}
 		fmt_num(ep, sizeof ep, "%.3f", c->epoch_s);
@@ -134,9 +135,12 @@ void cmp_print_table(const cmp_report *r, FILE *f)
 		else
 			fmt_num(acc, sizeof acc, "%.4f", c->test_rmse);
 		fmt_num(tt, sizeof tt, "%.2fs", c->time_to_target);
-		char rk[24] = ""; /* compare --ranks: rows of several MPI ranks say how many */
+		char rk[64] = ""; /* compare --ranks: rows of several MPI ranks say how many */
 		if (c->ranks > 1)
 			snprintf(rk, sizeof rk, "  x%d ranks", c->ranks);
+		if (c->ndiverged) /* (the others' figures) */
+			snprintf(rk + strlen(rk), sizeof rk - strlen(rk), "  %d of %d runs diverged", c->ndiverged,
+			         r->plan->repeat);
 		fprintf(f, "%-8s %3d %8s %7s %6s %*s %8s %8s %6s %8s%s\n", hog_mode_name(c->mode), c->threads, ep, sp, ex,
 		        rw, nz, trl, r->test ? tl : "", r->test ? acc : "", isfinite(c->time_to_target) ? tt : "never", rk);
 	}
@@ -257,8 +261,8 @@ static int write_json(const cmp_report *r, const char *path)
 	fputs(",\"cells\":[", f);
 	for (int i = 0; i < r->ncells; i++) {
 		const cmp_cell *c = &r->cells[i];
-		fprintf(f, "%s{\"mode\":\"%s\",\"threads\":%d,\"runs\":%d", i ? "," : "", hog_mode_name(c->mode),
-		        c->threads, c->nruns);
+		fprintf(f, "%s{\"mode\":\"%s\",\"threads\":%d,\"runs\":%d,\"diverged\":%d", i ? "," : "",
+		        hog_mode_name(c->mode), c->threads, c->nruns, c->ndiverged);
 		cli_json_num(f, "seconds_per_epoch", c->epoch_s, 1);
 		cli_json_num(f, "speedup", speedup(r, c), 1);
 		cli_json_num(f, "examples_per_s", c->epoch_s > 0 ? c->examples / c->epoch_s : NAN, 1);
@@ -273,7 +277,9 @@ static int write_json(const cmp_report *r, const char *path)
 		cli_json_num(f, "delay_max", c->delay_max, 1);
 		cli_json_num(f, "bias_lost", c->bias_lost, 1);
 		fputs(",\"epochs\":[", f);
-		const cmp_run *run = c->nruns ? &c->runs[0] : NULL;
+		const cmp_run *run = NULL; /* the first run that did not diverge */
+		for (int k = 0; k < c->nruns && !run; k++)
+			run = c->runs[k].diverged ? NULL : &c->runs[k];
 		for (int e = 0; run && e < run->nepochs; e++) {
 			const hog_epoch_stats *s = &run->epochs[e];
 			fprintf(f, "%s{\"epoch\":%d", e ? "," : "", s->epoch);

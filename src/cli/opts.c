@@ -101,6 +101,9 @@ const cli_opt cli_opts[] = {
 	  "every epoch, instead of every example in a random order: the rows stream from memory (1: every "
 	  "example shuffled)" },
 	{ "quiet", 0, NO, OPT_QUIET, BOTH, 0, 0, COND_NONE, NULL, "no progress line" },
+	{ "strict", 0, NO, OPT_STRICT, BOTH, 0, 0, COND_TEST, NULL,
+	  "refuse (exit 1) a test set that may hold training examples: a half of another split of the training "
+	  "set's input, or the training set's own half (off: a warning)" },
 	/* train's own */
 	{ "save", 0, REQ, OPT_SAVE, CLI_TRAIN, 0, 0, COND_NONE, "FILE",
 	  "write the trained model here (atomically; when stopped by SIGINT/SIGTERM, the model trained so far). "
@@ -118,6 +121,10 @@ const cli_opt cli_opts[] = {
 	{ "stream", 0, NO, OPT_STREAM, CLI_TRAIN, K(LINEAR), 0, COND_NONE, NULL, /* (the trainers' .streams) */
 	  "train from the data set's blocks in place, for sets larger than memory: shuffled blocks, the page "
 	  "cache reads (off)" },
+	{ "keep-diverged", 0, NO, OPT_KEEP_DIVERGED, CLI_TRAIN, 0, 0, COND_SAVE, NULL,
+	  "a run that diverges (exit 1: an epoch's training loss NaN, over 100 times an all-zero model's, or over "
+	  "10 times the run's best epoch's and the zero model's) still writes its model to --save, to look at; "
+	  "checkpoints never take the diverged state (off: nothing is saved)" },
 	/* compare's own */
 	{ "ranks", 0, REQ, OPT_RANKS, CLI_COMPARE, 0, 0, COND_NONE, "LIST",
 	  "MPI rank counts, e.g. 1,2: under mpirun -np N (N at least the largest), each row runs on that many "
@@ -201,6 +208,8 @@ static const char *cond_words(enum cli_cond c)
 	case COND_CHECKPOINT: return "--checkpoint (or --resume)";
 	case COND_RESUME: return "--resume";
 	case COND_MODEL_MLP: return "--model mlp";
+	case COND_SAVE: return "--save";
+	case COND_TEST: return "--test";
 	case COND_NONE: break;
 	}
 	return "";
@@ -369,7 +378,7 @@ unsigned cli_opt_train_modes(const hog_train_opts *o)
 	return o->mode == HOG_MODE_AUTO ? hog_train_modes(o) : 1u << o->mode;
 }
 
-static int cond_holds(enum cli_cond c, const hog_train_opts *o)
+static int cond_holds(enum cli_cond c, const hog_train_opts *o, const cli_given *given)
 {
 	switch (c) {
 	case COND_NONE: return 1;
@@ -380,6 +389,8 @@ static int cond_holds(enum cli_cond c, const hog_train_opts *o)
 	case COND_CHECKPOINT: return o->checkpoint != NULL || o->resume != NULL;
 	case COND_RESUME: return o->resume != NULL;
 	case COND_MODEL_MLP: return o->model == HOG_MODEL_MLP;
+	case COND_SAVE: return given->on[OPT_SAVE - OPT_FIRST];
+	case COND_TEST: return given->on[OPT_TEST - OPT_FIRST];
 	}
 	return 0;
 }
@@ -430,7 +441,7 @@ int cli_opt_check(unsigned cmd, const hog_train_opts *o, unsigned modes, const c
 			put(&b, " mode%s; ", (op->modes & (op->modes - 1)) ? "s" : "");
 			put_run(&b, o, kind, runs, 1);
 			put(&b, " would ignore it");
-		} else if (!cond_holds(op->cond, o)) {
+		} else if (!cond_holds(op->cond, o, given)) {
 			put(&b, "--%s applies only with %s; without it the option would be ignored", op->name,
 			    cond_words(op->cond));
 			if (op->cond == COND_MODEL_MLP)

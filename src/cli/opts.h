@@ -23,11 +23,11 @@ enum {
 	OPT_DELAY, OPT_HOT, OPT_FLUSH_EVERY, OPT_NODE_SYNC, OPT_STRIPE_SIZE, OPT_BIND, OPT_SEED, OPT_MEASURE_DELAY,
 	OPT_TOPOLOGY, OPT_QUIET, OPT_CONFIG, OPT_SYNC_EVERY, OPT_NO_SHUFFLE, OPT_SHUFFLE_CHUNK, OPT_AVERAGE, OPT_NORMALIZE,
 	OPT_LAYERS, OPT_BATCH, OPT_MOMENTUM, OPT_DEVICE,
-	OPT_RANK, OPT_BIASES, OPT_GRID,
+	OPT_RANK, OPT_BIASES, OPT_GRID, OPT_STRICT,
 	OPT_TRAIN_LAST, /* the options above are parsed by cli_train_option() */
 	/* train's own */
 	OPT_SAVE = OPT_TRAIN_LAST, OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_RESUME, OPT_FORCE, OPT_METRICS,
-	OPT_STREAM,
+	OPT_STREAM, OPT_KEEP_DIVERGED,
 	/* compare's own */
 	OPT_MODES, OPT_THREADS_LIST, OPT_RANKS, OPT_REPEAT, OPT_TARGET, OPT_CSV, OPT_JSON, OPT_PLOT,
 	OPT_HELP,
@@ -48,6 +48,8 @@ enum cli_cond {
 	COND_CHECKPOINT,  /* --checkpoint (or --resume, which checkpoints where it resumed from) */
 	COND_RESUME,      /* --resume */
 	COND_MODEL_MLP,   /* --model mlp itself, not linear with --loss softmax (hidden layers) */
+	COND_SAVE,        /* --save given */
+	COND_TEST,        /* --test given */
 };
 
 typedef struct cli_opt {

@@ -106,6 +106,7 @@ static int run_option(const char *cmd, int c, const char *arg, hog_train_opts *o
 		break;
 	case OPT_TOPOLOGY: o->topology = arg; break;
 	case OPT_QUIET: a->quiet = 1; break;
+	case OPT_STRICT: a->strict = 1; break;
 	case OPT_CONFIG: break; /* expanded before parsing */
 	default: return NOT_MINE;
 	}
@@ -264,7 +265,7 @@ void cli_task_loss(hog_train_opts *o, const char *data)
 		return; /* (a set that cannot be read is refused when it is loaded, with its message) */
 	if (h->meta.task == HOG_TASK_MULTICLASS)
 		o->loss = HOG_LOSS_SOFTMAX;
-	else if (h->meta.task == HOG_TASK_REGRESSION)
+	else if (h->meta.task == HOG_TASK_REGRESSION || h->meta.task == HOG_TASK_RATINGS)
 		o->loss = HOG_LOSS_SQUARED;
 	hog_data_free(h);
 }
@@ -295,7 +296,7 @@ int cli_load_data(const char *cmd, const cli_train_args *a, hog_data **tr, hog_d
 	}
 	if (!quiet && cli_progress_wanted(0))
 		fputs("\r\033[K", stderr);
-	if (*te && (rc = cli_match_test(cmd, *tr, a->data, *te, a->test, quiet))) {
+	if (*te && (rc = cli_match_test(cmd, *tr, a->data, *te, a->test, quiet, a->strict))) {
 		hog_data_free(*tr);
 		hog_data_free(*te);
 		*tr = *te = NULL;
@@ -305,28 +306,28 @@ int cli_load_data(const char *cmd, const cli_train_args *a, hog_data **tr, hog_d
 
 /* A test set cut from the training set's own input by another run of the split
  * (a split run twice, or killed between its two renames), or the training set's
- * own half, may hold training examples: said as a warning (the pair ids in the
- * halves' meta, hog_split_id_get). */
-static void warn_split_overlap(const char *cmd, const char *trn, const char *ten)
+ * own half, may hold training examples (the pair ids in the halves' meta,
+ * hog_split_id_get, which a loaded set and a model keep). */
+int cli_split_overlap(const char *cmd, const char *an, const char *ax, const char *tn, const char *tx, int strict)
 {
-	hog_store *a = NULL, *b = NULL;
-	hog_err err = { 0 };
 	hog_split_id x, y;
-	if (hog_store_open(&a, trn, &err) == 0 && hog_store_open(&b, ten, &err) == 0 && hog_split_id_get(a, &x) == 0 &&
-	    hog_split_id_get(b, &y) == 0 && !strcmp(x.from, y.from)) {
-		if (strcmp(x.pair, y.pair))
-			fprintf(stderr, "hogwild %s: warning: %s and %s are halves of two different splits of one data set "
-			        "(pair ids %s and %s): the test set may hold training examples; train and test on the two "
-			        "halves of one split\n", cmd, trn, ten, x.pair, y.pair);
-		else if (x.part == y.part)
-			fprintf(stderr, "hogwild %s: warning: %s and %s are the same half (%c) of one split: the test set "
-			        "holds the training examples\n", cmd, trn, ten, x.part);
-	}
-	hog_store_close(a);
-	hog_store_close(b);
+	if (!ax || !tx || hog_split_id_parse(ax, &x) || hog_split_id_parse(tx, &y) || strcmp(x.from, y.from))
+		return 0;
+	const char *how = strict ? "--strict: refused:" : "warning:";
+	if (strcmp(x.pair, y.pair))
+		fprintf(stderr, "hogwild %s: %s %s and %s are halves of two different splits of one data set (pair ids %s "
+		        "and %s): the test set may hold training examples; train and test on the two halves of one split%s\n",
+		        cmd, how, an, tn, x.pair, y.pair, strict ? "" : " (--strict refuses them)");
+	else if (x.part == y.part)
+		fprintf(stderr, "hogwild %s: %s %s and %s are the same half (%c) of one split: the test set holds the "
+		        "training examples%s\n", cmd, how, an, tn, x.part, strict ? "" : " (--strict refuses them)");
+	else
+		return 0;
+	return strict;
 }
 
-int cli_match_test(const char *cmd, const hog_data *tr, const char *trn, hog_data *te, const char *ten, int quiet)
+int cli_match_test(const char *cmd, const hog_data *tr, const char *trn, hog_data *te, const char *ten, int quiet,
+                   int strict)
 {
 	hog_err err = { 0 };
 	hog_data *head = NULL;
@@ -338,12 +339,15 @@ int cli_match_test(const char *cmd, const hog_data *tr, const char *trn, hog_dat
 		rc = hog_data_reconcile(te, ten, &ref, trn, &fit, &err);
 		hog_data_ref_free(&ref);
 	}
+	/* (a warning: said even with --quiet) */
+	const int refused = !rc && cli_split_overlap(cmd, trn, (tr ? tr : head)->split, ten, te->split, strict);
 	hog_data_free(head);
 	if (rc)
 		return cli_fail(&err, rc);
+	if (refused)
+		return 1;
 	if (!quiet)
 		cli_fit_note(cmd, &fit, te, ten, trn);
-	warn_split_overlap(cmd, trn, ten); /* (a warning: said even with --quiet) */
 	return 0;
 }
 

@@ -15,6 +15,7 @@ typedef struct cli_train_args {
 	const char *data, *test, *model;
 	const char *mode;   /* --mode as given; NULL: the model's default (hog_train_default_mode) */
 	int quiet;
+	int strict;      /* --strict: a test set that may hold training examples is refused */
 	cli_given given; /* the options given (cli_given_set, by the command's loop) */
 } cli_train_args;
 
@@ -38,8 +39,11 @@ int cli_train_refuse(unsigned cmd, const hog_train_opts *o, unsigned modes, cons
 int cli_load_data(const char *cmd, const cli_train_args *a, hog_data **tr, hog_data **te, int quiet);
 /* Puts test set @p te (file @p ten) in the terms of training set @p tr (file
  * @p trn; NULL: read its header from trn, for --stream), or refuses it; notes
- * what did not fit. Returns 0 or an exit code after the message. */
-int cli_match_test(const char *cmd, const hog_data *tr, const char *trn, hog_data *te, const char *ten, int quiet);
+ * what did not fit, and a test set that may hold training examples
+ * (cli_split_overlap: refused when @p strict). Returns 0 or an exit code
+ * after the message. */
+int cli_match_test(const char *cmd, const hog_data *tr, const char *trn, hog_data *te, const char *ten, int quiet,
+                   int strict);
 
 /* Under mpirun: starts MPI (a build without MPI refuses to run as several
  * ranks, which would each train alone). Returns 0 or an exit code after

@@ -53,6 +53,15 @@ static int hog_data_load_extras(hog_store *s, hog_data *d, hog_err *err)
 		d->columns = buf;
 	else
 		free(buf);
+	/* a split's half: which run of the split and which input (damaged or
+	 * older split meta is no id: nothing to compare it with) */
+	hog_split_id id;
+	char t[64];
+	if (hog_split_id_get(s, &id) == 0) {
+		hog_split_id_text(&id, t, sizeof t);
+		if (!(d->split = strdup(t)))
+			return hog_err_set(err, ENOMEM, "out of memory");
+	}
 	return 0;
 }
 
@@ -372,5 +381,6 @@ void hog_data_free(hog_data *d)
 	free(d->user_ids);
 	free(d->item_ids);
 	free(d->columns);
+	free(d->split);
 	free(d);
 }

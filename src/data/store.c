@@ -57,6 +57,18 @@ int hog_store_meta_get(hog_store *s, const char *key, char *buf, size_t size)
 	return 0;
 }
 
+int hog_store_meta_whole(hog_store *s, const char *key, char *buf, size_t size)
+{
+	MDB_val v;
+	if (size == 0 || meta_get(s, key, &v) != 0)
+		return ENOENT;
+	if (v.mv_size >= size || memchr(v.mv_data, 0, v.mv_size))
+		return EINVAL;
+	memcpy(buf, v.mv_data, v.mv_size);
+	buf[v.mv_size] = 0;
+	return 0;
+}
+
 /* Reads a required unsigned meta entry. */
 static int meta_u64(hog_store *s, const char *key, uint64_t *out, int required, hog_err *err)
 {
@@ -495,6 +507,23 @@ static int verify_idmaps(hog_store *s, hog_err *err)
 	return 0;
 }
 
+/* The "split" meta of a half of a split, when there is one: its id whole, or
+ * a split made before pair ids (the loaders ignore a damaged one: no id). */
+static int verify_split(hog_store *s, hog_err *err)
+{
+	char buf[HOG_SPLIT_META_MAX];
+	hog_split_id id;
+	int state = hog_split_id_read(s, &id, buf, sizeof buf);
+	if (state >= 0)
+		return 0;
+	size_t n = strlen(buf);
+	for (size_t i = 0; i < n; i++) /* (said as text: no control bytes to the terminal) */
+		buf[i] = (unsigned char)buf[i] < 0x20 || (unsigned char)buf[i] >= 0x7f ? '?' : buf[i];
+	return hog_err_set(err, HOG_ECORRUPT, "%s: meta entry 'split' is damaged ('%.80s%s'): a half of a split names "
+	                   "part=a or b, and pair= and from= with 16 hex digits each, in at most %d bytes without a "
+	                   "NUL; its pair id is ignored", s->path, buf, n > 80 ? "..." : "", HOG_SPLIT_META_MAX - 1);
+}
+
 int hog_store_verify(const char *path, uint64_t *blocks_checked, hog_err *err)
 {
 	hog_store *s;
@@ -509,6 +538,8 @@ int hog_store_verify(const char *path, uint64_t *blocks_checked, hog_err *err)
 			rc = verify_stats(s, &v, err);
 		if (rc == 0)
 			rc = verify_idmaps(s, err);
+		if (rc == 0)
+			rc = verify_split(s, err);
 		hog_store_close(s);
 	}
 	if (blocks_checked)

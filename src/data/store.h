@@ -25,5 +25,27 @@ typedef struct hog_split_id {
 	char part;
 } hog_split_id;
 int hog_split_id_get(hog_store *s, hog_split_id *id);
+/* The longest "split" meta entry (with the NUL): its source= part is at most
+ * 255 bytes, the rest under 100; a longer one is damaged. */
+#define HOG_SPLIT_META_MAX 768
+/* The state of @p s's "split" meta (hog_split_id_check's, and 2 when it has
+ * none; a value too long or with a NUL inside is damaged, -1), with the text
+ * (cut, without NULs, for a message) in @p buf when @p buf is not NULL. */
+int hog_split_id_read(hog_store *s, hog_split_id *id, char *buf, size_t size);
+/* A meta entry's whole text: 0, ENOENT when absent, EINVAL when it has a NUL
+ * inside or does not fit @p size with its NUL (hog_store_meta_get cuts). */
+int hog_store_meta_whole(hog_store *s, const char *key, char *buf, size_t size);
+/* The same from the meta's text (or the canonical text below): 0, or -1 when
+ * @p text is no whole split id (16 hex digits each of pair= and from=, part=
+ * a or b), damaged or from before pair ids, which is then ignored. */
+int hog_split_id_parse(const char *text, hog_split_id *id);
+/* What a "split" meta text is: 0 a split id (in *id), 1 a split made before
+ * pair ids (part= a or b, neither pair= nor from=), -1 damaged (either id
+ * without the other, not 16 hex digits, no half, empty), which data verify
+ * reports and everything else ignores. */
+int hog_split_id_check(const char *text, hog_split_id *id);
+/* The canonical text of @p id, "pair=P from=F part=X" (50 characters and
+ * the NUL), that a loaded set (hog_data.split) and a model keep. */
+void hog_split_id_text(const hog_split_id *id, char *buf, size_t size);
 
 #endif

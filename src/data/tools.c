@@ -68,19 +68,47 @@ static uint64_t hog_tools_pair(uint64_t seed)
 	return hog_fnv(h, &seed, sizeof seed);
 }
 
-int hog_split_id_get(hog_store *s, hog_split_id *id)
+int hog_split_id_check(const char *buf, hog_split_id *id)
 {
-	char buf[768];
+	static const char hex[] = "0123456789abcdef";
 	memset(id, 0, sizeof *id);
-	if (hog_store_meta_get(s, "split", buf, sizeof buf) != 0)
-		return -1;
 	const char *p = strstr(buf, "pair="), *f = strstr(buf, "from="), *h = strstr(buf, "part=");
-	if (!p || !f || !h || strspn(p + 5, "0123456789abcdef") != 16 || strspn(f + 5, "0123456789abcdef") != 16)
-		return -1; /* (a split made before pair ids: nothing to compare) */
+	const int half = h && (h[5] == 'a' || h[5] == 'b');
+	if (!p && !f)
+		return half ? 1 : -1; /* (a split made before pair ids names its half alone) */
+	if (!p || !f || !half || strspn(p + 5, hex) != 16 || strspn(f + 5, hex) != 16)
+		return -1;
 	memcpy(id->pair, p + 5, 16);
 	memcpy(id->from, f + 5, 16);
 	id->part = h[5];
 	return 0;
+}
+
+int hog_split_id_parse(const char *buf, hog_split_id *id)
+{
+	return hog_split_id_check(buf, id) == 0 ? 0 : -1;
+}
+
+int hog_split_id_read(hog_store *s, hog_split_id *id, char *buf, size_t size)
+{
+	char own[HOG_SPLIT_META_MAX];
+	memset(id, 0, sizeof *id);
+	int rc = hog_store_meta_whole(s, "split", own, sizeof own);
+	if (buf && size && hog_store_meta_get(s, "split", buf, size) != 0) /* (cut at a NUL: for a message) */
+		buf[0] = 0;
+	if (rc == ENOENT)
+		return 2;
+	return rc ? -1 : hog_split_id_check(own, id);
+}
+
+int hog_split_id_get(hog_store *s, hog_split_id *id)
+{
+	return hog_split_id_read(s, id, NULL, 0) == 0 ? 0 : -1;
+}
+
+void hog_split_id_text(const hog_split_id *id, char *buf, size_t size)
+{
+	snprintf(buf, size, "pair=%.16s from=%.16s part=%c", id->pair, id->from, id->part);
 }
 
 /* Opens one side of the split with the input's kind, task and dimensions, and

@@ -15,7 +15,9 @@
  *  of everything before.
  * A section: u32 tag, u32 0, u64 length L, L bytes, zeros to a multiple of 8.
  * Tags: 1 the users' original ids (u64 each, shape[0] of them), 2 the items'
- * (shape[1]), 3 the training set's column names (text, no NUL). Unknown tags
+ * (shape[1]), 3 the training set's column names (text, no NUL), 4 the training
+ * set's split id when it is a half of a split ("pair=P from=F part=X", text,
+ * no NUL, 1..256 bytes). Unknown tags
  * are skipped, so a later section does not need a new version.
  * Version 1 files (linear models of hogwild 0.1, a 128-byte header) still load.
  */
@@ -42,6 +44,8 @@
 #define SEC_USER_IDS 1u
 #define SEC_ITEM_IDS 2u
 #define SEC_COLUMNS 3u
+#define SEC_SPLIT 4u
+#define SPLIT_MAX 256 /* the split id's text (data/store.h: 50 characters) */
 #define SECTIONS_MAX (1ull << 40)
 
 /* The kinds built in: their descriptors (kinds.c, the one list). */
@@ -83,6 +87,7 @@ void hog_model_free(hog_model *m)
 	free(m->user_ids);
 	free(m->item_ids);
 	free(m->columns);
+	free(m->split);
 	free(m);
 }
 
@@ -99,8 +104,9 @@ int hog_model_set_origin(hog_model *m, const hog_data *tr)
 	free(m->user_ids);
 	free(m->item_ids);
 	free(m->columns);
+	free(m->split);
 	m->user_ids = m->item_ids = NULL;
-	m->columns = NULL;
+	m->columns = m->split = NULL;
 	m->nuser_ids = m->nitem_ids = 0;
 	m->task = tr->meta.task;
 	if (tr->user_ids && tr->item_ids) {
@@ -113,6 +119,8 @@ int hog_model_set_origin(hog_model *m, const hog_data *tr)
 	}
 	if (tr->columns && !(m->columns = strdup(tr->columns)))
 		return ENOMEM;
+	if (tr->split && !(m->split = strdup(tr->split)))
+		return ENOMEM;
 	return 0;
 }
 
@@ -123,6 +131,8 @@ void hog_model_info_get(const hog_model *m, hog_model_info *info)
 	info->loss = m->loss;
 	info->rule = m->rule;
 	info->epochs_done = m->epochs_done;
+	info->task = m->task;
+	info->split = m->split;
 	hog_model_kind_get(m->kind)->info(m, info);
 }
 
@@ -296,8 +306,9 @@ static uint64_t section_put(unsigned char *buf, uint64_t at, uint32_t tag, const
 static unsigned char *sections_build(const hog_model *m, uint64_t *len)
 {
 	const int ids = m->user_ids && m->item_ids && m->nuser_ids == m->shape[0] && m->nitem_ids == m->shape[1];
-	uint64_t cl = m->columns ? strlen(m->columns) : 0;
-	uint64_t n = (ids ? 32 + 8 * (m->nuser_ids + m->nitem_ids) : 0) + (cl ? 16 + ((cl + 7) & ~7ull) : 0);
+	uint64_t cl = m->columns ? strlen(m->columns) : 0, sl = m->split ? strlen(m->split) : 0;
+	uint64_t n = (ids ? 32 + 8 * (m->nuser_ids + m->nitem_ids) : 0) + (cl ? 16 + ((cl + 7) & ~7ull) : 0) +
+	             (sl ? 16 + ((sl + 7) & ~7ull) : 0);
 	*len = 0;
 	if (!n)
 		return NULL;
@@ -313,6 +324,8 @@ static unsigned char *sections_build(const hog_model *m, uint64_t *len)
 	}
 	if (cl)
 		at = section_put(b, at, SEC_COLUMNS, m->columns, cl);
+	if (sl)
+		at = section_put(b, at, SEC_SPLIT, m->split, sl);
 	*len = at;
 	return b;
 }
@@ -348,6 +361,14 @@ static int sections_parse(hog_model *m, const unsigned char *b, uint64_t len, co
 				                   m->columns ? "damaged" : "out of memory");
 			memcpy(m->columns, p, n);
 			m->columns[n] = 0;
+		} else if (tag == SEC_SPLIT) {
+			if (m->split || !n || n > SPLIT_MAX || memchr(p, 0, n))
+				return hog_err_set(err, HOG_ECORRUPT, "%s: the training set's split id (model section 4, %llu "
+				                   "bytes) is damaged", path, (unsigned long long)n);
+			if (!(m->split = malloc(n + 1)))
+				return hog_err_set(err, ENOMEM, "%s: out of memory", path);
+			memcpy(m->split, p, n);
+			m->split[n] = 0;
 		}
 		at += 16 + padded;
 	}

@@ -43,6 +43,7 @@ struct hog_model {
 	uint64_t *user_ids, *item_ids; /* ratings: dense id -> original id */
 	uint64_t nuser_ids, nitem_ids;
 	char *columns;               /* csv: the training set's column names */
+	char *split;                 /* the training set's split id (hog_data.split), or NULL */
 };
 
 /* Copies @p tr's task, id maps and column names into @p m (replacing any).

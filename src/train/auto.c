@@ -46,6 +46,7 @@ static int probe_mode(const hog_data *s, const hog_train_opts *base, int mode, e
 	o.measure_delay = 0;
 	o.round_examples = 0;
 	p->mode = mode;
+	p->diverged = 0;
 	for (int r = 0; r < REPS; r++) {
 		hog_train_result res;
 		int rc = hog_train(s, NULL, &o, NULL, &res, err);
@@ -53,6 +54,7 @@ static int probe_mode(const hog_data *s, const hog_train_opts *base, int mode, e
 		                                                    options (buffered with adarevision ...) */
 			p->ex_per_s = 0;
 			p->loss = INFINITY;
+			p->diverged = rc == HOG_EDIVERGED;
 			return 0;
 		}
 		if (rc)
@@ -110,16 +112,23 @@ int eng_auto_mode(const hog_data *tr, const hog_train_opts *o, unsigned modes, i
 	hog_data_free(s);
 	if (rc)
 		return hog_err_prefix(err, "--mode auto: probing the modes");
-	int qualified;
+	int qualified, diverged = 0;
 	const eng_probe *best = &p[eng_auto_choose(p, np, &qualified)];
 	*out = (enum hog_mode)best->mode;
+	for (int i = 0; i < np; i++)
+		diverged += p[i].diverged;
+	if (diverged == np) { /* (the run itself diverges too, and says where) */
+		snprintf(why, whylen, "auto: serial (the probe diverged in every mode: no mode to compare at these options)");
+		return 0;
+	}
 	int at = snprintf(why, whylen, "auto: %s (%.3g examples/s on a %llu-example probe, %.2fx serial; loss %.4g, "
 	                  "serial's %.4g); %d of %d parallel modes reached serial's loss within 1%%:",
 	                  hog_mode_name(*out), best->ex_per_s, (unsigned long long)(n < tr->n ? n : tr->n),
 	                  ref->ex_per_s > 0 ? best->ex_per_s / ref->ex_per_s : 0, best->loss, ref->loss, qualified, np - 1);
 	for (int i = 1; i < np && at > 0 && (size_t)at < whylen; i++)
-		at += snprintf(why + at, whylen - at, " %s %.2fx%s", hog_mode_name(p[i].mode),
-		               ref->ex_per_s > 0 ? p[i].ex_per_s / ref->ex_per_s : 0,
-		               eng_auto_qualifies(&p[i], ref) ? "" : "(loss)");
+		at += p[i].diverged ? snprintf(why + at, whylen - at, " %s diverged", hog_mode_name(p[i].mode))
+		      : snprintf(why + at, whylen - at, " %s %.2fx%s", hog_mode_name(p[i].mode),
+		                 ref->ex_per_s > 0 ? p[i].ex_per_s / ref->ex_per_s : 0,
+		                 eng_auto_qualifies(&p[i], ref) ? "" : "(loss)");
 	return 0;
 }

@@ -18,6 +18,7 @@ typedef struct eng_probe {
 	int mode;
 	double ex_per_s, loss;
 	int threads;
+	int diverged; /* 1: the probe's run diverged (HOG_EDIVERGED), said in the note */
 } eng_probe;
 /* auto's rule, apart from the measuring: p[0] is serial, the reference; a mode
  * qualifies when its loss is within 1% of serial's; the fastest qualifying one

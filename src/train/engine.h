@@ -173,6 +173,8 @@ struct hog_engine {
 	int rank, ranks;            /* MPI: this process's rank and the team's size (0 and 1 alone) */
 	uint64_t rounds;            /* rounds in an epoch (the same on every rank) */
 	double sync_seconds;        /* MPI: time spent averaging the models */
+	double loss_zero;           /* what an all-zero model loses (eng_zero_loss) */
+	double loss_best;           /* this run's best epoch's training loss (NaN: none yet) */
 };
 
 /* ---------------------------------------------------------------- helpers */
@@ -304,6 +306,34 @@ int eng_write_checkpoint(hog_engine *e, int in_epoch);
 /* Restores o.resume into the engine's model and positions, refusing a
  * checkpoint of another data set or options unless o.force. */
 int eng_load_resume(hog_engine *e);
+
+/* diverge.c: when a run has diverged, one rule for every model (the file
+ * says why it is this one). An epoch's mean training loss is bounded by
+ * HOG_DIVERGE_FACTOR times the all-zero model's loss, and once the run has a
+ * best epoch by HOG_DIVERGE_GROWTH times that epoch's, or the zero model's
+ * loss, whichever is more. */
+#define HOG_DIVERGE_FACTOR 100.0
+#define HOG_DIVERGE_GROWTH 10.0
+#define HOG_DIVERGE_FLOOR 0.5       /* the zero model's loss is taken as at least this */
+/* What a model of zeros loses per example under @p loss on a set with meta
+ * @p m, at most (the squared loss: half the largest squared label). */
+double eng_zero_loss(enum hog_loss loss, const hog_meta *m);
+/* The bound of an epoch's loss given the zero model's and the best epoch's
+ * (NaN: none); *growth: 1 when the best epoch's sets it. */
+double eng_loss_bound(double zero, double best, int *growth);
+/* 1 when @p loss is past @p bound, or not a number. */
+int eng_loss_diverged(double loss, double bound);
+/* The rule over a run's epoch losses: the first epoch (0-based) that diverges,
+ * or -1 (the engine applies it epoch by epoch; this is for the tests). */
+int eng_diverge_seq(const double *loss, int n, double zero);
+/* Thread 0: applies the rule to @p loss, epoch @p ep's mean training loss
+ * (@p whole_epoch 0: the rounds so far, without the best-epoch part); when it
+ * diverged, sets the action and the message (epoch, loss, bound, the step
+ * size and what to try) and returns 1. Keeps the best epoch. */
+int eng_check_diverged(hog_engine *e, int ep, double loss, int whole_epoch);
+/* Whether every parameter of @p m is finite: a diverged model kept
+ * (keep_diverged) must be, as a model file must. */
+int eng_model_finite(const hog_model *m);
 
 /* The hog_model fields every kind takes from the run's options. */
 void eng_model_hyper(const hog_engine *e, hog_model *m);

@@ -589,6 +589,16 @@ static int lin_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, 
 		return hog_err_set(err, HOG_EMISMATCH, "%s loss needs binary labels; this data set's task is %s: "
 		                   "train it with --loss squared (or, if its labels are two classes, import it again "
 		                   "with --task binary)", hog_loss_name(o->loss), hog_task_name(tr->meta.task));
+	/* the squared loss fits values: labels read as binary (0 and 1, say) would
+	 * train as the classes -1 and +1, the explicit model flipped by the task
+	 * inferred from them; -1 and +1 are the same either way */
+	const hog_meta *lm = &tr->meta;
+	if (o->loss == HOG_LOSS_SQUARED && lm->task == HOG_TASK_BINARY &&
+	    !(fabs(lm->label_min) == 1 && fabs(lm->label_max) == 1))
+		return hog_err_set(err, HOG_EMISMATCH, "the squared loss fits values, and this data set's labels (%g to "
+		                   "%g) were read as binary classes, which would train as -1 and +1: to fit their "
+		                   "values, import the set again with --task regression; for a classifier, --loss "
+		                   "logistic or hinge", lm->label_min, lm->label_max);
 	const int stream = tr->nnz && !tr->ids; /* hog_train_stream(): counts, no arrays */
 	if (stream && o->delay)
 		return hog_err_set(err, HOG_ECONFIG, "--delay holds updates across blocks: not with --stream");

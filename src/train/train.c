@@ -255,6 +255,9 @@ static void epoch_report(hog_engine *e, int ep, double spent)
 	s.test_loss = s.test_acc = s.test_auc = s.test_rmse = s.test_mae = NAN;
 	s.loss = e->o.loss;
 	s.unit = e->ops->unit ? e->ops->unit : "units";
+	/* the job's loss (every rank alike): a diverged epoch is reported, and no
+	 * checkpoint is written of it */
+	eng_check_diverged(e, ep, s.train_loss, 1);
 	e->ops->epoch_stats(e, &s);
 	delay_stats(e, &s);
 	e->last = s;
@@ -298,7 +301,7 @@ static void share_action(hog_engine *e, int *due)
 		*due = all[1];
 	if (all[0] > mine && !e->werr.code)
 		hog_err_set(&e->werr, all[0] == 2 ? HOG_EDIVERGED : HOG_EMPI, "%s",
-		            all[0] == 2 ? "training diverged on another rank (rank 0 says where)"
+		            all[0] == 2 ? "training diverged on another rank (its message says where)"
 		                        : "another rank failed; its own message says why");
 	atomic_store(&e->action, all[0]);
 }
@@ -308,14 +311,17 @@ static void share_action(hog_engine *e, int *due)
 static void between_rounds(hog_engine *e, int ep, int last_round, double t_epoch)
 {
 	int rc;
-	double loss = 0;
-	for (int q = 0; q < e->T; q++)
+	double loss = 0, ex = 0;
+	for (int q = 0; q < e->T; q++) {
 		loss += e->w[q]->loss;
-	if (!isfinite(loss) || !isfinite(e->ops->probe(e))) {
-		atomic_store(&e->action, 2);
-		hog_err_set(&e->werr, HOG_EDIVERGED,
-		            "training diverged in epoch %d at step size %g: the loss is %s; try a smaller --lr", ep + 1,
-		            (double)eng_lr_at(e, ep, (uint64_t)ep * e->tr->n), isnan(loss) ? "NaN" : "infinite");
+		ex += (double)e->w[q]->ex_done;
+	}
+	const float probe = e->ops->probe(e);
+	double t[2] = { loss, ex }; /* the job's loss so far: every rank decides alike */
+	if (e->ranks > 1 && hog_mpi_sum_f64(t, 2, &e->werr))
+		atomic_store(&e->action, 3);
+	if (eng_check_diverged(e, ep, !isfinite(probe) ? probe : t[1] > 0 ? t[0] / t[1] : t[0], 0)) {
+		/* diverged: said */
 	} else if (eng_stop_requested(e)) {
 		atomic_store(&e->action, 1);
 	}
@@ -430,7 +436,7 @@ static void run_team(hog_engine *e)
 		hog_barrier_wait(&e->bar);
 		if (k == 0) {
 			epoch_report(e, ep, spent);
-			if (e->o.checkpoint && (rc = eng_write_checkpoint(e, 0)))
+			if (e->o.checkpoint && !atomic_load(&e->action) && (rc = eng_write_checkpoint(e, 0)))
 				team_fail(e, rc, "writing a checkpoint");
 		}
 		hog_barrier_wait(&e->bar);
@@ -496,12 +502,13 @@ static int check_common(const hog_train_opts *o, const hog_data *tr, hog_err *er
 static const hog_train_opts *loss_of_task(const hog_train_opts *o, const hog_data *tr, hog_train_opts *buf)
 {
 	enum hog_task t = tr->meta.task;
-	enum hog_loss l = t == HOG_TASK_MULTICLASS ? HOG_LOSS_SOFTMAX : t == HOG_TASK_REGRESSION ? HOG_LOSS_SQUARED : o->loss;
+	enum hog_loss l = t == HOG_TASK_MULTICLASS ? HOG_LOSS_SOFTMAX
+	                : t == HOG_TASK_REGRESSION || t == HOG_TASK_RATINGS ? HOG_LOSS_SQUARED : o->loss;
 	if (!o->loss_from_task || t == HOG_TASK_BINARY) /* (the caller may have set l from the set's header) */
 		return o;
 	*buf = *o;
 	buf->loss = l;
-	if (o->on_note) {
+	if (o->on_note && t != HOG_TASK_RATINGS) { /* (ratings train mf, whose one loss is squared) */
 		char msg[256];
 		snprintf(msg, sizeof msg, "loss: %s, for the data set's %s labels (--loss sets another%s)", hog_loss_name(l),
 		         hog_task_name(t), t == HOG_TASK_MULTICLASS ? "; labels that are amounts, not classes: import "
@@ -530,6 +537,41 @@ static const hog_train_opts *epochs_auto(const hog_train_opts *o, uint64_t n, ho
 		o->on_note(o->ud, msg);
 	}
 	return buf;
+}
+
+/* The model a run hands back after it ended with @p rc (any but HOG_EDIVERGED,
+ * or that with keep_diverged): the result or snapshot, whole on rank 0 (gather,
+ * after a finished, stopped or kept run) and averaged over the ranks; a
+ * diverged one only when every parameter is finite. Returns @p rc or the
+ * error that came up. */
+static int hand_back(hog_engine *e, int rc, hog_model **model_out, hog_err *err)
+{
+	const hog_trainer_ops *ops = e->ops;
+	const int keep = rc == HOG_EDIVERGED;
+	/* rank 0 gets what the ranks kept for themselves (the action was shared:
+	 * every rank is here with the same rc) */
+	int grc = 0;
+	if (e->ranks > 1 && ops->gather && (rc == 0 || rc == HOG_EINTR || keep) && (grc = ops->gather(e))) {
+		hog_err_set(err, grc, "%s", e->werr.msg);
+		rc = grc;
+	}
+	int averaged = !rc && ops->result; /* (the same on every rank: the action is shared) */
+	if ((*model_out = averaged ? ops->result(e) : ops->snapshot(e)))
+		eng_model_hyper(e, *model_out);
+	else if (!rc)
+		rc = hog_err_set(err, ENOMEM, "out of memory");
+	/* the state the ranks share was averaged at every sync; a model of its
+	 * own (linear --average: each rank's average of its iterates) is
+	 * averaged over the ranks here, once. Every rank takes part. */
+	if (averaged && e->ranks > 1 && *model_out &&
+	    !(rc = hog_mpi_sum_f32((*model_out)->params, (*model_out)->nparams, err)))
+		for (uint64_t i = 0; i < (*model_out)->nparams; i++)
+			(*model_out)->params[i] /= (float)e->ranks;
+	if (keep && *model_out && !eng_model_finite(*model_out)) { /* (a file nothing could load) */
+		hog_model_free(*model_out);
+		*model_out = NULL;
+	}
+	return rc;
 }
 
 static int train_run(const hog_data *train, hog_data *own, hog_store *store, const hog_data *test,
@@ -600,6 +642,8 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 		free(e);
 		return rc;
 	}
+	e->loss_zero = eng_zero_loss(e->o.loss, &train->meta);
+	e->loss_best = NAN;
 	e->data_hash = eng_data_hash(train);
 	e->opts_hash = eng_opts_hash(&e->o, e->ranks);
 
@@ -712,27 +756,8 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 		if (ops->report)
 			ops->report(e, res);
 	}
-	if (model_out && rc != HOG_EDIVERGED) {
-		/* rank 0 gets what the ranks kept for themselves (the action was shared:
-		 * every rank is here with the same rc) */
-		int grc = 0;
-		if (e->ranks > 1 && ops->gather && (rc == 0 || rc == HOG_EINTR) && (grc = ops->gather(e))) {
-			hog_err_set(err, grc, "%s", e->werr.msg);
-			rc = grc;
-		}
-		int averaged = !rc && ops->result; /* (the same on every rank: the action is shared) */
-		if ((*model_out = averaged ? ops->result(e) : ops->snapshot(e)))
-			eng_model_hyper(e, *model_out);
-		else if (!rc)
-			rc = hog_err_set(err, ENOMEM, "out of memory");
-		/* the state the ranks share was averaged at every sync; a model of its
-		 * own (linear --average: each rank's average of its iterates) is
-		 * averaged over the ranks here, once. Every rank takes part. */
-		if (averaged && e->ranks > 1 && *model_out &&
-		    !(rc = hog_mpi_sum_f32((*model_out)->params, (*model_out)->nparams, err)))
-			for (uint64_t i = 0; i < (*model_out)->nparams; i++)
-				(*model_out)->params[i] /= (float)e->ranks;
-	}
+	if (model_out && (rc != HOG_EDIVERGED || opts->keep_diverged))
+		rc = hand_back(e, rc, model_out, err);
 done:
 	if (e->w) {
 		for (int k = 0; k < e->T; k++)

@@ -38,6 +38,8 @@ static void load(const uint8_t *data, size_t size)
 		for (uint64_t i = 0; i < info.dim; i++)
 			sum += info.weights[i];
 		(void)sum;
+		if (info.split && (strlen(info.split) == 0 || strlen(info.split) > 256)) /* (section 4) */
+			abort();
 		hog_model_free(m);
 	}
 }

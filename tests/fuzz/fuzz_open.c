@@ -1,9 +1,11 @@
 /* libFuzzer harness: the data set reader on a whole file: open (the LMDB page
  * check, the meta data and the block headers), every block, the id maps,
- * verify, and a full load. Any file must give an error with a message or data
- * that is consistent: nothing may crash or read out of bounds. The seeds are
- * small real data sets (tests/fuzz/corpus/open/); run with -max_len=65536. */
+ * verify, and a full load (a split half's pair ids too). Any file must give an
+ * error with a message or data that is consistent: nothing may crash or read
+ * out of bounds. The seeds are small real data sets (tests/fuzz/corpus/open/,
+ * split.bin a split's half); run with -max_len=65536. */
 #include "fuzz.h"
+#include "data/store.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -43,6 +45,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (uint64_t j = 0; d->ids && j < d->nnz; j++)
 			if (d->ids[j] >= d->dim)
 				abort();
+		hog_split_id id; /* a half's split id is whole, in its canonical text */
+		if (d->split && (strlen(d->split) != 50 || hog_split_id_parse(d->split, &id) != 0))
+			abort();
 		hog_data_free(d);
 	}
 	return 0;

@@ -1422,7 +1422,7 @@ check_true "overwrite: ... with the predictions" test "$(wc -l <"$T/sf-notes.txt
 sf_stop() { # SIG SAVE-ARGS...: runs a long serial training, stops it with SIG after its first epoch
 	sig=$1
 	shift
-	"$H" train --data "$T/ttr.lmdb" --mode serial --epochs 100000 "$@" >"$T/sf-stop.out" 2>"$ERR" &
+	"$H" train --data "$T/ttr.lmdb" --mode serial --epochs 1000000 "$@" >"$T/sf-stop.out" 2>"$ERR" &
 	spid=$!
 	n=0
 	while ! grep -Eq '^ +1 ' "$T/sf-stop.out" && kill -0 $spid 2>/dev/null && [ $n -lt 600 ]; do
@@ -1438,7 +1438,7 @@ sf_stop INT --save "$T/sf-stop.model"
 check_true "stop: SIGINT with --save exits 130 ($got)" test "$got" -eq 130
 check_grep "stop: ... says the run stopped" "$ERR" '^hogwild: stopped in epoch [0-9]+'
 check_grep "stop: ... and where the model trained so far went" "$ERR" \
-	'^hogwild: model trained so far \([0-9]+ of 100000 epochs done, stopped inside epoch [0-9]+\) saved to .*sf-stop\.model$'
+	'^hogwild: model trained so far \([0-9]+ of 1000000 epochs done, stopped inside epoch [0-9]+\) saved to .*sf-stop\.model$'
 check "stop: ... the model loads and evaluates" 0 "$H" eval --model "$T/sf-stop.model" --data "$T/tte.lmdb"
 check_grep "stop: ... to an accuracy" "$OUT" '^accuracy +[0-9.]+%'
 rm -f "$T/sf-stop.model"

@@ -243,6 +243,12 @@ static inline uint64_t eng_mix64(uint64_t *s)
 }
 
 void eng_shuffle_u32(uint32_t *a, uint64_t n, uint64_t seed);
+/* The options a run trains with, settled (run_opts.c): the loss from the set's
+ * task, the epochs for its size, the trainer, the checks every model shares and
+ * --mode auto's measurement (its reason in @p why). *@p opts is repointed into
+ * @p buf when anything changed. */
+int eng_settle_opts(const hog_data *train, const hog_train_opts **opts, hog_train_opts buf[3],
+                    const struct hog_trainer_ops **ops_out, char *why, size_t why_len, hog_err *err);
 /* @p out (n entries) = @p items (NULL: 0..n-1) in chunks of @p chunk
  * consecutive entries, the chunks in a random order drawn from @p seed (a
  * shorter last chunk among them); chunk <= 1: every entry shuffled, as

@@ -38,77 +38,6 @@
 #include <string.h>
 #include <time.h>
 
-/* The trainer of model kind @p k (its descriptor, kinds.c), or NULL. */
-static const hog_trainer_ops *trainer_of_kind(enum hog_model_kind k)
-{
-	const hog_kind_desc *d = hog_kind_desc_get(k);
-	return d ? d->trainer : NULL;
-}
-
-/* The trainer of a run: by model kind, and then the one that kind hands these
- * options to (hog_trainer_ops.route: --model linear --loss softmax trains as
- * the mlp). */
-static const hog_trainer_ops *trainer_of(const hog_train_opts *o)
-{
-	const hog_trainer_ops *ops = trainer_of_kind(o->model);
-	return ops && ops->route ? ops->route(o) : ops;
-}
-
-int hog_model_kind_built(enum hog_model_kind k)
-{
-	return trainer_of_kind(k) != NULL;
-}
-
-unsigned hog_model_kind_modes(enum hog_model_kind k)
-{
-	return hog_model_kind_built(k) ? trainer_of_kind(k)->modes : 0;
-}
-
-unsigned hog_model_kind_losses(enum hog_model_kind k)
-{
-	return hog_model_kind_built(k) ? trainer_of_kind(k)->losses : 0;
-}
-
-unsigned hog_train_modes(const hog_train_opts *o)
-{
-	const hog_trainer_ops *ops = trainer_of(o);
-	return ops ? ops->modes : 0;
-}
-
-enum hog_model_kind hog_train_kind(const hog_train_opts *o)
-{
-	const hog_trainer_ops *ops = trainer_of(o);
-	return ops ? ops->kind : o->model;
-}
-
-enum hog_mode hog_train_default_mode(const hog_train_opts *o)
-{
-	const hog_trainer_ops *ops = trainer_of(o);
-	return ops && ops->default_mode ? ops->default_mode(o) : HOG_MODE_LOCKFREE;
-}
-
-void hog_train_opts_init(hog_train_opts *o)
-{
-	memset(o, 0, sizeof *o);
-	o->model = HOG_MODEL_LINEAR;
-	o->mode = HOG_MODE_LOCKFREE;
-	o->loss = HOG_LOSS_LOGISTIC;
-	o->rule = HOG_RULE_SGD;
-	o->sched = HOG_SCHED_BACKOFF;
-	o->bind = HOG_BIND_CORE;
-	o->epochs = 20;
-	o->lr = 0; /* chosen by the model from the data's scale */
-	o->backoff = 0.9;
-	o->l2 = 1e-6;
-	o->adagrad_beta = 1.0;
-	o->seed = 1;
-	o->hot = -1;
-	o->stripes = 64;
-	o->rank = 32;
-	o->round_examples = 1u << 15;
-	o->batch = 32;
-}
-
 void eng_model_hyper(const hog_engine *e, hog_model *m)
 {
 	m->sched = e->o.sched;
@@ -441,75 +370,6 @@ static int ranks_agree(hog_engine *e, int rc)
 	return 0;
 }
 
-/* What every model shares; the model's check() does the rest (the update
- * modes' own options: eng_check_mode_opts). */
-static int check_common(const hog_train_opts *o, const hog_data *tr, hog_err *err)
-{
-	if (!tr || tr->n == 0 || tr->n >= UINT32_MAX)
-		return hog_err_set(err, HOG_EMISMATCH, "data set size out of range (%llu examples)",
-		                   tr ? (unsigned long long)tr->n : 0ull);
-	if ((unsigned)o->mode >= HOG_MODE_ALL)
-		return hog_err_set(err, HOG_ECONFIG, "unknown mode");
-	if ((unsigned)o->loss > HOG_LOSS_SOFTMAX || (unsigned)o->rule > HOG_RULE_ADAREVISION ||
-	    (unsigned)o->sched > HOG_SCHED_INVT || (unsigned)o->bind > HOG_BIND_NONE)
-		return hog_err_set(err, HOG_ECONFIG, "unknown loss, step rule, schedule or binding");
-	if (o->threads < 0 || o->threads > 4096)
-		return hog_err_set(err, HOG_ECONFIG, "--threads must be 1..4096 (or 0 for every core), not %d", o->threads);
-	if (o->epochs < 1)
-		return hog_err_set(err, HOG_ECONFIG, "--epochs must be at least 1, not %d", o->epochs);
-	if (!(o->lr >= 0) || !isfinite(o->lr))
-		return hog_err_set(err, HOG_ECONFIG, "--lr must be positive, not %g", o->lr);
-	if (!(o->backoff > 0 && o->backoff <= 1))
-		return hog_err_set(err, HOG_ECONFIG, "--backoff must be in (0, 1], not %g", o->backoff);
-	if (!(o->l2 >= 0) || !isfinite(o->l2))
-		return hog_err_set(err, HOG_ECONFIG, "--l2 must be zero or positive, not %g", o->l2);
-	if (!(o->adagrad_beta > 0))
-		return hog_err_set(err, HOG_ECONFIG, "--adagrad-beta must be positive, not %g", o->adagrad_beta);
-	return 0;
-}
-
-/* hog_train_opts.loss_from_task: the loss of the training set's task (the
- * model's check() refuses what it cannot train, naming the fix). */
-static const hog_train_opts *loss_of_task(const hog_train_opts *o, const hog_data *tr, hog_train_opts *buf)
-{
-	enum hog_task t = tr->meta.task;
-	enum hog_loss l = t == HOG_TASK_MULTICLASS ? HOG_LOSS_SOFTMAX
-	                : t == HOG_TASK_REGRESSION || t == HOG_TASK_RATINGS ? HOG_LOSS_SQUARED : o->loss;
-	if (!o->loss_from_task || t == HOG_TASK_BINARY) /* (the caller may have set l from the set's header) */
-		return o;
-	*buf = *o;
-	buf->loss = l;
-	if (o->on_note && t != HOG_TASK_RATINGS) { /* (ratings train mf, whose one loss is squared) */
-		char msg[256];
-		snprintf(msg, sizeof msg, "loss: %s, for the data set's %s labels (--loss sets another%s)", hog_loss_name(l),
-		         hog_task_name(t), t == HOG_TASK_MULTICLASS ? "; labels that are amounts, not classes: import "
-		         "the set again with --task regression" : "");
-		o->on_note(o->ud, msg);
-	}
-	return buf;
-}
-
-/* hog_train_opts.epochs 0: the epochs of HOG_EPOCHS_VISITS for @p n examples,
- * the schedule stretched over them. */
-static const hog_train_opts *epochs_auto(const hog_train_opts *o, uint64_t n, hog_train_opts *buf)
-{
-	if (o->epochs || !n)
-		return o;
-	*buf = *o;
-	uint64_t want = (HOG_EPOCHS_VISITS + n - 1) / n;
-	buf->epochs = want < 20 ? 20 : want > 1000 ? 1000 : (int)want;
-	buf->backoff = pow(o->backoff, 20.0 / buf->epochs);
-	if (buf->t0 <= 0)
-		buf->t0 = (double)n * buf->epochs / 20.0;
-	if (o->on_note && buf->epochs > 20) {
-		char msg[160];
-		snprintf(msg, sizeof msg, "epochs: %d, a small set's share of %u example visits (backoff %.4g; --epochs "
-		         "sets another)", buf->epochs, HOG_EPOCHS_VISITS, buf->backoff);
-		o->on_note(o->ud, msg);
-	}
-	return buf;
-}
-
 /* The model a run hands back after it ended with @p rc (any but HOG_EDIVERGED,
  * or that with keep_diverged): the result or snapshot, whole on rank 0 (gather,
  * after a finished, stopped or kept run) and averaged over the ranks; a
@@ -545,6 +405,127 @@ static int hand_back(hog_engine *e, int rc, hog_model **model_out, hog_err *err)
 	return rc;
 }
 
+/* The team's places and workers: the threads (--threads, or every core of this
+ * rank's part of the machine), their plan on the topology, and each worker's
+ * engine part. */
+static int team_setup(hog_engine *e, const hog_train_opts *opts, hog_err *err)
+{
+	int rc;
+	if ((rc = hog_topo_open(&e->topo, opts->topology, err)))
+		return rc;
+	/* Ranks sharing a machine share its cores: the plan is made for all their
+	 * workers and each rank takes its part (hwloc sees the whole machine
+	 * whatever mpirun bound the process to); --threads 0 is every core of the
+	 * rank's part. */
+	int lrank, lsize;
+	hog_mpi_local(&lrank, &lsize);
+	e->T = opts->mode == HOG_MODE_SERIAL ? 1 : opts->threads ? opts->threads : hog_topo_cores(e->topo) / lsize;
+	if (e->T < 1)
+		e->T = 1;
+	if ((uint64_t)e->T * (uint64_t)e->ranks > e->tr->n)
+		e->T = (int)(e->tr->n / (uint64_t)e->ranks) > 0 ? (int)(e->tr->n / (uint64_t)e->ranks) : 1;
+	if (e->o.sync_every) /* a round holds sync_every examples of the rank: one averaging each */
+		e->o.round_examples = (uint32_t)((e->o.sync_every + (uint64_t)e->T - 1) / (uint64_t)e->T);
+	if (!(e->plan = calloc(e->T, sizeof *e->plan)) || !(e->w = calloc(e->T, sizeof *e->w)) ||
+	    !(e->start_pos = calloc(e->T, sizeof *e->start_pos))) {
+		rc = hog_err_set(err, ENOMEM, "out of memory");
+		return rc;
+	}
+	if (lsize > 1) {
+		hog_place *all = calloc((size_t)e->T * lsize, sizeof *all);
+		if (!all) {
+			rc = hog_err_set(err, ENOMEM, "out of memory");
+			return rc;
+		}
+		if ((rc = hog_topo_plan(e->topo, e->T * lsize, opts->bind, all, NULL, err))) {
+			free(all);
+			return rc;
+		}
+		memcpy(e->plan, all + (size_t)lrank * e->T, e->T * sizeof *all);
+		free(all);
+	} else if ((rc = hog_topo_plan(e->topo, e->T, opts->bind, e->plan, NULL, err))) {
+		return rc;
+	}
+	for (int k = 0; k < e->T; k++) {
+		if (!(e->w[k] = aligned_alloc(64, sizeof(eng_worker)))) {
+			rc = hog_err_set(err, ENOMEM, "out of memory");
+			return rc;
+		}
+		memset(e->w[k], 0, sizeof(eng_worker));
+		e->w[k]->id = k;
+		atomic_init(&e->w[k]->applied, 0);
+		if (!(e->w[k]->dsamples = malloc(HOG_DELAY_SAMPLES_MAX * sizeof *e->w[k]->dsamples))) {
+			rc = hog_err_set(err, ENOMEM, "out of memory");
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* Runs the team to the end of the run (or its stop) and turns how it ended
+ * into the run's code. */
+static int team_run(hog_engine *e, const hog_train_opts *opts, hog_err *err)
+{
+	int rc = 0;
+	hog_barrier_init(&e->bar, (unsigned)e->T);
+	atomic_init(&e->action, 0);
+	e->last_ckpt = eng_now();
+	omp_set_dynamic(0);
+	/* Release everything set up so far to the workers, and acquire what they did
+	 * when they are done: libgomp's own fork and join are futexes that
+	 * ThreadSanitizer cannot see, these atomics it can. */
+	atomic_init(&e->gone, 0);
+	atomic_init(&e->short_team, 0);
+	atomic_store_explicit(&e->go, 1, memory_order_release);
+#pragma omp parallel num_threads(e->T)
+	{
+		(void)atomic_load_explicit(&e->go, memory_order_acquire);
+		if (omp_get_num_threads() == e->T)
+			run_team(e);
+		else if (omp_get_thread_num() == 0)
+			atomic_store(&e->short_team, omp_get_num_threads());
+		atomic_fetch_add_explicit(&e->gone, 1, memory_order_release);
+	}
+	(void)atomic_load_explicit(&e->gone, memory_order_acquire);
+	if (atomic_load(&e->short_team)) {
+		return hog_err_set(err, EAGAIN, "asked for %d threads, OpenMP gave %d", e->T, atomic_load(&e->short_team));
+	}
+	switch (atomic_load(&e->action)) {
+	case 1:
+		rc = hog_err_set(err, HOG_EINTR, "stopped in epoch %d%s%s", e->epochs_done + 1,
+		                 opts->checkpoint ? "; checkpoint written to " : "", opts->checkpoint ? opts->checkpoint : "");
+		break;
+	case 2:
+	case 3:
+		rc = e->werr.code ? e->werr.code : HOG_EDATA;
+		hog_err_set(err, rc, "%s", e->werr.msg);
+		break;
+	}
+	return rc;
+}
+
+static void engine_free(hog_engine *e)
+{
+	const hog_trainer_ops *ops = e->ops;
+	if (e->w) {
+		for (int k = 0; k < e->T; k++)
+			if (e->w[k]) {
+				if (e->model)
+					ops->worker_free(e, e->w[k]);
+				free(e->w[k]->dsamples);
+				free(e->w[k]->chunks);
+				free(e->w[k]);
+			}
+	}
+	if (e->model)
+		ops->free(e);
+	free(e->w);
+	free(e->plan);
+	free(e->start_pos);
+	hog_topo_close(e->topo);
+	free(e);
+}
+
 static int train_run(const hog_data *train, hog_data *own, hog_store *store, const hog_data *test,
                      const hog_train_opts *opts, hog_model **model_out, hog_train_result *res, hog_err *err)
 {
@@ -552,35 +533,12 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 		*model_out = NULL;
 	if (res)
 		memset(res, 0, sizeof *res);
-	hog_train_opts by_task, sized;
-	if (train) {
-		opts = loss_of_task(opts, train, &by_task);
-		opts = epochs_auto(opts, train->n, &sized);
-	}
-	const hog_trainer_ops *ops = trainer_of(opts);
-	if (!ops)
-		return hog_err_set(err, HOG_ENOTSUP, "the %s model is not built in this version",
-		                   hog_model_kind_name(opts->model));
-	int rc = check_common(opts, train, err);
+	hog_train_opts buf[3];
+	char why[sizeof res->mode_why] = "";
+	const hog_trainer_ops *ops = NULL;
+	int rc = eng_settle_opts(train, &opts, buf, &ops, why, sizeof why, err);
 	if (rc)
 		return rc;
-	hog_train_opts chosen;
-	char why[sizeof res->mode_why] = "";
-	if (opts->mode == HOG_MODE_AUTO) {
-		hog_topo *tp;
-		enum hog_mode m;
-		if ((rc = hog_topo_open(&tp, opts->topology, err)))
-			return rc;
-		rc = eng_auto_mode(train, opts, ops->modes, hog_topo_cores(tp), &m, why, sizeof why, err);
-		hog_topo_close(tp);
-		if (rc)
-			return rc;
-		chosen = *opts;
-		chosen.mode = m;
-		opts = &chosen;
-		if (opts->on_note)
-			opts->on_note(opts->ud, why);
-	}
 	if (!(ops->modes >> opts->mode & 1u))
 		return hog_err_set(err, HOG_ECONFIG, "%s mode is not available for the %s model", hog_mode_name(opts->mode),
 		                   hog_model_kind_name(ops->kind));
@@ -618,54 +576,8 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 	e->data_hash = eng_data_hash(train);
 	e->opts_hash = eng_opts_hash(&e->o, e->ranks);
 
-	if ((rc = hog_topo_open(&e->topo, opts->topology, err)))
+	if ((rc = team_setup(e, opts, err)))
 		goto done;
-	/* Ranks sharing a machine share its cores: the plan is made for all their
-	 * workers and each rank takes its part (hwloc sees the whole machine
-	 * whatever mpirun bound the process to); --threads 0 is every core of the
-	 * rank's part. */
-	int lrank, lsize;
-	hog_mpi_local(&lrank, &lsize);
-	e->T = opts->mode == HOG_MODE_SERIAL ? 1 : opts->threads ? opts->threads : hog_topo_cores(e->topo) / lsize;
-	if (e->T < 1)
-		e->T = 1;
-	if ((uint64_t)e->T * (uint64_t)e->ranks > train->n)
-		e->T = (int)(train->n / (uint64_t)e->ranks) > 0 ? (int)(train->n / (uint64_t)e->ranks) : 1;
-	if (e->o.sync_every) /* a round holds sync_every examples of the rank: one averaging each */
-		e->o.round_examples = (uint32_t)((e->o.sync_every + (uint64_t)e->T - 1) / (uint64_t)e->T);
-	if (!(e->plan = calloc(e->T, sizeof *e->plan)) || !(e->w = calloc(e->T, sizeof *e->w)) ||
-	    !(e->start_pos = calloc(e->T, sizeof *e->start_pos))) {
-		rc = hog_err_set(err, ENOMEM, "out of memory");
-		goto done;
-	}
-	if (lsize > 1) {
-		hog_place *all = calloc((size_t)e->T * lsize, sizeof *all);
-		if (!all) {
-			rc = hog_err_set(err, ENOMEM, "out of memory");
-			goto done;
-		}
-		if ((rc = hog_topo_plan(e->topo, e->T * lsize, opts->bind, all, NULL, err))) {
-			free(all);
-			goto done;
-		}
-		memcpy(e->plan, all + (size_t)lrank * e->T, e->T * sizeof *all);
-		free(all);
-	} else if ((rc = hog_topo_plan(e->topo, e->T, opts->bind, e->plan, NULL, err))) {
-		goto done;
-	}
-	for (int k = 0; k < e->T; k++) {
-		if (!(e->w[k] = aligned_alloc(64, sizeof(eng_worker)))) {
-			rc = hog_err_set(err, ENOMEM, "out of memory");
-			goto done;
-		}
-		memset(e->w[k], 0, sizeof(eng_worker));
-		e->w[k]->id = k;
-		atomic_init(&e->w[k]->applied, 0);
-		if (!(e->w[k]->dsamples = malloc(HOG_DELAY_SAMPLES_MAX * sizeof *e->w[k]->dsamples))) {
-			rc = hog_err_set(err, ENOMEM, "out of memory");
-			goto done;
-		}
-	}
 	/* (a rank whose setup failed still meets the others in ranks_agree, which
 	 * stops them all) */
 	if ((rc = ops->setup(e)) == 0 && opts->resume)
@@ -679,41 +591,7 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 		                 e->start_epoch);
 		goto done;
 	}
-	hog_barrier_init(&e->bar, (unsigned)e->T);
-	atomic_init(&e->action, 0);
-	e->last_ckpt = eng_now();
-	omp_set_dynamic(0);
-	/* Release everything set up so far to the workers, and acquire what they did
-	 * when they are done: libgomp's own fork and join are futexes that
-	 * ThreadSanitizer cannot see, these atomics it can. */
-	atomic_init(&e->gone, 0);
-	atomic_init(&e->short_team, 0);
-	atomic_store_explicit(&e->go, 1, memory_order_release);
-#pragma omp parallel num_threads(e->T)
-	{
-		(void)atomic_load_explicit(&e->go, memory_order_acquire);
-		if (omp_get_num_threads() == e->T)
-			run_team(e);
-		else if (omp_get_thread_num() == 0)
-			atomic_store(&e->short_team, omp_get_num_threads());
-		atomic_fetch_add_explicit(&e->gone, 1, memory_order_release);
-	}
-	(void)atomic_load_explicit(&e->gone, memory_order_acquire);
-	if (atomic_load(&e->short_team)) {
-		rc = hog_err_set(err, EAGAIN, "asked for %d threads, OpenMP gave %d", e->T, atomic_load(&e->short_team));
-		goto done;
-	}
-	switch (atomic_load(&e->action)) {
-	case 1:
-		rc = hog_err_set(err, HOG_EINTR, "stopped in epoch %d%s%s", e->epochs_done + 1,
-		                 opts->checkpoint ? "; checkpoint written to " : "", opts->checkpoint ? opts->checkpoint : "");
-		break;
-	case 2:
-	case 3:
-		rc = e->werr.code ? e->werr.code : HOG_EDATA;
-		hog_err_set(err, rc, "%s", e->werr.msg);
-		break;
-	}
+	rc = team_run(e, opts, err);
 	if (res) {
 		res->lr = e->o.lr;
 		res->loss = e->o.loss;
@@ -730,23 +608,7 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 	if (model_out && (rc != HOG_EDIVERGED || opts->keep_diverged))
 		rc = hand_back(e, rc, model_out, err);
 done:
-	if (e->w) {
-		for (int k = 0; k < e->T; k++)
-			if (e->w[k]) {
-				if (e->model)
-					ops->worker_free(e, e->w[k]);
-				free(e->w[k]->dsamples);
-				free(e->w[k]->chunks);
-				free(e->w[k]);
-			}
-	}
-	if (e->model)
-		ops->free(e);
-	free(e->w);
-	free(e->plan);
-	free(e->start_pos);
-	hog_topo_close(e->topo);
-	free(e);
+	engine_free(e);
 	return rc;
 }
 

@@ -1,0 +1,192 @@
+/* A run's options: the model kinds' queries the command line asks (which
+ * modes and losses a kind takes, its default mode), the library's defaults,
+ * and the options of one run settled before the engine starts (the loss from
+ * the set's task, the epochs from its size, the checks every model shares and
+ * --mode auto's choice). */
+#include "kinds.h"
+#include "train/auto.h"
+#include "train/engine.h"
+#include "sys/err.h"
+#include "sys/names.h"
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The trainer of model kind @p k (its descriptor, kinds.c), or NULL. */
+static const hog_trainer_ops *trainer_of_kind(enum hog_model_kind k)
+{
+	const hog_kind_desc *d = hog_kind_desc_get(k);
+	return d ? d->trainer : NULL;
+}
+
+/* The trainer of a run: by model kind, and then the one that kind hands these
+ * options to (hog_trainer_ops.route: --model linear --loss softmax trains as
+ * the mlp). */
+static const hog_trainer_ops *trainer_of(const hog_train_opts *o)
+{
+	const hog_trainer_ops *ops = trainer_of_kind(o->model);
+	return ops && ops->route ? ops->route(o) : ops;
+}
+
+int hog_model_kind_built(enum hog_model_kind k)
+{
+	return trainer_of_kind(k) != NULL;
+}
+
+unsigned hog_model_kind_modes(enum hog_model_kind k)
+{
+	return hog_model_kind_built(k) ? trainer_of_kind(k)->modes : 0;
+}
+
+unsigned hog_model_kind_losses(enum hog_model_kind k)
+{
+	return hog_model_kind_built(k) ? trainer_of_kind(k)->losses : 0;
+}
+
+unsigned hog_train_modes(const hog_train_opts *o)
+{
+	const hog_trainer_ops *ops = trainer_of(o);
+	return ops ? ops->modes : 0;
+}
+
+enum hog_model_kind hog_train_kind(const hog_train_opts *o)
+{
+	const hog_trainer_ops *ops = trainer_of(o);
+	return ops ? ops->kind : o->model;
+}
+
+enum hog_mode hog_train_default_mode(const hog_train_opts *o)
+{
+	const hog_trainer_ops *ops = trainer_of(o);
+	return ops && ops->default_mode ? ops->default_mode(o) : HOG_MODE_LOCKFREE;
+}
+
+void hog_train_opts_init(hog_train_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->model = HOG_MODEL_LINEAR;
+	o->mode = HOG_MODE_LOCKFREE;
+	o->loss = HOG_LOSS_LOGISTIC;
+	o->rule = HOG_RULE_SGD;
+	o->sched = HOG_SCHED_BACKOFF;
+	o->bind = HOG_BIND_CORE;
+	o->epochs = 20;
+	o->lr = 0; /* chosen by the model from the data's scale */
+	o->backoff = 0.9;
+	o->l2 = 1e-6;
+	o->adagrad_beta = 1.0;
+	o->seed = 1;
+	o->hot = -1;
+	o->stripes = 64;
+	o->rank = 32;
+	o->round_examples = 1u << 15;
+	o->batch = 32;
+}
+
+/* What every model shares; the model's check() does the rest (the update
+ * modes' own options: eng_check_mode_opts). */
+static int check_common(const hog_train_opts *o, const hog_data *tr, hog_err *err)
+{
+	if (!tr || tr->n == 0 || tr->n >= UINT32_MAX)
+		return hog_err_set(err, HOG_EMISMATCH, "data set size out of range (%llu examples)",
+		                   tr ? (unsigned long long)tr->n : 0ull);
+	if ((unsigned)o->mode >= HOG_MODE_ALL)
+		return hog_err_set(err, HOG_ECONFIG, "unknown mode");
+	if ((unsigned)o->loss > HOG_LOSS_SOFTMAX || (unsigned)o->rule > HOG_RULE_ADAREVISION ||
+	    (unsigned)o->sched > HOG_SCHED_INVT || (unsigned)o->bind > HOG_BIND_NONE)
+		return hog_err_set(err, HOG_ECONFIG, "unknown loss, step rule, schedule or binding");
+	if (o->threads < 0 || o->threads > 4096)
+		return hog_err_set(err, HOG_ECONFIG, "--threads must be 1..4096 (or 0 for every core), not %d", o->threads);
+	if (o->epochs < 1)
+		return hog_err_set(err, HOG_ECONFIG, "--epochs must be at least 1, not %d", o->epochs);
+	if (!(o->lr >= 0) || !isfinite(o->lr))
+		return hog_err_set(err, HOG_ECONFIG, "--lr must be positive, not %g", o->lr);
+	if (!(o->backoff > 0 && o->backoff <= 1))
+		return hog_err_set(err, HOG_ECONFIG, "--backoff must be in (0, 1], not %g", o->backoff);
+	if (!(o->l2 >= 0) || !isfinite(o->l2))
+		return hog_err_set(err, HOG_ECONFIG, "--l2 must be zero or positive, not %g", o->l2);
+	if (!(o->adagrad_beta > 0))
+		return hog_err_set(err, HOG_ECONFIG, "--adagrad-beta must be positive, not %g", o->adagrad_beta);
+	return 0;
+}
+
+/* hog_train_opts.loss_from_task: the loss of the training set's task (the
+ * model's check() refuses what it cannot train, naming the fix). */
+static const hog_train_opts *loss_of_task(const hog_train_opts *o, const hog_data *tr, hog_train_opts *buf)
+{
+	enum hog_task t = tr->meta.task;
+	enum hog_loss l = t == HOG_TASK_MULTICLASS ? HOG_LOSS_SOFTMAX
+	                : t == HOG_TASK_REGRESSION || t == HOG_TASK_RATINGS ? HOG_LOSS_SQUARED : o->loss;
+	if (!o->loss_from_task || t == HOG_TASK_BINARY) /* (the caller may have set l from the set's header) */
+		return o;
+	*buf = *o;
+	buf->loss = l;
+	if (o->on_note && t != HOG_TASK_RATINGS) { /* (ratings train mf, whose one loss is squared) */
+		char msg[256];
+		snprintf(msg, sizeof msg, "loss: %s, for the data set's %s labels (--loss sets another%s)", hog_loss_name(l),
+		         hog_task_name(t), t == HOG_TASK_MULTICLASS ? "; labels that are amounts, not classes: import "
+		         "the set again with --task regression" : "");
+		o->on_note(o->ud, msg);
+	}
+	return buf;
+}
+
+/* hog_train_opts.epochs 0: the epochs of HOG_EPOCHS_VISITS for @p n examples,
+ * the schedule stretched over them. */
+static const hog_train_opts *epochs_auto(const hog_train_opts *o, uint64_t n, hog_train_opts *buf)
+{
+	if (o->epochs || !n)
+		return o;
+	*buf = *o;
+	uint64_t want = (HOG_EPOCHS_VISITS + n - 1) / n;
+	buf->epochs = want < 20 ? 20 : want > 1000 ? 1000 : (int)want;
+	buf->backoff = pow(o->backoff, 20.0 / buf->epochs);
+	if (buf->t0 <= 0)
+		buf->t0 = (double)n * buf->epochs / 20.0;
+	if (o->on_note && buf->epochs > 20) {
+		char msg[160];
+		snprintf(msg, sizeof msg, "epochs: %d, a small set's share of %u example visits (backoff %.4g; --epochs "
+		         "sets another)", buf->epochs, HOG_EPOCHS_VISITS, buf->backoff);
+		o->on_note(o->ud, msg);
+	}
+	return buf;
+}
+
+/* The options a run trains with, settled: the loss from the set's task, the
+ * epochs for its size, the trainer, the common checks and --mode auto's
+ * measurement (its reason in @p why). *@p opts is repointed into @p buf. */
+int eng_settle_opts(const hog_data *train, const hog_train_opts **opts, hog_train_opts buf[3],
+                       const hog_trainer_ops **ops_out, char *why, size_t why_len, hog_err *err)
+{
+	const hog_train_opts *o = *opts;
+	if (train) {
+		o = loss_of_task(o, train, &buf[0]);
+		o = epochs_auto(o, train->n, &buf[1]);
+	}
+	const hog_trainer_ops *ops = trainer_of(o);
+	if (!ops)
+		return hog_err_set(err, HOG_ENOTSUP, "the %s model is not built in this version",
+		                   hog_model_kind_name(o->model));
+	int rc = check_common(o, train, err);
+	if (rc)
+		return rc;
+	if (o->mode == HOG_MODE_AUTO) {
+		hog_topo *tp;
+		enum hog_mode m;
+		if ((rc = hog_topo_open(&tp, o->topology, err)))
+			return rc;
+		rc = eng_auto_mode(train, o, ops->modes, hog_topo_cores(tp), &m, why, why_len, err);
+		hog_topo_close(tp);
+		if (rc)
+			return rc;
+		buf[2] = *o;
+		buf[2].mode = m;
+		o = &buf[2];
+		if (o->on_note)
+			o->on_note(o->ud, why);
+	}
+	*opts = o;
+	*ops_out = ops;
+	return 0;
+}

@@ -296,7 +296,15 @@ typedef struct hog_train_opts {
 	                                stop requests, checkpoints and progress are handled
 	                                (default 32768) */
 	const char *checkpoint;    /**< path written at the end of every epoch, every
-	                                checkpoint_every seconds, and when stopped */
+	                                checkpoint_every seconds, and when stopped; its space is
+	                                reserved before the first epoch, as save's is */
+	const char *save;          /**< where the caller will save the model handed back
+	                                (hog_model_save): the file's size is reserved on its file
+	                                system before the first epoch, so that a full disk fails
+	                                the run at its start (ENOSPC naming the path) rather than
+	                                the save at its end. The caller then saves there or calls
+	                                hog_model_unreserve(); with no model handed back the
+	                                reservation is gone already. NULL: nothing reserved */
 	double checkpoint_every;   /**< seconds; 0: at epoch ends only */
 	const char *resume;        /**< checkpoint to continue from: refused when it was written for
 	                                another data set or other options (a hash of each is kept) */
@@ -466,6 +474,10 @@ int hog_model_eval(const hog_model *m, const hog_data *d, hog_eval *ev, hog_err 
  * hyper-parameters, training state, parameters, CRC-32. @return 0 or the errno
  * of the write, sync or rename (nothing is left at @p path then). */
 int hog_model_save(const hog_model *m, const char *path, hog_err *err);
+/** Gives back the space a run reserved for saving its model to @p path
+ * (hog_train_opts.save) when the caller does not save it there after all;
+ * nothing when there is no such reservation. hog_model_save() uses it up. */
+void hog_model_unreserve(const char *path);
 /** Reads a model file, checking magic, version, sizes and checksum.
  * @return 0, HOG_EFORMAT, HOG_EVERSION, HOG_ECORRUPT (truncated, checksum), errno. */
 int hog_model_load(hog_model **m, const char *path, hog_err *err);

@@ -1012,6 +1012,32 @@ check_true "signals: ... and removes the temporary file" none_like 'sigg.lmdb*'
 kill_when_tmp TERM 'siga.lmdb.tmp.*' "$H" data split -f 0.5 "$T/sig.lmdb" "$T/siga.lmdb" "$T/sigb.lmdb"
 check_sig "signals: SIGTERM during data split exits 143" 143
 check_true "signals: ... and removes both temporary files" none_like 'sig[ab].lmdb*'
+# a split stopped anywhere (issue 19): SIGINT or kill -9 at many points of its
+# run leaves its two halves both as they were or both new (the same pair id in
+# both), never a mixed pair that passes for one: should a kill -9 fall between
+# the two renames, the pair ids differ and train --test --strict refuses them
+"$H" data split -f 0.3 --seed 100 "$T/sig.lmdb" "$T/spa.lmdb" "$T/spb.lmdb" >/dev/null 2>&1
+split_pair() { "$H" data info --json --sample 0 "$1" 2>/dev/null | grep -o '"pair":"[0-9a-f]*"'; }
+mixed=0 torn=0 bad=0 k=0
+for sig in INT KILL; do
+	for d in 0 0.01 0.02 0.03 0.05 0.07 0.1 0.13 0.17 0.25; do
+		k=$((k + 1))
+		"$H" data split -f 0.3 --seed $k "$T/sig.lmdb" "$T/spa.lmdb" "$T/spb.lmdb" >/dev/null 2>&1 &
+		spid=$!
+		sleep $d
+		kill -$sig $spid 2>/dev/null
+		wait $spid
+		"$H" data verify "$T/spa.lmdb" >/dev/null 2>&1 && "$H" data verify "$T/spb.lmdb" >/dev/null 2>&1 || bad=$((bad + 1))
+		pa=$(split_pair "$T/spa.lmdb") pb=$(split_pair "$T/spb.lmdb")
+		if [ -z "$pa" ] || [ "$pa" != "$pb" ]; then
+			mixed=$((mixed + 1))
+			"$H" train --quiet --data "$T/spa.lmdb" --test "$T/spb.lmdb" --epochs 1 --strict >/dev/null 2>&1 || torn=$((torn + 1))
+		fi
+		rm -f "$T"/sp[ab].lmdb.tmp.* # (a kill -9's temporaries: the next run's clean-up, tested above)
+	done
+done
+check_true "signals: a split stopped at 20 points leaves two whole halves ($bad damaged)" test "$bad" -eq 0
+check_true "signals: ... of one split, or a pair --strict refuses ($mixed mixed, $torn refused)" test "$mixed" -eq "$torn"
 kill_when_tmp INT 'sig.txt.tmp.*' "$H" data export --out "$T/sig.txt" "$T/sig.lmdb"
 check_sig "signals: SIGINT during data export --out exits 130" 130
 check_true "signals: ... and removes the temporary file" none_like 'sig.txt*'
@@ -1059,6 +1085,52 @@ if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=1m tmpfs "$T/mnt" 2>/dev/null;
 	check "full: data export --out on a full disk exits 1" 1 "$H" data export --out "$T/mnt/x.txt" "$T/src.lmdb"
 	check_grep "full: ... naming the file given" "$ERR" 'mnt/x\.txt: No space left on device'
 	check_true "full: ... and leaves nothing behind" test -z "$(ls "$T/mnt")"
+	# saves that cannot fail late (issue 19): the model's and the checkpoint's
+	# space is reserved before the first epoch
+	"$H" data gen -q -n 2000 --features 1000000 --nnz 10 "$T/wide.lmdb" >/dev/null 2>&1
+	check "full: train --save of a model larger than the free space fails" 1 "$H" train --data "$T/wide.lmdb" --epochs 1000 --save "$T/mnt/w.model"
+	check_grep "full: ... naming the file, the size and the cause" "$ERR" 'mnt/w\.model: cannot reserve the 4\.0 MB the model file needs on its file system before training: No space left on device'
+	check_true "full: ... before the first epoch" test ! -s "$OUT"
+	check_true "full: ... and leaves nothing behind" test -z "$(ls "$T/mnt")"
+	check "full: train --checkpoint likewise" 1 "$H" train --data "$T/wide.lmdb" --epochs 1000 --checkpoint "$T/mnt/w.ckpt"
+	check_grep "full: ... naming the checkpoint" "$ERR" 'mnt/w\.ckpt: cannot reserve the .* a checkpoint needs .*No space left on device'
+	check_true "full: ... before the first epoch, leaving nothing behind" test ! -s "$OUT" -a -z "$(ls "$T/mnt")"
+	"$H" data gen -q -n 3000 --features 20000 --nnz 10 "$T/fit.lmdb" >/dev/null 2>&1
+	check "full: a model that fits is saved, with its checkpoint" 0 "$H" train --quiet --data "$T/fit.lmdb" --epochs 2 --save "$T/mnt/f.model" --checkpoint "$T/mnt/f.ckpt"
+	check_true "full: ... and nothing else is left" test "$(ls "$T/mnt" | tr '\n' ' ')" = "f.ckpt f.model "
+	check "full: ... the model (written into its reserved space) loads" 0 "$H" eval --model "$T/mnt/f.model" --data "$T/fit.lmdb"
+	check "full: ... the checkpoint resumes" 0 "$H" train --quiet --data "$T/fit.lmdb" --epochs 3 --resume "$T/mnt/f.ckpt"
+	rm -f "$T/mnt/"*
+	# the disk fills up while training: the reserved space still takes the model
+	"$H" train --quiet --data "$T/fit.lmdb" --epochs 1000000 --save "$T/mnt/g.model" >"$OUT" 2>"$ERR" &
+	rpid=$!
+	n=0
+	while none_like 'mnt/g.model.tmp.*' && kill -0 $rpid 2>/dev/null && [ $n -lt 2000 ]; do sleep 0.005; n=$((n + 1)); done
+	head -c $((2 * 1024 * 1024)) /dev/zero >"$T/mnt/fill" 2>/dev/null
+	kill -INT $rpid
+	wait $rpid
+	got=$?
+	check_true "full: a disk filled up during training: the stopped run exits 130" test "$got" -eq 130
+	check_grep "full: ... and saves the model in the space reserved for it" "$ERR" 'saved to .*mnt/g\.model$'
+	check "full: ... which loads" 0 "$H" eval --model "$T/mnt/g.model" --data "$T/fit.lmdb"
+	# ... and when that save fails (the path is now a directory) and so does the
+	# one beside it, the model goes to $TMPDIR
+	rm -f "$T/mnt/g.model"
+	mkdir "$T/resc"
+	TMPDIR="$T/resc" "$H" train --quiet --data "$T/fit.lmdb" --epochs 1000000 --save "$T/mnt/h.model" >"$OUT" 2>"$ERR" &
+	rpid=$!
+	n=0
+	while none_like 'mnt/h.model.tmp.*' && kill -0 $rpid 2>/dev/null && [ $n -lt 2000 ]; do sleep 0.005; n=$((n + 1)); done
+	mkdir "$T/mnt/h.model" "$T/mnt/h.model.rescued-$rpid"
+	kill -INT $rpid
+	wait $rpid
+	got=$?
+	check_true "full: a save that fails after training exits 1" test "$got" -eq 1
+	check_grep "full: ... saying why" "$ERR" '--save .*mnt/h\.model: cannot rename into place: Is a directory'
+	check_grep "full: ... that beside it failed too" "$ERR" 'nor could it be written to .*mnt/h\.model\.rescued-[0-9]+: .*Is a directory'
+	check_grep "full: ... and where the model is kept" "$ERR" 'the trained model is kept in .*resc/hogwild-rescued-[0-9]+-h\.model instead'
+	check "full: ... a complete model file" 0 "$H" eval --model "$(ls "$T"/resc/hogwild-rescued-* | head -n 1)" --data "$T/fit.lmdb"
+	rm -rf "$T/mnt/"* "$T/resc"
 	umount "$T/mnt"
 	if mount -t tmpfs -o size=1m,ro tmpfs "$T/mnt" 2>/dev/null; then
 		check "outputs: --save on a read-only file system fails before training" 1 "$H" train --data "$T/io.lmdb" --epochs 1 --save "$T/mnt/m.bin"
@@ -1069,6 +1141,27 @@ if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=1m tmpfs "$T/mnt" 2>/dev/null;
 else
 	echo "# full-disk checks skipped: a tmpfs cannot be mounted here (not root?)"
 fi
+
+# a save that fails after training (the path became a directory) keeps the
+# model beside it and says where (issue 19)
+mkdir "$T/rs"
+"$H" data gen -q -n 3000 --features 20000 --nnz 10 "$T/rs.lmdb" >/dev/null 2>&1
+"$H" train --quiet --data "$T/rs.lmdb" --epochs 1000000 --save "$T/rs/m.model" >"$OUT" 2>"$ERR" &
+rpid=$!
+n=0
+while none_like 'rs/m.model.tmp.*' && kill -0 $rpid 2>/dev/null && [ $n -lt 2000 ]; do sleep 0.005; n=$((n + 1)); done
+check_true "save rescue: the model's space is reserved while training" test -n "$(ls "$T"/rs/m.model.tmp.* 2>/dev/null)"
+mkdir "$T/rs/m.model"
+kill -INT $rpid
+wait $rpid
+got=$?
+check_true "save rescue: a save refused after training exits 1" test "$got" -eq 1
+check_grep "save rescue: ... saying why" "$ERR" '--save .*rs/m\.model: cannot rename into place: Is a directory'
+check_grep "save rescue: ... and where the model is kept" "$ERR" 'the trained model is kept in .*rs/m\.model\.rescued-[0-9]+ instead'
+check "save rescue: ... a complete model file" 0 "$H" eval --model "$(ls "$T"/rs/m.model.rescued-* | head -n 1)" --data "$T/rs.lmdb"
+check_true "save rescue: ... and no temporary file left" none_like 'rs/*.tmp.*'
+"$H" train --quiet --data "$T/rs.lmdb" --epochs 3 --save "$T/rs/d.model" --mode lockfree --lr 1e9 >/dev/null 2>&1
+check_true "save rescue: a diverged run leaves no reservation behind" none_like 'rs/d.model*'
 
 # closed pipes: quiet, status 0
 # (a model of the set's own dimension: a set with more features would get a note on stderr)
@@ -1422,10 +1515,14 @@ check_true "overwrite: ... with the predictions" test "$(wc -l <"$T/sf-notes.txt
 sf_stop() { # SIG SAVE-ARGS...: runs a long serial training, stops it with SIG after its first epoch
 	sig=$1
 	shift
+	# (the last run's rows gone first: the redirection below empties the file
+	# in the child, maybe after the loop's first look, which would then signal
+	# a shell about to exec the trainer, and the signal would be lost)
+	rm -f "$T/sf-stop.out"
 	"$H" train --data "$T/ttr.lmdb" --mode serial --epochs 1000000 "$@" >"$T/sf-stop.out" 2>"$ERR" &
 	spid=$!
 	n=0
-	while ! grep -Eq '^ +1 ' "$T/sf-stop.out" && kill -0 $spid 2>/dev/null && [ $n -lt 600 ]; do
+	while ! grep -Eq '^ +1 ' "$T/sf-stop.out" 2>/dev/null && kill -0 $spid 2>/dev/null && [ $n -lt 600 ]; do
 		sleep 0.05
 		n=$((n + 1))
 	done

@@ -5,6 +5,7 @@
  * a full disk named as ENOSPC, and the CSV/ratings importers' header handling
  * (byte-order mark, notes through the hook, --skip, one odd field is an error). */
 #include "data/store.h"
+#include "model/model.h"
 #include "sys/file.h"
 #include "util.h"
 #include <errno.h>
@@ -42,6 +43,7 @@ static void test_tmp_registry(void)
 	CU_ASSERT(sa >= 0);
 	CU_ASSERT(sb >= 0);
 	CU_ASSERT_NOT_EQUAL(sa, sb);
+	CU_ASSERT_EQUAL(hog_tmp_track(a), sa); /* one path, one slot (a reservation and its save) */
 	hog_tmp_untrack(sb); /* b was renamed into place: it must survive */
 	CU_ASSERT_EQUAL(hog_tmp_unlink_all(), 1);
 	CU_ASSERT_FALSE(exists(a));
@@ -50,9 +52,12 @@ static void test_tmp_registry(void)
 	CU_ASSERT_EQUAL(hog_tmp_unlink_all(), 0);
 	/* all slots taken: tracking says so (-1) instead of failing the write */
 	int slots[64], n = 0;
-	for (; n < 64; n++)
-		if ((slots[n] = hog_tmp_track(tu_path("never-made"))) < 0)
+	for (; n < 64; n++) {
+		char name[64];
+		snprintf(name, sizeof name, "never-made-%d", n);
+		if ((slots[n] = hog_tmp_track(tu_path(name))) < 0)
 			break;
+	}
 	CU_ASSERT(n > 1 && n < 64);
 	for (int i = 0; i < n; i++)
 		hog_tmp_untrack(slots[i]);
@@ -252,6 +257,106 @@ static void test_full_disk_is_enospc(void)
 	umount(dir);
 }
 
+/* ------------------------------------------------------------ reserved saves */
+
+static int reserved_epochs;
+static void count_epoch(void *ud, const hog_epoch_stats *s)
+{
+	(void)ud;
+	(void)s;
+	reserved_epochs++;
+}
+
+/* A model of @p features features trained for 2 epochs with o.save = @p save:
+ * hog_train's code, the model in *m. */
+static int train_saving(uint64_t features, const char *name, const char *save, hog_model **m, hog_err *err)
+{
+	hog_gen_opts g = { .kind = HOG_KIND_SPARSE, .examples = 2000, .features = features, .nnz_per_example = 10 };
+	hog_data *d = NULL;
+	CU_ASSERT_EQUAL_FATAL(hog_gen(tu_path(name), &g, err), 0);
+	CU_ASSERT_EQUAL_FATAL(hog_data_load(&d, tu_path(name), err), 0);
+	hog_train_opts o;
+	hog_train_opts_init(&o);
+	o.epochs = 2;
+	o.threads = 2;
+	o.save = save;
+	o.on_epoch = count_epoch;
+	reserved_epochs = 0;
+	int rc = hog_train(d, NULL, &o, m, NULL, err);
+	hog_data_free(d);
+	return rc;
+}
+
+/* Saves that cannot fail late (issue 19): the space of --save is reserved
+ * before the first epoch, so a full disk fails the run at its start, and a disk
+ * that fills up while training cannot fail the save. */
+static void test_save_reserved(void)
+{
+	char dir[600], path[700], other[700], tmp[800], fill[700];
+	snprintf(dir, sizeof dir, "%s", tu_path("reserve-fs"));
+	CU_ASSERT_EQUAL_FATAL(mkdir(dir, 0755), 0);
+	if (geteuid() != 0 || mount("tmpfs", dir, "tmpfs", 0, "size=1m") != 0) {
+		fprintf(stderr, "\n  reserved saves: skipped (cannot mount a tmpfs here: not root)\n");
+		return;
+	}
+	/* hog_reserve: the blocks are held, and a second reservation past the
+	 * file system's size fails with nothing left behind */
+	snprintf(path, sizeof path, "%s/a.model", dir);
+	snprintf(other, sizeof other, "%s/b.model", dir);
+	CU_ASSERT_EQUAL(hog_reserve(path, 600000), 0);
+	snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+	struct stat st;
+	CU_ASSERT_FATAL(stat(tmp, &st) == 0);
+	CU_ASSERT(st.st_blocks * 512 >= 600000);
+	CU_ASSERT_EQUAL(hog_reserve(other, 600000), ENOSPC);
+	snprintf(tmp, sizeof tmp, "%s.tmp.%ld", other, (long)getpid());
+	CU_ASSERT_FALSE(exists(tmp));
+	hog_reserve_drop(path);
+	CU_ASSERT_EQUAL(tu_sh("test -z \"$(ls -A '%s')\"", dir), 0);
+
+	/* a model larger than the free space: refused before the first epoch */
+	hog_err err = { 0 };
+	hog_model *m = NULL;
+	snprintf(path, sizeof path, "%s/wide.model", dir);
+	int rc = train_saving(400000, "reserve-wide.lmdb", path, &m, &err);
+	CU_ASSERT_EQUAL(rc, ENOSPC);
+	CU_ASSERT_EQUAL(reserved_epochs, 0);
+	CU_ASSERT_PTR_NULL(m);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "wide.model: cannot reserve"));
+	CU_ASSERT_EQUAL(tu_sh("test -z \"$(ls -A '%s')\"", dir), 0);
+
+	/* one that fits, then a disk filled up behind the run: the save still
+	 * goes through, into the space held for it, and the file is whole */
+	snprintf(path, sizeof path, "%s/fit.model", dir);
+	rc = train_saving(20000, "reserve-fit.lmdb", path, &m, &err);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT_EQUAL(reserved_epochs, 2);
+	snprintf(fill, sizeof fill, "%s/fill", dir);
+	CU_ASSERT_NOT_EQUAL(tu_sh("head -c 2000000 /dev/zero > '%s' 2>/dev/null", fill), 0); /* the disk is full */
+	CU_ASSERT_EQUAL(hog_model_save(m, path, &err), 0);
+	CU_ASSERT_FATAL(stat(path, &st) == 0);
+	CU_ASSERT_EQUAL((uint64_t)st.st_size, hog_model_file_bytes(m, 0));
+	hog_model *back = NULL;
+	CU_ASSERT_EQUAL(hog_model_load(&back, path, &err), 0);
+	hog_model_free(back);
+	/* without a reservation the same save now fails, and says so */
+	snprintf(other, sizeof other, "%s/unreserved.model", dir);
+	CU_ASSERT_EQUAL(hog_model_save(m, other, &err), ENOSPC);
+	CU_ASSERT_FALSE(exists(other));
+	/* and a reservation not used is given back */
+	hog_model_free(m);
+	m = NULL;
+	unlink(fill);
+	snprintf(path, sizeof path, "%s/unused.model", dir);
+	CU_ASSERT_EQUAL_FATAL(train_saving(20000, "reserve-fit2.lmdb", path, &m, &err), 0);
+	snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+	CU_ASSERT_TRUE(exists(tmp));
+	hog_model_unreserve(path);
+	CU_ASSERT_FALSE(exists(tmp));
+	hog_model_free(m);
+	umount(dir);
+}
+
 /* ------------------------------------------------------------ headers */
 
 static char notes[2048];
@@ -355,6 +460,7 @@ int test_io_register(void)
 	TU_ADD(s, test_fifo_inputs);
 	TU_ADD(s, test_writer_huge_rows);
 	TU_ADD(s, test_full_disk_is_enospc);
+	TU_ADD(s, test_save_reserved);
 	TU_ADD(s, test_csv_headers);
 	TU_ADD(s, test_ratings_headers);
 	return 0;

@@ -133,6 +133,35 @@ metrics:
 	}
 }
 
+/* Writes the model to --save. When that fails after training (a disk filled up
+ * beyond the space reserved at the start, a directory removed or replaced, a
+ * rename refused) the model is not lost: it is written beside that path, or
+ * else in $TMPDIR, and the user told where. Returns 0 when saved to @p save, 1
+ * (with the messages out) when not. */
+static int save_model(const hog_model *m, const char *save)
+{
+	hog_err err = { 0 };
+	if (hog_model_save(m, save, &err) == 0)
+		return 0;
+	fprintf(stderr, "hogwild: --save %s\n", err.msg);
+	const char *tmpdir = getenv("TMPDIR"), *slash = strrchr(save, '/');
+	char alt[2][4400];
+	snprintf(alt[0], sizeof alt[0], "%s.rescued-%ld", save, (long)getpid());
+	snprintf(alt[1], sizeof alt[1], "%s/hogwild-rescued-%ld-%s", tmpdir && *tmpdir ? tmpdir : "/tmp",
+	         (long)getpid(), slash ? slash + 1 : save);
+	for (int i = 0; i < 2; i++) {
+		hog_err e2 = { 0 };
+		if (hog_model_save(m, alt[i], &e2) == 0) {
+			fprintf(stderr, "hogwild: the trained model is kept in %s instead: move it to %s (it is a "
+			        "complete model file)\n", alt[i], save);
+			return 1;
+		}
+		fprintf(stderr, "hogwild: ... nor could it be written to %s: %s\n", alt[i], e2.msg);
+	}
+	fprintf(stderr, "hogwild: the trained model is lost\n");
+	return 1;
+}
+
 /* A stop (SIGINT, SIGTERM) with --save: the model as it stood is written, as a
  * checkpoint is, and the user is told either way. Returns @p rc, or 1 when the
  * model could not be written. (Rank 0 alone has a save path.) */
@@ -144,11 +173,8 @@ static int save_stopped(const hog_model *m, const char *save, const hog_train_op
 			fprintf(stderr, "hogwild: nothing saved (no --save or --checkpoint)\n");
 		return rc;
 	}
-	hog_err err = { 0 };
-	if (hog_model_save(m, save, &err)) {
-		fprintf(stderr, "hogwild: --save %s: %s; the model trained so far is not saved\n", save, err.msg);
+	if (save_model(m, save))
 		return 1;
-	}
 	fprintf(stderr, "hogwild: model trained so far (%d of %d epochs done, stopped inside epoch %d) saved to %s\n",
 	        res->epochs_done, o->epochs, res->epochs_done + 1, save);
 	return rc;
@@ -159,7 +185,6 @@ static int save_stopped(const hog_model *m, const char *save, const hog_train_op
  * status of a diverged run either way. (Rank 0 alone has a save path.) */
 static int save_diverged(const hog_model *m, const char *save, const hog_train_opts *o, int rank)
 {
-	hog_err err = { 0 };
 	if (rank)
 		return 1;
 	if (o->checkpoint)
@@ -172,9 +197,7 @@ static int save_diverged(const hog_model *m, const char *save, const hog_train_o
 	else if (!m)
 		fprintf(stderr, "hogwild: --keep-diverged: the model's parameters are not finite; nothing saved to %s\n",
 		        save);
-	else if (hog_model_save(m, save, &err))
-		fprintf(stderr, "hogwild: --save %s: %s\n", save, err.msg);
-	else
+	else if (save_model(m, save) == 0)
 		fprintf(stderr, "hogwild: the diverged model saved to %s (--keep-diverged)\n", save);
 	return 1;
 }
@@ -347,6 +370,7 @@ int cmd_train(int argc0, char **argv0)
 	if (!shown.threads)
 		shown.threads = 1;
 	/* one copy of the data in memory: the trainer rearranges it and frees it */
+	o.save = save; /* its space reserved before the first epoch (rank 0 writes it) */
 	int trc = t.stream ? hog_train_stream(a->data, te, &o, &m, &res, &err) : hog_train_consume(tr, te, &o, &m, &res, &err);
 	tr = NULL;
 	shown.threads = res.threads ? res.threads : 1;
@@ -354,8 +378,8 @@ int cmd_train(int argc0, char **argv0)
 		save = NULL;
 	if ((trc == 0 || trc == HOG_EINTR) && rank == 0)
 		report_run(&res, &o, trc, ranks);
-	if (trc == 0 && save && m && (rc = hog_model_save(m, save, &err))) {
-		rc = cli_fail(&err, rc);
+	if (trc == 0 && save && m && save_model(m, save)) {
+		rc = 1;
 	} else if (trc == HOG_EINTR) {
 		if (rank == 0)
 			fprintf(stderr, "hogwild: %s\n", err.msg);
@@ -372,6 +396,8 @@ int cmd_train(int argc0, char **argv0)
 			fprintf(stderr, "hogwild: model saved to %s\n", save);
 	}
 	hog_model_free(m);
+	if (save)
+		hog_model_unreserve(save); /* (used up by a save; left by a run that saved nothing) */
 out:
 	if (ui.metrics && (fclose(ui.metrics) != 0 || ui.metrics_errno)) {
 		int e = ui.metrics_errno ? ui.metrics_errno : errno;

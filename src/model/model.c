@@ -303,12 +303,24 @@ static uint64_t section_put(unsigned char *buf, uint64_t at, uint32_t tag, const
 
 /* The sections of @p m (id maps, column names) as one buffer of *len bytes;
  * NULL with *len 0 when there are none, NULL with *len 1 when out of memory. */
+static int sections_ids(const hog_model *m)
+{
+	return m->user_ids && m->item_ids && m->nuser_ids == m->shape[0] && m->nitem_ids == m->shape[1];
+}
+
+/* The bytes sections_build() makes for @p m. */
+static uint64_t sections_size(const hog_model *m)
+{
+	uint64_t cl = m->columns ? strlen(m->columns) : 0, sl = m->split ? strlen(m->split) : 0;
+	return (sections_ids(m) ? 32 + 8 * (m->nuser_ids + m->nitem_ids) : 0) + (cl ? 16 + ((cl + 7) & ~7ull) : 0) +
+	       (sl ? 16 + ((sl + 7) & ~7ull) : 0);
+}
+
 static unsigned char *sections_build(const hog_model *m, uint64_t *len)
 {
-	const int ids = m->user_ids && m->item_ids && m->nuser_ids == m->shape[0] && m->nitem_ids == m->shape[1];
+	const int ids = sections_ids(m);
 	uint64_t cl = m->columns ? strlen(m->columns) : 0, sl = m->split ? strlen(m->split) : 0;
-	uint64_t n = (ids ? 32 + 8 * (m->nuser_ids + m->nitem_ids) : 0) + (cl ? 16 + ((cl + 7) & ~7ull) : 0) +
-	             (sl ? 16 + ((sl + 7) & ~7ull) : 0);
+	uint64_t n = sections_size(m);
 	*len = 0;
 	if (!n)
 		return NULL;
@@ -377,6 +389,16 @@ static int sections_parse(hog_model *m, const unsigned char *b, uint64_t len, co
 	return 0;
 }
 
+uint64_t hog_model_file_bytes(const hog_model *m, uint32_t nworkers)
+{
+	return HEADER_V2 + 8ull * nworkers + 4 * m->nparams + sections_size(m) + 4;
+}
+
+void hog_model_unreserve(const char *path)
+{
+	hog_reserve_drop(path);
+}
+
 int hog_model_save(const hog_model *m, const char *path, hog_err *err)
 {
 	return hog_model_save_ckpt(m, NULL, path, err);
@@ -423,7 +445,9 @@ int hog_model_save_ckpt(const hog_model *m, const hog_ckpt *ck, const char *path
 		return hog_err_set(err, ENOMEM, "out of memory");
 	}
 	int slot = hog_tmp_track(tmp); /* a signal while we write removes it (the CLI's handler) */
-	int rc = 0, fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	/* not truncated: the space hog_reserve() may hold under this name is
+	 * written into, and the file cut to its length at the end */
+	int rc = 0, fd = open(tmp, O_WRONLY | O_CREAT, 0644);
 	if (fd < 0) {
 		rc = hog_err_set(err, errno, "%s: cannot create: %s", path, strerror(errno));
 		hog_tmp_untrack(slot);
@@ -431,6 +455,7 @@ int hog_model_save_ckpt(const hog_model *m, const hog_ckpt *ck, const char *path
 		free(sec);
 		return rc;
 	}
+	const uint64_t total = HEADER_V2 + 8ull * nw + 4 * m->nparams + (sec ? slen : 0) + 4;
 	uLong crc = crc32(0L, Z_NULL, 0);
 	crc = crc32(crc, h, HEADER_V2);
 	if (nw)
@@ -441,7 +466,8 @@ int hog_model_save_ckpt(const hog_model *m, const hog_ckpt *ck, const char *path
 	uint32_t c = (uint32_t)crc;
 	if ((rc = write_all(fd, h, HEADER_V2)) || (nw && (rc = write_all(fd, ck->positions, nw * 8ull))) ||
 	    (rc = write_all(fd, m->params, m->nparams * 4)) || (sec && (rc = write_all(fd, sec, slen))) ||
-	    (rc = write_all(fd, &c, 4)) || (fsync(fd) ? (rc = errno) : 0)) {
+	    (rc = write_all(fd, &c, 4)) || (ftruncate(fd, (off_t)total) ? (rc = errno) : 0) ||
+	    (fsync(fd) ? (rc = errno) : 0)) {
 		free(sec);
 		close(fd);
 		unlink(tmp);

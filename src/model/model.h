@@ -49,6 +49,8 @@ struct hog_model {
 /* Copies @p tr's task, id maps and column names into @p m (replacing any).
  * @return 0 or ENOMEM. */
 int hog_model_set_origin(hog_model *m, const hog_data *tr);
+/* The size of @p m's file (hog_model_save_ckpt with @p nworkers positions). */
+uint64_t hog_model_file_bytes(const hog_model *m, uint32_t nworkers);
 
 /* What a kind does with a model record. */
 typedef struct hog_model_kind_ops {

@@ -152,6 +152,10 @@ int hog_tmp_track(const char *path)
 {
 	if (strlen(path) >= HOG_TMP_PATH)
 		return -1;
+	for (int i = 0; i < HOG_TMP_SLOTS; i++)
+		if (__atomic_load_n(&hog_tmp_slots[i].state, __ATOMIC_ACQUIRE) == HOG_TMP_LIVE &&
+		    !strcmp(hog_tmp_slots[i].path, path))
+			return i;
 	for (int i = 0; i < HOG_TMP_SLOTS; i++) {
 		int want = HOG_TMP_FREE;
 		if (__atomic_compare_exchange_n(&hog_tmp_slots[i].state, &want, HOG_TMP_BUSY, 0, __ATOMIC_ACQ_REL,
@@ -168,6 +172,43 @@ void hog_tmp_untrack(int slot)
 {
 	if (slot >= 0 && slot < HOG_TMP_SLOTS)
 		__atomic_store_n(&hog_tmp_slots[slot].state, HOG_TMP_FREE, __ATOMIC_RELEASE);
+}
+
+int hog_reserve(const char *path, uint64_t bytes)
+{
+	char *tmp = hog_tmp_path(path);
+	if (!tmp)
+		return ENOMEM;
+	int slot = hog_tmp_track(tmp);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	int rc = fd < 0 ? errno : 0;
+	if (fd >= 0) {
+		do
+			rc = bytes ? posix_fallocate(fd, 0, (off_t)bytes) : 0;
+		while (rc == EINTR);
+		if (rc == EOPNOTSUPP || rc == EINVAL) /* cannot allocate ahead here: nothing held, no error */
+			rc = 0;
+		if (close(fd) != 0 && !rc)
+			rc = errno;
+	}
+	if (rc) {
+		if (fd >= 0)
+			unlink(tmp);
+		hog_tmp_untrack(slot);
+	}
+	free(tmp);
+	return rc;
+}
+
+void hog_reserve_drop(const char *path)
+{
+	char *tmp = hog_tmp_path(path);
+	if (!tmp)
+		return;
+	int slot = hog_tmp_track(tmp); /* (its slot, when it holds one) */
+	unlink(tmp);
+	hog_tmp_untrack(slot);
+	free(tmp);
 }
 
 int hog_tmp_unlink_all(void)

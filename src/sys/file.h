@@ -32,8 +32,10 @@ const char *hog_file_type(unsigned mode);
 int hog_open_stream(const char *path, int wait_ms, hog_err *err);
 
 /** Registers a temporary file being written, so that hog_tmp_unlink_all() can
- * remove it. @return a slot for hog_tmp_untrack(), or -1 when the path is too
- * long or all slots are taken (the file is then just not removed on a signal). */
+ * remove it. A path registered already keeps its one slot (a reservation and
+ * the save that writes into it). @return a slot for hog_tmp_untrack(), or -1
+ * when the path is too long or all slots are taken (the file is then just not
+ * removed on a signal). */
 int hog_tmp_track(const char *path);
 /** Forgets a slot (after the rename, or after removing the file). -1 is fine. */
 void hog_tmp_untrack(int slot);
@@ -44,5 +46,17 @@ int hog_tmp_unlink_all(void);
  * exists (kill(pid, 0) fails with ESRCH): what a kill -9 left behind. Calls
  * @p fn (may be NULL) for each file removed. @return the number removed. */
 int hog_tmp_remove_stale(const char *path, void (*fn)(void *ud, const char *file, long pid), void *ud);
+
+/** Reserves @p bytes on the file system of @p path for a file to be written
+ * there later through its temporary name: "<path>.tmp.<pid>" is made with its
+ * blocks allocated (posix_fallocate) and registered as a temporary file. A
+ * later write of that name (hog_model_save opens it without truncating) fills
+ * the blocks held for it, so a disk that fills up meanwhile cannot fail it.
+ * @return 0, or the error (ENOSPC, EDQUOT, EFBIG, EACCES...) with nothing left
+ * behind. A file system that cannot allocate ahead (EOPNOTSUPP) is not an
+ * error: then nothing is held. */
+int hog_reserve(const char *path, uint64_t bytes);
+/** Removes the reservation hog_reserve() made for @p path, if it is there. */
+void hog_reserve_drop(const char *path);
 
 #endif

@@ -39,7 +39,7 @@ static int probe_mode(const hog_data *s, const hog_train_opts *base, int mode, e
 	hog_train_opts o = *base;
 	o.mode = mode;
 	o.epochs = PROBE_EPOCHS;
-	o.checkpoint = o.resume = NULL;
+	o.checkpoint = o.resume = o.save = NULL;
 	o.on_epoch = NULL;
 	o.on_progress = NULL;
 	o.on_note = NULL; /* (replica's node replicas: said once, by the run itself) */

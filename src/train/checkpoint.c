@@ -6,6 +6,7 @@
 #include "sys/err.h"
 #include "sys/mpi.h"
 #include "sys/names.h"
+#include "sys/file.h"
 #include <errno.h>
 #include "sys/hash.h"
 #include <stdio.h>
@@ -106,6 +107,64 @@ static uint64_t *all_positions(hog_engine *e, uint32_t *n)
 	return p;
 }
 
+/* ----------------------------------------------------- reservations */
+
+/* "<path>: cannot reserve N MB ..." in e->err, for hog_reserve()'s @p rc. */
+static int reserve_failed(hog_engine *e, const char *path, const char *what, uint64_t bytes, int rc)
+{
+	return hog_err_set(e->err, rc, "%s: cannot reserve the %.1f MB %s needs on its file system before "
+	                   "training: %s; nothing was trained (free some space, or write it elsewhere)",
+	                   path, (double)bytes / 1e6, what, strerror(rc));
+}
+
+int eng_reserve(hog_engine *e)
+{
+	if (e->rank || (!e->o.checkpoint && !e->o.save))
+		return 0;
+	hog_model *m = e->ops->snapshot(e);
+	if (!m)
+		return hog_err_set(e->err, ENOMEM, "out of memory");
+	eng_model_hyper(e, m);
+	/* a checkpoint inside an epoch keeps every worker's position: room for
+	 * this rank's count on every rank, and a page for more on others */
+	e->ckpt_bytes = hog_model_file_bytes(m, (uint32_t)(e->T * e->ranks)) + 4096;
+	const uint64_t save = hog_model_file_bytes(m, 0);
+	hog_model_free(m);
+	int rc;
+	if (e->o.checkpoint && (rc = hog_reserve(e->o.checkpoint, e->ckpt_bytes)))
+		return reserve_failed(e, e->o.checkpoint, "a checkpoint", e->ckpt_bytes, rc);
+	if (e->o.save && (rc = hog_reserve(e->o.save, save))) {
+		if (e->o.checkpoint)
+			hog_reserve_drop(e->o.checkpoint);
+		return reserve_failed(e, e->o.save, "the model file", save, rc);
+	}
+	return 0;
+}
+
+void eng_unreserve(hog_engine *e, int handed_back)
+{
+	if (e->rank)
+		return;
+	if (e->o.checkpoint)
+		hog_reserve_drop(e->o.checkpoint);
+	if (e->o.save && !handed_back)
+		hog_reserve_drop(e->o.save);
+}
+
+/* The next checkpoint's space, after one was written (it used up the last);
+ * a disk that has filled up meanwhile is said once, and the write will try. */
+static void reserve_next(hog_engine *e)
+{
+	int rc = e->ckpt_bytes ? hog_reserve(e->o.checkpoint, e->ckpt_bytes) : 0;
+	if (rc && !e->ckpt_unreserved && e->o.on_note) {
+		char msg[4400];
+		snprintf(msg, sizeof msg, "warning: %s: cannot reserve the space of the next checkpoint (%s); the "
+		         "one written stays until another is", e->o.checkpoint, strerror(rc));
+		e->o.on_note(e->o.ud, msg);
+	}
+	e->ckpt_unreserved = rc != 0;
+}
+
 /* Thread 0 of every rank at the same point (MPI: collective); rank 0 writes
  * for all: the shared parameters are the same on every rank, a gather gives
  * rank 0 what each rank keeps for itself, and the positions are every rank's. */
@@ -146,6 +205,8 @@ int eng_write_checkpoint(hog_engine *e, int in_epoch)
 	int rc = hog_model_save_ckpt(m, &ck, e->o.checkpoint, e->err);
 	free(ck.positions);
 	hog_model_free(m);
+	if (!rc)
+		reserve_next(e);
 	e->last_ckpt = eng_now();
 	return rc;
 }

@@ -175,6 +175,8 @@ struct hog_engine {
 	double sync_seconds;        /* MPI: time spent averaging the models */
 	double loss_zero;           /* what an all-zero model loses (eng_zero_loss) */
 	double loss_best;           /* this run's best epoch's training loss (NaN: none yet) */
+	uint64_t ckpt_bytes;        /* rank 0: the space reserved for the next checkpoint */
+	int ckpt_unreserved;        /* the last try to reserve it failed (said once) */
 };
 
 /* ---------------------------------------------------------------- helpers */
@@ -309,6 +311,14 @@ uint64_t eng_run_hash(const hog_engine *e);
 /* Writes o.checkpoint (thread 0 of every rank, collective under MPI; @p in_epoch:
  * inside an epoch, with every worker's position). Returns 0 or a HOG_E* code. */
 int eng_write_checkpoint(hog_engine *e, int in_epoch);
+/* Rank 0, after setup and resume and before the first epoch: the space of a
+ * checkpoint (o.checkpoint) and of the model file (o.save) reserved on their
+ * file systems (hog_reserve), so that a full disk fails the run now, with a
+ * message naming the path, instead of the save after hours of training. */
+int eng_reserve(hog_engine *e);
+/* Rank 0, at the end: the checkpoint's reservation given back, and the save's
+ * unless a model was handed back (the caller's hog_model_save uses it). */
+void eng_unreserve(hog_engine *e, int handed_back);
 /* Restores o.resume into the engine's model and positions, refusing a
  * checkpoint of another data set or options unless o.force. */
 int eng_load_resume(hog_engine *e);

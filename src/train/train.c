@@ -582,6 +582,8 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 	 * stops them all) */
 	if ((rc = ops->setup(e)) == 0 && opts->resume)
 		rc = eng_load_resume(e);
+	if (rc == 0)
+		rc = eng_reserve(e);
 	if (e->ranks > 1)
 		rc = ranks_agree(e, rc);
 	if (rc)
@@ -608,6 +610,7 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 	if (model_out && (rc != HOG_EDIVERGED || opts->keep_diverged))
 		rc = hand_back(e, rc, model_out, err);
 done:
+	eng_unreserve(e, model_out && *model_out);
 	engine_free(e);
 	return rc;
 }

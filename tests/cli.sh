@@ -358,8 +358,17 @@ check "train: negative lr" 2 "$H" train --data "$T/ttr.lmdb" --lr -0.1
 check "train: missing --data" 2 "$H" train --epochs 1
 check "train: missing data file" 1 "$H" train --data "$T/nope.lmdb"
 check_grep "train: missing file named" "$ERR" 'nope.lmdb'
-check "train: ratings data for a linear model" 1 "$H" train --data "$T/gr.lmdb"
+check "train: ratings data for a linear model" 1 "$H" train --data "$T/gr.lmdb" --model linear --epochs 1
 check_grep "train: wrong kind named" "$ERR" 'sparse'
+check "train: ratings without --model train mf" 0 "$H" train --data "$T/gr.lmdb" --epochs 2 --save "$T/gr-auto.model"
+check_grep "train: ... and say so" "$ERR" '^hogwild train: model mf \(matrix factorization\), for the ratings of .*gr\.lmdb \(--model chooses\)$'
+check_grep "train: ... in mf's default mode" "$ERR" '^hogwild: grid mode'
+check "train: ... a model eval takes as mf" 0 "$H" eval --model "$T/gr-auto.model" --data "$T/gr.lmdb"
+check_grep "train: ... reporting rmse" "$OUT" '^rmse '
+check "train: ... with mf's options (--rank)" 0 "$H" train --quiet --data "$T/gr.lmdb" --epochs 1 --rank 4
+check "compare: ratings without --model compare mf's modes" 0 "$H" compare --quiet --data "$T/gr.lmdb" --epochs 1 --threads 2 --modes grid,lockfree
+check "train: --quiet says nothing of the model" 0 "$H" train --quiet --data "$T/gr.lmdb" --epochs 1
+check_true "train: ... (no note)" sh -c '! grep -q "model mf" "$1"' sh "$ERR"
 check "train: a sparse set for mf" 1 "$H" train --data "$T/ttr.lmdb" --model mf
 check_grep "train: ... says it needs ratings" "$ERR" 'needs a ratings data set'
 # matrix factorization: train each mode, save, eval (RMSE, MAE), predict
@@ -944,7 +953,9 @@ check "train --stream --delay" 2 "$H" train --data "$T/ttr.lmdb" --epochs 1 --st
 check_grep "train --stream --delay: named" "$ERR" '--delay'
 check "train --stream: no such data set" 1 "$H" train --data "$T/nothing.lmdb" --epochs 1 --stream --quiet
 check_grep "train --stream: the file named" "$ERR" 'nothing.lmdb'
-check "train --stream: a ratings set" 1 "$H" train --data "$T/gr.lmdb" --epochs 1 --stream --quiet
+check "train --stream: a ratings set (mf, which does not stream)" 2 "$H" train --data "$T/gr.lmdb" --epochs 1 --stream --quiet
+check_grep "train --stream: ... named" "$ERR" "stream applies to the linear model, not to the mf model"
+check "train --stream: a ratings set for --model linear" 1 "$H" train --data "$T/gr.lmdb" --model linear --epochs 1 --stream --quiet
 check_grep "train --stream: ... needs a sparse set" "$ERR" "sparse"
 # ------------------------------------------------------------ never lose a byte (issue 9)
 # Interrupted data commands remove their temporary file; stale temporaries of

@@ -147,7 +147,7 @@ int cmd_compare(int argc0, char **argv0)
 	if (rc < 0 && optind < argc)
 		rc = cli_usage_error("compare", NULL, "unexpected argument '%s'", argv[optind]);
 	if (rc < 0)
-		cli_task_loss(&plan.base, a.data);
+		cli_task_loss(&plan.base, a.data, &a.given, "compare", a.quiet);
 	if (rc < 0 && (c = cli_train_refuse(CLI_COMPARE, &plan.base, cmp_modes(&plan), &a.given)))
 		rc = c;
 	if (rc >= 0) {

@@ -331,7 +331,7 @@ int cmd_train(int argc0, char **argv0)
 		cli_config_free(argc, argv);
 		return rc;
 	}
-	cli_task_loss(&o, a->data);
+	cli_task_loss(&o, a->data, &a->given, "train", a->quiet);
 	if (!a->mode) /* the model's fastest measured mode; plain Hogwild! is --mode lockfree */
 		o.mode = hog_train_default_mode(&o);
 	if (o.resume && !o.checkpoint)

@@ -18,7 +18,7 @@ const cli_opt cli_opts[] = {
 	  "INI file of options (flags given here override it)" },
 	{ "data", 0, REQ, OPT_DATA, BOTH, 0, 0, COND_NONE, "D.lmdb", "training set (required)" },
 	{ "test", 0, REQ, OPT_TEST, BOTH, 0, 0, COND_NONE, "T.lmdb", "test set, evaluated after every epoch (none)" },
-	{ "model", 0, REQ, OPT_MODEL, BOTH, 0, 0, COND_NONE, "M", "linear | mf | mlp (linear)" },
+	{ "model", 0, REQ, OPT_MODEL, BOTH, 0, 0, COND_NONE, "M", "linear | mf | mlp (linear; mf for ratings)" },
 	{ "loss", 0, REQ, OPT_LOSS, BOTH, 0, 0, COND_NONE, "L",
 	  "logistic | hinge | squared | softmax (from the labels: softmax for multiclass, squared for regression, "
 	  "else logistic; mf takes squared only, the mlp logistic or softmax; softmax: multinomial logistic "

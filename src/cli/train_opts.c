@@ -257,12 +257,23 @@ int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o,
 	return rc == NOT_MINE ? cli_usage_error(cmd, NULL, "unknown option") : rc;
 }
 
-void cli_task_loss(hog_train_opts *o, const char *data)
+void cli_task_loss(hog_train_opts *o, const char *data, const cli_given *given, const char *cmd, int quiet)
 {
 	hog_data *h = NULL;
 	hog_err err = { 0 };
-	if (!o->loss_from_task || !data || hog_data_load_header(&h, data, &err))
+	const int model_given = given->on[OPT_MODEL - OPT_FIRST];
+	if ((!o->loss_from_task && model_given) || !data || hog_data_load_header(&h, data, &err))
 		return; /* (a set that cannot be read is refused when it is loaded, with its message) */
+	if (!model_given && h->meta.kind == HOG_KIND_RATINGS && o->model != HOG_MODEL_MF) {
+		o->model = HOG_MODEL_MF;
+		if (!quiet)
+			fprintf(stderr, "hogwild %s: model mf (matrix factorization), for the ratings of %s (--model "
+			        "chooses)\n", cmd, data);
+	}
+	if (!o->loss_from_task) {
+		hog_data_free(h);
+		return;
+	}
 	if (h->meta.task == HOG_TASK_MULTICLASS)
 		o->loss = HOG_LOSS_SOFTMAX;
 	else if (h->meta.task == HOG_TASK_REGRESSION || h->meta.task == HOG_TASK_RATINGS)

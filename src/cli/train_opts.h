@@ -27,8 +27,11 @@ int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o,
  * @p o before its default mode is chosen and its options checked: a
  * multiclass set trains as the mlp (--loss softmax), whose modes and default
  * differ from the linear model's. Nothing when --loss was given or the set
- * cannot be read (its loading says why). The engine notes the loss it took. */
-void cli_task_loss(hog_train_opts *o, const char *data);
+ * cannot be read (its loading says why). The engine notes the loss it took.
+ * Likewise the model, when --model is not in @p given: a set of ratings trains
+ * matrix factorization (the one model that takes ratings), and a note on
+ * stderr says so unless @p quiet. */
+void cli_task_loss(hog_train_opts *o, const char *data, const cli_given *given, const char *cmd, int quiet);
 
 /* Refuses (exit 2, naming the option and why) an option given to @p cmd
  * (CLI_TRAIN, CLI_COMPARE) that the run @p o, training in @p modes, would

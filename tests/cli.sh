@@ -468,6 +468,7 @@ check "train: the checkpoint loads" 0 "$H" eval --model "$T/sig.bin" --data "$T/
 # ------------------------------------------------------------ compare / demo
 check "compare: tiny set, 2 modes" 0 "$H" compare --data "$T/ttr.lmdb" --test "$T/tte.lmdb" --modes lockfree,atomic \
 	--threads 1,2 --epochs 2 --repeat 2 --csv "$T/cmp.csv" --json "$T/cmp.json"
+check_grep "compare: --repeat 2 runs each cell twice" "$OUT" '^runs: +2 per cell \(times are medians\);'
 for cell in 'serial +1 ' 'lockfree +1 ' 'lockfree +2 ' 'atomic +1 ' 'atomic +2 '; do
 	check_grep "compare: row $cell" "$OUT" "^$cell"
 done
@@ -477,6 +478,12 @@ check_grep "compare: CSV serial speed-up is 1" "$T/cmp.csv" '^serial,1,2,[0-9.e-
 if command -v python3 >/dev/null 2>&1; then
 	check "compare: JSON parses, 5 cells with epochs" 0 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["cells"])==5 and all(len(c["epochs"])==2 for c in d["cells"])' "$T/cmp.json"
 fi
+check_true "compare: ... the JSON says 2 runs per cell" sh -c 'grep -q "\"runs\":2" "$1"' sh "$T/cmp.json"
+# without --repeat, a set that trains in milliseconds is run in rounds of an odd count (3..7)
+check "compare: a short run is repeated" 0 "$H" compare --data "$T/ttr.lmdb" --modes lockfree --threads 2 --epochs 3
+check_grep "compare: ... 3 to 7 runs per cell, and why" "$OUT" '^runs: +[357] per cell \(times are medians; a serial run trains in under 0\.5 s, so every cell is run again in rounds: --repeat sets the count\)'
+check "compare: --repeat 1 keeps one run" 0 "$H" compare --data "$T/ttr.lmdb" --modes lockfree --threads 2 --epochs 3 --repeat 1
+check_grep "compare: ... said plainly" "$OUT" '^runs: +1 per cell \(times are medians\);'
 check "compare: unknown mode" 2 "$H" compare --data "$T/ttr.lmdb" --modes lockfree,magic
 check_grep "compare: --modes named" "$ERR" '--modes'
 check "compare: bad thread list" 2 "$H" compare --data "$T/ttr.lmdb" --threads 1,0

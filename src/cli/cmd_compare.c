@@ -70,8 +70,11 @@ static void on_progress(void *ud, const hog_progress *p)
 	cmp_run *r = ud;
 	if (!r->show)
 		return;
-	fprintf(stderr, "\r%-9s %2d thr  run %d/%d  epoch %d/%d %3.0f%%   ", hog_mode_name(r->mode), r->threads,
-	        r->rep + 1, r->reps, p->epoch, p->epochs, 100.0 * p->done / (p->total ? p->total : 1));
+	char of[16] = "";
+	if (r->reps)
+		snprintf(of, sizeof of, "/%d", r->reps);
+	fprintf(stderr, "\r%-9s %2d thr  run %d%s  epoch %d/%d %3.0f%%   ", hog_mode_name(r->mode), r->threads,
+	        r->rep + 1, of, p->epoch, p->epochs, 100.0 * p->done / (p->total ? p->total : 1));
 }
 
 int cmd_compare(int argc0, char **argv0)
@@ -88,7 +91,7 @@ int cmd_compare(int argc0, char **argv0)
 	memset(&plan, 0, sizeof plan);
 	cli_train_opts_init(&plan.base);
 	plan.base.epochs = 20; /* (the report names one count for every cell; train's default is auto) */
-	plan.repeat = 1;
+	plan.repeat = 0; /* chosen from the first serial run (auto_repeat) */
 	plan.target = NAN;
 	cli_train_args a = { 0 };
 	int c;
@@ -215,6 +218,20 @@ static double median(double *v, int n)
 	return isinf(m) ? NAN : m;
 }
 
+/* A run's seconds per epoch: the median epoch, leaving out the first when
+ * there are three or more (it pays for first touches: page faults, caches,
+ * the model's memory), as bench/scaling.sh does. On a set whose epoch takes
+ * milliseconds the first one alone moved the mean by half. */
+static double epoch_seconds(const cmp_run *run)
+{
+	double v[CMP_MAX_EPOCHS];
+	const int skip = run->nepochs >= 3;
+	int n = 0;
+	for (int e = skip; e < run->nepochs; e++)
+		v[n++] = run->epochs[e].seconds;
+	return median(v, n);
+}
+
 /* Figures of one cell from its repeats: medians. */
 static void summarize(cmp_cell *cell, double target)
 {
@@ -225,7 +242,7 @@ static void summarize(cmp_cell *cell, double target)
 		if (run->nepochs == 0 || run->diverged) /* (a diverged run's epochs are in no median) */
 			continue;
 		const hog_epoch_stats *last = &run->epochs[run->nepochs - 1];
-		ep[k] = last->elapsed / run->nepochs;
+		ep[k] = epoch_seconds(run);
 		tl[k] = last->test_loss;
 		acc[k] = last->test_acc;
 		rmse[k] = last->test_rmse;
@@ -291,6 +308,71 @@ static void run_diverged(cmp_cell *cell, cmp_run *run, const hog_err *err, const
 	}
 }
 
+/* Run @p r of @p cell. Returns 0, or the exit code that ends the comparison
+ * (an error, or 128 + the signal that stopped it). */
+static int run_cell(const cmp_plan *p, cmp_cell *cell, int r, const hog_data *tr, const hog_data *te,
+                    volatile int *stop, int show, double *lr_used, enum hog_loss *loss_used)
+{
+	cmp_run *run = &cell->runs[r];
+	run->mode = cell->mode;
+	run->threads = cell->threads;
+	run->rep = r;
+	run->reps = p->repeat;
+	run->show = show;
+	hog_train_opts o = p->base;
+	o.mode = cell->mode;
+	o.threads = cell->threads;
+	o.measure_delay = 1; /* cheap (1 in 64 examples), and the table shows it */
+	o.on_epoch = on_epoch;
+	o.on_progress = on_progress;
+	o.ud = run;
+	o.stop = stop;
+	o.checkpoint = NULL;
+	o.resume = NULL;
+	hog_train_result res;
+	memset(&res, 0, sizeof res);
+	hog_err err = { 0 };
+	int in = hog_mpi_team(cell->ranks, &err), trc = 0;
+	if (in < 0)
+		trc = in;
+	else if (in)
+		trc = hog_train(tr, te, &o, NULL, &res, &err);
+	hog_mpi_team(0, NULL);
+	hog_mpi_barrier();
+	if (show)
+		fputs("\r\033[K", stderr);
+	if (trc == HOG_EINTR)
+		return 128 + (*stop ? *stop : SIGINT);
+	if (trc == HOG_EDIVERGED) { /* (not counted in nruns: the JSON's runs are those that finished) */
+		run_diverged(cell, run, &err, &res, lr_used, loss_used);
+		return 0;
+	}
+	if (trc)
+		return cli_fail(&err, trc);
+	cell->nruns = r + 1;
+	*lr_used = res.lr;
+	*loss_used = res.loss;
+	return 0;
+}
+
+/* Runs per cell when --repeat is not given, from the serial run of the first
+ * round: a run of under CMP_AUTO_SECONDS of training is timed to a few
+ * milliseconds an epoch, where one run's noise is the size of the differences
+ * between modes, so it is repeated (an odd count, for a median) up to
+ * CMP_AUTO_MAX times; a longer run once. */
+static int auto_repeat(const cmp_cell *serial)
+{
+	if (serial->nruns < 1 || serial->runs[0].nepochs < 1)
+		return 1;
+	const cmp_run *run = &serial->runs[0];
+	double t = run->epochs[run->nepochs - 1].elapsed;
+	if (!(t < CMP_AUTO_SECONDS))
+		return 1;
+	int n = t > 0 ? (int)ceil(CMP_AUTO_SECONDS / t) : CMP_AUTO_MAX;
+	n |= 1;
+	return n < 3 ? 3 : n > CMP_AUTO_MAX ? CMP_AUTO_MAX : n;
+}
+
 int cmp_run_plan(cmp_plan *p, const hog_data *tr, const hog_data *te, const char *data_name)
 {
 	if (!p->nmodes) { /* every mode the model takes */
@@ -329,62 +411,32 @@ int cmp_run_plan(cmp_plan *p, const hog_data *tr, const hog_data *te, const char
 	volatile int *stop = cli_stop_flag();
 	cli_catch_signals();
 	int show = !p->quiet && cli_progress_wanted(0), rc = 0, done_cells = 0;
-	hog_err err = { 0 };
-	for (int i = 0; i < ncells && !rc; i++) {
-		cmp_cell *cell = &cells[i];
-		cell->runs = calloc(p->repeat, sizeof *cell->runs);
-		if (!cell->runs) {
+	/* Rounds: every cell once per round, so that a machine that speeds up or
+	 * slows down meanwhile moves every row alike (not the rows run last). */
+	const int cap = p->repeat ? p->repeat : CMP_AUTO_MAX;
+	for (int i = 0; i < ncells && !rc; i++)
+		if (!(cells[i].runs = calloc(cap, sizeof *cells[i].runs)))
 			rc = 1;
-			break;
+	int rounds = p->repeat ? p->repeat : 1;
+	for (int r = 0; r < rounds && !rc; r++) {
+		for (int i = 0; i < ncells && !rc; i++) {
+			rc = run_cell(p, &cells[i], r, tr, te, stop, show, &lr_used, &loss_used);
+			if (!rc && r == 0)
+				done_cells = i + 1;
 		}
-		for (int r = 0; r < p->repeat; r++) {
-			cmp_run *run = &cell->runs[r];
-			run->mode = cell->mode;
-			run->threads = cell->threads;
-			run->rep = r;
-			run->reps = p->repeat;
-			run->show = show;
-			hog_train_opts o = p->base;
-			o.mode = cell->mode;
-			o.threads = cell->threads;
-			o.measure_delay = 1; /* cheap (1 in 64 examples), and the table shows it */
-			o.on_epoch = on_epoch;
-			o.on_progress = on_progress;
-			o.ud = run;
-			o.stop = stop;
-			o.checkpoint = NULL;
-			o.resume = NULL;
-			hog_train_result res;
-			memset(&res, 0, sizeof res);
-			int in = hog_mpi_team(cell->ranks, &err), trc = 0;
-			if (in < 0)
-				trc = in;
-			else if (in)
-				trc = hog_train(tr, te, &o, NULL, &res, &err);
-			hog_mpi_team(0, NULL);
-			hog_mpi_barrier();
-			if (show)
-				fputs("\r\033[K", stderr);
-			if (trc == HOG_EINTR) {
-				rc = 128 + (*stop ? *stop : SIGINT);
-				break;
-			}
-			if (trc == HOG_EDIVERGED) {
-				run_diverged(cell, run, &err, &res, &lr_used, &loss_used);
-				continue;
-			}
-			if (trc) {
-				rc = cli_fail(&err, trc);
-				break;
-			}
-			cell->nruns = r + 1;
-			lr_used = res.lr;
-			loss_used = res.loss;
+		if (r == 0 && !p->repeat && !rc) {
+			/* every MPI rank runs as many rounds (rows are collective): the
+			 * count of the serial row's rank 0, the others having none */
+			int n = auto_repeat(&cells[0]);
+			hog_err err = { 0 };
+			if (hog_mpi_size() > 1 && hog_mpi_max_int(&n, 1, &err))
+				rc = cli_fail(&err, err.code ? err.code : HOG_EMPI);
+			rounds = p->repeat = n;
+			p->repeat_auto = 1;
 		}
-		cell->nruns = cell->nruns ? cell->nruns : 0;
-		if (!rc)
-			done_cells = i + 1;
 	}
+	if (!p->repeat)
+		p->repeat = 1; /* (stopped in the first round) */
 	double target = p->target;
 	if (cells[0].nruns) {
 		summarize(&cells[0], INFINITY);

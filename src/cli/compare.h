@@ -9,6 +9,8 @@
 #define CMP_MAX_MODES 8
 #define CMP_MAX_THREADS 16
 #define CMP_MAX_EPOCHS 1000
+#define CMP_AUTO_SECONDS 0.5     /* --repeat not given: a serial run shorter than this is repeated */
+#define CMP_AUTO_MAX 7           /* ... at most this many times */
 
 typedef struct cmp_run {
 	enum hog_mode mode;
@@ -35,7 +37,8 @@ typedef struct cmp_plan {
 	int modes[CMP_MAX_MODES], nmodes;
 	int threads[CMP_MAX_THREADS], nthreads;
 	int ranks[CMP_MAX_THREADS], nranks; /* --ranks (none: 1) */
-	int repeat, quiet;
+	int repeat, quiet;       /* repeat 0: chosen after the first round (cmp_run_plan) */
+	int repeat_auto;         /* it was chosen so (the report says why) */
 	double target;           /* NAN: 1% above the serial run's final loss */
 	const char *csv, *json, *plot;
 } cmp_plan;

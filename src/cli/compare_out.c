@@ -106,7 +106,9 @@ void cmp_print_table(const cmp_report *r, FILE *f)
 	        hog_loss_name(r->loss),
 	        hog_rule_name(o->rule), lr, o->lr > 0 ? "" : " (auto)", o->epochs, o->epochs == 1 ? "" : "s",
 	        (unsigned long long)o->seed);
-	fprintf(f, "runs:  %d per cell (times are medians); target loss %.5f\n\n", p->repeat, r->target);
+	fprintf(f, "runs:  %d per cell (times are medians%s); target loss %.5f\n\n", p->repeat,
+	        p->repeat_auto && p->repeat > 1 ? "; a serial run trains in under 0.5 s, so every cell is run "
+	                                          "again in rounds: --repeat sets the count" : "", r->target);
 	/* the work column in the model's unit; the squared loss is half the MSE */
 	char rate[32];
 	snprintf(rate, sizeof rate, "M%s/s", report_unit(r));

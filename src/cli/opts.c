@@ -129,7 +129,7 @@ const cli_opt cli_opts[] = {
 	{ "ranks", 0, REQ, OPT_RANKS, CLI_COMPARE, 0, 0, COND_NONE, "LIST",
 	  "MPI rank counts, e.g. 1,2: under mpirun -np N (N at least the largest), each row runs on that many "
 	  "ranks (1)" },
-	{ "repeat", 0, REQ, OPT_REPEAT, CLI_COMPARE, 0, 0, COND_NONE, "R", "runs per cell; times are medians (1)" },
+	{ "repeat", 0, REQ, OPT_REPEAT, CLI_COMPARE, 0, 0, COND_NONE, "R", "runs per cell, in rounds; times are medians (1; up to 7 when a run is short)" },
 	{ "target-loss", 0, REQ, OPT_TARGET, CLI_COMPARE, 0, 0, COND_NONE, "X",
 	  "report the time to reach this test loss (default: within 1% of the serial run's final test loss, or "
 	  "train loss)" },

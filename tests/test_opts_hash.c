@@ -20,34 +20,34 @@ static hog_train_opts opts_set(int k)
 	o.mode = HOG_MODE_LOCKFREE;
 	if (k == SET_ZERO)
 		return o;
-	o.hot = -1; /* the library's defaults at 7103803 */
-	o.stripes = 64;
-	o.rank = 32;
-	o.batch = 32;
+	o.linear.hot = -1; /* the library's defaults at 7103803 */
+	o.linear.stripes = 64;
+	o.mf.rank = 32;
+	o.mlp.batch = 32;
 	switch (k) {
 	case SET_LINEAR:
 		o.mode = HOG_MODE_BUFFERED;
-		o.hot = 100;
+		o.linear.hot = 100;
 		o.flush_every = 512;
 		o.delay = 3;
-		o.average = 1;
+		o.linear.average = 1;
 		o.normalize = HOG_NORMALIZE_ON;
 		break;
 	case SET_MF:
 		o.model = HOG_MODEL_MF;
 		o.mode = HOG_MODE_GRID;
-		o.rank = 16;
-		o.biases = 1;
-		o.grid = 5;
+		o.mf.rank = 16;
+		o.mf.biases = 1;
+		o.mf.grid = 5;
 		o.shuffle_chunk = 8;
 		break;
 	case SET_MLP:
 		o.model = HOG_MODEL_MLP;
-		o.nlayers = 2;
-		o.layers[0] = 64;
-		o.layers[1] = 32;
-		o.batch = 16;
-		o.momentum = 0.9;
+		o.mlp.nlayers = 2;
+		o.mlp.layers[0] = 64;
+		o.mlp.layers[1] = 32;
+		o.mlp.batch = 16;
+		o.mlp.momentum = 0.9;
 		o.no_shuffle = 1;
 		o.sync_every = 1000;
 		break;

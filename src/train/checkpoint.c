@@ -43,9 +43,9 @@ uint64_t eng_data_hash(const hog_data *d)
  * when set, so checkpoints of single runs keep their hash. */
 uint64_t eng_opts_hash(const hog_train_opts *o, int ranks)
 {
-	int64_t v[] = { o->model, o->mode, o->hot, o->flush_every, o->stripes, o->rank, o->biases, o->grid,
-		            o->delay, o->batch, o->nlayers, (int64_t)(o->momentum * 1e9) };
-	uint64_t h = hog_fnv(hog_fnv(HOG_FNV0, v, sizeof v), o->layers, o->nlayers * sizeof *o->layers);
+	int64_t v[] = { o->model, o->mode, o->linear.hot, o->flush_every, o->linear.stripes, o->mf.rank,
+		            o->mf.biases, o->mf.grid, o->delay, o->mlp.batch, o->mlp.nlayers, (int64_t)(o->mlp.momentum * 1e9) };
+	uint64_t h = hog_fnv(hog_fnv(HOG_FNV0, v, sizeof v), o->mlp.layers, o->mlp.nlayers * sizeof *o->mlp.layers);
 	if (o->no_shuffle)
 		h = hog_fnv(h, "noshuffle", 9);
 	if (o->shuffle_chunk > 1 && !o->no_shuffle) /* (hashed only when set: older checkpoints still fit) */
@@ -54,8 +54,8 @@ uint64_t eng_opts_hash(const hog_train_opts *o, int ranks)
 		int64_t m[] = { ranks, (int64_t)o->sync_every };
 		h = hog_fnv(h, m, sizeof m);
 	}
-	int64_t later[] = { o->average, o->normalize }; /* hashed only when set: older checkpoints still fit */
-	return o->average || o->normalize ? hog_fnv(h, later, sizeof later) : h;
+	int64_t later[] = { o->linear.average, o->normalize }; /* hashed only when set: older checkpoints still fit */
+	return o->linear.average || o->normalize ? hog_fnv(h, later, sizeof later) : h;
 }
 
 /* Everything that must be the same on every MPI rank: opts_hash and the

@@ -281,9 +281,9 @@ static inline void eng_worker_share(const hog_engine *e, const eng_worker *w, ui
 	*lo += a;
 	*hi += a;
 }
-/* mode_opts.c: the ranges of the update modes' own options (--delay,
- * --node-sync, --flush-every, --stripe-size), HOG_ECONFIG naming the option;
- * every trainer's check() calls it first, whether or not it uses them. */
+/* mode_opts.c: the ranges of the update modes' options that more than one
+ * model reads (--delay, --flush-every), HOG_ECONFIG naming the option; every
+ * trainer's check() calls it first, whether or not it uses them. */
 int eng_check_mode_opts(const hog_train_opts *o, hog_err *err);
 /* A worker's run-time error inside a round (a backend call that failed): the
  * team stops after the round and hog_train returns @p rc with @p msg. */

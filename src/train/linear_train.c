@@ -453,7 +453,7 @@ static hog_model *lin_snapshot(const hog_engine *e)
 
 static hog_model *lin_result(const hog_engine *e)
 {
-	return model_out(e, e->o.average);
+	return model_out(e, e->o.linear.average);
 }
 
 /* --delay: updates wait in the workers' queues between rounds. */
@@ -562,6 +562,11 @@ static int lin_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, 
 	int rc = eng_check_mode_opts(o, err);
 	if (rc)
 		return rc;
+	const hog_linear_opts *lo = &o->linear;
+	if (lo->node_sync < -1)
+		return hog_err_set(err, HOG_ECONFIG, "--node-sync must be off (-1) or at least 1, not %d", lo->node_sync);
+	if (lo->stripes < 1 || (lo->stripes & (lo->stripes - 1)))
+		return hog_err_set(err, HOG_ECONFIG, "--flush-every must be >= 1 and --stripe-size a power of two");
 	if (tr->meta.kind != HOG_KIND_SPARSE)
 		return hog_err_set(err, HOG_EMISMATCH, "a linear model needs a sparse data set, not %s%s",
 		                   hog_kind_name(tr->meta.kind),

@@ -127,17 +127,17 @@ static int mf_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, h
 		                   "--mode buffered is not available for --model mf (an update touches one "
 		                   "user row and one item row: there are no hot coordinates to buffer); use "
 		                   "lockfree, atomic, striped, locked, grid or serial");
-	if (o->mode != HOG_MODE_GRID && o->grid)
-		return hog_err_set(err, HOG_ECONFIG, "--grid %u needs --mode grid", o->grid);
+	if (o->mode != HOG_MODE_GRID && o->mf.grid)
+		return hog_err_set(err, HOG_ECONFIG, "--grid %u needs --mode grid", o->mf.grid);
 	if (o->delay)
 		return hog_err_set(err, HOG_ECONFIG, "--delay is not available for --model mf");
 	if (o->loss == HOG_LOSS_HINGE)
 		return hog_err_set(err, HOG_ECONFIG, "--model mf takes the squared loss only, not hinge");
 	o->loss = HOG_LOSS_SQUARED;
-	if (!o->rank)
-		o->rank = MF_DEFAULT_RANK;
-	if (o->rank > HOG_MF_RANK_MAX)
-		return hog_err_set(err, HOG_ECONFIG, "--rank %u is too large (at most %u)", o->rank,
+	if (!o->mf.rank)
+		o->mf.rank = MF_DEFAULT_RANK;
+	if (o->mf.rank > HOG_MF_RANK_MAX)
+		return hog_err_set(err, HOG_ECONFIG, "--rank %u is too large (at most %u)", o->mf.rank,
 		                   HOG_MF_RANK_MAX);
 	if (tr->meta.users == 0 || tr->meta.items == 0 || tr->n == 0)
 		return hog_err_set(err, HOG_EDATA, "the training set has no ratings");
@@ -309,11 +309,11 @@ static void mf_shared_init(mf_state *st, const hog_train_opts *o)
 static int mf_grid_setup(hog_engine *e, mf_state *st)
 {
 	const hog_train_opts *o = &e->o;
-	uint32_t G = o->grid ? o->grid : 2u * (uint32_t)e->T + 1u;
+	uint32_t G = o->mf.grid ? o->mf.grid : 2u * (uint32_t)e->T + 1u;
 	/* grid is mf's default mode: on a set with fewer ratings than the
 	 * automatic G x G blocks (many cores, a small set), take the largest G
 	 * that has a rating a block, while every worker can still find one */
-	while (!o->grid && G > (uint32_t)e->T && (uint64_t)G * G > st->nmine)
+	while (!o->mf.grid && G > (uint32_t)e->T && (uint64_t)G * G > st->nmine)
 		G--;
 	if (G < (uint32_t)e->T)
 		return hog_err_set(e->err, HOG_ECONFIG,
@@ -322,10 +322,10 @@ static int mf_grid_setup(hog_engine *e, mf_state *st)
 	if ((uint64_t)G * G > st->nmine)
 		return hog_err_set(e->err, HOG_ECONFIG, "--grid %u makes more blocks than there are ratings (%llu%s)%s",
 		                   G, (unsigned long long)st->nmine, e->ranks > 1 ? " on this MPI rank" : "",
-		                   o->grid ? "" : "; use fewer --threads or --mode lockfree");
+		                   o->mf.grid ? "" : "; use fewer --threads or --mode lockfree");
 	if (mf_grid_build(e, st, G))
 		return hog_err_set(e->err, ENOMEM, "mf: out of memory for %llu users x %llu items at rank %u",
-		                   (unsigned long long)st->l.users, (unsigned long long)st->l.items, o->rank);
+		                   (unsigned long long)st->l.users, (unsigned long long)st->l.items, o->mf.rank);
 	return 0;
 }
 
@@ -338,11 +338,11 @@ static int mf_setup(hog_engine *e)
 	int rc = ENOMEM;
 	if (!st)
 		return hog_err_set(e->err, ENOMEM, "out of memory");
-	const uint64_t shape[4] = { tr->meta.users, tr->meta.items, o->rank, hog_mf_pad(o->rank) };
-	uint32_t flags = o->biases ? HOG_MF_BIASES : 0;
+	const uint64_t shape[4] = { tr->meta.users, tr->meta.items, o->mf.rank, hog_mf_pad(o->mf.rank) };
+	uint32_t flags = o->mf.biases ? HOG_MF_BIASES : 0;
 	if (!hog_mf_layout_get(&st->l, shape, flags, o->rule)) {
 		rc = hog_err_set(e->err, HOG_ECONFIG, "mf: %llu users x %llu items at rank %u is not a valid shape",
-		                 (unsigned long long)shape[0], (unsigned long long)shape[1], o->rank);
+		                 (unsigned long long)shape[0], (unsigned long long)shape[1], o->mf.rank);
 		goto fail;
 	}
 	const hog_mf_layout *l = &st->l;
@@ -393,7 +393,7 @@ static int mf_setup(hog_engine *e)
 	return 0;
 nomem:
 	rc = hog_err_set(e->err, ENOMEM, "mf: out of memory for %llu users x %llu items at rank %u",
-	                 (unsigned long long)shape[0], (unsigned long long)shape[1], o->rank);
+	                 (unsigned long long)shape[0], (unsigned long long)shape[1], o->mf.rank);
 fail:
 	free(ucnt);
 	free(icnt);

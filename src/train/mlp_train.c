@@ -413,15 +413,15 @@ static int mlp_setup(hog_engine *e)
 	hog_backend_blas_one_thread(); /* no BLAS threads inside our workers (the cpu backend's gemm) */
 	uint64_t shape[4];
 	uint64_t outputs = tr->meta.task == HOG_TASK_MULTICLASS ? tr->meta.classes : o->loss == HOG_LOSS_SOFTMAX ? 2 : 1;
-	hog_mlp_pack(shape, tr->dim, outputs, o->layers, o->nlayers);
-	M->flags = (tr->meta.kind == HOG_KIND_SPARSE ? HOG_MLP_SPARSE : 0) | (o->momentum > 0 ? HOG_MLP_MOMENTUM : 0);
+	hog_mlp_pack(shape, tr->dim, outputs, o->mlp.layers, o->mlp.nlayers);
+	M->flags = (tr->meta.kind == HOG_KIND_SPARSE ? HOG_MLP_SPARSE : 0) | (o->mlp.momentum > 0 ? HOG_MLP_MOMENTUM : 0);
 	if (hog_mlp_shape_of(shape, M->flags, &M->s))
 		return hog_err_set(e->err, HOG_ECONFIG, "the network's shapes are out of range");
-	M->rk = o->rule == HOG_RULE_ADAGRAD ? RK_ADAGRAD : o->momentum > 0 ? RK_MOMENTUM : RK_SGD;
+	M->rk = o->rule == HOG_RULE_ADAGRAD ? RK_ADAGRAD : o->mlp.momentum > 0 ? RK_MOMENTUM : RK_SGD;
 	M->state = M->rk != RK_SGD;
 	M->nrec = M->s.np * (1 + M->state);
 	M->l2 = (float)o->l2;
-	M->mu = (float)o->momentum;
+	M->mu = (float)o->mlp.momentum;
 	M->beta = (float)o->adagrad_beta;
 	atomic_init(&M->lock.v, 0);
 	M->P = aligned_alloc(64, (M->nrec * sizeof(float) + 63) & ~(size_t)63);
@@ -469,13 +469,13 @@ static int mlp_worker_init(hog_engine *e, eng_worker *ew)
 	eng_share(e->tr->n, ew->id, e->T, &lo, &hi);
 	w->rows = M->perm + lo;
 	ew->n = hi - lo;
-	if (!(ew->order = malloc((ew->n + 1) * sizeof *ew->order)) || !(w->idx = malloc(e->o.batch * sizeof *w->idx)))
+	if (!(ew->order = malloc((ew->n + 1) * sizeof *ew->order)) || !(w->idx = malloc(e->o.mlp.batch * sizeof *w->idx)))
 		return ENOMEM;
-	int rc = hog_backend_open(&w->b, e->o.device, 0, &w->err);
+	int rc = hog_backend_open(&w->b, e->o.mlp.device, 0, &w->err);
 	if (rc)
 		return rc;
 	w->host = hog_backend_is_host(w->b);
-	const size_t B = w->B = (int)e->o.batch, F = sizeof(float);
+	const size_t B = w->B = (int)e->o.mlp.batch, F = sizeof(float);
 	const int buffered = e->o.mode == HOG_MODE_BUFFERED;
 	if ((rc = wbuf(w, s->np * F, &w->W, &w->hW)) ||
 	    (rc = wbuf(w, s->np * F, &w->G, &w->hG)) || (rc = wbuf(w, B * 4, &w->lab, &w->hlab)) ||
@@ -560,7 +560,7 @@ static hog_model *mlp_snapshot(const hog_engine *e)
 {
 	const mlp_state *M = e->model;
 	uint64_t shape[4];
-	hog_mlp_pack(shape, M->s.n[0], M->s.n[M->s.L], e->o.layers, e->o.nlayers);
+	hog_mlp_pack(shape, M->s.n[0], M->s.n[M->s.L], e->o.mlp.layers, e->o.mlp.nlayers);
 	hog_model *m = hog_model_alloc(HOG_MODEL_MLP, e->o.loss, e->o.rule, shape, M->flags);
 	if (!m)
 		return NULL;
@@ -570,7 +570,7 @@ static hog_model *mlp_snapshot(const hog_engine *e)
 		for (uint64_t v = 0; v < M->s.n[0]; v++)
 			for (uint64_t k = 0; k < M->s.n[1]; k++)
 				m->params[M->s.woff[0] + v * M->s.n[1] + k] *= M->xscale[v];
-	m->aux = e->o.momentum;
+	m->aux = e->o.mlp.momentum;
 	return m;
 }
 
@@ -654,7 +654,7 @@ static void mlp_epoch_stats(hog_engine *e, hog_epoch_stats *s)
  * loss), 0.01 for adagrad. */
 static double mlp_default_lr(const hog_train_opts *o, const hog_data *tr, const float *sc)
 {
-	if (o->nlayers)
+	if (o->mlp.nlayers)
 		return o->rule == HOG_RULE_SGD ? 0.05 : 0.01;
 	if (o->rule != HOG_RULE_SGD)
 		return 0.1;
@@ -671,7 +671,7 @@ static double mlp_default_lr(const hog_train_opts *o, const hog_data *tr, const 
 		}
 	else
 		sq = (double)tr->nnz;
-	return (double)o->batch / ((double)o->batch + sq / (double)tr->n);
+	return (double)o->mlp.batch / ((double)o->mlp.batch + sq / (double)tr->n);
 }
 
 static int mlp_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err *err)
@@ -681,7 +681,7 @@ static int mlp_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, 
 		return rc;
 	const int linear = o->model == HOG_MODEL_LINEAR;
 	const char *who = linear ? "linear model with --loss softmax" : "mlp model";
-	if (linear && o->nlayers)
+	if (linear && o->mlp.nlayers)
 		return hog_err_set(err, HOG_ECONFIG, "--layers is for --model mlp (the linear model has no hidden layers)");
 	if (tr->meta.kind != HOG_KIND_DENSE && tr->meta.kind != HOG_KIND_SPARSE)
 		return hog_err_set(err, HOG_EMISMATCH, "the %s needs a dense or sparse data set, not %s%s", who,
@@ -712,24 +712,24 @@ static int mlp_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, 
 		return hog_err_set(err, HOG_EMISMATCH, "data set width out of range (%llu)", (unsigned long long)tr->dim);
 	if (o->rule == HOG_RULE_ADAREVISION)
 		return hog_err_set(err, HOG_ECONFIG, "the %s takes --optimizer sgd or adagrad", who);
-	if (o->momentum_auto && o->nlayers && o->rule == HOG_RULE_SGD && o->momentum == 0)
-		o->momentum = 0.9; /* (bench/results/accuracy.md: 0.05 alone underfit breast cancer and raw sets) */
-	if (!(o->momentum >= 0 && o->momentum < 1))
-		return hog_err_set(err, HOG_ECONFIG, "--momentum must be in [0, 1), not %g", o->momentum);
-	if (o->momentum > 0 && o->rule != HOG_RULE_SGD)
+	if (o->mlp.momentum_auto && o->mlp.nlayers && o->rule == HOG_RULE_SGD && o->mlp.momentum == 0)
+		o->mlp.momentum = 0.9; /* (bench/results/accuracy.md: 0.05 alone underfit breast cancer and raw sets) */
+	if (!(o->mlp.momentum >= 0 && o->mlp.momentum < 1))
+		return hog_err_set(err, HOG_ECONFIG, "--momentum must be in [0, 1), not %g", o->mlp.momentum);
+	if (o->mlp.momentum > 0 && o->rule != HOG_RULE_SGD)
 		return hog_err_set(err, HOG_ECONFIG, "--momentum goes with --optimizer sgd");
 	if (o->delay)
 		return hog_err_set(err, HOG_ECONFIG, "--delay is not available for the %s", who);
-	if (o->nlayers < 0 || o->nlayers > HOG_MLP_MAX_HIDDEN)
+	if (o->mlp.nlayers < 0 || o->mlp.nlayers > HOG_MLP_MAX_HIDDEN)
 		return hog_err_set(err, HOG_ECONFIG, "--layers: at most %d hidden layers", HOG_MLP_MAX_HIDDEN);
-	for (int l = 0; l < o->nlayers; l++)
-		if (o->layers[l] < 1 || o->layers[l] > HOG_MLP_MAX_WIDTH)
+	for (int l = 0; l < o->mlp.nlayers; l++)
+		if (o->mlp.layers[l] < 1 || o->mlp.layers[l] > HOG_MLP_MAX_WIDTH)
 			return hog_err_set(err, HOG_ECONFIG, "--layers: widths must be 1..%u, not %u", HOG_MLP_MAX_WIDTH,
-			                   o->layers[l]);
-	if (o->batch < 1 || o->batch > 65536)
-		return hog_err_set(err, HOG_ECONFIG, "--batch must be 1..65536, not %u", o->batch);
+			                   o->mlp.layers[l]);
+	if (o->mlp.batch < 1 || o->mlp.batch > 65536)
+		return hog_err_set(err, HOG_ECONFIG, "--batch must be 1..65536, not %u", o->mlp.batch);
 	hog_backend *b;
-	rc = hog_backend_open(&b, o->device, 0, err); /* a bad device fails here, with its message */
+	rc = hog_backend_open(&b, o->mlp.device, 0, err); /* a bad device fails here, with its message */
 	if (rc)
 		return rc;
 	hog_backend_close(b);

@@ -77,11 +77,11 @@ void hog_train_opts_init(hog_train_opts *o)
 	o->l2 = 1e-6;
 	o->adagrad_beta = 1.0;
 	o->seed = 1;
-	o->hot = -1;
-	o->stripes = 64;
-	o->rank = 32;
+	o->linear.hot = -1;
+	o->linear.stripes = 64;
+	o->mf.rank = 32;
 	o->round_examples = 1u << 15;
-	o->batch = 32;
+	o->mlp.batch = 32;
 }
 
 /* What every model shares; the model's check() does the rest (the update

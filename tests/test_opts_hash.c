@@ -2,7 +2,8 @@
  * resume and across MPI ranks (train/checkpoint.c). The formula of the
  * checkpoints already written is pinned here: the constants are what the
  * code of commit 7103803 computed for these option sets, so a checkpoint
- * written before the hash changes still resumes without --force. */
+ * written before the hash changes still resumes without --force. And the
+ * defaults of each model's group of options, which its trainer fills. */
 #include "hogwild.h"
 #include "train/engine.h"
 #include "util.h"
@@ -76,11 +77,39 @@ static void test_opts_hash_legacy_pinned(void)
 	}
 }
 
+/* hog_train_opts_init(): every model's group gets its defaults from its own
+ * trainer (hog_trainer_ops.opts_init), the values the library always had. */
+static void test_opts_init_groups(void)
+{
+	hog_train_opts o;
+	memset(&o, 0x5a, sizeof o);
+	hog_train_opts_init(&o);
+	CU_ASSERT_EQUAL(o.model, HOG_MODEL_LINEAR);
+	CU_ASSERT_EQUAL(o.mode, HOG_MODE_LOCKFREE);
+	CU_ASSERT_EQUAL(o.epochs, 20);
+	CU_ASSERT_EQUAL(o.round_examples, 1u << 15);
+	CU_ASSERT_EQUAL(o.delay, 0);
+	CU_ASSERT_EQUAL(o.flush_every, 0);
+	CU_ASSERT_EQUAL(o.linear.hot, -1);
+	CU_ASSERT_EQUAL(o.linear.stripes, 64);
+	CU_ASSERT_EQUAL(o.linear.node_sync, 0);
+	CU_ASSERT_EQUAL(o.linear.average, 0);
+	CU_ASSERT_EQUAL(o.mf.rank, 32);
+	CU_ASSERT_EQUAL(o.mf.biases, 0);
+	CU_ASSERT_EQUAL(o.mf.grid, 0);
+	CU_ASSERT_EQUAL(o.mlp.batch, 32);
+	CU_ASSERT_EQUAL(o.mlp.nlayers, 0);
+	CU_ASSERT_EQUAL(o.mlp.momentum, 0);
+	CU_ASSERT_EQUAL(o.mlp.momentum_auto, 0);
+	CU_ASSERT_PTR_NULL(o.mlp.device);
+}
+
 int test_opts_hash_register(void)
 {
 	CU_pSuite s = CU_add_suite("opts_hash", NULL, NULL);
 	if (!s)
 		return -1;
 	TU_ADD(s, test_opts_hash_legacy_pinned);
+	TU_ADD(s, test_opts_init_groups);
 	return 0;
 }

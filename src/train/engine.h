@@ -76,6 +76,10 @@ typedef struct hog_trainer_ops {
 	 * model kind its own); NULL: this one, always */
 	const struct hog_trainer_ops *(*route)(const hog_train_opts *o);
 	int streams;                /* 1: trains from e->store's blocks (hog_train_stream) */
+	/* optional: the defaults of the model's own options, its group of
+	 * hog_train_opts (hog_train_opts.linear, .mf, .mlp): hog_train_opts_init()
+	 * calls every built kind's, so that the engine names no model's option */
+	void (*opts_init)(hog_train_opts *o);
 	/* The data sets and options this model takes, with a message naming what is
 	 * wrong; fills the model's defaults into *o (step size, rank ...). */
 	int (*check)(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err *err);

@@ -557,6 +557,15 @@ static void lin_epoch_stats(hog_engine *e, hog_epoch_stats *s)
 	}
 }
 
+/* hog_train_opts.linear's defaults (hog_trainer_ops.opts_init): --hot chosen
+ * from the features' frequencies, 64 coordinates per stripe's lock; --average
+ * off (the command line turns it on). */
+static void lin_opts_init(hog_train_opts *o)
+{
+	o->linear.hot = -1;
+	o->linear.stripes = 64;
+}
+
 static int lin_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err *err)
 {
 	int rc = eng_check_mode_opts(o, err);
@@ -654,6 +663,7 @@ const hog_trainer_ops hog_linear_trainer = {
 	.losses = 1u << HOG_LOSS_LOGISTIC | 1u << HOG_LOSS_HINGE | 1u << HOG_LOSS_SQUARED | 1u << HOG_LOSS_SOFTMAX,
 	.modes = ((1u << HOG_MODE_COUNT) - 1) | 1u << HOG_MODE_REPLICA, /* every common mode, replica; not grid */
 	.streams = 1,
+	.opts_init = lin_opts_init,
 	.check = lin_check,
 	.setup = lin_setup,
 	.worker_init = lin_worker_init,

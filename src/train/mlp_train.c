@@ -644,6 +644,12 @@ static void mlp_epoch_stats(hog_engine *e, hog_epoch_stats *s)
 
 /* ------------------------------------------------------------ options */
 
+/* hog_train_opts.mlp's defaults (hog_trainer_ops.opts_init): a batch of 32. */
+static void mlp_opts_init(hog_train_opts *o)
+{
+	o->mlp.batch = 32;
+}
+
 /* Step size when none is given: softmax regression takes the linear model's
  * 1/(1 + mean |x|^2) of the (scaled: @p sc, may be NULL) inputs for a batch of
  * B, B/(B + mean |x|^2): the step on the batch's mean gradient, each example
@@ -756,6 +762,7 @@ const hog_trainer_ops hog_mlp_trainer = {
 	.losses = 1u << HOG_LOSS_LOGISTIC | 1u << HOG_LOSS_SOFTMAX, /* cross-entropy */
 	.modes = 1u << HOG_MODE_SERIAL | 1u << HOG_MODE_LOCKFREE | 1u << HOG_MODE_BUFFERED | 1u << HOG_MODE_ATOMIC |
 	         1u << HOG_MODE_LOCKED,
+	.opts_init = mlp_opts_init,
 	.check = mlp_check,
 	.setup = mlp_setup,
 	.worker_init = mlp_worker_init,

@@ -28,6 +28,7 @@
  */
 #include "model/linear.h"
 #include "sys/err.h"
+#include "sys/hash.h"
 #include "sys/names.h"
 #include "train/engine.h"
 #include "train/kernel.h"
@@ -566,6 +567,16 @@ static void lin_opts_init(hog_train_opts *o)
 	o->linear.stripes = 64;
 }
 
+/* hog_train_opts.linear's part of the options hash (hog_trainer_ops.opts_hash):
+ * --hot, --stripe-size, --average. --node-sync is left out, as it always was:
+ * a checkpoint resumes on a machine of other NUMA nodes. */
+static uint64_t lin_opts_hash(const hog_train_opts *o, uint64_t h)
+{
+	const hog_linear_opts *lo = &o->linear;
+	int64_t v[] = { lo->hot, lo->stripes, lo->average };
+	return hog_fnv(h, v, sizeof v);
+}
+
 static int lin_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err *err)
 {
 	int rc = eng_check_mode_opts(o, err);
@@ -664,6 +675,7 @@ const hog_trainer_ops hog_linear_trainer = {
 	.modes = ((1u << HOG_MODE_COUNT) - 1) | 1u << HOG_MODE_REPLICA, /* every common mode, replica; not grid */
 	.streams = 1,
 	.opts_init = lin_opts_init,
+	.opts_hash = lin_opts_hash,
 	.check = lin_check,
 	.setup = lin_setup,
 	.worker_init = lin_worker_init,

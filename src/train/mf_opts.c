@@ -1,6 +1,6 @@
 /* The mf model's options (mf_opts.h): its own group, hog_train_opts.mf
- * (--rank, --biases, --grid) and its defaults, and the check of every option
- * as mf takes it.
+ * (--rank, --biases, --grid), its defaults and its part of the options hash,
+ * and the check of every option as mf takes it.
  *
  * Defaults when left unset (why):
  *   lr   sgd 0.03, adagrad 0.1 (LIBMF's alpha for the same per-row rule). On
@@ -21,6 +21,7 @@
 #include "train/mf_opts.h"
 #include "model/mf.h"
 #include "sys/err.h"
+#include "sys/hash.h"
 #include <math.h>
 
 #define MF_DEFAULT_RANK 32u
@@ -30,6 +31,13 @@
 void mf_opts_init(hog_train_opts *o)
 {
 	o->mf.rank = MF_DEFAULT_RANK;
+}
+
+uint64_t mf_opts_hash(const hog_train_opts *o, uint64_t h)
+{
+	const hog_mf_opts *m = &o->mf;
+	int64_t v[] = { m->rank, m->biases, m->grid };
+	return hog_fnv(h, v, sizeof v);
 }
 
 int mf_opts_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err *err)

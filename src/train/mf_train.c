@@ -1,5 +1,5 @@
 /* The mf model's part of the training engine (engine.h): its trainer table
- * (its options' defaults and checks are in mf_opts.c), the shared
+ * (its options' defaults, checks and hash are in mf_opts.c), the shared
  * factors and their initialization, each worker's shard, the rounds of its
  * kernel (mf_kernel.h) specialized per (mode, rule, biases) and picked once,
  * the grid mode's blocks (mf_grid.h), test evaluation, and the conversion to
@@ -711,6 +711,7 @@ const hog_trainer_ops hog_mf_trainer = {
 	.modes = 1u << HOG_MODE_SERIAL | 1u << HOG_MODE_LOCKFREE | 1u << HOG_MODE_ATOMIC | 1u << HOG_MODE_STRIPED |
 	         1u << HOG_MODE_LOCKED | 1u << HOG_MODE_GRID,
 	.opts_init = mf_opts_init,
+	.opts_hash = mf_opts_hash,
 	.check = mf_opts_check,
 	.setup = mf_setup,
 	.worker_init = mf_worker_init,

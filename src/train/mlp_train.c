@@ -36,6 +36,7 @@
 #include "backend/backend.h"
 #include "model/mlp.h"
 #include "sys/err.h"
+#include "sys/hash.h"
 #include "sys/names.h"
 #include "train/engine.h"
 #include <errno.h>
@@ -650,6 +651,17 @@ static void mlp_opts_init(hog_train_opts *o)
 	o->mlp.batch = 32;
 }
 
+/* hog_train_opts.mlp's part of the options hash (hog_trainer_ops.opts_hash):
+ * the layers, the batch and the momentum (as check settled it); not the
+ * device, which a run may change on resume. */
+static uint64_t mlp_opts_hash(const hog_train_opts *o, uint64_t h)
+{
+	const hog_mlp_opts *m = &o->mlp;
+	int64_t v[] = { m->batch, m->nlayers, (int64_t)(m->momentum * 1e9) };
+	h = hog_fnv(h, v, sizeof v);
+	return hog_fnv(h, m->layers, (size_t)(m->nlayers > 0 ? m->nlayers : 0) * sizeof *m->layers);
+}
+
 /* Step size when none is given: softmax regression takes the linear model's
  * 1/(1 + mean |x|^2) of the (scaled: @p sc, may be NULL) inputs for a batch of
  * B, B/(B + mean |x|^2): the step on the batch's mean gradient, each example
@@ -763,6 +775,7 @@ const hog_trainer_ops hog_mlp_trainer = {
 	.modes = 1u << HOG_MODE_SERIAL | 1u << HOG_MODE_LOCKFREE | 1u << HOG_MODE_BUFFERED | 1u << HOG_MODE_ATOMIC |
 	         1u << HOG_MODE_LOCKED,
 	.opts_init = mlp_opts_init,
+	.opts_hash = mlp_opts_hash,
 	.check = mlp_check,
 	.setup = mlp_setup,
 	.worker_init = mlp_worker_init,

@@ -1,7 +1,10 @@
 /* The mlp on the training engine (engine.h): shared weights, the workers'
- * mini-batches through a compute backend (backend.h), the update modes, and
- * evaluation. Multinomial logistic regression (--model linear --loss softmax)
- * is this trainer with no hidden layers (train.c routes it here).
+ * mini-batches through a compute backend, the update modes, and evaluation.
+ * The backend is opened through the public API (hog_backend_open) and used
+ * through model/mlp.h (the passes, the buffers): this file includes no
+ * backend/ header (cli -> train -> model -> backend). Multinomial logistic
+ * regression (--model linear --loss softmax) is this trainer with no hidden
+ * layers (train.c routes it here).
  *
  * A worker's batch: gather B examples of its shard (dense rows, or a CSR block
  * whose first layer is a sparse-times-dense product), read the shared weights
@@ -33,7 +36,6 @@
  * Work units (hog_epoch_stats.nnz): the floating-point operations of the
  * batch's matrix products (2 per multiply-add, forward and backward).
  */
-#include "backend/backend.h"
 #include "model/mlp.h"
 #include "sys/err.h"
 #include "sys/hash.h"
@@ -96,7 +98,7 @@ static int wbuf(mlp_worker *w, size_t bytes, void *dev, void *host)
 	void *d = NULL, *h = NULL;
 	if (w->nbufs >= MAX_BUFS) /* (a new buffer needs a larger MAX_BUFS) */
 		return hog_err_set(&w->err, ENOMEM, "mlp: more than %d work buffers", MAX_BUFS);
-	int rc = hog_backend_alloc(w->b, bytes ? bytes : 4, &d, &w->err);
+	int rc = hog_mlp_buf_alloc(w->b, bytes ? bytes : 4, &d, &w->err);
 	if (rc)
 		return rc;
 	if (w->host)
@@ -113,12 +115,12 @@ static int wbuf(mlp_worker *w, size_t bytes, void *dev, void *host)
 
 static int up(mlp_worker *w, void *d, const void *h, size_t bytes)
 {
-	return w->host || !bytes ? 0 : hog_backend_upload(w->b, d, h, bytes, &w->err);
+	return w->host || !bytes ? 0 : hog_mlp_buf_upload(w->b, d, h, bytes, &w->err);
 }
 
 static int down(mlp_worker *w, void *h, const void *d, size_t bytes)
 {
-	return w->host || !bytes ? 0 : hog_backend_download(w->b, h, d, bytes, &w->err);
+	return w->host || !bytes ? 0 : hog_mlp_buf_download(w->b, h, d, bytes, &w->err);
 }
 
 /* ------------------------------------------------------------ updates */
@@ -475,7 +477,7 @@ static int mlp_worker_init(hog_engine *e, eng_worker *ew)
 	int rc = hog_backend_open(&w->b, e->o.mlp.device, 0, &w->err);
 	if (rc)
 		return rc;
-	w->host = hog_backend_is_host(w->b);
+	w->host = hog_mlp_buf_host(w->b);
 	const size_t B = w->B = (int)e->o.mlp.batch, F = sizeof(float);
 	const int buffered = e->o.mode == HOG_MODE_BUFFERED;
 	if ((rc = wbuf(w, s->np * F, &w->W, &w->hW)) ||
@@ -525,7 +527,7 @@ static void mlp_worker_free(hog_engine *e, eng_worker *ew)
 	if (!w)
 		return;
 	for (int k = 0; k < w->nbufs; k++) {
-		hog_backend_release(w->b, w->bufs[k][0]);
+		hog_mlp_buf_release(w->b, w->bufs[k][0]);
 		free(w->bufs[k][1]);
 	}
 	hog_backend_close(w->b);

@@ -660,7 +660,7 @@ static enum hog_mode lin_default_mode(const hog_train_opts *o)
 }
 
 /* Multinomial logistic regression (--loss softmax) is the mlp with no hidden
- * layers: its trainer runs it (mlp_check makes the run's model kind mlp). */
+ * layers: its trainer runs it (mlp_opts_check makes the run's model kind mlp). */
 static const hog_trainer_ops *lin_route(const hog_train_opts *o)
 {
 	return o->loss == HOG_LOSS_SOFTMAX ? &hog_mlp_trainer : &hog_linear_trainer;

@@ -225,6 +225,51 @@ typedef struct hog_progress {
  * run as over 20 epochs. */
 #define HOG_EPOCHS_VISITS (1u << 18)
 
+/** @name Each model's own options
+ * hog_train_opts keeps the options every model (or the engine) reads at its top
+ * level, and each model's own in a group named after the model, read by that
+ * model's trainer alone (its file in src/train/ fills the group's defaults,
+ * checks it and adds it to the options hash a checkpoint keeps); another
+ * model's group is ignored. An option two models read (--delay, --flush-every)
+ * stays at the top level.
+ * @{ */
+/** The linear model's (hog_train_opts.linear). */
+typedef struct hog_linear_opts {
+	int hot;                   /**< buffered: hot coordinates (-1, the default: chosen from
+	                                frequencies); replica: features averaged */
+	int node_sync;             /**< replica on several NUMA nodes: flushes of each node's first
+	                                worker between syncs of its node replica with the global
+	                                model (0, the default: 1; bound workers only, not
+	                                HOG_BIND_NONE on this machine); -1: no node replicas, the
+	                                one-level mode whatever the nodes (to compare the two) */
+	int stripes;               /**< striped: coordinates per lock; default 64 */
+	int average;               /**< hand back (and evaluate) the average of the last epoch's
+	                                iterates instead of the last one (averaged SGD, kept
+	                                sparse); checkpoints keep the iterate itself. Default 0 here;
+	                                the command line turns it on */
+} hog_linear_opts;
+
+/** Matrix factorization's (hog_train_opts.mf). */
+typedef struct hog_mf_opts {
+	uint32_t rank;             /**< factors per user and item; default 32 */
+	int biases;                /**< learn a global mean and user and item biases */
+	uint32_t grid;             /**< grid mode: blocks per side (0: 2 * threads + 1) */
+} hog_mf_opts;
+
+/** The mlp's (hog_train_opts.mlp); also what linear with the softmax loss
+ * trains with, as the mlp with no hidden layers. */
+typedef struct hog_mlp_opts {
+	uint32_t layers[8];        /**< widths of the hidden layers (ReLU) */
+	int nlayers;               /**< hidden layers, 0..8 (default 0: softmax regression) */
+	uint32_t batch;            /**< examples per mini-batch (default 32) */
+	double momentum;           /**< sgd: momentum mu of v = mu v + g, w -= lr v (default 0) */
+	int momentum_auto;         /**< 1: a network with hidden layers trained with sgd and
+	                                momentum 0 takes 0.9 (scikit-learn's sgd solver's; the
+	                                command line sets it until --momentum is given) */
+	const char *device;        /**< backend of every worker, "cpu" (NULL) or "cuda[:N]" */
+} hog_mlp_opts;
+/** @} */
+
 /** Everything that says how to train; hog_train_opts_init() fills the defaults. */
 typedef struct hog_train_opts {
 	enum hog_model_kind model; /**< default linear */
@@ -246,22 +291,12 @@ typedef struct hog_train_opts {
 	double l2;                 /**< lambda of (lambda/2)|w|^2 next to the mean loss; default 1e-6 */
 	double adagrad_beta;       /**< beta of AdaGrad/AdaRevision; default 1 */
 	uint64_t seed;             /**< shuffling and sharding; default 1 */
-	int delay;                 /**< apply each update K examples after its read; default 0 */
-	int hot;                   /**< buffered: hot coordinates (-1: chosen from frequencies) */
+	int delay;                 /**< apply each update K examples after its read; default 0
+	                                (linear; the other models refuse it) */
 	int flush_every;           /**< buffered, replica: examples between flushes (0, the default:
-	                                buffered 1024, replica 16384 with average,
-	                                4096 without) */
-	int node_sync;             /**< replica on several NUMA nodes: flushes of each node's first
-	                                worker between syncs of its node replica with the global
-	                                model (0, the default: 1; bound workers only, not
-	                                HOG_BIND_NONE on this machine); -1: no node replicas, the
-	                                one-level mode whatever the nodes (to compare the two) */
-	int stripes;               /**< striped: coordinates per lock; default 64 */
+	                                linear buffered 1024, replica 16384 with average, 4096
+	                                without; the mlp's buffered mode reads it too) */
 	int measure_delay;         /**< sample the delay between read and write (1 in 64 examples) */
-	int average;               /**< linear: hand back (and evaluate) the average of the last
-	                                epoch's iterates instead of the last one (averaged SGD, kept
-	                                sparse); checkpoints keep the iterate itself. Default 0 here;
-	                                the command line turns it on */
 	int normalize;             /**< enum hog_normalize: every model that takes features scales
 	                                each feature by 1 / max |x| over the training set (rounded
 	                                to a power of two; the mlp its first layer's inputs); the
@@ -271,9 +306,6 @@ typedef struct hog_train_opts {
 	                                labels train softmax, regression labels squared (a note
 	                                says so); 0 (the default here): the loss as given. The
 	                                command line sets it when --loss is not given */
-	uint32_t rank;             /**< mf: factors per user and item; default 32 */
-	int biases;                /**< mf: learn a global mean and user and item biases */
-	uint32_t grid;             /**< mf grid mode: blocks per side (0: 2 * threads + 1) */
 	uint64_t sync_every;       /**< MPI: examples per rank between averagings of the ranks'
 	                                models (0: every round, 32768 per worker); rounds are
 	                                sized so that an averaging falls on a round boundary */
@@ -284,14 +316,9 @@ typedef struct hog_train_opts {
 	                                the data set, the chunks in a new random order each
 	                                epoch, each chunk's examples in turn (the rows stream
 	                                from memory instead of one random row per example) */
-	uint32_t layers[8];        /**< mlp: widths of the hidden layers (ReLU) */
-	int nlayers;               /**< mlp: hidden layers, 0..8 (default 0: softmax regression) */
-	uint32_t batch;            /**< mlp: examples per mini-batch (default 32) */
-	double momentum;           /**< mlp, sgd: momentum mu of v = mu v + g, w -= lr v (default 0) */
-	int momentum_auto;         /**< 1: a network with hidden layers trained with sgd and
-	                                momentum 0 takes 0.9 (scikit-learn's sgd solver's; the
-	                                command line sets it until --momentum is given) */
-	const char *device;        /**< mlp: backend of every worker, "cpu" (NULL) or "cuda[:N]" */
+	hog_linear_opts linear;    /**< --model linear's own options */
+	hog_mf_opts mf;            /**< --model mf's own options */
+	hog_mlp_opts mlp;          /**< --model mlp's own options (and linear --loss softmax's) */
 	uint32_t round_examples;   /**< examples per worker between meetings of the team, where
 	                                stop requests, checkpoints and progress are handled
 	                                (default 32768) */

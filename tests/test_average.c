@@ -226,7 +226,7 @@ static void test_average_is_running_mean(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
 	for (int epochs = 1; epochs <= 3; epochs += 2) {
 		hog_train_opts o = serial_opts(epochs);
-		o.average = 1;
+		o.linear.average = 1;
 		hog_model *m = NULL;
 		hog_err err;
 		CU_ASSERT_EQUAL_FATAL(hog_train(d, NULL, &o, &m, NULL, &err), 0);
@@ -367,7 +367,7 @@ static void test_last_epoch_is_best(void)
 		CU_ASSERT_PTR_NOT_NULL_FATAL(tr);
 		hog_train_opts o;
 		hog_train_opts_init(&o);
-		o.average = 1; /* the command line's default */
+		o.linear.average = 1; /* the command line's default */
 		o.bind = HOG_BIND_NONE;
 		o.mode = HOG_MODE_SERIAL;
 		o.epochs = 10;
@@ -412,7 +412,7 @@ static void test_consume_equals_copy(void)
 		hog_train_opts o = serial_opts(2);
 		o.mode = modes[k];
 		o.threads = 1;
-		o.average = k != 3;
+		o.linear.average = k != 3;
 		o.normalize = k >= 2;
 		hog_model *a = NULL, *b = NULL;
 		hog_err err;
@@ -446,7 +446,7 @@ static void test_stream_is_the_plain_loop(void)
 	const char *path = tu_path("stream.lmdb");
 	for (int av = 0; av < 2; av++) {
 		hog_train_opts o = serial_opts(3);
-		o.average = av;
+		o.linear.average = av;
 		hog_model *m = NULL;
 		hog_err err;
 		int rc = hog_train_stream(path, NULL, &o, &m, NULL, &err);
@@ -477,7 +477,7 @@ static void test_stream_is_the_plain_loop(void)
 	hog_train_opts o;
 	hog_train_opts_init(&o);
 	o.bind = HOG_BIND_NONE;
-	o.average = 1;
+	o.linear.average = 1;
 	o.threads = 2;
 	o.epochs = 5;
 	hog_train_result a, b;
@@ -513,7 +513,7 @@ static void test_stream_resume(void)
 	const char *path = tu_path("stream.lmdb"), *ck = tu_path("stream.ckpt"); /* (made by the test above) */
 	hog_train_opts o = serial_opts(3);
 	o.round_examples = 700; /* rounds end inside blocks of 500 */
-	o.average = 1;
+	o.linear.average = 1;
 	hog_model *straight = NULL, *m = NULL, *resumed = NULL;
 	hog_err err;
 	CU_ASSERT_EQUAL_FATAL(hog_train_stream(path, NULL, &o, &straight, NULL, &err), 0);

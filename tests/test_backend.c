@@ -933,8 +933,8 @@ static void test_backend_cpu_never_asks(void)
 	hog_train_opts o;
 	hog_train_opts_init(&o);
 	o.model = HOG_MODEL_MLP;
-	o.layers[0] = 4;
-	o.nlayers = 1;
+	o.mlp.layers[0] = 4;
+	o.mlp.nlayers = 1;
 	o.epochs = 1;
 	o.threads = 2;
 	o.bind = HOG_BIND_NONE;

@@ -131,10 +131,10 @@ static hog_train_opts cli_defaults(void)
 	hog_train_opts_init(&o);
 	o.mode = HOG_MODE_SERIAL;
 	o.bind = HOG_BIND_NONE;
-	o.average = 1;
+	o.linear.average = 1;
 	o.normalize = HOG_NORMALIZE_AUTO;
 	o.loss_from_task = 1;
-	o.momentum_auto = 1;
+	o.mlp.momentum_auto = 1;
 	o.epochs = 0;
 	return o;
 }
@@ -187,8 +187,8 @@ static void scaled_mlp_case(enum hog_kind kind, int nlayers)
 	o.mode = HOG_MODE_SERIAL;
 	o.bind = HOG_BIND_NONE;
 	o.model = HOG_MODEL_MLP;
-	o.nlayers = nlayers;
-	o.layers[0] = 8;
+	o.mlp.nlayers = nlayers;
+	o.mlp.layers[0] = 8;
 	o.epochs = 3;
 	o.rule = nlayers ? HOG_RULE_ADAGRAD : HOG_RULE_SGD; /* (the state travels in the checkpoint) */
 	o.normalize = HOG_NORMALIZE_ON;
@@ -265,8 +265,8 @@ static void raw_case(const char *name, enum hog_kind kind, uint32_t classes, enu
 	hog_data *rtr = load(p[0]), *rte = load(p[1]), *htr = load(p[2]), *hte = load(p[3]);
 	hog_train_opts o = cli_defaults();
 	o.model = model;
-	o.nlayers = hidden ? 1 : 0;
-	o.layers[0] = 16;
+	o.mlp.nlayers = hidden ? 1 : 0;
+	o.mlp.layers[0] = 16;
 	int one_r, one_h, one_off;
 	hog_model *mr = train_ok(rtr, &o, NULL), *mh = train_ok(htr, &o, NULL);
 	double ar = accuracy(mr, rte, &one_r), ah = accuracy(mh, hte, &one_h);
@@ -358,20 +358,20 @@ static void test_momentum_auto(void)
 		{ 1, HOG_RULE_SGD, 0, 0.9 }, { 0, HOG_RULE_SGD, 0, 0 }, { 1, HOG_RULE_ADAGRAD, 0, 0 }, { 1, HOG_RULE_SGD, 0.5, 0.5 },
 	};
 	for (int k = 0; k < 4; k++) {
-		o.nlayers = c[k].nlayers;
-		o.layers[0] = 4;
+		o.mlp.nlayers = c[k].nlayers;
+		o.mlp.layers[0] = 4;
 		o.rule = c[k].rule;
-		o.momentum = c[k].given;
+		o.mlp.momentum = c[k].given;
 		hog_model *m = train_ok(d, &o, NULL);
 		hog_model_info info;
 		hog_model_info_get(m, &info);
 		CU_ASSERT_DOUBLE_EQUAL(info.momentum, c[k].want, 1e-12);
 		hog_model_free(m);
 	}
-	o.momentum_auto = 0; /* (the library's default: as given) */
-	o.nlayers = 1;
+	o.mlp.momentum_auto = 0; /* (the library's default: as given) */
+	o.mlp.nlayers = 1;
 	o.rule = HOG_RULE_SGD;
-	o.momentum = 0;
+	o.mlp.momentum = 0;
 	hog_model *m = train_ok(d, &o, NULL);
 	hog_model_info info;
 	hog_model_info_get(m, &info);

@@ -135,7 +135,7 @@ static hog_train_opts opts_of(const run *r, double lr)
 	o.model = r->model;
 	o.loss = r->loss;
 	o.rule = r->rule;
-	o.average = r->average;
+	o.linear.average = r->average;
 	o.mode = HOG_MODE_LOCKFREE;
 	o.threads = 2;
 	o.epochs = 3;

@@ -470,8 +470,8 @@ static void mf_opts(hog_train_opts *o, enum hog_mode mode, enum hog_rule rule, i
 	o->mode = mode;
 	o->rule = rule;
 	o->threads = threads;
-	o->rank = 8;
-	o->biases = 1;
+	o->mf.rank = 8;
+	o->mf.biases = 1;
 	o->epochs = 20; /* near convergence: seeds then move the test RMSE by ~0.2% */
 	o->lr = rule == HOG_RULE_SGD ? 0.05 : 0;
 	o->seed = 7;
@@ -573,7 +573,7 @@ static void test_unseen(void)
 	for (int bias = 0; bias < 2; bias++) {
 		hog_train_opts o;
 		mf_opts(&o, HOG_MODE_SERIAL, HOG_RULE_SGD, 1);
-		o.biases = bias;
+		o.mf.biases = bias;
 		o.lr = 0.05;
 		hog_model *m = NULL;
 		CU_ASSERT_FATAL(hog_train(tr, te, &o, &m, NULL, &err) == 0);
@@ -649,7 +649,7 @@ static void test_save_load_resume(void)
 	CU_ASSERT_EQUAL(r.epochs_done, 4);
 	hog_model_free(res);
 	/* a checkpoint of another rank does not fit */
-	o.rank = 9;
+	o.mf.rank = 9;
 	hog_model *bad = NULL;
 	CU_ASSERT_NOT_EQUAL(hog_train(mf_tr, NULL, &o, &bad, NULL, &err), 0);
 	hog_model_free(bad);
@@ -734,16 +734,16 @@ static void test_refused(void)
 	CU_ASSERT_EQUAL(hog_train(mf_tr, NULL, &o, &m, NULL, &err), HOG_ECONFIG);
 	CU_ASSERT(strstr(err.msg, "buffered") != NULL);
 	o.mode = HOG_MODE_GRID;
-	o.grid = 1;
+	o.mf.grid = 1;
 	CU_ASSERT_EQUAL(hog_train(mf_tr, NULL, &o, &m, NULL, &err), HOG_ECONFIG);
 	CU_ASSERT(strstr(err.msg, "--grid 1") != NULL);
 	o.mode = HOG_MODE_LOCKFREE;
 	CU_ASSERT_EQUAL(hog_train(mf_tr, NULL, &o, &m, NULL, &err), HOG_ECONFIG);
-	o.grid = 0;
+	o.mf.grid = 0;
 	o.loss = HOG_LOSS_HINGE;
 	CU_ASSERT_EQUAL(hog_train(mf_tr, NULL, &o, &m, NULL, &err), HOG_ECONFIG);
 	o.loss = HOG_LOSS_SQUARED;
-	o.rank = HOG_MF_RANK_MAX + 1;
+	o.mf.rank = HOG_MF_RANK_MAX + 1;
 	CU_ASSERT_EQUAL(hog_train(mf_tr, NULL, &o, &m, NULL, &err), HOG_ECONFIG);
 	CU_ASSERT(m == NULL);
 	/* an mf model evaluated on a sparse set */

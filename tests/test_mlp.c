@@ -44,8 +44,8 @@ static hog_train_opts mlp_opts(enum hog_mode mode, int threads, int epochs)
 	o.threads = threads;
 	o.epochs = epochs;
 	o.bind = HOG_BIND_NONE;
-	o.nlayers = 1;
-	o.layers[0] = 32;
+	o.mlp.nlayers = 1;
+	o.mlp.layers[0] = 32;
 	o.lr = 0.05;
 	return o;
 }
@@ -202,7 +202,7 @@ static void test_gradient_sparse(void)
 static void test_serial_reproducible(void)
 {
 	hog_train_opts o = mlp_opts(HOG_MODE_SERIAL, 1, 2);
-	o.momentum = 0.5;
+	o.mlp.momentum = 0.5;
 	hog_model *a = train_ok(dtr, NULL, &o, NULL), *b = train_ok(dtr, NULL, &o, NULL);
 	CU_ASSERT_EQUAL_FATAL(a->nparams, b->nparams);
 	CU_ASSERT(!memcmp(a->params, b->params, a->nparams * sizeof(float)));
@@ -276,7 +276,7 @@ static void test_softmax_two_classes_is_logistic(void)
 		hog_train_opts o = mlp_opts(HOG_MODE_SERIAL, 1, 2);
 		o.model = HOG_MODEL_LINEAR;
 		o.loss = HOG_LOSS_SOFTMAX;
-		o.nlayers = 0;
+		o.mlp.nlayers = 0;
 		o.l2 = 0;
 		o.lr = 0.1;
 		hog_model *sm = train_ok(mc, NULL, &o, NULL);
@@ -316,7 +316,7 @@ static void test_softmax_two_classes_is_logistic(void)
 			hog_model *lin = train_ok(bin, NULL, &lo, NULL);
 			o.model = HOG_MODEL_LINEAR; /* the same per-example steps: batch 1, lr / 2 */
 			o.loss = HOG_LOSS_SOFTMAX;
-			o.batch = 1;
+			o.mlp.batch = 1;
 			o.lr = 0.25;
 			o.epochs = 8;
 			hog_model *sm1 = train_ok(mc, NULL, &o, NULL);
@@ -342,10 +342,10 @@ static void test_save_load_and_resume(void)
 {
 	hog_train_result res;
 	hog_train_opts o = mlp_opts(HOG_MODE_SERIAL, 1, 3);
-	o.momentum = 0.9;
+	o.mlp.momentum = 0.9;
 	o.lr = 0.01;
-	o.nlayers = 2;
-	o.layers[1] = 7;
+	o.mlp.nlayers = 2;
+	o.mlp.layers[1] = 7;
 	hog_model *m = train_ok(dtr, dte, &o, &res);
 	hog_err err;
 	const char *path = tu_path("mlp.model");
@@ -406,7 +406,7 @@ static void test_save_load_and_resume(void)
 	CU_ASSERT_EQUAL_FATAL(r->nparams, m->nparams);
 	CU_ASSERT(!memcmp(r->params, m->params, m->nparams * sizeof(float)));
 	/* resuming with other layers is refused by name */
-	o.layers[1] = 8;
+	o.mlp.layers[1] = 8;
 	hog_model *x = NULL;
 	CU_ASSERT_EQUAL(hog_train(dtr, NULL, &o, &x, NULL, &err), HOG_EMISMATCH);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "layers"));
@@ -432,7 +432,7 @@ static void test_stop_and_resume(void)
 	const enum hog_mode modes[] = { HOG_MODE_SERIAL, HOG_MODE_BUFFERED };
 	for (int i = 0; i < 2; i++) {
 		hog_train_opts o = mlp_opts(modes[i], 1, 3);
-		o.momentum = 0.5;
+		o.mlp.momentum = 0.5;
 		o.round_examples = 2048; /* stop requests are seen between rounds */
 		hog_model *straight = train_ok(dtr, NULL, &o, NULL);
 		o.checkpoint = tu_path("mlp_stop.ckpt");
@@ -512,7 +512,7 @@ static void test_wrong_kind_or_shape(void)
 	CU_ASSERT_EQUAL(hog_train(dtr, NULL, &b, &m, NULL, &err), HOG_ECONFIG);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "striped"));
 	b = o;
-	b.momentum = 0.5;
+	b.mlp.momentum = 0.5;
 	b.rule = HOG_RULE_ADAGRAD;
 	CU_ASSERT_EQUAL(hog_train(dtr, NULL, &b, &m, NULL, &err), HOG_ECONFIG);
 	b = o;
@@ -524,10 +524,10 @@ static void test_wrong_kind_or_shape(void)
 	CU_ASSERT_EQUAL(hog_train(dtr, NULL, &b, &m, NULL, &err), HOG_ECONFIG);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--layers"));
 	b = o;
-	b.device = "cuda";
+	b.mlp.device = "cuda";
 	int rc = hog_train(dtr, NULL, &b, &m, NULL, &err);
 	CU_ASSERT(hog_backend_has_cuda() ? rc != HOG_ENOTSUP : rc == HOG_ENOTSUP);
-	b.device = "tpu";
+	b.mlp.device = "tpu";
 	CU_ASSERT_EQUAL(hog_train(dtr, NULL, &b, &m, NULL, &err), HOG_ECONFIG);
 	CU_ASSERT_PTR_NULL(m);
 	hog_model_free(mm);

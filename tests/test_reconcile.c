@@ -111,8 +111,8 @@ static void mf_opts(hog_train_opts *o)
 	o->model = HOG_MODEL_MF;
 	o->mode = HOG_MODE_SERIAL;
 	o->threads = 1;
-	o->rank = 8;
-	o->biases = 1;
+	o->mf.rank = 8;
+	o->mf.biases = 1;
 	o->epochs = 10;
 	o->lr = 0.05;
 	o->l2 = 0.05;

@@ -261,10 +261,10 @@ static double tr_run(enum hog_mode mode, int threads, const char *topo, int node
 	/* the CLI's default: the last epoch's mean, not its last iterate, whose loss
 	 * moves with the workers' interleaving (3 workers on 2 cores under TSan once
 	 * ended 0.5% above serial's) */
-	o.average = tr_average;
+	o.linear.average = tr_average;
 	o.bind = HOG_BIND_NONE;
 	o.topology = topo;
-	o.node_sync = node_sync;
+	o.linear.node_sync = node_sync;
 	o.on_note = tr_on_note;
 	o.ud = nt;
 	hog_err err = { 0 };
@@ -354,7 +354,7 @@ static void test_replica_bad_node_sync(void)
 	hog_train_opts o;
 	hog_train_opts_init(&o);
 	o.mode = HOG_MODE_REPLICA;
-	o.node_sync = -2;
+	o.linear.node_sync = -2;
 	hog_err err = { 0 };
 	CU_ASSERT_EQUAL(hog_train(tr, NULL, &o, NULL, NULL, &err), HOG_ECONFIG);
 	CU_ASSERT(strstr(err.msg, "--node-sync must be off (-1) or at least 1, not -2") != NULL);

@@ -154,7 +154,7 @@ static void test_flush_interval_small_dense(void)
 	hog_train_opts s = opts(HOG_MODEL_LINEAR, 1, 300);
 	s.loss = HOG_LOSS_SQUARED;
 	s.backoff = 0.995; /* the step stays up long, as --epochs auto's stretched backoff keeps it */
-	s.average = 1;   /* the command line's default */
+	s.linear.average = 1;   /* the command line's default */
 	s.mode = HOG_MODE_SERIAL;
 	hog_train_result rs;
 	hog_model *ms = NULL;
@@ -215,7 +215,7 @@ static void test_grid_default_small_set(void)
 		fprintf(stderr, "\ntiny grid: %s\n", err.msg);
 	CU_ASSERT_EQUAL(rc, 0);
 	CU_ASSERT(rc || isfinite(r.last.train_loss));
-	o.grid = 9;
+	o.mf.grid = 9;
 	CU_ASSERT_EQUAL(hog_train(d, NULL, &o, NULL, &r, &err), HOG_ECONFIG);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--grid 9"));
 	hog_data_free(d);

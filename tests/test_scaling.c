@@ -138,7 +138,7 @@ static double test_loss_of(enum hog_mode mode, int threads, int hot, hog_train_r
 	o.threads = threads;
 	o.epochs = 4;
 	o.bind = HOG_BIND_NONE;
-	o.hot = hot;
+	o.linear.hot = hot;
 	int rc = hog_train(tr, te, &o, NULL, res, &err);
 	if (rc)
 		fprintf(stderr, "%s: %s\n", hog_mode_name(mode), err.msg);
@@ -199,7 +199,7 @@ static void test_replica_takes_on_touch(void)
 			o.threads = 1;
 			o.bind = HOG_BIND_NONE;
 			o.mode = HOG_MODE_SERIAL;
-			o.average = avg;
+			o.linear.average = avg;
 			hog_model *ms = NULL, *plain = NULL;
 			hog_err err = { 0 };
 			CU_ASSERT_EQUAL_FATAL(hog_train(tr, NULL, &o, &ms, NULL, &err), 0);
@@ -226,7 +226,7 @@ static void test_replica_takes_on_touch(void)
 			}
 			if (avg) { /* ... and the average is not the last iterate: the test can fail */
 				o.mode = HOG_MODE_SERIAL;
-				o.average = 0;
+				o.linear.average = 0;
 				CU_ASSERT_EQUAL_FATAL(hog_train(tr, NULL, &o, &plain, NULL, &err), 0);
 				float *last = margins_of(plain, 3000);
 				double most = 0;

@@ -10,10 +10,10 @@
 void cli_train_opts_init(hog_train_opts *o)
 {
 	hog_train_opts_init(o);
-	o->average = 1;
+	o->linear.average = 1;
 	o->loss_from_task = 1; /* until --loss is given */
 	o->epochs = 0;         /* auto: 20, more for small sets (bench/results/accuracy.md) */
-	o->momentum_auto = 1;  /* mlp with hidden layers, sgd: 0.9 until --momentum is given */
+	o->mlp.momentum_auto = 1;  /* mlp with hidden layers, sgd: 0.9 until --momentum is given */
 	o->normalize = HOG_NORMALIZE_AUTO; /* raw scales work as given (bench/results/accuracy.md) */
 }
 
@@ -25,7 +25,7 @@ static int bad(const char *cmd, const char *opt, const char *arg, const char *wa
 /* "256,256": hidden widths; "" or "none": no hidden layer. */
 static int parse_layers(const char *cmd, const char *arg, hog_train_opts *o)
 {
-	o->nlayers = 0;
+	o->mlp.nlayers = 0;
 	if (!*arg || !strcmp(arg, "none"))
 		return 0;
 	char buf[256];
@@ -34,9 +34,9 @@ static int parse_layers(const char *cmd, const char *arg, hog_train_opts *o)
 	strcpy(buf, arg);
 	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		long w;
-		if (o->nlayers == 8 || cli_parse_int(t, 1, 65535, &w))
+		if (o->mlp.nlayers == 8 || cli_parse_int(t, 1, 65535, &w))
 			return bad(cmd, "layers", arg, "up to 8 comma-separated widths 1..65535");
-		o->layers[o->nlayers++] = (uint32_t)w;
+		o->mlp.layers[o->mlp.nlayers++] = (uint32_t)w;
 	}
 	return 0;
 }
@@ -96,7 +96,7 @@ static int run_option(const char *cmd, int c, const char *arg, hog_train_opts *o
 	case OPT_MEASURE_DELAY: o->measure_delay = 1; break;
 	case OPT_AVERAGE:
 		if (strcmp(arg, "on") && strcmp(arg, "off")) return bad(cmd, "average", arg, "on or off");
-		o->average = !strcmp(arg, "on");
+		o->linear.average = !strcmp(arg, "on");
 		break;
 	case OPT_NORMALIZE:
 		if (!arg || !strcmp(arg, "on")) o->normalize = HOG_NORMALIZE_ON;
@@ -168,7 +168,7 @@ static int mode_option(const char *cmd, int c, const char *arg, hog_train_opts *
 		break;
 	case OPT_HOT:
 		if (cli_parse_int(arg, 0, 1 << 24, &l)) return bad(cmd, "hot", arg, "a count of coordinates 0..16777216");
-		o->hot = (int)l;
+		o->linear.hot = (int)l;
 		break;
 	case OPT_FLUSH_EVERY:
 		if (cli_parse_int(arg, 1, 1 << 24, &l)) return bad(cmd, "flush-every", arg, "a count 1..16777216");
@@ -179,11 +179,11 @@ static int mode_option(const char *cmd, int c, const char *arg, hog_train_opts *
 			l = -1;
 		else if (cli_parse_int(arg, 1, 1 << 24, &l))
 			return bad(cmd, "node-sync", arg, "off or a count 1..16777216");
-		o->node_sync = (int)l;
+		o->linear.node_sync = (int)l;
 		break;
 	case OPT_STRIPE_SIZE:
 		if (cli_parse_int(arg, 1, 1 << 20, &l) || (l & (l - 1))) return bad(cmd, "stripe-size", arg, "a power of two 1..1048576");
-		o->stripes = (int)l;
+		o->linear.stripes = (int)l;
 		break;
 	default: return NOT_MINE;
 	}
@@ -200,12 +200,12 @@ static int model_option(const char *cmd, int c, const char *arg, hog_train_opts 
 	switch (c) {
 	case OPT_RANK:
 		if (cli_parse_int(arg, 1, 4096, &l)) return bad(cmd, "rank", arg, "a rank 1..4096");
-		o->rank = (uint32_t)l;
+		o->mf.rank = (uint32_t)l;
 		break;
-	case OPT_BIASES: o->biases = 1; break;
+	case OPT_BIASES: o->mf.biases = 1; break;
 	case OPT_GRID:
 		if (cli_parse_int(arg, 0, 65535, &l)) return bad(cmd, "grid", arg, "a block count per side 0..65535 (0: 2 * threads + 1)");
-		o->grid = (uint32_t)l;
+		o->mf.grid = (uint32_t)l;
 		break;
 	case OPT_SYNC_EVERY:
 		if (!hog_mpi_built())
@@ -221,12 +221,12 @@ static int model_option(const char *cmd, int c, const char *arg, hog_train_opts 
 	case OPT_LAYERS: return parse_layers(cmd, arg, o);
 	case OPT_BATCH:
 		if (cli_parse_int(arg, 1, 65536, &l)) return bad(cmd, "batch", arg, "a batch size 1..65536");
-		o->batch = (uint32_t)l;
+		o->mlp.batch = (uint32_t)l;
 		break;
 	case OPT_MOMENTUM:
 		if (cli_parse_double(arg, 0, 1, &d) || !(d < 1)) return bad(cmd, "momentum", arg, "a momentum in [0, 1)");
-		o->momentum = d;
-		o->momentum_auto = 0;
+		o->mlp.momentum = d;
+		o->mlp.momentum_auto = 0;
 		break;
 	case OPT_DEVICE: {
 		/* open it once here: a device this build or machine lacks is a usage error now,
@@ -237,7 +237,7 @@ static int model_option(const char *cmd, int c, const char *arg, hog_train_opts 
 		if (rc)
 			return cli_usage_error(cmd, NULL, "--device %s: %s", arg, err.msg);
 		hog_backend_close(b);
-		o->device = arg;
+		o->mlp.device = arg;
 		break;
 	}
 	default: return NOT_MINE;

@@ -307,3 +307,30 @@ const hog_model_kind_ops hog_mlp_kind = {
 	.eval = mlp_eval,
 	.info = mlp_info,
 };
+
+/* ---------------------------------------------- a trainer's buffers */
+
+int hog_mlp_buf_alloc(hog_backend *b, size_t bytes, void **out, hog_err *err)
+{
+	return hog_backend_alloc(b, bytes, out, err);
+}
+
+void hog_mlp_buf_release(hog_backend *b, void *p)
+{
+	hog_backend_release(b, p);
+}
+
+int hog_mlp_buf_upload(hog_backend *b, void *dst, const void *src, size_t bytes, hog_err *err)
+{
+	return hog_backend_upload(b, dst, src, bytes, err);
+}
+
+int hog_mlp_buf_download(hog_backend *b, void *dst, const void *src, size_t bytes, hog_err *err)
+{
+	return hog_backend_download(b, dst, src, bytes, err);
+}
+
+int hog_mlp_buf_host(const hog_backend *b)
+{
+	return hog_backend_is_host(b);
+}

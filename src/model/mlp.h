@@ -82,6 +82,18 @@ int hog_mlp_probs(hog_backend *b, const hog_mlp_shape *s, int rows, float *const
 int hog_mlp_backward(hog_backend *b, const hog_mlp_shape *s, const float *W, const hog_mlp_batch *x,
                      float *const *A, float *const *D, float *G, uint64_t *flops, hog_err *err);
 
+/* A worker's buffers on backend @p b (opened with hog_backend_open()), for
+ * the trainer, which reaches the backend through this header only (cli ->
+ * train -> model -> backend): memory for @p bytes, freed by
+ * hog_mlp_buf_release(); copies in and out of it; and whether the buffers
+ * are host memory that the host reads and writes directly (no copies then).
+ * Return 0 or the backend's code with @p err set. */
+int hog_mlp_buf_alloc(hog_backend *b, size_t bytes, void **out, hog_err *err);
+void hog_mlp_buf_release(hog_backend *b, void *p);
+int hog_mlp_buf_upload(hog_backend *b, void *dst, const void *src, size_t bytes, hog_err *err);
+int hog_mlp_buf_download(hog_backend *b, void *dst, const void *src, size_t bytes, hog_err *err);
+int hog_mlp_buf_host(const hog_backend *b);
+
 /* Evaluation figures from class probabilities (n x outputs, as the output layer
  * gives them: softmax rows, or sigmoid(margin) with one output) and the labels
  * of @p d: loss = logloss = mean -log p(label), accuracy; binary sets with one

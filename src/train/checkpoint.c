@@ -39,24 +39,19 @@ uint64_t eng_data_hash(const hog_data *d)
 }
 
 /* The options that change the result and are not in the model header (which
- * keeps lr, l2, schedule, seed ... and is compared field by field). The rank
- * count and averaging interval of an MPI run, and --no-shuffle, enter only
- * when set, so checkpoints of single runs keep their hash. */
-uint64_t eng_opts_hash(const hog_train_opts *o, int ranks)
+ * keeps lr, l2, schedule, seed ... and is compared field by field): the shared
+ * ones here, then the model's own (its trainer's opts_hash). The rank count
+ * and averaging interval enter only on several ranks (the interval means
+ * nothing on one); --shuffle-chunk only when it chunks. Checkpoints written
+ * before this formula carry eng_opts_hash_v1's (opts_hash_v1.c). */
+uint64_t eng_opts_hash(const hog_trainer_ops *ops, const hog_train_opts *o, int ranks)
 {
-	int64_t v[] = { o->model, o->mode, o->hot, o->flush_every, o->stripes, o->rank, o->biases, o->grid,
-		            o->delay, o->batch, o->nlayers, (int64_t)(o->momentum * 1e9) };
-	uint64_t h = hog_fnv(hog_fnv(HOG_FNV0, v, sizeof v), o->layers, o->nlayers * sizeof *o->layers);
-	if (o->no_shuffle)
-		h = hog_fnv(h, "noshuffle", 9);
-	if (o->shuffle_chunk > 1 && !o->no_shuffle) /* (hashed only when set: older checkpoints still fit) */
-		h = hog_fnv(h, &o->shuffle_chunk, sizeof o->shuffle_chunk);
-	if (ranks > 1) {
-		int64_t m[] = { ranks, (int64_t)o->sync_every };
-		h = hog_fnv(h, m, sizeof m);
-	}
-	int64_t later[] = { o->average, o->normalize }; /* hashed only when set: older checkpoints still fit */
-	return o->average || o->normalize ? hog_fnv(h, later, sizeof later) : h;
+	const int chunked = o->shuffle_chunk > 1 && !o->no_shuffle;
+	int64_t v[] = { o->model, o->mode, o->delay, o->flush_every, o->normalize, o->no_shuffle,
+		            chunked ? (int64_t)o->shuffle_chunk : 0, ranks > 1 ? ranks : 1,
+		            ranks > 1 ? (int64_t)o->sync_every : 0 };
+	uint64_t h = hog_fnv(hog_fnv(HOG_FNV0, "opts2", 5), v, sizeof v);
+	return ops && ops->opts_hash ? ops->opts_hash(o, h) : h;
 }
 
 /* Everything that must be the same on every MPI rank: opts_hash and the
@@ -211,6 +206,15 @@ int eng_write_checkpoint(hog_engine *e, int in_epoch)
 	return rc;
 }
 
+/* Whether a checkpoint's options hash @p h is that of this run's options on
+ * @p ranks ranks: this version's formula, or that of the checkpoints written
+ * before it (eng_opts_hash_v1), so those still resume. */
+static int ckpt_opts_fit(const hog_engine *e, uint64_t h, int ranks)
+{
+	const uint64_t now = ranks == e->ranks ? e->opts_hash : eng_opts_hash(e->ops, &e->o, ranks);
+	return h == now || h == eng_opts_hash_v1(&e->o, ranks);
+}
+
 /* A hyper-parameter of the checkpoint that differs from this run's, or NULL. */
 static const char *ckpt_differs(const hog_engine *e, const hog_model *m, const hog_ckpt *ck)
 {
@@ -235,7 +239,7 @@ static const char *ckpt_differs(const hog_engine *e, const hog_model *m, const h
 		return "warmup";
 	if (m->seed != o->seed)
 		return "seed";
-	if (ck->opts_hash && ck->opts_hash != e->opts_hash)
+	if (ck->opts_hash && !ckpt_opts_fit(e, ck->opts_hash, e->ranks))
 		return "mode, rank, biases, grid, delay, layers, batch, momentum, --shuffle-chunk or the buffered/striped "
 		       "settings";
 	return NULL;
@@ -247,7 +251,7 @@ static const char *ckpt_ranks(const hog_engine *e, const hog_ckpt *ck)
 {
 	static _Thread_local char msg[200];
 	for (int r = 1; r <= 4096; r++)
-		if (r != e->ranks && eng_opts_hash(&e->o, r) == ck->opts_hash) {
+		if (r != e->ranks && ckpt_opts_fit(e, ck->opts_hash, r)) {
 			snprintf(msg, sizeof msg, "the checkpoint was written by a run on %d MPI rank%s and this run has %d; "
 			         "resume with mpirun -np %d (each rank's share of the examples depends on it)",
 			         r, r == 1 ? "" : "s", e->ranks, r);
@@ -271,7 +275,7 @@ int eng_load_resume(hog_engine *e)
 	} else if (ck.data_hash && ck.data_hash != e->data_hash && !e->o.force_resume) {
 		rc = hog_err_set(e->err, HOG_EMISMATCH, "%s: the checkpoint was written for another training set "
 		                 "(its size or contents differ); resume with the same --data (or --force)", path);
-	} else if (!e->o.force_resume && ck.opts_hash && ck.opts_hash != e->opts_hash &&
+	} else if (!e->o.force_resume && ck.opts_hash && !ckpt_opts_fit(e, ck.opts_hash, e->ranks) &&
 	           (what = ckpt_ranks(e, &ck))) {
 		rc = hog_err_set(e->err, HOG_EMISMATCH, "%s: %s", path, what);
 	} else if (!e->o.force_resume && (what = ckpt_differs(e, m, &ck))) {

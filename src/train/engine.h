@@ -76,6 +76,16 @@ typedef struct hog_trainer_ops {
 	 * model kind its own); NULL: this one, always */
 	const struct hog_trainer_ops *(*route)(const hog_train_opts *o);
 	int streams;                /* 1: trains from e->store's blocks (hog_train_stream) */
+	/* optional: the defaults of the model's own options, its group of
+	 * hog_train_opts (hog_train_opts.linear, .mf, .mlp): hog_train_opts_init()
+	 * calls every built kind's, so that the engine names no model's option */
+	void (*opts_init)(hog_train_opts *o);
+	/* optional: the model's own options that change the result (its group of
+	 * hog_train_opts, and none of another model's), hashed onto @p h: the
+	 * engine hashes the shared ones and then this (eng_opts_hash), so that a
+	 * checkpoint of other options is refused on resume. Must be a pure
+	 * function of the options, the same on every MPI rank */
+	uint64_t (*opts_hash)(const hog_train_opts *o, uint64_t h);
 	/* The data sets and options this model takes, with a message naming what is
 	 * wrong; fills the model's defaults into *o (step size, rank ...). */
 	int (*check)(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err *err);
@@ -283,9 +293,9 @@ static inline void eng_worker_share(const hog_engine *e, const eng_worker *w, ui
 	*lo += a;
 	*hi += a;
 }
-/* mode_opts.c: the ranges of the update modes' own options (--delay,
- * --node-sync, --flush-every, --stripe-size), HOG_ECONFIG naming the option;
- * every trainer's check() calls it first, whether or not it uses them. */
+/* mode_opts.c: the ranges of the update modes' options that more than one
+ * model reads (--delay, --flush-every), HOG_ECONFIG naming the option; every
+ * trainer's check() calls it first, whether or not it uses them. */
 int eng_check_mode_opts(const hog_train_opts *o, hog_err *err);
 /* A worker's run-time error inside a round (a backend call that failed): the
  * team stops after the round and hog_train returns @p rc with @p msg. */
@@ -304,9 +314,14 @@ void eng_scales_from_max(float *mx, uint64_t n, int mode, uint64_t *changed);
 void eng_scales_settle(hog_train_opts *o, uint64_t changed, uint64_t dim);
 
 /* checkpoint.c: hashes of the training set and of the options that change the
- * result (checkpoints keep both), and of everything MPI ranks must share. */
+ * result (checkpoints keep both; the options': the shared ones, then @p ops's
+ * opts_hash of the model's own), and of everything MPI ranks must share. */
 uint64_t eng_data_hash(const hog_data *d);
-uint64_t eng_opts_hash(const hog_train_opts *o, int ranks);
+uint64_t eng_opts_hash(const struct hog_trainer_ops *ops, const hog_train_opts *o, int ranks);
+/* LEGACY (opts_hash_v1.c): the options hash of the checkpoints written before
+ * each trainer hashed its own options (up to 7103803), which resume still
+ * accepts. Nothing else may use it. */
+uint64_t eng_opts_hash_v1(const hog_train_opts *o, int ranks);
 uint64_t eng_run_hash(const hog_engine *e);
 /* Writes o.checkpoint (thread 0 of every rank, collective under MPI; @p in_epoch:
  * inside an epoch, with every worker's position). Returns 0 or a HOG_E* code. */

@@ -77,8 +77,8 @@ static void setup_private(hog_engine *e, lin_state *L, const uint64_t *cnt)
 	if (e->o.mode == HOG_MODE_BUFFERED) {
 		uint32_t hot = 1;
 		L->flush_every = e->o.flush_every ? (uint32_t)e->o.flush_every : lin_flush_cap(1024, share / 4);
-		if (e->o.hot >= 0)
-			hot = (uint32_t)e->o.hot + 1;
+		if (e->o.linear.hot >= 0)
+			hot = (uint32_t)e->o.linear.hot + 1;
 		else
 			while (hot < L->D && hot <= 65536 && cnt[L->inv[hot]] * (uint64_t)L->flush_every >= d->n)
 				hot++;
@@ -110,9 +110,10 @@ static void setup_private(hog_engine *e, lin_state *L, const uint64_t *cnt)
 	 * on the node-replica test's small set at 16384). */
 	if (e->o.mode == HOG_MODE_REPLICA) {
 		L->flush_every = e->o.flush_every ? (uint32_t)e->o.flush_every
-		                                  : lin_flush_cap(e->o.average ? 16384 : 4096, share / 4);
+		                                  : lin_flush_cap(e->o.linear.average ? 16384 : 4096, share / 4);
 		L->ks.hot = (uint32_t)L->D;
-		L->avg = e->o.hot > 0 ? (uint32_t)(e->o.hot + 1 < (int64_t)L->D ? e->o.hot + 1 : (int64_t)L->D) : 1;
+		const int hot = e->o.linear.hot;
+		L->avg = hot > 0 ? (uint32_t)(hot + 1 < (int64_t)L->D ? hot + 1 : (int64_t)L->D) : 1;
 		L->private_ = 1;
 		L->hot_shown = (int)L->avg - 1;
 	}
@@ -186,11 +187,11 @@ static int setup_features(hog_engine *e, lin_state *L)
  * line for the user naming them. */
 static int setup_nodes(hog_engine *e, lin_state *L)
 {
-	if (e->o.node_sync < 0) /* off: one level whatever the nodes */
+	if (e->o.linear.node_sync < 0) /* off: one level whatever the nodes */
 		return 0;
 	if (e->o.bind == HOG_BIND_NONE && hog_topo_is_real(e->topo))
 		return 0; /* unbound workers run on any node: no replica is theirs */
-	L->node_sync = e->o.node_sync ? (uint32_t)e->o.node_sync : 1;
+	L->node_sync = e->o.linear.node_sync ? (uint32_t)e->o.linear.node_sync : 1;
 	int rc = hog_topo_node_plan(e->plan, e->T, (int)L->node_sync, &L->np, e->err);
 	if (rc || L->np.nodes < 2)
 		return rc;
@@ -236,7 +237,7 @@ int lin_setup(hog_engine *e)
 		return hog_err_set(e->err, ENOMEM, "out of memory for the model");
 	if (e->o.mode == HOG_MODE_REPLICA && (rc = setup_nodes(e, L)))
 		return rc;
-	if (e->o.average) {
+	if (e->o.linear.average) {
 		if (!(L->A = hog_topo_alloc_interleaved(e->topo, L->D * sizeof *L->A)))
 			return hog_err_set(e->err, ENOMEM, "out of memory for the averaged model");
 		for (uint64_t v = 0; v < L->D; v++)
@@ -263,7 +264,7 @@ int lin_setup(hog_engine *e)
 	L->ks.P = L->P;
 	L->ks.reg = L->reg;
 	L->ks.beta = (float)e->o.adagrad_beta;
-	L->ks.stripe_shift = (uint32_t)__builtin_ctz((unsigned)e->o.stripes);
+	L->ks.stripe_shift = (uint32_t)__builtin_ctz((unsigned)e->o.linear.stripes);
 	L->nlocks = e->o.mode == HOG_MODE_STRIPED ? (uint32_t)((L->D >> L->ks.stripe_shift) + 1) : 1;
 	if (!(L->locks = aligned_alloc(64, L->nlocks * sizeof *L->locks)))
 		return hog_err_set(e->err, ENOMEM, "out of memory");

@@ -28,6 +28,7 @@
  */
 #include "model/linear.h"
 #include "sys/err.h"
+#include "sys/hash.h"
 #include "sys/names.h"
 #include "train/engine.h"
 #include "train/kernel.h"
@@ -453,7 +454,7 @@ static hog_model *lin_snapshot(const hog_engine *e)
 
 static hog_model *lin_result(const hog_engine *e)
 {
-	return model_out(e, e->o.average);
+	return model_out(e, e->o.linear.average);
 }
 
 /* --delay: updates wait in the workers' queues between rounds. */
@@ -557,11 +558,35 @@ static void lin_epoch_stats(hog_engine *e, hog_epoch_stats *s)
 	}
 }
 
+/* hog_train_opts.linear's defaults (hog_trainer_ops.opts_init): --hot chosen
+ * from the features' frequencies, 64 coordinates per stripe's lock; --average
+ * off (the command line turns it on). */
+static void lin_opts_init(hog_train_opts *o)
+{
+	o->linear.hot = -1;
+	o->linear.stripes = 64;
+}
+
+/* hog_train_opts.linear's part of the options hash (hog_trainer_ops.opts_hash):
+ * --hot, --stripe-size, --average. --node-sync is left out, as it always was:
+ * a checkpoint resumes on a machine of other NUMA nodes. */
+static uint64_t lin_opts_hash(const hog_train_opts *o, uint64_t h)
+{
+	const hog_linear_opts *lo = &o->linear;
+	int64_t v[] = { lo->hot, lo->stripes, lo->average };
+	return hog_fnv(h, v, sizeof v);
+}
+
 static int lin_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err *err)
 {
 	int rc = eng_check_mode_opts(o, err);
 	if (rc)
 		return rc;
+	const hog_linear_opts *lo = &o->linear;
+	if (lo->node_sync < -1)
+		return hog_err_set(err, HOG_ECONFIG, "--node-sync must be off (-1) or at least 1, not %d", lo->node_sync);
+	if (lo->stripes < 1 || (lo->stripes & (lo->stripes - 1)))
+		return hog_err_set(err, HOG_ECONFIG, "--flush-every must be >= 1 and --stripe-size a power of two");
 	if (tr->meta.kind != HOG_KIND_SPARSE)
 		return hog_err_set(err, HOG_EMISMATCH, "a linear model needs a sparse data set, not %s%s",
 		                   hog_kind_name(tr->meta.kind),
@@ -635,7 +660,7 @@ static enum hog_mode lin_default_mode(const hog_train_opts *o)
 }
 
 /* Multinomial logistic regression (--loss softmax) is the mlp with no hidden
- * layers: its trainer runs it (mlp_check makes the run's model kind mlp). */
+ * layers: its trainer runs it (mlp_opts_check makes the run's model kind mlp). */
 static const hog_trainer_ops *lin_route(const hog_train_opts *o)
 {
 	return o->loss == HOG_LOSS_SOFTMAX ? &hog_mlp_trainer : &hog_linear_trainer;
@@ -649,6 +674,8 @@ const hog_trainer_ops hog_linear_trainer = {
 	.losses = 1u << HOG_LOSS_LOGISTIC | 1u << HOG_LOSS_HINGE | 1u << HOG_LOSS_SQUARED | 1u << HOG_LOSS_SOFTMAX,
 	.modes = ((1u << HOG_MODE_COUNT) - 1) | 1u << HOG_MODE_REPLICA, /* every common mode, replica; not grid */
 	.streams = 1,
+	.opts_init = lin_opts_init,
+	.opts_hash = lin_opts_hash,
 	.check = lin_check,
 	.setup = lin_setup,
 	.worker_init = lin_worker_init,

@@ -1,24 +1,10 @@
-/* The mf model's part of the training engine (engine.h): its options and
- * defaults, the shared factors and their initialization, each worker's shard,
- * the rounds of its kernel (mf_kernel.h) specialized per (mode, rule, biases)
- * and picked once, the grid mode's blocks (mf_grid.h), test evaluation, and the
- * conversion to and from a hog_model. The layout and the race are described in
- * model/mf.h.
+/* The mf model's part of the training engine (engine.h): its trainer table
+ * (its options' defaults, checks and hash are in mf_opts.c), the shared
+ * factors and their initialization, each worker's shard, the rounds of its
+ * kernel (mf_kernel.h) specialized per (mode, rule, biases) and picked once,
+ * the grid mode's blocks (mf_grid.h), test evaluation, and the conversion to
+ * and from a hog_model. The layout and the race are described in model/mf.h.
  *
- * Defaults when left unset (why):
- *   lr   sgd 0.03, adagrad 0.1 (LIBMF's alpha for the same per-row rule). On
- *        MovieLens latest-small (rank 32 and 100, l2 0.05, 20 epochs, backoff)
- *        sgd at 0.01 / 0.03 / 0.05 / 0.1 gave test RMSE 0.90 / 0.87 / 0.87 /
- *        0.88 without biases; 0.03 is at the bottom there and stable on the
- *        generated sets (bench/results/mf.md).
- *   l2   0.05 when o.l2 is the generic default 1e-6: that value is tuned for
- *        the linear model's per-coordinate L2 scaled by feature frequency and
- *        does not regularize factors at all; 0.05 is LIBMF's usual setting and
- *        what bench/mf.sh compares at. Any other value is taken as given.
- *   loss squared (the only one mf has; logistic, the generic default, becomes
- *        squared, hinge is refused).
- *   rank 32.  grid: 2 T + 1 blocks per side (LIBMF's advice: more blocks than
- *        threads so a worker always finds a free one).
  * Several MPI ranks (engine.h): users are dealt over the ranks (rank r trains
  * the ratings of users eng_share(users, r, ranks), in data order, split over
  * its workers as one rank's are), so a user's factors, bias and accumulators
@@ -41,14 +27,12 @@
 #include "train/engine.h"
 #include "train/mf_grid.h"
 #include "train/mf_kernel.h"
+#include "train/mf_opts.h"
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MF_DEFAULT_RANK 32u
-#define MF_DEFAULT_L2 0.05
-#define MF_GENERIC_L2 1e-6   /* hog_train_opts_init's l2: "not set" for mf */
 #define MF_STOP_CHECK 1024u  /* examples between looks at the stop flag */
 #define MF_LR_EVERY 64u      /* examples between step-size updates */
 #define MF_AHEAD 4u          /* ratings ahead whose rows are prefetched */
@@ -101,53 +85,6 @@ static void *mf_aligned(uint64_t bytes)
 {
 	bytes = (bytes + 63) / 64 * 64;
 	return aligned_alloc(64, bytes ? bytes : 64);
-}
-
-/* ------------------------------------------------------------------ check */
-
-static int mf_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err *err)
-{
-	int rc = eng_check_mode_opts(o, err);
-	if (rc)
-		return rc;
-	if (tr->meta.kind != HOG_KIND_RATINGS)
-		return hog_err_set(err, HOG_EMISMATCH,
-		                   "--model mf needs a ratings data set (user, item, rating: data import "
-		                   "--format ratings, data gen --kind ratings); the training set is %s",
-		                   tr->meta.kind == HOG_KIND_SPARSE ? "sparse" : "dense");
-	if (te && te->meta.kind != HOG_KIND_RATINGS)
-		return hog_err_set(err, HOG_EMISMATCH,
-		                   "--model mf needs a ratings data set; the test set is %s",
-		                   te->meta.kind == HOG_KIND_SPARSE ? "sparse" : "dense");
-	if (o->rule == HOG_RULE_ADAREVISION)
-		return hog_err_set(err, HOG_ECONFIG,
-		                   "--rule adarevision is not available for --model mf (use sgd or adagrad)");
-	if (o->mode == HOG_MODE_BUFFERED)
-		return hog_err_set(err, HOG_ECONFIG,
-		                   "--mode buffered is not available for --model mf (an update touches one "
-		                   "user row and one item row: there are no hot coordinates to buffer); use "
-		                   "lockfree, atomic, striped, locked, grid or serial");
-	if (o->mode != HOG_MODE_GRID && o->grid)
-		return hog_err_set(err, HOG_ECONFIG, "--grid %u needs --mode grid", o->grid);
-	if (o->delay)
-		return hog_err_set(err, HOG_ECONFIG, "--delay is not available for --model mf");
-	if (o->loss == HOG_LOSS_HINGE)
-		return hog_err_set(err, HOG_ECONFIG, "--model mf takes the squared loss only, not hinge");
-	o->loss = HOG_LOSS_SQUARED;
-	if (!o->rank)
-		o->rank = MF_DEFAULT_RANK;
-	if (o->rank > HOG_MF_RANK_MAX)
-		return hog_err_set(err, HOG_ECONFIG, "--rank %u is too large (at most %u)", o->rank,
-		                   HOG_MF_RANK_MAX);
-	if (tr->meta.users == 0 || tr->meta.items == 0 || tr->n == 0)
-		return hog_err_set(err, HOG_EDATA, "the training set has no ratings");
-	if (!(o->l2 >= 0) || !isfinite(o->l2))
-		return hog_err_set(err, HOG_ECONFIG, "--l2 must be a number >= 0");
-	if (o->l2 == MF_GENERIC_L2)
-		o->l2 = MF_DEFAULT_L2;
-	if (o->lr == 0)
-		o->lr = o->rule == HOG_RULE_ADAGRAD ? 0.1 : 0.03;
-	return 0;
 }
 
 /* ------------------------------------------------------------------ setup */
@@ -309,11 +246,11 @@ static void mf_shared_init(mf_state *st, const hog_train_opts *o)
 static int mf_grid_setup(hog_engine *e, mf_state *st)
 {
 	const hog_train_opts *o = &e->o;
-	uint32_t G = o->grid ? o->grid : 2u * (uint32_t)e->T + 1u;
+	uint32_t G = o->mf.grid ? o->mf.grid : 2u * (uint32_t)e->T + 1u;
 	/* grid is mf's default mode: on a set with fewer ratings than the
 	 * automatic G x G blocks (many cores, a small set), take the largest G
 	 * that has a rating a block, while every worker can still find one */
-	while (!o->grid && G > (uint32_t)e->T && (uint64_t)G * G > st->nmine)
+	while (!o->mf.grid && G > (uint32_t)e->T && (uint64_t)G * G > st->nmine)
 		G--;
 	if (G < (uint32_t)e->T)
 		return hog_err_set(e->err, HOG_ECONFIG,
@@ -322,10 +259,10 @@ static int mf_grid_setup(hog_engine *e, mf_state *st)
 	if ((uint64_t)G * G > st->nmine)
 		return hog_err_set(e->err, HOG_ECONFIG, "--grid %u makes more blocks than there are ratings (%llu%s)%s",
 		                   G, (unsigned long long)st->nmine, e->ranks > 1 ? " on this MPI rank" : "",
-		                   o->grid ? "" : "; use fewer --threads or --mode lockfree");
+		                   o->mf.grid ? "" : "; use fewer --threads or --mode lockfree");
 	if (mf_grid_build(e, st, G))
 		return hog_err_set(e->err, ENOMEM, "mf: out of memory for %llu users x %llu items at rank %u",
-		                   (unsigned long long)st->l.users, (unsigned long long)st->l.items, o->rank);
+		                   (unsigned long long)st->l.users, (unsigned long long)st->l.items, o->mf.rank);
 	return 0;
 }
 
@@ -338,11 +275,11 @@ static int mf_setup(hog_engine *e)
 	int rc = ENOMEM;
 	if (!st)
 		return hog_err_set(e->err, ENOMEM, "out of memory");
-	const uint64_t shape[4] = { tr->meta.users, tr->meta.items, o->rank, hog_mf_pad(o->rank) };
-	uint32_t flags = o->biases ? HOG_MF_BIASES : 0;
+	const uint64_t shape[4] = { tr->meta.users, tr->meta.items, o->mf.rank, hog_mf_pad(o->mf.rank) };
+	uint32_t flags = o->mf.biases ? HOG_MF_BIASES : 0;
 	if (!hog_mf_layout_get(&st->l, shape, flags, o->rule)) {
 		rc = hog_err_set(e->err, HOG_ECONFIG, "mf: %llu users x %llu items at rank %u is not a valid shape",
-		                 (unsigned long long)shape[0], (unsigned long long)shape[1], o->rank);
+		                 (unsigned long long)shape[0], (unsigned long long)shape[1], o->mf.rank);
 		goto fail;
 	}
 	const hog_mf_layout *l = &st->l;
@@ -393,7 +330,7 @@ static int mf_setup(hog_engine *e)
 	return 0;
 nomem:
 	rc = hog_err_set(e->err, ENOMEM, "mf: out of memory for %llu users x %llu items at rank %u",
-	                 (unsigned long long)shape[0], (unsigned long long)shape[1], o->rank);
+	                 (unsigned long long)shape[0], (unsigned long long)shape[1], o->mf.rank);
 fail:
 	free(ucnt);
 	free(icnt);
@@ -764,26 +701,18 @@ static int mf_restore(hog_engine *e, const hog_model *m)
 	return 0;
 }
 
-/* The default mode: grid, conflict-free blocks, 2.6x plain lockfree at 2
- * threads on MovieLens-shaped data (bench/results/mf.md: sgd rank 32, 72.2 M
- * updates/s against 27.4; adagrad 51.8 against 19.3) at the same RMSE after 20
- * epochs (0.8714 against 0.8694). */
-static enum hog_mode mf_default_mode(const hog_train_opts *o)
-{
-	(void)o;
-	return HOG_MODE_GRID;
-}
-
 const hog_trainer_ops hog_mf_trainer = {
 	.kind = HOG_MODEL_MF,
 	.unit = "ratings",
-	.default_mode = mf_default_mode,
+	.default_mode = mf_opts_default_mode,
 	/* not buffered: an update touches one user row and one item row, there are
 	 * no hot coordinates to keep per worker */
 	.losses = 1u << HOG_LOSS_SQUARED, /* (the library's generic default, logistic, becomes squared) */
 	.modes = 1u << HOG_MODE_SERIAL | 1u << HOG_MODE_LOCKFREE | 1u << HOG_MODE_ATOMIC | 1u << HOG_MODE_STRIPED |
 	         1u << HOG_MODE_LOCKED | 1u << HOG_MODE_GRID,
-	.check = mf_check,
+	.opts_init = mf_opts_init,
+	.opts_hash = mf_opts_hash,
+	.check = mf_opts_check,
 	.setup = mf_setup,
 	.worker_init = mf_worker_init,
 	.worker_free = mf_worker_free,

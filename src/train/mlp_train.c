@@ -1,7 +1,10 @@
 /* The mlp on the training engine (engine.h): shared weights, the workers'
- * mini-batches through a compute backend (backend.h), the update modes, and
- * evaluation. Multinomial logistic regression (--model linear --loss softmax)
- * is this trainer with no hidden layers (train.c routes it here).
+ * mini-batches through a compute backend, the update modes, and evaluation.
+ * The backend is opened through the public API (hog_backend_open) and used
+ * through model/mlp.h (the passes, the buffers): this file includes no
+ * backend/ header (cli -> train -> model -> backend). Multinomial logistic
+ * regression (--model linear --loss softmax) is this trainer with no hidden
+ * layers (train.c routes it here).
  *
  * A worker's batch: gather B examples of its shard (dense rows, or a CSR block
  * whose first layer is a sparse-times-dense product), read the shared weights
@@ -33,11 +36,11 @@
  * Work units (hog_epoch_stats.nnz): the floating-point operations of the
  * batch's matrix products (2 per multiply-add, forward and backward).
  */
-#include "backend/backend.h"
 #include "model/mlp.h"
 #include "sys/err.h"
 #include "sys/names.h"
 #include "train/engine.h"
+#include "train/mlp_opts.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,7 +98,7 @@ static int wbuf(mlp_worker *w, size_t bytes, void *dev, void *host)
 	void *d = NULL, *h = NULL;
 	if (w->nbufs >= MAX_BUFS) /* (a new buffer needs a larger MAX_BUFS) */
 		return hog_err_set(&w->err, ENOMEM, "mlp: more than %d work buffers", MAX_BUFS);
-	int rc = hog_backend_alloc(w->b, bytes ? bytes : 4, &d, &w->err);
+	int rc = hog_mlp_buf_alloc(w->b, bytes ? bytes : 4, &d, &w->err);
 	if (rc)
 		return rc;
 	if (w->host)
@@ -112,12 +115,12 @@ static int wbuf(mlp_worker *w, size_t bytes, void *dev, void *host)
 
 static int up(mlp_worker *w, void *d, const void *h, size_t bytes)
 {
-	return w->host || !bytes ? 0 : hog_backend_upload(w->b, d, h, bytes, &w->err);
+	return w->host || !bytes ? 0 : hog_mlp_buf_upload(w->b, d, h, bytes, &w->err);
 }
 
 static int down(mlp_worker *w, void *h, const void *d, size_t bytes)
 {
-	return w->host || !bytes ? 0 : hog_backend_download(w->b, h, d, bytes, &w->err);
+	return w->host || !bytes ? 0 : hog_mlp_buf_download(w->b, h, d, bytes, &w->err);
 }
 
 /* ------------------------------------------------------------ updates */
@@ -413,15 +416,15 @@ static int mlp_setup(hog_engine *e)
 	hog_backend_blas_one_thread(); /* no BLAS threads inside our workers (the cpu backend's gemm) */
 	uint64_t shape[4];
 	uint64_t outputs = tr->meta.task == HOG_TASK_MULTICLASS ? tr->meta.classes : o->loss == HOG_LOSS_SOFTMAX ? 2 : 1;
-	hog_mlp_pack(shape, tr->dim, outputs, o->layers, o->nlayers);
-	M->flags = (tr->meta.kind == HOG_KIND_SPARSE ? HOG_MLP_SPARSE : 0) | (o->momentum > 0 ? HOG_MLP_MOMENTUM : 0);
+	hog_mlp_pack(shape, tr->dim, outputs, o->mlp.layers, o->mlp.nlayers);
+	M->flags = (tr->meta.kind == HOG_KIND_SPARSE ? HOG_MLP_SPARSE : 0) | (o->mlp.momentum > 0 ? HOG_MLP_MOMENTUM : 0);
 	if (hog_mlp_shape_of(shape, M->flags, &M->s))
 		return hog_err_set(e->err, HOG_ECONFIG, "the network's shapes are out of range");
-	M->rk = o->rule == HOG_RULE_ADAGRAD ? RK_ADAGRAD : o->momentum > 0 ? RK_MOMENTUM : RK_SGD;
+	M->rk = o->rule == HOG_RULE_ADAGRAD ? RK_ADAGRAD : o->mlp.momentum > 0 ? RK_MOMENTUM : RK_SGD;
 	M->state = M->rk != RK_SGD;
 	M->nrec = M->s.np * (1 + M->state);
 	M->l2 = (float)o->l2;
-	M->mu = (float)o->momentum;
+	M->mu = (float)o->mlp.momentum;
 	M->beta = (float)o->adagrad_beta;
 	atomic_init(&M->lock.v, 0);
 	M->P = aligned_alloc(64, (M->nrec * sizeof(float) + 63) & ~(size_t)63);
@@ -469,13 +472,13 @@ static int mlp_worker_init(hog_engine *e, eng_worker *ew)
 	eng_share(e->tr->n, ew->id, e->T, &lo, &hi);
 	w->rows = M->perm + lo;
 	ew->n = hi - lo;
-	if (!(ew->order = malloc((ew->n + 1) * sizeof *ew->order)) || !(w->idx = malloc(e->o.batch * sizeof *w->idx)))
+	if (!(ew->order = malloc((ew->n + 1) * sizeof *ew->order)) || !(w->idx = malloc(e->o.mlp.batch * sizeof *w->idx)))
 		return ENOMEM;
-	int rc = hog_backend_open(&w->b, e->o.device, 0, &w->err);
+	int rc = hog_backend_open(&w->b, e->o.mlp.device, 0, &w->err);
 	if (rc)
 		return rc;
-	w->host = hog_backend_is_host(w->b);
-	const size_t B = w->B = (int)e->o.batch, F = sizeof(float);
+	w->host = hog_mlp_buf_host(w->b);
+	const size_t B = w->B = (int)e->o.mlp.batch, F = sizeof(float);
 	const int buffered = e->o.mode == HOG_MODE_BUFFERED;
 	if ((rc = wbuf(w, s->np * F, &w->W, &w->hW)) ||
 	    (rc = wbuf(w, s->np * F, &w->G, &w->hG)) || (rc = wbuf(w, B * 4, &w->lab, &w->hlab)) ||
@@ -524,7 +527,7 @@ static void mlp_worker_free(hog_engine *e, eng_worker *ew)
 	if (!w)
 		return;
 	for (int k = 0; k < w->nbufs; k++) {
-		hog_backend_release(w->b, w->bufs[k][0]);
+		hog_mlp_buf_release(w->b, w->bufs[k][0]);
 		free(w->bufs[k][1]);
 	}
 	hog_backend_close(w->b);
@@ -560,7 +563,7 @@ static hog_model *mlp_snapshot(const hog_engine *e)
 {
 	const mlp_state *M = e->model;
 	uint64_t shape[4];
-	hog_mlp_pack(shape, M->s.n[0], M->s.n[M->s.L], e->o.layers, e->o.nlayers);
+	hog_mlp_pack(shape, M->s.n[0], M->s.n[M->s.L], e->o.mlp.layers, e->o.mlp.nlayers);
 	hog_model *m = hog_model_alloc(HOG_MODEL_MLP, e->o.loss, e->o.rule, shape, M->flags);
 	if (!m)
 		return NULL;
@@ -570,7 +573,7 @@ static hog_model *mlp_snapshot(const hog_engine *e)
 		for (uint64_t v = 0; v < M->s.n[0]; v++)
 			for (uint64_t k = 0; k < M->s.n[1]; k++)
 				m->params[M->s.woff[0] + v * M->s.n[1] + k] *= M->xscale[v];
-	m->aux = e->o.momentum;
+	m->aux = e->o.mlp.momentum;
 	return m;
 }
 
@@ -642,111 +645,6 @@ static void mlp_epoch_stats(hog_engine *e, hog_epoch_stats *s)
 	s->test_auc = ev.auc;
 }
 
-/* ------------------------------------------------------------ options */
-
-/* Step size when none is given: softmax regression takes the linear model's
- * 1/(1 + mean |x|^2) of the (scaled: @p sc, may be NULL) inputs for a batch of
- * B, B/(B + mean |x|^2): the step on the batch's mean gradient, each example
- * weighing 1/B in it, goes B times as far (at most 1) before an example's
- * share overshoots as one example's step would (0.006 rather than 0.16 on
- * Fashion-MNIST's pixels underfits: bench/results/accuracy.md); a network with
- * hidden layers 0.05 for sgd (He-initialized ReLU layers, the batch's mean
- * loss), 0.01 for adagrad. */
-static double mlp_default_lr(const hog_train_opts *o, const hog_data *tr, const float *sc)
-{
-	if (o->nlayers)
-		return o->rule == HOG_RULE_SGD ? 0.05 : 0.01;
-	if (o->rule != HOG_RULE_SGD)
-		return 0.1;
-	double sq = 0;
-	if (tr->meta.kind == HOG_KIND_DENSE)
-		for (uint64_t k = 0; k < tr->n * tr->dim; k++) {
-			double x = (double)tr->x[k] * (sc ? sc[k % tr->dim] : 1.0f);
-			sq += x * x;
-		}
-	else if (tr->vals)
-		for (uint64_t k = 0; k < tr->nnz; k++) {
-			double x = (double)tr->vals[k] * (sc ? sc[tr->ids[k]] : 1.0f);
-			sq += x * x;
-		}
-	else
-		sq = (double)tr->nnz;
-	return (double)o->batch / ((double)o->batch + sq / (double)tr->n);
-}
-
-static int mlp_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err *err)
-{
-	int rc = eng_check_mode_opts(o, err);
-	if (rc)
-		return rc;
-	const int linear = o->model == HOG_MODEL_LINEAR;
-	const char *who = linear ? "linear model with --loss softmax" : "mlp model";
-	if (linear && o->nlayers)
-		return hog_err_set(err, HOG_ECONFIG, "--layers is for --model mlp (the linear model has no hidden layers)");
-	if (tr->meta.kind != HOG_KIND_DENSE && tr->meta.kind != HOG_KIND_SPARSE)
-		return hog_err_set(err, HOG_EMISMATCH, "the %s needs a dense or sparse data set, not %s%s", who,
-		                   hog_kind_name(tr->meta.kind),
-		                   tr->meta.kind == HOG_KIND_RATINGS ? " (train ratings with --model mf)" : "");
-	if (tr->meta.task != HOG_TASK_BINARY && tr->meta.task != HOG_TASK_MULTICLASS)
-		return hog_err_set(err, HOG_EMISMATCH, "the %s takes binary or multiclass labels; this data set's task is "
-		                   "%s (train it with --model linear --loss squared)", who, hog_task_name(tr->meta.task));
-	if (tr->meta.task == HOG_TASK_MULTICLASS && (tr->meta.classes < 2 || tr->meta.classes > 65536))
-		return hog_err_set(err, HOG_EMISMATCH, "the data set has %u classes: need 2..65536", tr->meta.classes);
-	if (o->loss != HOG_LOSS_LOGISTIC && o->loss != HOG_LOSS_SOFTMAX)
-		return hog_err_set(err, HOG_ECONFIG, "--loss %s: the %s trains cross-entropy (logistic for binary labels, "
-		                   "softmax)", hog_loss_name(o->loss), who);
-	if (te && te->meta.kind != tr->meta.kind)
-		return hog_err_set(err, HOG_EMISMATCH, "the test set is %s, the training set %s",
-		                   hog_kind_name(te->meta.kind), hog_kind_name(tr->meta.kind));
-	if (te && te->meta.task != tr->meta.task)
-		return hog_err_set(err, HOG_EMISMATCH, "the test set's task is %s, the training set's %s",
-		                   hog_task_name(te->meta.task), hog_task_name(tr->meta.task));
-	if (te && (tr->meta.kind == HOG_KIND_DENSE ? te->dim != tr->dim : te->dim > tr->dim))
-		return hog_err_set(err, HOG_EMISMATCH, "the test set has %llu %s, the training set %llu",
-		                   (unsigned long long)te->dim, tr->meta.kind == HOG_KIND_DENSE ? "columns" : "features",
-		                   (unsigned long long)tr->dim);
-	if (te && tr->meta.task == HOG_TASK_MULTICLASS && te->meta.classes > tr->meta.classes)
-		return hog_err_set(err, HOG_EMISMATCH, "the test set has %u classes, the training set %u",
-		                   te->meta.classes, tr->meta.classes);
-	if (tr->dim == 0 || tr->dim >= (1u << 31))
-		return hog_err_set(err, HOG_EMISMATCH, "data set width out of range (%llu)", (unsigned long long)tr->dim);
-	if (o->rule == HOG_RULE_ADAREVISION)
-		return hog_err_set(err, HOG_ECONFIG, "the %s takes --optimizer sgd or adagrad", who);
-	if (o->momentum_auto && o->nlayers && o->rule == HOG_RULE_SGD && o->momentum == 0)
-		o->momentum = 0.9; /* (bench/results/accuracy.md: 0.05 alone underfit breast cancer and raw sets) */
-	if (!(o->momentum >= 0 && o->momentum < 1))
-		return hog_err_set(err, HOG_ECONFIG, "--momentum must be in [0, 1), not %g", o->momentum);
-	if (o->momentum > 0 && o->rule != HOG_RULE_SGD)
-		return hog_err_set(err, HOG_ECONFIG, "--momentum goes with --optimizer sgd");
-	if (o->delay)
-		return hog_err_set(err, HOG_ECONFIG, "--delay is not available for the %s", who);
-	if (o->nlayers < 0 || o->nlayers > HOG_MLP_MAX_HIDDEN)
-		return hog_err_set(err, HOG_ECONFIG, "--layers: at most %d hidden layers", HOG_MLP_MAX_HIDDEN);
-	for (int l = 0; l < o->nlayers; l++)
-		if (o->layers[l] < 1 || o->layers[l] > HOG_MLP_MAX_WIDTH)
-			return hog_err_set(err, HOG_ECONFIG, "--layers: widths must be 1..%u, not %u", HOG_MLP_MAX_WIDTH,
-			                   o->layers[l]);
-	if (o->batch < 1 || o->batch > 65536)
-		return hog_err_set(err, HOG_ECONFIG, "--batch must be 1..65536, not %u", o->batch);
-	hog_backend *b;
-	rc = hog_backend_open(&b, o->device, 0, err); /* a bad device fails here, with its message */
-	if (rc)
-		return rc;
-	hog_backend_close(b);
-	if (tr->meta.task == HOG_TASK_MULTICLASS)
-		o->loss = HOG_LOSS_SOFTMAX;
-	o->model = HOG_MODEL_MLP; /* what the checkpoints and the saved model hold */
-	uint64_t changed = 0;
-	float *sc = o->normalize ? eng_feature_scales(tr, o->normalize, &changed) : NULL;
-	if (o->normalize && !sc)
-		return hog_err_set(err, ENOMEM, "out of memory");
-	eng_scales_settle(o, changed, tr->dim);
-	if (o->lr == 0)
-		o->lr = mlp_default_lr(o, tr, sc);
-	free(sc);
-	return 0;
-}
-
 const hog_trainer_ops hog_mlp_trainer = {
 	.kind = HOG_MODEL_MLP,
 	.unit = "flop",
@@ -756,7 +654,9 @@ const hog_trainer_ops hog_mlp_trainer = {
 	.losses = 1u << HOG_LOSS_LOGISTIC | 1u << HOG_LOSS_SOFTMAX, /* cross-entropy */
 	.modes = 1u << HOG_MODE_SERIAL | 1u << HOG_MODE_LOCKFREE | 1u << HOG_MODE_BUFFERED | 1u << HOG_MODE_ATOMIC |
 	         1u << HOG_MODE_LOCKED,
-	.check = mlp_check,
+	.opts_init = mlp_opts_init,
+	.opts_hash = mlp_opts_hash,
+	.check = mlp_opts_check,
 	.setup = mlp_setup,
 	.worker_init = mlp_worker_init,
 	.worker_free = mlp_worker_free,

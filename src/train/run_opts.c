@@ -77,11 +77,12 @@ void hog_train_opts_init(hog_train_opts *o)
 	o->l2 = 1e-6;
 	o->adagrad_beta = 1.0;
 	o->seed = 1;
-	o->hot = -1;
-	o->stripes = 64;
-	o->rank = 32;
 	o->round_examples = 1u << 15;
-	o->batch = 32;
+	for (int k = 0; k <= HOG_MODEL_KIND_MAX; k++) { /* each model's own group (hog_linear_opts ...) */
+		const hog_trainer_ops *ops = trainer_of_kind((enum hog_model_kind)k);
+		if (ops && ops->opts_init)
+			ops->opts_init(o);
+	}
 }
 
 /* What every model shares; the model's check() does the rest (the update

@@ -574,7 +574,7 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 	e->loss_zero = eng_zero_loss(e->o.loss, &train->meta);
 	e->loss_best = NAN;
 	e->data_hash = eng_data_hash(train);
-	e->opts_hash = eng_opts_hash(&e->o, e->ranks);
+	e->opts_hash = eng_opts_hash(ops, &e->o, e->ranks);
 
 	if ((rc = team_setup(e, opts, err)))
 		goto done;

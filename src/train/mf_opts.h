@@ -1,0 +1,18 @@
+/* The mf model's own options (hog_train_opts.mf) and the shared ones as mf
+ * takes them: the entries of its trainer table (mf_train.c) that fill their
+ * defaults, check them, pick the default mode and hash them (mf_opts.c). */
+#ifndef HOG_TRAIN_MF_OPTS_H
+#define HOG_TRAIN_MF_OPTS_H
+#include "hogwild.h"
+#include <stdint.h>
+
+/* hog_trainer_ops.opts_init: the defaults of hog_train_opts.mf. */
+void mf_opts_init(hog_train_opts *o);
+/* hog_trainer_ops.opts_hash: hog_train_opts.mf (rank, biases, grid) onto @p h. */
+uint64_t mf_opts_hash(const hog_train_opts *o, uint64_t h);
+/* hog_trainer_ops.check. */
+int mf_opts_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err *err);
+/* hog_trainer_ops.default_mode. */
+enum hog_mode mf_opts_default_mode(const hog_train_opts *o);
+
+#endif

@@ -1,0 +1,133 @@
+/* The mlp's options (mlp_opts.h): its own group, hog_train_opts.mlp
+ * (--layers, --batch, --momentum, --device), its defaults and its part of the
+ * options hash, and the check of every option as the mlp takes it (also for
+ * --model linear --loss softmax, which trains as the mlp with no hidden
+ * layers), with the default step size. */
+#include "train/engine.h"
+#include "train/mlp_opts.h"
+#include "model/mlp.h"
+#include "sys/err.h"
+#include "sys/hash.h"
+#include "sys/names.h"
+#include <errno.h>
+#include <stdlib.h>
+
+/* hog_train_opts.mlp's defaults (hog_trainer_ops.opts_init): a batch of 32. */
+void mlp_opts_init(hog_train_opts *o)
+{
+	o->mlp.batch = 32;
+}
+
+/* hog_train_opts.mlp's part of the options hash (hog_trainer_ops.opts_hash):
+ * the layers, the batch and the momentum (as check settled it); not the
+ * device, which a run may change on resume. */
+uint64_t mlp_opts_hash(const hog_train_opts *o, uint64_t h)
+{
+	const hog_mlp_opts *m = &o->mlp;
+	int64_t v[] = { m->batch, m->nlayers, (int64_t)(m->momentum * 1e9) };
+	h = hog_fnv(h, v, sizeof v);
+	return hog_fnv(h, m->layers, (size_t)(m->nlayers > 0 ? m->nlayers : 0) * sizeof *m->layers);
+}
+
+/* Step size when none is given: softmax regression takes the linear model's
+ * 1/(1 + mean |x|^2) of the (scaled: @p sc, may be NULL) inputs for a batch of
+ * B, B/(B + mean |x|^2): the step on the batch's mean gradient, each example
+ * weighing 1/B in it, goes B times as far (at most 1) before an example's
+ * share overshoots as one example's step would (0.006 rather than 0.16 on
+ * Fashion-MNIST's pixels underfits: bench/results/accuracy.md); a network with
+ * hidden layers 0.05 for sgd (He-initialized ReLU layers, the batch's mean
+ * loss), 0.01 for adagrad. */
+static double mlp_default_lr(const hog_train_opts *o, const hog_data *tr, const float *sc)
+{
+	if (o->mlp.nlayers)
+		return o->rule == HOG_RULE_SGD ? 0.05 : 0.01;
+	if (o->rule != HOG_RULE_SGD)
+		return 0.1;
+	double sq = 0;
+	if (tr->meta.kind == HOG_KIND_DENSE)
+		for (uint64_t k = 0; k < tr->n * tr->dim; k++) {
+			double x = (double)tr->x[k] * (sc ? sc[k % tr->dim] : 1.0f);
+			sq += x * x;
+		}
+	else if (tr->vals)
+		for (uint64_t k = 0; k < tr->nnz; k++) {
+			double x = (double)tr->vals[k] * (sc ? sc[tr->ids[k]] : 1.0f);
+			sq += x * x;
+		}
+	else
+		sq = (double)tr->nnz;
+	return (double)o->mlp.batch / ((double)o->mlp.batch + sq / (double)tr->n);
+}
+
+int mlp_opts_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err *err)
+{
+	int rc = eng_check_mode_opts(o, err);
+	if (rc)
+		return rc;
+	const int linear = o->model == HOG_MODEL_LINEAR;
+	const char *who = linear ? "linear model with --loss softmax" : "mlp model";
+	if (linear && o->mlp.nlayers)
+		return hog_err_set(err, HOG_ECONFIG, "--layers is for --model mlp (the linear model has no hidden layers)");
+	if (tr->meta.kind != HOG_KIND_DENSE && tr->meta.kind != HOG_KIND_SPARSE)
+		return hog_err_set(err, HOG_EMISMATCH, "the %s needs a dense or sparse data set, not %s%s", who,
+		                   hog_kind_name(tr->meta.kind),
+		                   tr->meta.kind == HOG_KIND_RATINGS ? " (train ratings with --model mf)" : "");
+	if (tr->meta.task != HOG_TASK_BINARY && tr->meta.task != HOG_TASK_MULTICLASS)
+		return hog_err_set(err, HOG_EMISMATCH, "the %s takes binary or multiclass labels; this data set's task is "
+		                   "%s (train it with --model linear --loss squared)", who, hog_task_name(tr->meta.task));
+	if (tr->meta.task == HOG_TASK_MULTICLASS && (tr->meta.classes < 2 || tr->meta.classes > 65536))
+		return hog_err_set(err, HOG_EMISMATCH, "the data set has %u classes: need 2..65536", tr->meta.classes);
+	if (o->loss != HOG_LOSS_LOGISTIC && o->loss != HOG_LOSS_SOFTMAX)
+		return hog_err_set(err, HOG_ECONFIG, "--loss %s: the %s trains cross-entropy (logistic for binary labels, "
+		                   "softmax)", hog_loss_name(o->loss), who);
+	if (te && te->meta.kind != tr->meta.kind)
+		return hog_err_set(err, HOG_EMISMATCH, "the test set is %s, the training set %s",
+		                   hog_kind_name(te->meta.kind), hog_kind_name(tr->meta.kind));
+	if (te && te->meta.task != tr->meta.task)
+		return hog_err_set(err, HOG_EMISMATCH, "the test set's task is %s, the training set's %s",
+		                   hog_task_name(te->meta.task), hog_task_name(tr->meta.task));
+	if (te && (tr->meta.kind == HOG_KIND_DENSE ? te->dim != tr->dim : te->dim > tr->dim))
+		return hog_err_set(err, HOG_EMISMATCH, "the test set has %llu %s, the training set %llu",
+		                   (unsigned long long)te->dim, tr->meta.kind == HOG_KIND_DENSE ? "columns" : "features",
+		                   (unsigned long long)tr->dim);
+	if (te && tr->meta.task == HOG_TASK_MULTICLASS && te->meta.classes > tr->meta.classes)
+		return hog_err_set(err, HOG_EMISMATCH, "the test set has %u classes, the training set %u",
+		                   te->meta.classes, tr->meta.classes);
+	if (tr->dim == 0 || tr->dim >= (1u << 31))
+		return hog_err_set(err, HOG_EMISMATCH, "data set width out of range (%llu)", (unsigned long long)tr->dim);
+	if (o->rule == HOG_RULE_ADAREVISION)
+		return hog_err_set(err, HOG_ECONFIG, "the %s takes --optimizer sgd or adagrad", who);
+	if (o->mlp.momentum_auto && o->mlp.nlayers && o->rule == HOG_RULE_SGD && o->mlp.momentum == 0)
+		o->mlp.momentum = 0.9; /* (bench/results/accuracy.md: 0.05 alone underfit breast cancer and raw sets) */
+	if (!(o->mlp.momentum >= 0 && o->mlp.momentum < 1))
+		return hog_err_set(err, HOG_ECONFIG, "--momentum must be in [0, 1), not %g", o->mlp.momentum);
+	if (o->mlp.momentum > 0 && o->rule != HOG_RULE_SGD)
+		return hog_err_set(err, HOG_ECONFIG, "--momentum goes with --optimizer sgd");
+	if (o->delay)
+		return hog_err_set(err, HOG_ECONFIG, "--delay is not available for the %s", who);
+	if (o->mlp.nlayers < 0 || o->mlp.nlayers > HOG_MLP_MAX_HIDDEN)
+		return hog_err_set(err, HOG_ECONFIG, "--layers: at most %d hidden layers", HOG_MLP_MAX_HIDDEN);
+	for (int l = 0; l < o->mlp.nlayers; l++)
+		if (o->mlp.layers[l] < 1 || o->mlp.layers[l] > HOG_MLP_MAX_WIDTH)
+			return hog_err_set(err, HOG_ECONFIG, "--layers: widths must be 1..%u, not %u", HOG_MLP_MAX_WIDTH,
+			                   o->mlp.layers[l]);
+	if (o->mlp.batch < 1 || o->mlp.batch > 65536)
+		return hog_err_set(err, HOG_ECONFIG, "--batch must be 1..65536, not %u", o->mlp.batch);
+	hog_backend *b;
+	rc = hog_backend_open(&b, o->mlp.device, 0, err); /* a bad device fails here, with its message */
+	if (rc)
+		return rc;
+	hog_backend_close(b);
+	if (tr->meta.task == HOG_TASK_MULTICLASS)
+		o->loss = HOG_LOSS_SOFTMAX;
+	o->model = HOG_MODEL_MLP; /* what the checkpoints and the saved model hold */
+	uint64_t changed = 0;
+	float *sc = o->normalize ? eng_feature_scales(tr, o->normalize, &changed) : NULL;
+	if (o->normalize && !sc)
+		return hog_err_set(err, ENOMEM, "out of memory");
+	eng_scales_settle(o, changed, tr->dim);
+	if (o->lr == 0)
+		o->lr = mlp_default_lr(o, tr, sc);
+	free(sc);
+	return 0;
+}

@@ -239,9 +239,13 @@ static const char *ckpt_differs(const hog_engine *e, const hog_model *m, const h
 		return "warmup";
 	if (m->seed != o->seed)
 		return "seed";
-	if (ck->opts_hash && !ckpt_opts_fit(e, ck->opts_hash, e->ranks))
-		return "mode, rank, biases, grid, delay, layers, batch, momentum, --shuffle-chunk or the buffered/striped "
-		       "settings";
+	if (ck->opts_hash && !ckpt_opts_fit(e, ck->opts_hash, e->ranks)) {
+		static _Thread_local char what[300];
+		snprintf(what, sizeof what, "mode or other options that change the result (--delay, --flush-every, "
+		         "--normalize, --shuffle-chunk%s%s)", e->ops->opts_names ? ", " : "",
+		         e->ops->opts_names ? e->ops->opts_names : "");
+		return what;
+	}
 	return NULL;
 }
 

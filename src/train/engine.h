@@ -86,6 +86,9 @@ typedef struct hog_trainer_ops {
 	 * checkpoint of other options is refused on resume. Must be a pure
 	 * function of the options, the same on every MPI rank */
 	uint64_t (*opts_hash)(const hog_train_opts *o, uint64_t h);
+	/* the options opts_hash hashes, as the user names them, for the message
+	 * that refuses a checkpoint of other options ("--rank, --biases, --grid") */
+	const char *opts_names;
 	/* The data sets and options this model takes, with a message naming what is
 	 * wrong; fills the model's defaults into *o (step size, rank ...). */
 	int (*check)(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err *err);

@@ -676,6 +676,7 @@ const hog_trainer_ops hog_linear_trainer = {
 	.streams = 1,
 	.opts_init = lin_opts_init,
 	.opts_hash = lin_opts_hash,
+	.opts_names = "--hot, --stripe-size, --average",
 	.check = lin_check,
 	.setup = lin_setup,
 	.worker_init = lin_worker_init,

@@ -712,6 +712,7 @@ const hog_trainer_ops hog_mf_trainer = {
 	         1u << HOG_MODE_LOCKED | 1u << HOG_MODE_GRID,
 	.opts_init = mf_opts_init,
 	.opts_hash = mf_opts_hash,
+	.opts_names = "--rank, --biases, --grid",
 	.check = mf_opts_check,
 	.setup = mf_setup,
 	.worker_init = mf_worker_init,

@@ -656,6 +656,7 @@ const hog_trainer_ops hog_mlp_trainer = {
 	         1u << HOG_MODE_LOCKED,
 	.opts_init = mlp_opts_init,
 	.opts_hash = mlp_opts_hash,
+	.opts_names = "--batch, --layers, --momentum",
 	.check = mlp_opts_check,
 	.setup = mlp_setup,
 	.worker_init = mlp_worker_init,

@@ -336,6 +336,12 @@ typedef struct hog_train_opts {
 	const char *resume;        /**< checkpoint to continue from: refused when it was written for
 	                                another data set or other options (a hash of each is kept) */
 	int force_resume;          /**< resume even so (the shapes must still fit) */
+	int early_stop;            /**< N > 0: early stopping on the test set (the held-out set
+	                                the caller evaluates on, its validation set): the run ends
+	                                once the test loss has not improved for N epochs in a row,
+	                                and hands back the model of its best epoch
+	                                (hog_train_result.best_epoch). Needs a test set; one MPI
+	                                rank. Default 0: every epoch, the last one's model */
 	int keep_diverged;         /**< a run that diverges (HOG_EDIVERGED) still hands back its
 	                                model, when every parameter is finite (default 0: NULL) */
 	const char *topology;      /**< hwloc synthetic description or XML (tests); NULL: this machine */
@@ -422,6 +428,11 @@ typedef struct hog_train_result {
 	                                models, waits for the slowest rank included */
 	enum hog_mode mode;        /**< the mode trained with (the one HOG_MODE_AUTO chose) */
 	char mode_why[320];        /**< HOG_MODE_AUTO: what the probe measured and why it chose so */
+	int best_epoch;            /**< early_stop: the epoch (1-based) whose model was handed back
+	                                (0: no early stopping, or no epoch had a finite test loss) */
+	double best_loss;          /**< ... and its test loss */
+	int stopped_early;         /**< 1: the run ended before o.epochs because the test loss had
+	                                stopped improving */
 } hog_train_result;
 
 /** Trains the model o->model names: linear on sparse sets (binary or regression

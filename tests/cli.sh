@@ -1619,6 +1619,39 @@ check "default mode: compare still runs lockfree and locked" 0 "$H" compare --da
 check_grep "default mode: ... a lockfree row" "$OUT" '^lockfree +2 '
 check_grep "default mode: ... a locked row" "$OUT" '^locked +2 '
 
+# ------------------------------------------------------------ held-out sets and early stopping (issue 24)
+"$H" data split --fraction 0.3 --seed 4 "$T/ttr.lmdb" "$T/vtr.lmdb" "$T/vva.lmdb" >/dev/null 2>&1
+rm -f "$T/es.json"
+check "early stop: --validation FILE --early-stop 2 --test" 0 "$H" train --data "$T/vtr.lmdb" --validation "$T/vva.lmdb" \
+	--early-stop 2 --epochs 200 --test "$T/tte.lmdb" --save "$T/es.model" --metrics "$T/es.json"
+check_grep "early stop: the table's held-out columns are the validation set's" "$OUT" '^epoch .* train +valid +acc%'
+check_grep "early stop: ... the epoch kept and its loss named" "$ERR" 'the model is that of epoch [0-9]+, whose validation loss was best \([0-9.]+\)'
+check_grep "early stop: --test evaluated once, at the end" "$OUT" '^test .*tte\.lmdb: loss [0-9.]+, accuracy [0-9.]+%, auc [0-9.]+$'
+best=$(sed -n 's/.*the model is that of epoch \([0-9]*\),.*/\1/p' "$ERR")
+# the kept epoch is the one whose test_loss is least in --metrics, and the model saved is that epoch's
+least=$(grep -o '"epoch":[0-9]*.*"test_loss":[0-9.e+-]*' "$T/es.json" | sed 's/"epoch":\([0-9]*\).*"test_loss":\([0-9.e+-]*\)/\2 \1/' | sort -g | head -n 1)
+check_true "early stop: the best epoch ($best) has the least validation loss in --metrics ($least)" test "${least#* }" = "$best"
+check "early stop: ... the model saved is that epoch's" 0 "$H" eval --model "$T/es.model" --data "$T/vva.lmdb" --json
+check_true "early stop: ... (its loss is the epoch's, to 1e-5)" awk -v a="$(sed 's/.*"loss":\([0-9.e+-]*\).*/\1/' "$OUT")" -v b="${least% *}" 'BEGIN { d = a - b; exit !(d < 1e-5 && d > -1e-5) }'
+epochs_run=$(grep -c '"epoch":' "$T/es.json")
+check_true "early stop: it stopped 2 epochs after its best, or ran every epoch ($epochs_run run, best $best)" \
+	sh -c '[ "$1" -eq $(($2 + 2)) ] || [ "$1" -eq 200 ]' sh "$epochs_run" "$best"
+mkdir -p "$T/vtmp"
+check "early stop: --validation 0.2, a fraction of --data" 0 env TMPDIR="$T/vtmp" "$H" train --quiet --data "$T/ttr.lmdb" \
+	--validation 0.2 --early-stop 1 --epochs 50
+check_true "early stop: ... the temporary split is removed" test -z "$(ls -A "$T/vtmp")"
+check "early stop: without a held-out set is refused" 2 "$H" train --data "$T/ttr.lmdb" --early-stop 3
+check_grep "early stop: ... naming what it needs" "$ERR" '--early-stop applies only with --test or --validation'
+check "early stop: --early-stop 0" 2 "$H" train --data "$T/ttr.lmdb" --test "$T/tte.lmdb" --early-stop 0
+check "early stop: --validation 1.5" 2 "$H" train --data "$T/ttr.lmdb" --validation 1.5
+check_grep "early stop: ... named" "$ERR" "--validation: '1.5' is not a fraction"
+check "early stop: --validation of a missing file" 1 "$H" train --data "$T/ttr.lmdb" --validation "$T/nope.lmdb"
+check_grep "early stop: ... named" "$ERR" 'nope\.lmdb'
+check "early stop: --stream with a fraction" 2 "$H" train --stream --data "$T/ttr.lmdb" --validation 0.1
+check "early stop: --stream with a validation file" 0 "$H" train --quiet --stream --data "$T/vtr.lmdb" --validation "$T/vva.lmdb" --early-stop 2 --epochs 5
+check "early stop: mf, on ratings" 0 "$H" train --data "$T/grtr.lmdb" --validation "$T/grte.lmdb" --early-stop 1 --epochs 100
+check_grep "early stop: ... keeps its best epoch" "$ERR" 'whose validation loss was best'
+
 # ------------------------------------------------------------ divergence (issue 19)
 # A loss past its bound (100 x an all-zero model's) is divergence, not only NaN:
 # --lr 1e9 used to end near a loss of 1e9 with exit 0 and a saved model.

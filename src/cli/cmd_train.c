@@ -27,6 +27,7 @@ typedef struct train_ui {
 	const char *metrics_path;
 	int metrics_errno;      /* first failed write to --metrics, 0 if none */
 	const hog_train_opts *o;
+	int validation;         /* the test columns are --validation's */
 } train_ui;
 
 /* The workers hog_train() will start: one for serial, --threads, or every core
@@ -90,12 +91,13 @@ static void on_epoch(void *ud, const hog_epoch_stats *s)
 	const int half = s->loss == HOG_LOSS_SQUARED;
 	/* a long run (--epochs auto on a small set: up to 1000) shows about 20 rows;
 	 * --metrics keeps every epoch */
-	const int every = s->epochs > 40 ? s->epochs / 20 : 1;
+	const int every = s->epochs > 40 && !u->o->early_stop ? s->epochs / 20 : 1; /* (early stopping: every row) */
 	if (s->epoch > 1 && s->epoch % every && s->epoch != s->epochs)
 		goto metrics;
 	if (s->epoch == 1 || u->quiet < 0)
 		printf("%5s %8s %10s %*s %9s %9s %9s %7s %7s\n", "epoch", "sec", "ex/s", rw, rate, "lr",
-		       half ? "trn mse/2" : "train", half ? "tst mse/2" : "test", real ? "rmse" : "acc%", real ? "mae" : "auc");
+		       half ? "trn mse/2" : "train", half ? (u->validation ? "val mse/2" : "tst mse/2") : u->validation ? "valid" : "test",
+		       real ? "rmse" : "acc%", real ? "mae" : "auc");
 	char trl[32], tl[32], q1[32], q2[32];
 	printf("%5d %8.3f %10.4g %*.4g %9.3g %9s %9s %7s %7s", s->epoch, s->seconds, s->ex_per_s, rw,
 	       s->nnz_per_s_per_thread, s->lr, cli_fmt_num(trl, sizeof trl, "%.5f", s->train_loss),
@@ -206,6 +208,8 @@ static int save_diverged(const hog_model *m, const char *save, const hog_train_o
 typedef struct train_args {
 	cli_train_args a;
 	const char *save, *metrics;
+	const char *validation; /* --validation: a file, or a fraction of --data (vfrac > 0) */
+	double vfrac;
 	int stream;
 } train_args;
 
@@ -239,6 +243,24 @@ static int parse_args(int argc, char **argv, const struct option *lopts, hog_tra
 		case OPT_METRICS: t->metrics = optarg; break;
 		case OPT_STREAM: t->stream = 1; break;
 		case OPT_KEEP_DIVERGED: o->keep_diverged = 1; break;
+		case OPT_VALIDATION:
+			t->validation = optarg;
+			t->vfrac = 0;
+			if (cli_parse_double(optarg, -1e300, 1e300, &d) == 0 && access(optarg, F_OK) != 0) {
+				if (!(d > 0 && d < 1))
+					rc = cli_usage_error("train", NULL, "--validation: '%s' is not a fraction of the "
+					                     "training set above 0 and below 1, nor a data set", optarg);
+				t->vfrac = d;
+			}
+			break;
+		case OPT_EARLY_STOP: {
+			long n;
+			if (cli_parse_int(optarg, 1, 1000000, &n))
+				rc = cli_usage_error("train", NULL, "--early-stop: '%s' is not a count of epochs 1..1000000",
+				                     optarg);
+			o->early_stop = (int)n;
+			break;
+		}
 		case ':': rc = cli_usage_error("train", NULL, "%s needs a value", argv[optind - 1]); break;
 		case '?': rc = cli_usage_error("train", NULL, "unknown option '%s' (see hogwild train -h)", argv[optind - 1]); break;
 		default:
@@ -271,26 +293,133 @@ static int check_files(const train_args *t, const hog_train_opts *o, int rank, t
 		return 1;
 	}
 	if ((t->a.data && (rc = cli_check_input("train", "--data", t->a.data))) ||
-	    (t->a.test && (rc = cli_check_input("train", "--test", t->a.test))))
+	    (t->a.test && (rc = cli_check_input("train", "--test", t->a.test))) ||
+	    (t->validation && !t->vfrac && (rc = cli_check_input("train", "--validation", t->validation))))
 		return rc;
 	return 0;
 }
 
-/* The sets: both, or with --stream the test set only (the training set is read
- * block by block). */
-static int load_sets(const train_args *t, hog_data **tr, hog_data **te)
+/* A set matched to the training set (@p tr, NULL with --stream: its header is
+ * read from --data) into *d; 0 or an exit status. */
+static int load_matched(const train_args *t, const hog_data *tr, const char *path, hog_data **d)
+{
+	hog_err err = { 0 };
+	int rc = hog_data_load(d, path, &err);
+	if (rc)
+		return cli_fail(&err, rc);
+	return cli_match_test("train", tr, t->a.data, *d, path, t->a.quiet, t->a.strict);
+}
+
+/* --validation with --test: the test set, evaluated once at the end as `eval`
+ * would (hog_model_prepare puts it in the model's terms then); a half of
+ * another split of --data's input is named now, or refused with --strict. */
+static int load_final_test(const train_args *t, hog_data **te)
+{
+	hog_err err = { 0 };
+	hog_data *h = NULL;
+	int rc = hog_data_load(te, t->a.test, &err);
+	if (rc)
+		return cli_fail(&err, rc);
+	if ((rc = hog_data_load_header(&h, t->a.data, &err)))
+		return cli_fail(&err, rc);
+	rc = cli_split_overlap("train", t->a.data, h->split, t->a.test, (*te)->split, t->a.strict);
+	hog_data_free(h);
+	return rc;
+}
+
+/* The closing lines of a run with a held-out set: the epoch whose model it
+ * handed back (early stopping), and with --validation the --test set's
+ * figures for that model, on standard output after the table. Returns 0 or
+ * an exit status. */
+static int report_heldout(const train_args *t, const hog_train_opts *o, const hog_train_result *res,
+                          const hog_model *m, hog_data *te)
+{
+	if (o->early_stop && res->best_epoch)
+		fprintf(stderr, "hogwild: %s; the model is that of epoch %d, whose %s loss was best (%.5f)\n",
+		        res->stopped_early ? "stopped early: the held-out loss had not improved for --early-stop epochs"
+		                           : "every epoch ran", res->best_epoch, t->validation ? "validation" : "test",
+		        res->best_loss);
+	if (!te || !m)
+		return 0;
+	hog_err err = { 0 };
+	hog_data_fit fit;
+	hog_eval ev;
+	int rc = hog_model_prepare(m, te, t->a.test, "the trained model", &fit, &err);
+	if (!rc)
+		cli_fit_note("train", &fit, te, t->a.test, "the trained model");
+	if (rc || (rc = hog_model_eval(m, te, &ev, &err)))
+		return cli_fail(&err, rc);
+	if (isnan(ev.accuracy))
+		printf("test %s: loss %.5f, rmse %.4f, mae %.4f\n", t->a.test, ev.loss, ev.rmse, ev.mae);
+	else
+		printf("test %s: loss %.5f, accuracy %.2f%%", t->a.test, ev.loss, 100 * ev.accuracy);
+	if (!isnan(ev.accuracy) && !isnan(ev.auc))
+		printf(", auc %.4f", ev.auc);
+	if (!isnan(ev.accuracy))
+		putchar('\n');
+	return 0;
+}
+
+/* --validation FRACTION: --data split in two (hog_data_split, by --seed) into a
+ * temporary folder ($TMPDIR or /tmp), the larger part loaded as the training
+ * set and the fraction as the held-out set, the files removed once loaded. */
+static int load_fraction(const train_args *t, uint64_t seed, hog_data **tr, hog_data **held)
+{
+	const char *tmp = getenv("TMPDIR");
+	char dir[4096], a[4200], b[4200];
+	snprintf(dir, sizeof dir, "%s/hogwild-valid-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		fprintf(stderr, "hogwild train: --validation %s: cannot make a temporary folder %s: %s\n", t->validation,
+		        dir, strerror(errno));
+		return 1;
+	}
+	snprintf(a, sizeof a, "%s/train.lmdb", dir);
+	snprintf(b, sizeof b, "%s/valid.lmdb", dir);
+	hog_err err = { 0 };
+	int rc = hog_data_split(t->a.data, a, b, t->vfrac, seed, &err);
+	if (!rc && !(rc = hog_data_load(tr, a, &err)))
+		rc = hog_data_load(held, b, &err);
+	if (rc)
+		rc = cli_fail(&err, rc);
+	unlink(a);
+	unlink(b);
+	rmdir(dir);
+	return rc;
+}
+
+/* The sets: the training set (not with --stream: read block by block), the
+ * held-out set the run evaluates every epoch and stops early on (*held:
+ * --validation, else --test), and with --validation the --test set, evaluated
+ * once at the end (*te). */
+static int load_sets(const train_args *t, const hog_train_opts *o, hog_data **tr, hog_data **held, hog_data **te)
 {
 	const cli_train_args *a = &t->a;
+	int rc = 0;
+	if (t->validation) {
+		if (!a->data)
+			return cli_usage_error("train", NULL, "--data is required (a data set made by 'hogwild data "
+			                       "import' or 'gen')");
+		hog_err err = { 0 };
+		if (t->vfrac > 0)
+			rc = load_fraction(t, o->seed, tr, held);
+		else if (!t->stream && (rc = hog_data_load(tr, a->data, &err)))
+			rc = cli_fail(&err, rc);
+		if (!rc && t->vfrac == 0)
+			rc = load_matched(t, *tr, t->validation, held);
+		if (!rc && a->test)
+			rc = load_final_test(t, te);
+		return rc;
+	}
 	if (!t->stream)
-		return cli_load_data("train", a, tr, te, a->quiet);
+		return cli_load_data("train", a, tr, held, a->quiet);
+	hog_data **te_ = held;
 	cli_train_args ta = *a;
 	ta.data = a->test;
 	ta.test = NULL;
-	int rc = 0;
 	if (!a->data)
 		rc = cli_usage_error("train", NULL, "--data is required (a data set made by 'hogwild data import' or 'gen')");
-	else if (a->test && !(rc = cli_load_data("train", &ta, te, tr, a->quiet)))
-		rc = cli_match_test("train", NULL, a->data, *te, a->test, a->quiet, a->strict);
+	else if (a->test && !(rc = cli_load_data("train", &ta, te_, tr, a->quiet)))
+		rc = cli_match_test("train", NULL, a->data, *te_, a->test, a->quiet, a->strict);
 	return rc;
 }
 
@@ -340,6 +469,9 @@ int cmd_train(int argc0, char **argv0)
 	if (t.stream && a->given.on[OPT_SHUFFLE_CHUNK - OPT_FIRST])
 		rc = cli_usage_error("train", NULL, "--shuffle-chunk does not apply with --stream, whose epochs visit the "
 		                     "set's blocks in a random order and each block's examples in a random order");
+	else if (t.stream && t.vfrac > 0)
+		rc = cli_usage_error("train", NULL, "--validation %s: a fraction of the training set needs it loaded; with "
+		                     "--stream give a validation data set (data split makes one)", t.validation);
 	if (rc || (rc = cli_train_refuse(CLI_TRAIN, &o, cli_opt_train_modes(&o), &a->given))) {
 		cli_config_free(argc, argv);
 		return rc;
@@ -352,9 +484,10 @@ int cmd_train(int argc0, char **argv0)
 	if (rank)
 		a->quiet = 1;
 	const char *save = t.save;
-	train_ui ui = { .quiet = a->quiet || !cli_progress_wanted(0), .o = &o, .metrics_path = t.metrics };
-	hog_data *tr = NULL, *te = NULL;
-	if ((rc = check_files(&t, &o, rank, &ui)) || (rc = load_sets(&t, &tr, &te)))
+	train_ui ui = { .quiet = a->quiet || !cli_progress_wanted(0), .o = &o, .metrics_path = t.metrics,
+	                .validation = t.validation != NULL };
+	hog_data *tr = NULL, *held = NULL, *te = NULL;
+	if ((rc = check_files(&t, &o, rank, &ui)) || (rc = load_sets(&t, &o, &tr, &held, &te)))
 		goto out;
 	ui.threads = train_threads(&o);
 	o.on_epoch = on_epoch;
@@ -371,13 +504,17 @@ int cmd_train(int argc0, char **argv0)
 		shown.threads = 1;
 	/* one copy of the data in memory: the trainer rearranges it and frees it */
 	o.save = save; /* its space reserved before the first epoch (rank 0 writes it) */
-	int trc = t.stream ? hog_train_stream(a->data, te, &o, &m, &res, &err) : hog_train_consume(tr, te, &o, &m, &res, &err);
+	int trc = t.stream ? hog_train_stream(a->data, held, &o, &m, &res, &err)
+	                   : hog_train_consume(tr, held, &o, &m, &res, &err);
 	tr = NULL;
 	shown.threads = res.threads ? res.threads : 1;
 	if (rank)
 		save = NULL;
 	if ((trc == 0 || trc == HOG_EINTR) && rank == 0)
 		report_run(&res, &o, trc, ranks);
+	if (trc == 0 && rank == 0 && (rc = report_heldout(&t, &o, &res, m, te))) {
+		/* (said; the model is still saved) */
+	}
 	if (trc == 0 && save && m && save_model(m, save)) {
 		rc = 1;
 	} else if (trc == HOG_EINTR) {
@@ -390,10 +527,8 @@ int cmd_train(int argc0, char **argv0)
 		rc = save_diverged(m, save, &o, rank);
 	} else if (trc) {
 		rc = cli_fail(&err, trc);
-	} else {
-		rc = 0;
-		if (save)
-			fprintf(stderr, "hogwild: model saved to %s\n", save);
+	} else if (save) {
+		fprintf(stderr, "hogwild: model saved to %s\n", save);
 	}
 	hog_model_free(m);
 	if (save)
@@ -407,6 +542,7 @@ out:
 			rc = 1;
 	}
 	hog_data_free(tr);
+	hog_data_free(held);
 	hog_data_free(te);
 	cli_config_free(argc, argv);
 	hog_mpi_finish();

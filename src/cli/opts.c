@@ -125,6 +125,13 @@ const cli_opt cli_opts[] = {
 	  "a run that diverges (exit 1: an epoch's training loss NaN, over 100 times an all-zero model's, or over "
 	  "10 times the run's best epoch's and the zero model's) still writes its model to --save, to look at; "
 	  "checkpoints never take the diverged state (off: nothing is saved)" },
+	{ "validation", 0, REQ, OPT_VALIDATION, CLI_TRAIN, 0, 0, COND_NONE, "V",
+	  "a held-out set evaluated after every epoch in the test columns, for --early-stop: a data set file, or "
+	  "a fraction of --data (0.1: a tenth, drawn by --seed) that is then not trained on; --test is evaluated "
+	  "once, at the end (none)" },
+	{ "early-stop", 0, REQ, OPT_EARLY_STOP, CLI_TRAIN, 0, 0, COND_HELDOUT, "N",
+	  "stop once the held-out loss (--validation, else --test) has not improved for N epochs, and keep the "
+	  "best epoch's model (off)" },
 	/* compare's own */
 	{ "ranks", 0, REQ, OPT_RANKS, CLI_COMPARE, 0, 0, COND_NONE, "LIST",
 	  "MPI rank counts, e.g. 1,2: under mpirun -np N (N at least the largest), each row runs on that many "
@@ -210,6 +217,7 @@ static const char *cond_words(enum cli_cond c)
 	case COND_MODEL_MLP: return "--model mlp";
 	case COND_SAVE: return "--save";
 	case COND_TEST: return "--test";
+	case COND_HELDOUT: return "--test or --validation";
 	case COND_NONE: break;
 	}
 	return "";
@@ -391,6 +399,7 @@ static int cond_holds(enum cli_cond c, const hog_train_opts *o, const cli_given 
 	case COND_MODEL_MLP: return o->model == HOG_MODEL_MLP;
 	case COND_SAVE: return given->on[OPT_SAVE - OPT_FIRST];
 	case COND_TEST: return given->on[OPT_TEST - OPT_FIRST];
+	case COND_HELDOUT: return given->on[OPT_TEST - OPT_FIRST] || given->on[OPT_VALIDATION - OPT_FIRST];
 	}
 	return 0;
 }

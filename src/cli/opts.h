@@ -27,7 +27,7 @@ enum {
 	OPT_TRAIN_LAST, /* the options above are parsed by cli_train_option() */
 	/* train's own */
 	OPT_SAVE = OPT_TRAIN_LAST, OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_RESUME, OPT_FORCE, OPT_METRICS,
-	OPT_STREAM, OPT_KEEP_DIVERGED,
+	OPT_STREAM, OPT_KEEP_DIVERGED, OPT_VALIDATION, OPT_EARLY_STOP,
 	/* compare's own */
 	OPT_MODES, OPT_THREADS_LIST, OPT_RANKS, OPT_REPEAT, OPT_TARGET, OPT_CSV, OPT_JSON, OPT_PLOT,
 	OPT_HELP,
@@ -50,6 +50,7 @@ enum cli_cond {
 	COND_MODEL_MLP,   /* --model mlp itself, not linear with --loss softmax (hidden layers) */
 	COND_SAVE,        /* --save given */
 	COND_TEST,        /* --test given */
+	COND_HELDOUT,     /* --test or --validation given */
 };
 
 typedef struct cli_opt {

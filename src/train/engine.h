@@ -173,7 +173,8 @@ struct hog_engine {
 	hog_place *plan;
 	eng_worker **w;
 	hog_barrier bar;
-	atomic_int action;          /* 0 go on, 1 stop (signal), 2 diverged, 3 error */
+	atomic_int action;          /* 0 go on, 1 stop (signal), 2 diverged, 3 error, 4 early stop
+	                               (a finished run: the test loss stopped improving) */
 	atomic_int go, gone, short_team; /* hand-over into and out of the parallel region */
 	int start_epoch;
 	uint64_t *start_pos;
@@ -188,6 +189,10 @@ struct hog_engine {
 	double sync_seconds;        /* MPI: time spent averaging the models */
 	double loss_zero;           /* what an all-zero model loses (eng_zero_loss) */
 	double loss_best;           /* this run's best epoch's training loss (NaN: none yet) */
+	hog_model *best;            /* early_stop: the best epoch's model (thread 0 keeps it) */
+	double best_loss;           /* ... its test loss (NaN: none yet) */
+	int best_epoch;             /* ... and its epoch, 0-based (-1: none) */
+	int stopped_early;          /* the run ended early (action 4) */
 	uint64_t ckpt_bytes;        /* rank 0: the space reserved for the next checkpoint */
 	int ckpt_unreserved;        /* the last try to reserve it failed (said once) */
 };

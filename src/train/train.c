@@ -241,6 +241,30 @@ static void between_rounds(hog_engine *e, int ep, int last_round, double t_epoch
 	progress(e, ep, t_epoch);
 }
 
+/* Thread 0 after epoch @p ep was reported (early_stop): the model of a new best
+ * test loss is kept; once the loss has not improved for early_stop epochs the
+ * run ends there (action 4, a finished run). A loss must beat the best by a
+ * part in 10^6 to count, so that a plateau read to the last digit ends too. */
+static void early_check(hog_engine *e, int ep)
+{
+	const double loss = e->last.test_loss;
+	if (isfinite(loss) && (e->best_epoch < 0 || loss < e->best_loss - 1e-6 * fabs(e->best_loss))) {
+		hog_model *m = e->ops->result ? e->ops->result(e) : e->ops->snapshot(e);
+		if (!m) {
+			team_fail(e, ENOMEM, "keeping the best epoch's model");
+			return;
+		}
+		eng_model_hyper(e, m);
+		hog_model_free(e->best);
+		e->best = m;
+		e->best_loss = loss;
+		e->best_epoch = ep;
+	} else if (ep - e->best_epoch >= e->o.early_stop && ep + 1 < e->o.epochs) {
+		e->stopped_early = 1;
+		atomic_store(&e->action, 4);
+	}
+}
+
 static void run_team(hog_engine *e)
 {
 	const int k = omp_get_thread_num();
@@ -338,6 +362,8 @@ static void run_team(hog_engine *e)
 			epoch_report(e, ep, spent);
 			if (e->o.checkpoint && !atomic_load(&e->action) && (rc = eng_write_checkpoint(e, 0)))
 				team_fail(e, rc, "writing a checkpoint");
+			if (e->o.early_stop && !atomic_load(&e->action))
+				early_check(e, ep);
 		}
 		hog_barrier_wait(&e->bar);
 		if (atomic_load(&e->action))
@@ -385,6 +411,11 @@ static int hand_back(hog_engine *e, int rc, hog_model **model_out, hog_err *err)
 	if (e->ranks > 1 && ops->gather && (rc == 0 || rc == HOG_EINTR || keep) && (grc = ops->gather(e))) {
 		hog_err_set(err, grc, "%s", e->werr.msg);
 		rc = grc;
+	}
+	if (!rc && e->best) { /* early stopping: the best epoch's model (one rank) */
+		*model_out = e->best;
+		e->best = NULL;
+		return rc;
 	}
 	int averaged = !rc && ops->result; /* (the same on every rank: the action is shared) */
 	if ((*model_out = averaged ? ops->result(e) : ops->snapshot(e)))
@@ -500,6 +531,8 @@ static int team_run(hog_engine *e, const hog_train_opts *opts, hog_err *err)
 		rc = e->werr.code ? e->werr.code : HOG_EDATA;
 		hog_err_set(err, rc, "%s", e->werr.msg);
 		break;
+	case 4: /* early stop: finished */
+		break;
 	}
 	return rc;
 }
@@ -519,6 +552,7 @@ static void engine_free(hog_engine *e)
 	}
 	if (e->model)
 		ops->free(e);
+	hog_model_free(e->best);
 	free(e->w);
 	free(e->plan);
 	free(e->start_pos);
@@ -565,6 +599,12 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 		e->o.round_examples = 1u << 15;
 	e->rank = hog_mpi_rank();
 	e->ranks = hog_mpi_size();
+	if (e->o.early_stop && (!test || e->ranks > 1)) {
+		rc = hog_err_set(err, HOG_ECONFIG, "early stopping needs %s", !test ? "a test (validation) set to watch"
+		                 : "one MPI rank (several are not supported yet)");
+		free(e);
+		return rc;
+	}
 	if (e->ranks > 1 && !ops->shared_params) {
 		rc = hog_err_set(err, HOG_ENOTSUP, "the %s model cannot train on several MPI ranks yet",
 		                 hog_model_kind_name(ops->kind));
@@ -573,6 +613,8 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 	}
 	e->loss_zero = eng_zero_loss(e->o.loss, &train->meta);
 	e->loss_best = NAN;
+	e->best_loss = NAN;
+	e->best_epoch = -1;
 	e->data_hash = eng_data_hash(train);
 	e->opts_hash = eng_opts_hash(ops, &e->o, e->ranks);
 
@@ -604,6 +646,9 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 		res->seconds = e->elapsed;
 		res->last = e->last;
 		res->sync_seconds = e->sync_seconds;
+		res->best_epoch = e->best ? e->best_epoch + 1 : 0;
+		res->best_loss = e->best ? e->best_loss : NAN;
+		res->stopped_early = e->stopped_early;
 		if (ops->report)
 			ops->report(e, res);
 	}

@@ -259,7 +259,8 @@ static const struct ref {
 	{ "quiet", "*", "", "" }, { "save", "*", "", "" }, { "checkpoint", "*", "", "" },
 	{ "checkpoint-every", "*", "", "checkpoint" }, { "resume", "*", "", "" }, { "force", "*", "", "resume" },
 	{ "metrics", "*", "", "" }, { "stream", "linear", "", "" }, { "keep-diverged", "*", "", "save" },
-	{ "strict", "*", "", "test" }, { "ranks", "*", "", "" }, { "repeat", "*", "", "" },
+	{ "strict", "*", "", "test" }, { "validation", "*", "", "" }, { "early-stop", "*", "", "heldout" },
+	{ "ranks", "*", "", "" }, { "repeat", "*", "", "" },
 	{ "target-loss", "*", "", "" }, { "csv", "*", "", "" }, { "json", "*", "", "" }, { "plot", "*", "", "" },
 	{ "help", "*", "", "" },
 };
@@ -315,7 +316,8 @@ static void set_cond(hog_train_opts *o, const char *cond, int met)
  * (met), or 0: conditions on options that hog_train_opts does not hold. */
 static int cond_beside(const char *cond, int met)
 {
-	return !met ? 0 : !strcmp(cond, "save") ? OPT_SAVE : !strcmp(cond, "test") ? OPT_TEST : 0;
+	return !met ? 0 : !strcmp(cond, "save") ? OPT_SAVE : !strcmp(cond, "test") ? OPT_TEST
+	     : !strcmp(cond, "heldout") ? OPT_VALIDATION : 0; /* (--test meets it too: as "test") */
 }
 
 /* The expected answer for option @p r in context @p c trained in the modes

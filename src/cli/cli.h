@@ -20,6 +20,7 @@ int cmd_predict(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_topo(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+int cmd_model(int argc, char **argv);
 
 /** Prints "hogwild CMD: message" to stderr and returns 2 (usage) — callers
  * `return cli_usage_error(...)`; prints the usage line too when @p usage. */

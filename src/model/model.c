@@ -133,6 +133,19 @@ void hog_model_info_get(const hog_model *m, hog_model_info *info)
 	info->epochs_done = m->epochs_done;
 	info->task = m->task;
 	info->split = m->split;
+	info->sched = m->sched;
+	info->lr = m->lr;
+	info->l2 = m->l2;
+	info->beta = m->beta;
+	info->backoff = m->backoff;
+	info->t0 = m->t0;
+	info->seed = m->seed;
+	info->warmup = m->warmup;
+	info->examples_seen = m->t;
+	info->params = m->nparams;
+	info->user_ids = m->user_ids ? m->nuser_ids : 0;
+	info->item_ids = m->item_ids ? m->nitem_ids : 0;
+	info->columns = m->columns;
 	hog_model_kind_get(m->kind)->info(m, info);
 }
 

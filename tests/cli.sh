@@ -1642,5 +1642,109 @@ check "diverge: --mode auto at a step every probe diverges at" 1 "$H" train --da
 	--threads 2 --epochs 2 --lr 1e9
 check_grep "diverge: ... the note says the probes diverged" "$ERR" 'auto: serial \(the probe diverged in every mode'
 
+# ------------------------------------------------------------ model info, dump, load (issue 24)
+"$H" data gen -q --examples 1500 --features 300 --nnz 8 --seed 5 "$T/ms.lmdb" >/dev/null 2>&1
+"$H" data gen -q --kind ratings --examples 2000 --users 60 --items 40 --rank 3 --seed 5 "$T/mr.lmdb" >/dev/null 2>&1
+"$H" data gen -q --kind dense --examples 600 --features 12 --classes 3 --seed 5 "$T/md.lmdb" >/dev/null 2>&1
+"$H" train --quiet --data "$T/ms.lmdb" --epochs 2 --optimizer adagrad --save "$T/ml.model" >/dev/null 2>&1
+"$H" train --quiet --model mf --data "$T/mr.lmdb" --epochs 2 --biases --save "$T/mf.model" >/dev/null 2>&1
+"$H" train --quiet --model mlp --data "$T/md.lmdb" --epochs 2 --layers 6 --save "$T/mm.model" >/dev/null 2>&1
+check "model -h" 0 "$H" model -h
+check_grep "model -h lists the subcommands" "$OUT" '^  dump '
+check "model without a subcommand" 2 "$H" model
+check "model: unknown subcommand" 2 "$H" model frob
+check_grep "model: ... is named" "$ERR" "unknown subcommand 'frob'"
+for sub in info dump load; do
+	check "model $sub -h" 0 "$H" model $sub -h
+	check_grep "model $sub -h: usage" "$OUT" "^usage: hogwild model $sub"
+done
+check "model info: no file" 2 "$H" model info
+check "model info: unknown option" 2 "$H" model info --frob "$T/ml.model"
+check_grep "model info: ... named" "$ERR" 'unknown option --frob'
+check "model info: a missing file" 1 "$H" model info "$T/nothere.model"
+check_grep "model info: ... named" "$ERR" 'nothere.model'
+check "model info: a data set is no model" 1 "$H" model info "$T/ms.lmdb"
+check_grep "model info: ... says so" "$ERR" 'ms.lmdb: not a hogwild model file'
+check "model info linear" 0 "$H" model info "$T/ml.model"
+check_grep "model info linear: kind" "$OUT" '^kind +linear$'
+check_grep "model info linear: loss" "$OUT" '^loss +logistic$'
+check_grep "model info linear: rule" "$OUT" '^step rule +adagrad$'
+check_grep "model info linear: features" "$OUT" '^features +300 '
+check_grep "model info linear: epochs" "$OUT" '^epochs done +2 \(3000 examples seen\)$'
+check_grep "model info linear: task" "$OUT" '^task +binary$'
+check_grep "model info linear: size" "$OUT" "^size .*\($(wc -c <"$T/ml.model" | tr -d ' ') bytes\)"
+check "model info mf" 0 "$H" model info "$T/mf.model"
+check_grep "model info mf: shapes" "$OUT" '^users x items +60 x 40, rank [0-9]+$'
+check_grep "model info mf: biases" "$OUT" '^biases +yes'
+check_grep "model info mf: id maps" "$OUT" '^id maps +60 user and 40 item ids'
+check "model info mlp --json" 0 "$H" model info --json "$T/mm.model"
+check_grep "model info mlp --json: layers" "$OUT" '"kind":"mlp".*"layers":\[12,6,3\],"classes":3'
+check_grep "model info mlp --json: not a checkpoint" "$OUT" '"checkpoint":false}$'
+"$H" train --quiet --data "$T/ms.lmdb" --mode serial --epochs 1 --checkpoint "$T/mck.bin" >/dev/null 2>&1
+check "model info: a checkpoint" 0 "$H" model info "$T/mck.bin"
+check_grep "model info: ... says it is one" "$OUT" '^checkpoint +yes: at the end of epoch 1$'
+check "model info --json: a checkpoint" 0 "$H" model info --json "$T/mck.bin"
+check_grep "model info --json: ... says it is one" "$OUT" '"checkpoint":true'
+# dump and load: the same file, byte for byte, and the same predictions
+for m in ml mf mm mck; do
+	f="$T/$m.model"
+	[ $m = mck ] && f="$T/mck.bin"
+	check "model dump $m" 0 "$H" model dump "$f"
+	cp "$OUT" "$T/$m.dump"
+	check "model load $m" 0 "$H" model load "$T/$m.dump" "$T/$m.back"
+	check_true "model dump, load $m: the same bytes" cmp "$f" "$T/$m.back"
+done
+check_grep "model dump linear: the header names the kind" "$T/ml.dump" '^kind linear$'
+check_grep "model dump linear: a feature's line: LIBSVM id, weight, adagrad's sum" "$T/ml.dump" '^1 -?[0-9.e-]+ [0-9.e+-]+$'
+check_grep "model dump linear: the bias" "$T/ml.dump" '^bias -?[0-9.e-]+ [0-9.e+-]+$'
+check_grep "model dump mf: a user's factors" "$T/mf.dump" '^u [0-9]+ -?[0-9]'
+check_grep "model dump mf: an item's bias" "$T/mf.dump" '^bi [0-9]+ -?[0-9.e-]+$'
+check_grep "model dump mlp: layer 1's biases" "$T/mm.dump" '^b1( -?[0-9.e-]+){3}$'
+check_grep "model dump mlp: layer 0's rows" "$T/mm.dump" '^W0 11( -?[0-9.e-]+){6}$'
+"$H" predict --model "$T/ml.model" --data "$T/ms.lmdb" --out "$T/mp1.txt" 2>/dev/null
+"$H" predict --model "$T/ml.back" --data "$T/ms.lmdb" --out "$T/mp2.txt" 2>/dev/null
+check_true "model load linear: the same predictions" cmp "$T/mp1.txt" "$T/mp2.txt"
+"$H" predict --model "$T/mf.model" --data "$T/mr.lmdb" --out "$T/mp3.txt" 2>/dev/null
+"$H" predict --model "$T/mf.back" --data "$T/mr.lmdb" --out "$T/mp4.txt" 2>/dev/null
+check_true "model load mf: the same predictions" cmp "$T/mp3.txt" "$T/mp4.txt"
+"$H" predict --model "$T/mm.model" --data "$T/md.lmdb" --probabilities --out "$T/mp5.txt" 2>/dev/null
+"$H" predict --model "$T/mm.back" --data "$T/md.lmdb" --probabilities --out "$T/mp6.txt" 2>/dev/null
+check_true "model load mlp: the same probabilities" cmp "$T/mp5.txt" "$T/mp6.txt"
+check_true "model load: the predictions are not empty" test -s "$T/mp5.txt"
+# an edited dump: a changed weight changes the model as asked
+awk '$1 == "bias" { $2 = 2.5 } { print }' "$T/ml.dump" >"$T/ml-ed.dump"
+check "model load: an edited dump" 0 "$H" model load "$T/ml-ed.dump" "$T/ml-ed.model"
+check "model dump: ... of the edited model" 0 "$H" model dump "$T/ml-ed.model"
+check_grep "model dump: ... has the bias set" "$OUT" '^bias 2.5 '
+check "model dump --out" 0 "$H" model dump --out "$T/ml2.dump" "$T/ml.model"
+check_true "model dump --out: the same text as to standard output" cmp "$T/ml.dump" "$T/ml2.dump"
+check_true "model dump --out: no temporary file left" none_like 'ml2.dump.tmp.*'
+check "model dump --out: a missing directory" 1 "$H" model dump --out "$T/nodir/x.dump" "$T/ml.model"
+check_grep "model dump --out: ... named" "$ERR" 'nodir/x.dump: directory .* does not exist'
+check "model dump --out: a model file is not replaced by text" 1 "$H" model dump --out "$T/mf.model" "$T/ml.model"
+check_true "model dump --out: ... and it is intact" cmp "$T/mf.model" "$T/mf.back"
+check "model dump --out: empty name" 2 "$H" model dump --out "" "$T/ml.model"
+check "model dump: two files" 2 "$H" model dump "$T/ml.model" "$T/mf.model"
+check "model load: one operand" 2 "$H" model load "$T/ml.dump"
+check "model load: a model of another kind is not replaced" 1 "$H" model load "$T/ml.dump" "$T/mf.back"
+check_true "model load: ... it is intact" cmp "$T/mf.model" "$T/mf.back"
+# bad dumps: FILE:LINE and what is wrong, exit 1, nothing written
+sed 's/^loss logistic$/loss cubic/' "$T/ml.dump" >"$T/bad1.dump"
+check "model load: an unknown loss" 1 "$H" model load "$T/bad1.dump" "$T/bad.model"
+check_grep "model load: ... FILE:LINE and the names" "$ERR" "bad1.dump:3: loss: 'cubic' is not one of logistic, hinge, squared, softmax"
+check_true "model load: ... nothing written" test ! -e "$T/bad.model"
+sed '25s/^\([0-9]*\) [^ ]*/\1 abc/' "$T/ml.dump" >"$T/bad2.dump"
+check "model load: a value that is no number" 1 "$H" model load "$T/bad2.dump" "$T/bad.model"
+check_grep "model load: ... named with its line" "$ERR" "bad2.dump:25: 'abc' is not a finite number"
+sed '$d' "$T/mf.dump" >"$T/bad3.dump"
+check "model load: a truncated dump" 1 "$H" model load "$T/bad3.dump" "$T/bad.model"
+check_grep "model load: ... says how many records it has" "$ERR" 'bad3.dump:[0-9]+: the dump ends after [0-9]+ of its [0-9]+ records'
+sed 's/^u 1 /u 0 /; s/^bu 1 /bu 0 /' "$T/mf.dump" >"$T/bad4.dump"
+check "model load: a user id twice" 1 "$H" model load "$T/bad4.dump" "$T/bad.model"
+check_grep "model load: ... names both lines" "$ERR" 'bad4.dump:[0-9]+: id 0 is given twice \(first on line [0-9]+\)'
+check "model load: a model file is no dump" 1 "$H" model load "$T/ml.model" "$T/bad.model"
+check_grep "model load: ... says so" "$ERR" 'ml.model:1: not a hogwild model dump'
+check_true "model load: nothing written by any of them" test ! -e "$T/bad.model"
+
 echo "cli: $PASS passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]

@@ -525,10 +525,11 @@ static int check_ids(dump_in *in, const hog_model *m, uint64_t first)
 		qsort(v, c, sizeof *v, cmp_id_at);
 		for (uint64_t i = 1; i < c; i++)
 			if (v[i].id == v[i - 1].id) {
-				in->lineno = first + v[i].r;
+				const id_at a = v[i - 1], b = v[i];
 				free(v);
-				return in_bad(in, "id %llu is given twice (first on line %llu)", (unsigned long long)v[i].id,
-				              (unsigned long long)(first + v[i - 1].r));
+				in->lineno = first + b.r;
+				return in_bad(in, "id %llu is given twice (first on line %llu)", (unsigned long long)b.id,
+				              (unsigned long long)(first + a.r));
 			}
 	}
 	free(v);

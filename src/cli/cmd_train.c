@@ -289,6 +289,8 @@ static int load_sets(const train_args *t, hog_data **tr, hog_data **te)
 	int rc = 0;
 	if (!a->data)
 		rc = cli_usage_error("train", NULL, "--data is required (a data set made by 'hogwild data import' or 'gen')");
+	else if (cli_refuse_unlabelled("train", a->data, NULL))
+		rc = 1;
 	else if (a->test && !(rc = cli_load_data("train", &ta, te, tr, a->quiet)))
 		rc = cli_match_test("train", NULL, a->data, *te, a->test, a->quiet, a->strict);
 	return rc;

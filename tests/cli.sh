@@ -1746,5 +1746,78 @@ check "model load: a model file is no dump" 1 "$H" model load "$T/ml.model" "$T/
 check_grep "model load: ... says so" "$ERR" 'ml.model:1: not a hogwild model dump'
 check_true "model load: nothing written by any of them" test ! -e "$T/bad.model"
 
+# ------------------------------------------------------------ sets without labels (issue 24)
+printf '1 1:0.5 3:1\n-1 2:0.25\n1 1:1 2:2 3:3\n-1 3:0.5 4:2\n1 2:1\n' >"$T/ul.svm"
+sed 's/^[^ ]* //' "$T/ul.svm" >"$T/uu.svm"
+check "unlabelled: libsvm lines without labels import" 0 "$H" data import -q -f libsvm "$T/uu.svm" "$T/uu.lmdb"
+"$H" data import -q -f libsvm "$T/ul.svm" "$T/ul.lmdb" >/dev/null 2>&1
+check "unlabelled: data info" 0 "$H" data info "$T/uu.lmdb"
+check_grep "unlabelled: ... says it has no labels" "$OUT" '^labels +none: a set to predict on'
+check "unlabelled: data info --json" 0 "$H" data info --json "$T/uu.lmdb"
+check_grep "unlabelled: ... labelled false" "$OUT" '"labelled":false'
+check "unlabelled: data verify" 0 "$H" data verify "$T/uu.lmdb"
+check "unlabelled: data export" 0 "$H" data export "$T/uu.lmdb"
+check_true "unlabelled: ... writes the lines as imported" cmp "$OUT" "$T/uu.svm"
+"$H" train --quiet --data "$T/ul.lmdb" --epochs 3 --save "$T/ul.model" >/dev/null 2>&1
+check "unlabelled: predict linear" 0 "$H" predict --model "$T/ul.model" --data "$T/uu.lmdb"
+cp "$OUT" "$T/up2.txt"
+"$H" predict --model "$T/ul.model" --data "$T/ul.lmdb" >"$T/up1.txt" 2>/dev/null
+check_true "unlabelled: ... the predictions of the labelled set" cmp "$T/up1.txt" "$T/up2.txt"
+check_true "unlabelled: ... one a line" test "$(wc -l <"$T/up2.txt")" -eq 5
+check "unlabelled: predict --labels" 0 "$H" predict --labels --model "$T/ul.model" --data "$T/uu.lmdb"
+cp "$OUT" "$T/up4.txt"
+"$H" predict --labels --model "$T/ul.model" --data "$T/ul.lmdb" >"$T/up3.txt" 2>/dev/null
+check_true "unlabelled: ... the same labels" cmp "$T/up3.txt" "$T/up4.txt"
+check "unlabelled: eval refuses" 1 "$H" eval --model "$T/ul.model" --data "$T/uu.lmdb"
+check_grep "unlabelled: ... naming the file" "$ERR" 'hogwild eval: .*uu.lmdb has no labels .*predict takes such a set'
+check "unlabelled: train refuses" 1 "$H" train --quiet --data "$T/uu.lmdb"
+check_grep "unlabelled: ... naming the file" "$ERR" 'hogwild train: .*uu.lmdb has no labels'
+check "unlabelled: train --test refuses" 1 "$H" train --quiet --data "$T/ul.lmdb" --test "$T/uu.lmdb"
+check_grep "unlabelled: ... naming the test set" "$ERR" 'hogwild train: .*uu.lmdb has no labels'
+check "unlabelled: train --stream refuses" 1 "$H" train --quiet --stream --data "$T/uu.lmdb"
+check_grep "unlabelled: ... naming the file" "$ERR" 'hogwild train: .*uu.lmdb has no labels'
+check "unlabelled: compare refuses" 1 "$H" compare --quiet --data "$T/uu.lmdb" --epochs 1
+check_grep "unlabelled: ... naming the file" "$ERR" 'hogwild compare: .*uu.lmdb has no labels'
+# mf: 'user item' pairs
+printf '10 20 4\n11 21 3\n10 21 5\n12 20 1\n11 20 2\n13 22 4\n' >"$T/ur.txt"
+awk '{ print $1, $2 }' "$T/ur.txt" >"$T/up.txt"
+"$H" data import -q -f ratings "$T/ur.txt" "$T/url.lmdb" >/dev/null 2>&1
+check "unlabelled: ratings pairs with --no-label" 0 "$H" data import -q -f ratings --no-label "$T/up.txt" "$T/urp.lmdb"
+check "unlabelled: ... verify" 0 "$H" data verify "$T/urp.lmdb"
+"$H" train --quiet --model mf --data "$T/url.lmdb" --epochs 3 --save "$T/ur.model" >/dev/null 2>&1
+check "unlabelled: predict mf" 0 "$H" predict --model "$T/ur.model" --data "$T/urp.lmdb"
+cp "$OUT" "$T/uq2.txt"
+"$H" predict --model "$T/ur.model" --data "$T/url.lmdb" >"$T/uq1.txt" 2>/dev/null
+check_true "unlabelled: ... the predictions of the rated set" cmp "$T/uq1.txt" "$T/uq2.txt"
+check_grep "unlabelled: ... in the files' ids" "$T/uq2.txt" '^13 22 [0-9.-]+'
+check "unlabelled: eval mf refuses" 1 "$H" eval --model "$T/ur.model" --data "$T/urp.lmdb"
+check_grep "unlabelled: ... naming the file" "$ERR" 'urp.lmdb has no labels'
+check "unlabelled: pairs without --no-label" 1 "$H" data import -q -f ratings "$T/up.txt" "$T/x.lmdb"
+check_grep "unlabelled: ... says which option" "$ERR" 'up.txt:1:[0-9]+: missing rating: .*\(pairs without ratings: --no-label\)'
+check "unlabelled: --no-label with ratings" 1 "$H" data import -q -f ratings --no-label "$T/ur.txt" "$T/x.lmdb"
+check_grep "unlabelled: ... FILE:LINE" "$ERR" "ur.txt:1:7: a third field: --no-label reads 'user item' pairs"
+# csv without its label column
+printf 'a,y,b\n0.5,1,2\n1,0,0\n3,1,1\n0,0,0.5\n' >"$T/uc.csv"
+cut -d, -f1,3 "$T/uc.csv" >"$T/ucu.csv"
+"$H" data import -q -f csv "$T/uc.csv" "$T/ucl.lmdb" >/dev/null 2>&1
+check "unlabelled: csv with --no-label" 0 "$H" data import -q -f csv --no-label "$T/ucu.csv" "$T/ucu.lmdb"
+"$H" train --quiet --data "$T/ucl.lmdb" --epochs 3 --save "$T/uc.model" >/dev/null 2>&1
+"$H" predict --model "$T/uc.model" --data "$T/ucl.lmdb" >"$T/uc1.txt" 2>/dev/null
+check "unlabelled: predict csv (the model's columns but its label's)" 0 "$H" predict --model "$T/uc.model" --data "$T/ucu.lmdb"
+check_true "unlabelled: ... the predictions of the labelled set" cmp "$T/uc1.txt" "$OUT"
+# the lines must agree
+printf '1:1 2:3\n1 1:2\n' >"$T/um1.svm"
+check "unlabelled: a label after lines without" 1 "$H" data import -q -f libsvm "$T/um1.svm" "$T/x.lmdb"
+check_grep "unlabelled: ... FILE:LINE and the first line" "$ERR" 'um1.svm:2:1: a label \(or no feature\), but .*um1.svm:1 has none'
+printf '1 1:2\n2:1\n' >"$T/um2.svm"
+check "unlabelled: a line without a label in a labelled set" 1 "$H" data import -q -f libsvm "$T/um2.svm" "$T/x.lmdb"
+check_grep "unlabelled: ... FILE:LINE and the first line" "$ERR" 'um2.svm:2:1: no label, but .*um2.svm:1 has one'
+check "unlabelled: libsvm --no-label refuses a label" 1 "$H" data import -q -f libsvm --no-label "$T/ul.svm" "$T/x.lmdb"
+check_grep "unlabelled: ... saying so" "$ERR" 'ul.svm:1:1: a label \(or no feature\): --no-label says the lines have none'
+check_true "unlabelled: ... nothing written" test ! -e "$T/x.lmdb"
+check "unlabelled: --no-label with --label-col" 2 "$H" data import -q -f csv --no-label --label-col 0 "$T/ucu.csv" "$T/x.lmdb"
+check "unlabelled: --no-label for idx" 2 "$H" data import -q -f idx --no-label "$T/a" "$T/b" "$T/x.lmdb"
+check_grep "unlabelled: ... names the formats" "$ERR" '--no-label applies to --format libsvm, csv and ratings'
+
 echo "cli: $PASS passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]

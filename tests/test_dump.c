@@ -207,6 +207,7 @@ static void test_dump_bad(void)
 	CU_ASSERT(bad(19, "ids yes", NULL, "20:", "ids yes: a linear model of these shapes keeps no id maps"));
 	CU_ASSERT(bad(20, "records 4", NULL, "20:", "records 4: the shapes call for 3"));
 	CU_ASSERT(bad(6, "shape 2 1 0 0", NULL, "20:", "do not make a linear model"));
+	CU_ASSERT(bad(6, "shape 400000000 0 0 0", NULL, "20:", "the dump is too short for the shapes its header gives"));
 	CU_ASSERT(bad(21, "3 0.5", NULL, "21:", "id 3, expected 1"));
 	CU_ASSERT(bad(22, "2 nan", NULL, "22:", "'nan' is not a finite number"));
 	CU_ASSERT(bad(22, "2 0.5 0.5", NULL, "22:", "too many values, the record has 1"));

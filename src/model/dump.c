@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define DUMP_MAGIC "hogwild-model-dump"
@@ -178,6 +179,7 @@ typedef struct dump_in {
 	char *line;
 	size_t cap;
 	uint64_t lineno;
+	uint64_t size; /* the file's bytes: what its records can fill */
 	hog_err *err;
 } dump_in;
 
@@ -422,8 +424,14 @@ static int head_model(dump_in *in, dump_head *h, hog_model **out)
 	probe.stride = hm->rule == HOG_RULE_SGD ? 1 : hm->rule == HOG_RULE_ADAGRAD ? 2 : 4;
 	memcpy(probe.shape, hm->shape, sizeof probe.shape);
 	const hog_model_kind_ops *k = hog_model_kind_get(hm->kind);
-	if (!k->nparams(&probe))
+	const uint64_t np = k->nparams(&probe);
+	if (!np)
 		return in_bad(in, "the header's shapes, flags, loss and rule do not make a %s model", k->name);
+	/* every value takes two bytes of a record line at least (16 floats a
+	 * value where mf pads its rows): no allocation beyond what the file holds */
+	if (np / 16 > in->size / 2 + 64 || h->records > in->size / 2 + 1)
+		return in_bad(in, "the dump is too short for the shapes its header gives (%llu parameters in %llu "
+		              "records)", (unsigned long long)np, (unsigned long long)h->records);
 	hog_model *m = hog_model_alloc(hm->kind, hm->loss, hm->rule, hm->shape, hm->flags);
 	if (!m)
 		return hog_err_set(in->err, ENOMEM, "%s: out of memory", in->path);
@@ -574,6 +582,8 @@ int hog_model_undump(const char *dump, const char *out, hog_err *err)
 	dump_in in = { .f = fopen(dump, "r"), .path = dump, .err = err };
 	if (!in.f)
 		return hog_err_set(err, errno, "%s: %s", dump, strerror(errno));
+	struct stat st;
+	in.size = fstat(fileno(in.f), &st) == 0 ? (uint64_t)st.st_size : 0;
 	hog_model *m = NULL;
 	hog_ckpt ck = { 0 };
 	rc = read_dump(&in, &m, &ck);

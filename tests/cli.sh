@@ -1685,6 +1685,14 @@ check "model info: a checkpoint" 0 "$H" model info "$T/mck.bin"
 check_grep "model info: ... says it is one" "$OUT" '^checkpoint +yes: at the end of epoch 1$'
 check "model info --json: a checkpoint" 0 "$H" model info --json "$T/mck.bin"
 check_grep "model info --json: ... says it is one" "$OUT" '"checkpoint":true'
+# a checkpoint written inside an epoch (made from the dump of one written after epoch 1)
+"$H" model dump "$T/mck.bin" | sed 's/^hashes .*/&\npositions 2 17 40/' >"$T/mck-in.dump"
+check "model load: a checkpoint inside an epoch" 0 "$H" model load "$T/mck-in.dump" "$T/mck-in.bin"
+check "model info: ... says where it stands" 0 "$H" model info "$T/mck-in.bin"
+check_grep "model info: ... inside epoch 2, 2 workers" "$OUT" '^checkpoint +yes: inside epoch 2, 2 workers'
+check_grep "model info: ... their positions" "$OUT" '^positions +17 40$'
+check "model info --json: ... positions" 0 "$H" model info --json "$T/mck-in.bin"
+check_grep "model info --json: ... in_epoch and positions" "$OUT" '"checkpoint":true,"in_epoch":2,"positions":\[17,40\]\}$'
 # dump and load: the same file, byte for byte, and the same predictions
 for m in ml mf mm mck; do
 	f="$T/$m.model"

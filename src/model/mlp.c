@@ -6,7 +6,6 @@
 #include "sys/names.h"
 #include <errno.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -330,7 +329,12 @@ static void mlp_record(const hog_model *m, uint64_t r, hog_model_rec *rec)
 			continue;
 		}
 		const int bias = r == s.n[l];
-		snprintf(rec->tag, sizeof rec->tag, "%s%c%d", state ? "s" : "", bias ? 'b' : 'W', l);
+		char *t = rec->tag; /* "W3", "sb0": l is one digit (at most HOG_MLP_MAX_HIDDEN) */
+		if (state)
+			*t++ = 's';
+		*t++ = bias ? 'b' : 'W';
+		*t++ = (char)('0' + l);
+		*t = 0;
 		rec->has_id = !bias;
 		rec->id = bias ? 0 : r;
 			rec->at = (state ? s.np : 0) + (bias ? s.boff[l] : s.woff[l] + r * s.n[l + 1]);

@@ -519,6 +519,18 @@ void hog_model_unreserve(const char *path);
 /** Reads a model file, checking magic, version, sizes and checksum.
  * @return 0, HOG_EFORMAT, HOG_EVERSION, HOG_ECORRUPT (truncated, checksum), errno. */
 int hog_model_load(hog_model **m, const char *path, hog_err *err);
+/** Writes model file @p path (a checkpoint too) to @p fd as text that reads back
+ * exactly (hog_model_undump()): a header of "key value" lines (kind, loss, step
+ * rule, shapes, hyper-parameters, the training set's task, id maps, columns and
+ * split, a checkpoint's positions), then one record of parameters a line, each
+ * with its raw id; floats as "%.9g" (hogwild(1), model dump).
+ * @return 0, hog_model_load()'s codes, or the errno of a write. */
+int hog_model_dump(const char *path, int fd, hog_err *err);
+/** Rebuilds the model file a dump describes (hog_model_dump()) at @p out,
+ * atomically: the same bytes as the file dumped (a file of an older format
+ * version is written in the current one). @return 0, HOG_EDATA (the message
+ * names DUMP:LINE and what is wrong), ENOMEM or errno. */
+int hog_model_undump(const char *dump, const char *out, hog_err *err);
 /** Frees a model and everything it owns. NULL is fine. */
 void hog_model_free(hog_model *m);
 /** Shapes and hyper-parameters of a model. */
@@ -542,6 +554,15 @@ typedef struct hog_model_info {
 	                                older hogwild or a model made by the API) */
 	const char *split;         /**< the training set's hog_data.split when it was a half of a
 	                                split (owned by the model), or NULL */
+	enum hog_sched sched;      /**< the step-size schedule trained with */
+	double lr, l2, beta, backoff, t0; /**< hyper-parameters trained with */
+	uint64_t seed, warmup;
+	uint64_t examples_seen;    /**< examples processed in all (the 1/t schedule's t) */
+	uint64_t params;           /**< floats in the file: parameters and the step rule's state */
+	uint64_t user_ids, item_ids; /**< mf: the id maps kept (their lengths; 0: none, ids are dense) */
+	const char *columns;       /**< csv: the training set's column names joined by ',' (owned
+	                                by the model), or NULL */
+	int sparse;                /**< mlp: trained on a sparse set (a sparse first layer) */
 } hog_model_info;
 /** Fills @p info from @p m (nothing can fail). */
 void hog_model_info_get(const hog_model *m, hog_model_info *info);

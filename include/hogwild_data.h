@@ -49,6 +49,10 @@ typedef struct hog_meta {
 	uint64_t positives;      /**< binary: examples with label > 0 */
 	double label_min, label_max, label_sum;
 	char source[256];        /**< where the data came from (file names or generator) */
+	int unlabelled;          /**< 1: a set without labels (meta "labels" = "none"; absent in
+	                              older sets: labelled); its labels read as 0 and its task
+	                              is the importer's placeholder: predictions take it, eval
+	                              and training refuse it */
 } hog_meta;
 
 /** A view of one block, pointing into the store's memory map (or a copy of it
@@ -113,6 +117,8 @@ typedef struct hog_writer_opts {
 	int dense_u8;            /**< dense: store rows as bytes */
 	float dense_scale;       /**< dense u8: value = byte * scale */
 	const char *source;      /**< recorded in meta (copied at open; up to 255 bytes) */
+	int unlabelled;          /**< a set without labels (hog_meta.unlabelled): add every example
+	                              with label 0; hog_writer_set_unlabelled() says so later */
 } hog_writer_opts;
 
 /** Creates a writer. @return 0 or an errno/HOG_ELMDB code. */
@@ -138,6 +144,9 @@ int hog_writer_idmap_set(hog_writer *w, const char *which, const uint64_t *ids, 
                          hog_err *err);
 /** Examples added so far. */
 uint64_t hog_writer_count(const hog_writer *w);
+/** Marks the set being written as one without labels (hog_writer_opts.unlabelled),
+ * for an importer that finds out from its input. */
+void hog_writer_set_unlabelled(hog_writer *w);
 /** Writes the last block and the meta data, syncs, renames into place, frees @p w.
  * On failure the temporary file is removed and nothing is left at @p path.
  * @return 0, HOG_EDATA (no examples, multiclass labels that are not integers or
@@ -259,6 +268,11 @@ typedef struct hog_import_opts {
 	void *progress_ud;
 	uint64_t skip_lines;      /**< csv, ratings: lines skipped at the start of each file,
 	                               before the header is looked for */
+	int no_label;             /**< the inputs have no labels (hog_meta.unlabelled): csv lines
+	                               of features only, ratings "user item" pairs, libsvm lines
+	                               that start with a feature (libsvm also detects these: a
+	                               first line without a label makes the set unlabelled, and
+	                               every line must then be one) */
 	/** Called with one line of information for the user (a header line detected and
 	 * skipped, with its FILE:LINE); the library prints nothing itself. May be NULL. */
 	void (*note)(void *ud, const char *msg);

@@ -1697,5 +1697,190 @@ check "diverge: --mode auto at a step every probe diverges at" 1 "$H" train --da
 	--threads 2 --epochs 2 --lr 1e9
 check_grep "diverge: ... the note says the probes diverged" "$ERR" 'auto: serial \(the probe diverged in every mode'
 
+# ------------------------------------------------------------ model info, dump, load (issue 24)
+"$H" data gen -q --examples 1500 --features 300 --nnz 8 --seed 5 "$T/ms.lmdb" >/dev/null 2>&1
+"$H" data gen -q --kind ratings --examples 2000 --users 60 --items 40 --rank 3 --seed 5 "$T/mr.lmdb" >/dev/null 2>&1
+"$H" data gen -q --kind dense --examples 600 --features 12 --classes 3 --seed 5 "$T/md.lmdb" >/dev/null 2>&1
+"$H" train --quiet --data "$T/ms.lmdb" --epochs 2 --optimizer adagrad --save "$T/ml.model" >/dev/null 2>&1
+"$H" train --quiet --model mf --data "$T/mr.lmdb" --epochs 2 --biases --save "$T/mf.model" >/dev/null 2>&1
+"$H" train --quiet --model mlp --data "$T/md.lmdb" --epochs 2 --layers 6 --save "$T/mm.model" >/dev/null 2>&1
+check "model -h" 0 "$H" model -h
+check_grep "model -h lists the subcommands" "$OUT" '^  dump '
+check "model without a subcommand" 2 "$H" model
+check "model: unknown subcommand" 2 "$H" model frob
+check_grep "model: ... is named" "$ERR" "unknown subcommand 'frob'"
+for sub in info dump load; do
+	check "model $sub -h" 0 "$H" model $sub -h
+	check_grep "model $sub -h: usage" "$OUT" "^usage: hogwild model $sub"
+done
+check "model info: no file" 2 "$H" model info
+check "model info: unknown option" 2 "$H" model info --frob "$T/ml.model"
+check_grep "model info: ... named" "$ERR" 'unknown option --frob'
+check "model info: a missing file" 1 "$H" model info "$T/nothere.model"
+check_grep "model info: ... named" "$ERR" 'nothere.model'
+check "model info: a data set is no model" 1 "$H" model info "$T/ms.lmdb"
+check_grep "model info: ... says so" "$ERR" 'ms.lmdb: not a hogwild model file'
+check "model info linear" 0 "$H" model info "$T/ml.model"
+check_grep "model info linear: kind" "$OUT" '^kind +linear$'
+check_grep "model info linear: loss" "$OUT" '^loss +logistic$'
+check_grep "model info linear: rule" "$OUT" '^step rule +adagrad$'
+check_grep "model info linear: features" "$OUT" '^features +300 '
+check_grep "model info linear: epochs" "$OUT" '^epochs done +2 \(3000 examples seen\)$'
+check_grep "model info linear: task" "$OUT" '^task +binary$'
+check_grep "model info linear: size" "$OUT" "^size .*\($(wc -c <"$T/ml.model" | tr -d ' ') bytes\)"
+check "model info mf" 0 "$H" model info "$T/mf.model"
+check_grep "model info mf: shapes" "$OUT" '^users x items +60 x 40, rank [0-9]+$'
+check_grep "model info mf: biases" "$OUT" '^biases +yes'
+check_grep "model info mf: id maps" "$OUT" '^id maps +60 user and 40 item ids'
+check "model info mlp --json" 0 "$H" model info --json "$T/mm.model"
+check_grep "model info mlp --json: layers" "$OUT" '"kind":"mlp".*"layers":\[12,6,3\],"classes":3'
+check_grep "model info mlp --json: not a checkpoint" "$OUT" '"checkpoint":false}$'
+"$H" train --quiet --data "$T/ms.lmdb" --mode serial --epochs 1 --checkpoint "$T/mck.bin" >/dev/null 2>&1
+check "model info: a checkpoint" 0 "$H" model info "$T/mck.bin"
+check_grep "model info: ... says it is one" "$OUT" '^checkpoint +yes: at the end of epoch 1$'
+check "model info --json: a checkpoint" 0 "$H" model info --json "$T/mck.bin"
+check_grep "model info --json: ... says it is one" "$OUT" '"checkpoint":true'
+# a checkpoint written inside an epoch (made from the dump of one written after epoch 1)
+"$H" model dump "$T/mck.bin" | sed 's/^hashes .*/&\npositions 2 17 40/' >"$T/mck-in.dump"
+check "model load: a checkpoint inside an epoch" 0 "$H" model load "$T/mck-in.dump" "$T/mck-in.bin"
+check "model info: ... says where it stands" 0 "$H" model info "$T/mck-in.bin"
+check_grep "model info: ... inside epoch 2, 2 workers" "$OUT" '^checkpoint +yes: inside epoch 2, 2 workers'
+check_grep "model info: ... their positions" "$OUT" '^positions +17 40$'
+check "model info --json: ... positions" 0 "$H" model info --json "$T/mck-in.bin"
+check_grep "model info --json: ... in_epoch and positions" "$OUT" '"checkpoint":true,"in_epoch":2,"positions":\[17,40\]\}$'
+# dump and load: the same file, byte for byte, and the same predictions
+for m in ml mf mm mck; do
+	f="$T/$m.model"
+	[ $m = mck ] && f="$T/mck.bin"
+	check "model dump $m" 0 "$H" model dump "$f"
+	cp "$OUT" "$T/$m.dump"
+	check "model load $m" 0 "$H" model load "$T/$m.dump" "$T/$m.back"
+	check_true "model dump, load $m: the same bytes" cmp "$f" "$T/$m.back"
+done
+check_grep "model dump linear: the header names the kind" "$T/ml.dump" '^kind linear$'
+check_grep "model dump linear: a feature's line: LIBSVM id, weight, adagrad's sum" "$T/ml.dump" '^1 -?[0-9.e-]+ [0-9.e+-]+$'
+check_grep "model dump linear: the bias" "$T/ml.dump" '^bias -?[0-9.e-]+ [0-9.e+-]+$'
+check_grep "model dump mf: a user's factors" "$T/mf.dump" '^u [0-9]+ -?[0-9]'
+check_grep "model dump mf: an item's bias" "$T/mf.dump" '^bi [0-9]+ -?[0-9.e-]+$'
+check_grep "model dump mlp: layer 1's biases" "$T/mm.dump" '^b1( -?[0-9.e-]+){3}$'
+check_grep "model dump mlp: layer 0's rows" "$T/mm.dump" '^W0 11( -?[0-9.e-]+){6}$'
+"$H" predict --model "$T/ml.model" --data "$T/ms.lmdb" --out "$T/mp1.txt" 2>/dev/null
+"$H" predict --model "$T/ml.back" --data "$T/ms.lmdb" --out "$T/mp2.txt" 2>/dev/null
+check_true "model load linear: the same predictions" cmp "$T/mp1.txt" "$T/mp2.txt"
+"$H" predict --model "$T/mf.model" --data "$T/mr.lmdb" --out "$T/mp3.txt" 2>/dev/null
+"$H" predict --model "$T/mf.back" --data "$T/mr.lmdb" --out "$T/mp4.txt" 2>/dev/null
+check_true "model load mf: the same predictions" cmp "$T/mp3.txt" "$T/mp4.txt"
+"$H" predict --model "$T/mm.model" --data "$T/md.lmdb" --probabilities --out "$T/mp5.txt" 2>/dev/null
+"$H" predict --model "$T/mm.back" --data "$T/md.lmdb" --probabilities --out "$T/mp6.txt" 2>/dev/null
+check_true "model load mlp: the same probabilities" cmp "$T/mp5.txt" "$T/mp6.txt"
+check_true "model load: the predictions are not empty" test -s "$T/mp5.txt"
+# an edited dump: a changed weight changes the model as asked
+awk '$1 == "bias" { $2 = 2.5 } { print }' "$T/ml.dump" >"$T/ml-ed.dump"
+check "model load: an edited dump" 0 "$H" model load "$T/ml-ed.dump" "$T/ml-ed.model"
+check "model dump: ... of the edited model" 0 "$H" model dump "$T/ml-ed.model"
+check_grep "model dump: ... has the bias set" "$OUT" '^bias 2.5 '
+check "model dump --out" 0 "$H" model dump --out "$T/ml2.dump" "$T/ml.model"
+check_true "model dump --out: the same text as to standard output" cmp "$T/ml.dump" "$T/ml2.dump"
+check_true "model dump --out: no temporary file left" none_like 'ml2.dump.tmp.*'
+check "model dump --out: a missing directory" 1 "$H" model dump --out "$T/nodir/x.dump" "$T/ml.model"
+check_grep "model dump --out: ... named" "$ERR" 'nodir/x.dump: directory .* does not exist'
+check "model dump --out: a model file is not replaced by text" 1 "$H" model dump --out "$T/mf.model" "$T/ml.model"
+check_true "model dump --out: ... and it is intact" cmp "$T/mf.model" "$T/mf.back"
+check "model dump --out: empty name" 2 "$H" model dump --out "" "$T/ml.model"
+check "model dump: two files" 2 "$H" model dump "$T/ml.model" "$T/mf.model"
+check "model load: one operand" 2 "$H" model load "$T/ml.dump"
+check "model load: a model of another kind is not replaced" 1 "$H" model load "$T/ml.dump" "$T/mf.back"
+check_true "model load: ... it is intact" cmp "$T/mf.model" "$T/mf.back"
+# bad dumps: FILE:LINE and what is wrong, exit 1, nothing written
+sed 's/^loss logistic$/loss cubic/' "$T/ml.dump" >"$T/bad1.dump"
+check "model load: an unknown loss" 1 "$H" model load "$T/bad1.dump" "$T/bad.model"
+check_grep "model load: ... FILE:LINE and the names" "$ERR" "bad1.dump:3: loss: 'cubic' is not one of logistic, hinge, squared, softmax"
+check_true "model load: ... nothing written" test ! -e "$T/bad.model"
+sed '25s/^\([0-9]*\) [^ ]*/\1 abc/' "$T/ml.dump" >"$T/bad2.dump"
+check "model load: a value that is no number" 1 "$H" model load "$T/bad2.dump" "$T/bad.model"
+check_grep "model load: ... named with its line" "$ERR" "bad2.dump:25: 'abc' is not a finite number"
+sed '$d' "$T/mf.dump" >"$T/bad3.dump"
+check "model load: a truncated dump" 1 "$H" model load "$T/bad3.dump" "$T/bad.model"
+check_grep "model load: ... says how many records it has" "$ERR" 'bad3.dump:[0-9]+: the dump ends after [0-9]+ of its [0-9]+ records'
+sed 's/^u 1 /u 0 /; s/^bu 1 /bu 0 /' "$T/mf.dump" >"$T/bad4.dump"
+check "model load: a user id twice" 1 "$H" model load "$T/bad4.dump" "$T/bad.model"
+check_grep "model load: ... names both lines" "$ERR" 'bad4.dump:[0-9]+: id 0 is given twice \(first on line [0-9]+\)'
+check "model load: a model file is no dump" 1 "$H" model load "$T/ml.model" "$T/bad.model"
+check_grep "model load: ... says so" "$ERR" 'ml.model:1: not a hogwild model dump'
+check_true "model load: nothing written by any of them" test ! -e "$T/bad.model"
+
+# ------------------------------------------------------------ sets without labels (issue 24)
+printf '1 1:0.5 3:1\n-1 2:0.25\n1 1:1 2:2 3:3\n-1 3:0.5 4:2\n1 2:1\n' >"$T/ul.svm"
+sed 's/^[^ ]* //' "$T/ul.svm" >"$T/uu.svm"
+check "unlabelled: libsvm lines without labels import" 0 "$H" data import -q -f libsvm "$T/uu.svm" "$T/uu.lmdb"
+"$H" data import -q -f libsvm "$T/ul.svm" "$T/ul.lmdb" >/dev/null 2>&1
+check "unlabelled: data info" 0 "$H" data info "$T/uu.lmdb"
+check_grep "unlabelled: ... says it has no labels" "$OUT" '^labels +none: a set to predict on'
+check "unlabelled: data info --json" 0 "$H" data info --json "$T/uu.lmdb"
+check_grep "unlabelled: ... labelled false" "$OUT" '"labelled":false'
+check "unlabelled: data verify" 0 "$H" data verify "$T/uu.lmdb"
+check "unlabelled: data export" 0 "$H" data export "$T/uu.lmdb"
+check_true "unlabelled: ... writes the lines as imported" cmp "$OUT" "$T/uu.svm"
+"$H" train --quiet --data "$T/ul.lmdb" --epochs 3 --save "$T/ul.model" >/dev/null 2>&1
+check "unlabelled: predict linear" 0 "$H" predict --model "$T/ul.model" --data "$T/uu.lmdb"
+cp "$OUT" "$T/up2.txt"
+"$H" predict --model "$T/ul.model" --data "$T/ul.lmdb" >"$T/up1.txt" 2>/dev/null
+check_true "unlabelled: ... the predictions of the labelled set" cmp "$T/up1.txt" "$T/up2.txt"
+check_true "unlabelled: ... one a line" test "$(wc -l <"$T/up2.txt")" -eq 5
+check "unlabelled: predict --labels" 0 "$H" predict --labels --model "$T/ul.model" --data "$T/uu.lmdb"
+cp "$OUT" "$T/up4.txt"
+"$H" predict --labels --model "$T/ul.model" --data "$T/ul.lmdb" >"$T/up3.txt" 2>/dev/null
+check_true "unlabelled: ... the same labels" cmp "$T/up3.txt" "$T/up4.txt"
+check "unlabelled: eval refuses" 1 "$H" eval --model "$T/ul.model" --data "$T/uu.lmdb"
+check_grep "unlabelled: ... naming the file" "$ERR" 'hogwild eval: .*uu.lmdb has no labels .*predict takes such a set'
+check "unlabelled: train refuses" 1 "$H" train --quiet --data "$T/uu.lmdb"
+check_grep "unlabelled: ... naming the file" "$ERR" 'hogwild train: .*uu.lmdb has no labels'
+check "unlabelled: train --test refuses" 1 "$H" train --quiet --data "$T/ul.lmdb" --test "$T/uu.lmdb"
+check_grep "unlabelled: ... naming the test set" "$ERR" 'hogwild train: .*uu.lmdb has no labels'
+check "unlabelled: train --stream refuses" 1 "$H" train --quiet --stream --data "$T/uu.lmdb"
+check_grep "unlabelled: ... naming the file" "$ERR" 'hogwild train: .*uu.lmdb has no labels'
+check "unlabelled: compare refuses" 1 "$H" compare --quiet --data "$T/uu.lmdb" --epochs 1
+check_grep "unlabelled: ... naming the file" "$ERR" 'hogwild compare: .*uu.lmdb has no labels'
+# mf: 'user item' pairs
+printf '10 20 4\n11 21 3\n10 21 5\n12 20 1\n11 20 2\n13 22 4\n' >"$T/ur.txt"
+awk '{ print $1, $2 }' "$T/ur.txt" >"$T/up.txt"
+"$H" data import -q -f ratings "$T/ur.txt" "$T/url.lmdb" >/dev/null 2>&1
+check "unlabelled: ratings pairs with --no-label" 0 "$H" data import -q -f ratings --no-label "$T/up.txt" "$T/urp.lmdb"
+check "unlabelled: ... verify" 0 "$H" data verify "$T/urp.lmdb"
+"$H" train --quiet --model mf --data "$T/url.lmdb" --epochs 3 --save "$T/ur.model" >/dev/null 2>&1
+check "unlabelled: predict mf" 0 "$H" predict --model "$T/ur.model" --data "$T/urp.lmdb"
+cp "$OUT" "$T/uq2.txt"
+"$H" predict --model "$T/ur.model" --data "$T/url.lmdb" >"$T/uq1.txt" 2>/dev/null
+check_true "unlabelled: ... the predictions of the rated set" cmp "$T/uq1.txt" "$T/uq2.txt"
+check_grep "unlabelled: ... in the files' ids" "$T/uq2.txt" '^13 22 [0-9.-]+'
+check "unlabelled: eval mf refuses" 1 "$H" eval --model "$T/ur.model" --data "$T/urp.lmdb"
+check_grep "unlabelled: ... naming the file" "$ERR" 'urp.lmdb has no labels'
+check "unlabelled: pairs without --no-label" 1 "$H" data import -q -f ratings "$T/up.txt" "$T/x.lmdb"
+check_grep "unlabelled: ... says which option" "$ERR" 'up.txt:1:[0-9]+: missing rating: .*\(pairs without ratings: --no-label\)'
+check "unlabelled: --no-label with ratings" 1 "$H" data import -q -f ratings --no-label "$T/ur.txt" "$T/x.lmdb"
+check_grep "unlabelled: ... FILE:LINE" "$ERR" "ur.txt:1:7: a third field: --no-label reads 'user item' pairs"
+# csv without its label column
+printf 'a,y,b\n0.5,1,2\n1,0,0\n3,1,1\n0,0,0.5\n' >"$T/uc.csv"
+cut -d, -f1,3 "$T/uc.csv" >"$T/ucu.csv"
+"$H" data import -q -f csv "$T/uc.csv" "$T/ucl.lmdb" >/dev/null 2>&1
+check "unlabelled: csv with --no-label" 0 "$H" data import -q -f csv --no-label "$T/ucu.csv" "$T/ucu.lmdb"
+"$H" train --quiet --data "$T/ucl.lmdb" --epochs 3 --save "$T/uc.model" >/dev/null 2>&1
+"$H" predict --model "$T/uc.model" --data "$T/ucl.lmdb" >"$T/uc1.txt" 2>/dev/null
+check "unlabelled: predict csv (the model's columns but its label's)" 0 "$H" predict --model "$T/uc.model" --data "$T/ucu.lmdb"
+check_true "unlabelled: ... the predictions of the labelled set" cmp "$T/uc1.txt" "$OUT"
+# the lines must agree
+printf '1:1 2:3\n1 1:2\n' >"$T/um1.svm"
+check "unlabelled: a label after lines without" 1 "$H" data import -q -f libsvm "$T/um1.svm" "$T/x.lmdb"
+check_grep "unlabelled: ... FILE:LINE and the first line" "$ERR" 'um1.svm:2:1: a label \(or no feature\), but .*um1.svm:1 has none'
+printf '1 1:2\n2:1\n' >"$T/um2.svm"
+check "unlabelled: a line without a label in a labelled set" 1 "$H" data import -q -f libsvm "$T/um2.svm" "$T/x.lmdb"
+check_grep "unlabelled: ... FILE:LINE and the first line" "$ERR" 'um2.svm:2:1: no label, but .*um2.svm:1 has one'
+check "unlabelled: libsvm --no-label refuses a label" 1 "$H" data import -q -f libsvm --no-label "$T/ul.svm" "$T/x.lmdb"
+check_grep "unlabelled: ... saying so" "$ERR" 'ul.svm:1:1: a label \(or no feature\): --no-label says the lines have none'
+check_true "unlabelled: ... nothing written" test ! -e "$T/x.lmdb"
+check "unlabelled: --no-label with --label-col" 2 "$H" data import -q -f csv --no-label --label-col 0 "$T/ucu.csv" "$T/x.lmdb"
+check "unlabelled: --no-label for idx" 2 "$H" data import -q -f idx --no-label "$T/a" "$T/b" "$T/x.lmdb"
+check_grep "unlabelled: ... names the formats" "$ERR" '--no-label applies to --format libsvm, csv and ratings'
+
 echo "cli: $PASS passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]

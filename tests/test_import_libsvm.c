@@ -217,7 +217,8 @@ static void test_libsvm_bad_values(void)
 {
 	expect_bad("b_label", "1 1:1\nabc 2:1\n", "2:1:", "label");
 	expect_bad("b_label2", "1 1:1\n\n1x 2:1\n", "3:1:", "label");
-	expect_bad("b_label3", "3:1 4:1\n", "1:1:", "label");
+	/* a first line without a label makes a set without labels (issue 24): then a label is out of place */
+	expect_bad("b_label3", "3:1 4:1\n1 2:1\n", "2:1:", "label");
 	expect_bad("b_nanlabel", "nan 1:1\n", "1:1:", "finite");
 	expect_bad("b_lovf", "1 1:1\n1e40 1:1\n", "2:", "finite"); /* a double, but not a float */
 	expect_bad("b_zero", "1 1:1\n-1 0:1\n", "2:4:", "index 0");

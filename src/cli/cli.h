@@ -20,6 +20,7 @@ int cmd_predict(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_topo(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+int cmd_model(int argc, char **argv);
 
 /** Prints "hogwild CMD: message" to stderr and returns 2 (usage) — callers
  * `return cli_usage_error(...)`; prints the usage line too when @p usage. */
@@ -70,6 +71,11 @@ void cli_remove_stale(const char *cmd, const char *path);
  * data sets and models are mapped or read whole. @p what ("--model") may be NULL.
  * Returns 0 or 1 after the message. */
 int cli_check_input(const char *cmd, const char *what, const char *path);
+/** Refuses a data set without labels (hog_meta.unlabelled) where labels are
+ * needed (eval, train, compare): a message naming @p path and what takes such a
+ * set. @p d is the set loaded, or NULL: its header is read from @p path (a
+ * streamed training set). Returns 0, or 1 after the message. */
+int cli_refuse_unlabelled(const char *cmd, const char *path, const hog_data *d);
 /** Tells on standard error what hog_data_reconcile() found in data set @p dn
  * against @p rn (ratings of users or items @p rn lacks, features beyond its
  * dimension, labels read back as regression values); nothing when all fit. */

@@ -264,6 +264,11 @@ static const char import_usage[] =
 	"      --skip N          csv, ratings: skip the first N lines of each file\n"
 	"                        before looking for a header (default 0)\n"
 	"      --delim C         csv, ratings: , | tab | ; | space (default: detect)\n"
+	"      --no-label        the inputs have no labels, a set to predict on: csv\n"
+	"                        lines of features only, ratings 'user item' pairs,\n"
+	"                        libsvm lines of id:value only (libsvm: also detected\n"
+	"                        from the first line); eval, train and compare refuse\n"
+	"                        such a set\n"
 	"      --max-line BYTES  longest line accepted, K/M/G suffixes (default 16M)\n"
 	"  -b, --block N         examples per block (default 4096)\n"
 	"  -q, --quiet           no progress line on stderr\n"
@@ -276,7 +281,7 @@ static int data_import(int argc, char **argv)
 		{ "dim", required_argument, 0, 'd' }, { "label-col", required_argument, 0, OPT_LABEL_COL },
 		{ "header", required_argument, 0, OPT_HEADER }, { "delim", required_argument, 0, OPT_DELIM },
 		{ "max-line", required_argument, 0, OPT_MAX_LINE }, { "block", required_argument, 0, 'b' },
-		{ "skip", required_argument, 0, OPT_SKIP },
+		{ "skip", required_argument, 0, OPT_SKIP }, { "no-label", no_argument, 0, OPT_NO_LABEL },
 		{ "quiet", no_argument, 0, 'q' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	const char *cmd = "data import", *U = import_usage;
@@ -328,6 +333,7 @@ static int data_import(int argc, char **argv)
 			rc = data_u64(cmd, U, "--block", optarg, 1, 1u << 24, &v);
 			o.block_examples = (uint32_t)v;
 			break;
+		case OPT_NO_LABEL: o.no_label = 1; break;
 		case 'q': quiet = 1; break;
 		case 'h': fputs(U, stdout); return 0;
 		default: return data_opt_error(cmd, U, c, argv);
@@ -336,6 +342,10 @@ static int data_import(int argc, char **argv)
 			return rc;
 	}
 	int npos = argc - optind;
+	if (o.no_label && (o.format == HOG_FORMAT_IDX || (set_text & 1)))
+		return cli_usage_error(cmd, U, o.format == HOG_FORMAT_IDX ? "--no-label applies to --format libsvm, csv "
+		                       "and ratings (idx takes a label file)" : "--no-label: there is no label column to "
+		                       "choose (--label-col)");
 	if (!o.format)
 		return cli_usage_error(cmd, U, "--format is required");
 	if (npos < 2)

@@ -85,6 +85,7 @@ static void info_json(const struct info *f)
 		if (m->dense_u8)
 			json_num("scale", m->dense_scale);
 	}
+	printf(",\"labelled\":%s", m->unlabelled ? "false" : "true");
 	json_num("label_min", m->label_min);
 	json_num("label_max", m->label_max);
 	json_num("label_mean", m->label_sum / n);
@@ -118,7 +119,7 @@ static void info_text(const struct info *f)
 	    f->size < 1000000 ? "kB" : "MB", (ull)f->size);
 	ROW("format", "%s, version %u", f->format, m->version);
 	ROW("kind", "%s", hog_kind_name(m->kind));
-	ROW("task", "%s", hog_task_name(m->task));
+	ROW("task", "%s%s", hog_task_name(m->task), m->unlabelled ? " (no labels: the model's task is taken)" : "");
 	ROW(m->kind == HOG_KIND_RATINGS ? "ratings" : "examples", "%llu", (ull)m->examples);
 	switch (m->kind) {
 	case HOG_KIND_SPARSE:
@@ -140,12 +141,15 @@ static void info_text(const struct info *f)
 	}
 	ROW("blocks", "%llu", (ull)m->blocks);
 	ROW("source", "%.60s%s", m->source[0] ? m->source : "-", strlen(m->source) > 60 ? "..." : "");
-	if (m->task == HOG_TASK_BINARY)
+	if (m->task == HOG_TASK_BINARY && !m->unlabelled)
 		ROW("positives", "%llu (%.1f%%)", (ull)m->positives, 100.0 * m->positives / n);
 	if (m->task == HOG_TASK_MULTICLASS)
 		ROW("classes", "%u", m->classes);
-	ROW(m->kind == HOG_KIND_RATINGS ? "rating range" : "label range", "%g .. %g (mean %.4g)",
-	    m->label_min, m->label_max, m->label_sum / n);
+	if (m->unlabelled)
+		ROW("labels", "none: a set to predict on (eval and training refuse it)");
+	else
+		ROW(m->kind == HOG_KIND_RATINGS ? "rating range" : "label range", "%g .. %g (mean %.4g)",
+		    m->label_min, m->label_max, m->label_sum / n);
 	if (f->split == 0)
 		ROW("split", "half %c, pair %s, input %s", f->sid.part, f->sid.pair, f->sid.from);
 	else if (f->split == 1)

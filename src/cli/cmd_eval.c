@@ -96,6 +96,11 @@ static int load_both(const char *cmd, const char *model, const char *data, hog_m
 		return cli_usage_error(cmd, NULL, "--model and --data are both required");
 	if ((rc = load_model(cmd, model, m)) || (rc = load_data(cmd, data, m, d)))
 		return rc;
+	if (cli_refuse_unlabelled(cmd, data, *d)) { /* (eval's: predict takes such a set) */
+		hog_model_free(*m);
+		hog_data_free(*d);
+		return 1;
+	}
 	return prepare(cmd, model, data, m, d, fit);
 }
 

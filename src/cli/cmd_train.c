@@ -307,6 +307,8 @@ static int load_matched(const train_args *t, const hog_data *tr, const char *pat
 	int rc = hog_data_load(d, path, &err);
 	if (rc)
 		return cli_fail(&err, rc);
+	if (cli_refuse_unlabelled("train", path, *d))
+		return 1;
 	return cli_match_test("train", tr, t->a.data, *d, path, t->a.quiet, t->a.strict);
 }
 
@@ -320,6 +322,8 @@ static int load_final_test(const train_args *t, hog_data **te)
 	int rc = hog_data_load(te, t->a.test, &err);
 	if (rc)
 		return cli_fail(&err, rc);
+	if (cli_refuse_unlabelled("train", t->a.test, *te))
+		return 1;
 	if ((rc = hog_data_load_header(&h, t->a.data, &err)))
 		return cli_fail(&err, rc);
 	rc = cli_split_overlap("train", t->a.data, h->split, t->a.test, (*te)->split, t->a.strict);
@@ -400,6 +404,8 @@ static int load_sets(const train_args *t, const hog_train_opts *o, hog_data **tr
 			return cli_usage_error("train", NULL, "--data is required (a data set made by 'hogwild data "
 			                       "import' or 'gen')");
 		hog_err err = { 0 };
+		if (cli_refuse_unlabelled("train", a->data, NULL))
+			return 1;
 		if (t->vfrac > 0)
 			rc = load_fraction(t, o->seed, tr, held);
 		else if (!t->stream && (rc = hog_data_load(tr, a->data, &err)))
@@ -418,6 +424,8 @@ static int load_sets(const train_args *t, const hog_train_opts *o, hog_data **tr
 	ta.test = NULL;
 	if (!a->data)
 		rc = cli_usage_error("train", NULL, "--data is required (a data set made by 'hogwild data import' or 'gen')");
+	else if (cli_refuse_unlabelled("train", a->data, NULL))
+		rc = 1;
 	else if (a->test && !(rc = cli_load_data("train", &ta, te_, tr, a->quiet)))
 		rc = cli_match_test("train", NULL, a->data, *te_, a->test, a->quiet, a->strict);
 	return rc;

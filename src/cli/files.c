@@ -204,3 +204,17 @@ int cli_close_stdout(int rc)
 	fprintf(stderr, "hogwild: standard output: %s\n", e ? strerror(e) : "write error");
 	return rc ? rc : 1;
 }
+
+int cli_refuse_unlabelled(const char *cmd, const char *path, const hog_data *d)
+{
+	hog_data *h = NULL;
+	hog_err err = { 0 };
+	if (!d && hog_data_load_header(&h, path, &err))
+		return 0; /* (a set that cannot be read is refused when it is loaded, with its message) */
+	const int none = (d ? d : h)->meta.unlabelled;
+	hog_data_free(h);
+	if (none)
+		fprintf(stderr, "hogwild %s: %s has no labels (imported with --no-label, or LIBSVM lines without "
+		        "them): %s needs labelled examples; predict takes such a set\n", cmd, path, cmd);
+	return none;
+}

@@ -20,6 +20,7 @@ static const char usage_text[] =
 	"  train     train a model (lock-free or locking update modes)\n"
 	"  eval      evaluate a saved model on a data set\n"
 	"  predict   write a model's predictions\n"
+	"  model info|dump|load   inspect a model file; as text and back\n"
 	"  compare   run every update mode and thread count side by side\n"
 	"  topo      show the machine and the thread placement plan\n"
 	"  demo      the built-in comparison: lock-free vs locked on a generated set\n"
@@ -156,7 +157,7 @@ int main(int argc, char **argv)
 	static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {
 		{ "data", cmd_data }, { "train", cmd_train }, { "eval", cmd_eval },
 		{ "predict", cmd_predict }, { "compare", cmd_compare }, { "topo", cmd_topo },
-		{ "demo", cmd_demo },
+		{ "demo", cmd_demo }, { "model", cmd_model },
 	};
 	for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++)
 		if (!strcmp(c, cmds[i].name))

@@ -307,6 +307,12 @@ int cli_load_data(const char *cmd, const cli_train_args *a, hog_data **tr, hog_d
 	}
 	if (!quiet && cli_progress_wanted(0))
 		fputs("\r\033[K", stderr);
+	if (cli_refuse_unlabelled(cmd, a->data, *tr) || (*te && cli_refuse_unlabelled(cmd, a->test, *te))) {
+		hog_data_free(*tr);
+		hog_data_free(*te);
+		*tr = *te = NULL;
+		return 1;
+	}
 	if (*te && (rc = cli_match_test(cmd, *tr, a->data, *te, a->test, quiet, a->strict))) {
 		hog_data_free(*tr);
 		hog_data_free(*te);

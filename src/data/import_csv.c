@@ -233,10 +233,20 @@ static void csv_note_label(csv_state *st, const hog_input *in)
 static int csv_first_line(csv_state *st, const hog_input *in, uint32_t nf, hog_err *err)
 {
 	const hog_import_opts *o = st->c->o;
-	if (nf < 2)
+	if (nf < 2 - !!o->no_label)
 		return hog_err_set(err, HOG_EDATA, "%s:%llu:1: found %u field%s: a label and at least one "
 		                   "feature column are needed%s", in->path, (unsigned long long)in->line, nf,
 		                   nf == 1 ? "" : "s", st->sep ? "" : " (no ',', tab or ';' in the line)");
+	if (o->no_label) { /* every column a feature: no label column to find */
+		st->nfields = nf;
+		st->label = UINT32_MAX;
+		if (!(st->ids = malloc(nf * sizeof *st->ids)) || !(st->vals = malloc(nf * sizeof *st->vals)))
+			return hog_err_set(err, ENOMEM, "out of memory for %u columns", nf);
+		hog_import_source(st->c, st->src, sizeof st->src);
+		hog_writer_opts wo = { .kind = HOG_KIND_SPARSE, .task = o->task, .features = nf, .unlabelled = 1,
+		                       .block_examples = o->block_examples, .source = st->src };
+		return hog_writer_open(&st->w, st->c->out, &wo, err);
+	}
 	if (o->label_name && st->named < 0)
 		return hog_err_set(err, HOG_ECONFIG, "%s:%llu: no column named '%s'%s", in->path,
 		                   (unsigned long long)in->line, o->label_name,

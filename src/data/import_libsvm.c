@@ -3,7 +3,12 @@
  * LIBSVM lines are "label [qid:N] id:value id:value ... [# comment]" with ids
  * from 1, strictly increasing. We store ids from 0. Blank lines and lines that
  * are only a comment are skipped. Everything else that is off is an error with
- * FILE:LINE:COLUMN, never a silent skip. */
+ * FILE:LINE:COLUMN, never a silent skip.
+ *
+ * A set without labels (to predict on): lines that start with a feature
+ * ("3:0.5 7:1"). The first line says which the set is (or --no-label does), and
+ * every line must agree with it; such a set stores labels of 0 and says it has
+ * none (meta "labels"). */
 #include "data/import.h"
 #include "data/parse.h"
 #include "data/store.h"
@@ -20,9 +25,44 @@
 	                 (size_t)((col) - line) + 1, what_); \
 	goto done; } while (0)
 
+/* Whether the lines have labels: decided by --no-label or the first line (where, for messages). */
+typedef struct libsvm_labels {
+	int state; /* -1 not known yet, 0 no labels, 1 labels */
+	char where[300], why[400];
+} libsvm_labels;
+
+/* The label of the line at @p p into *y, and where its features start; NULL
+ * with *why set when the line does not agree with the set's labels. */
+static const char *libsvm_label(libsvm_labels *lb, const hog_import_opts *o, const hog_input *in, const char *p,
+                                double *y, const char **why)
+{
+	const char *q = hog_parse_f64(p, y);
+	const int none = (q && *q == ':') || !strncmp(p, "qid:", 4); /* a feature where the label would be */
+	if (none)
+		*y = 0;
+	if (lb->state < 0) {
+		lb->state = !none;
+		snprintf(lb->where, sizeof lb->where, "%.200s:%llu", in->path, (unsigned long long)in->line);
+	}
+	*why = NULL;
+	if (none && lb->state)
+		snprintf(lb->why, sizeof lb->why, "no label, but %s has one (a set is labelled throughout or not at all)",
+		         lb->where);
+	else if (!none && !lb->state && o->no_label)
+		snprintf(lb->why, sizeof lb->why, "a label (or no feature): --no-label says the lines have none "
+		         "(id:value ...)");
+	else if (!none && !lb->state)
+		snprintf(lb->why, sizeof lb->why, "a label (or no feature), but %s has none (a set without labels is one "
+		         "of features only, id:value ...)", lb->where);
+	else
+		return none ? p : q;
+	*why = lb->why;
+	return NULL;
+}
+
 /* Reads one LIBSVM file into w; ids/vals are scratch arrays grown as needed. */
-static int libsvm_file(hog_import_ctx *c, const char *path, hog_writer *w, uint32_t **ids, float **vals,
-                       size_t *cap, hog_err *err)
+static int libsvm_file(hog_import_ctx *c, libsvm_labels *lb, const char *path, hog_writer *w, uint32_t **ids,
+                       float **vals, size_t *cap, hog_err *err)
 {
 	hog_input in;
 	int rc = hog_input_open(&in, path, c->o->max_line, err);
@@ -37,10 +77,12 @@ static int libsvm_file(hog_import_ctx *c, const char *path, hog_writer *w, uint3
 		if (*p == 0 || *p == '#')
 			continue;
 		double y;
-		const char *q = hog_parse_f64(p, &y);
-		if (!q || !(hog_is_space(*q) || *q == 0 || *q == '#'))
+		const char *why, *q = libsvm_label(lb, c->o, &in, p, &y, &why);
+		if (why)
+			BAD(p, "%s", why);
+		if (lb->state && (!q || !(hog_is_space(*q) || *q == 0 || *q == '#')))
 			BAD(p, "expected a numeric label");
-		if (!isfinite(y))
+		if (lb->state && !isfinite(y))
 			BAD(p, "label is not finite");
 		p = hog_skip_space(q);
 		uint32_t nnz = 0;
@@ -117,8 +159,11 @@ int hog_import_libsvm(hog_import_ctx *c, hog_err *err)
 	float *vals = malloc(cap * 4);
 	if (!ids || !vals)
 		rc = hog_err_set(err, ENOMEM, "out of memory");
+	libsvm_labels lb = { .state = c->o->no_label ? 0 : -1 };
 	for (int i = 0; i < c->nin && !rc; i++)
-		rc = libsvm_file(c, c->in[i], w, &ids, &vals, &cap, err);
+		rc = libsvm_file(c, &lb, c->in[i], w, &ids, &vals, &cap, err);
+	if (lb.state == 0)
+		hog_writer_set_unlabelled(w);
 	free(ids);
 	free(vals);
 	if (rc) {

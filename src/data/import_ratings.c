@@ -270,10 +270,14 @@ static int rat_file(rat_state *st, const char *path, hog_err *err)
 			BAD(at, "item id %s", why);
 		if ((more = rat_sep(&p, st->sep)) < 0)
 			BAD(at, "item id is not an unsigned integer");
+		if (c->o->no_label && more)
+			BAD(p, "a third field: --no-label reads 'user item' pairs without ratings");
+		double r = 0;
+		if (c->o->no_label)
+			goto pair; /* no rating to read: stored as 0 */
 		if (!more)
-			BAD(p, "missing rating: " RAT_SHAPE);
+			BAD(p, "missing rating: " RAT_SHAPE " (pairs without ratings: --no-label)");
 		at = p;
-		double r;
 		const char *q = hog_parse_f64(p, &r);
 		if (!q)
 			BAD(at, "expected a numeric rating");
@@ -299,6 +303,7 @@ static int rat_file(rat_state *st, const char *path, hog_err *err)
 			if (rat_sep(&p, st->sep) != 0)
 				BAD(p, "too many fields: " RAT_SHAPE);
 		}
+pair:
 		if ((rc = rat_map_get(&st->users, u, &du)) || (rc = rat_map_get(&st->items, i, &di))) {
 			rc = rc == ERANGE ? hog_err_set(err, HOG_EDATA, "%s:%llu: more than %u distinct ids", path,
 			                                (unsigned long long)in.line, RAT_DENSE_MAX)
@@ -319,7 +324,7 @@ int hog_import_ratings(hog_import_ctx *c, hog_err *err)
 {
 	char src[256];
 	hog_import_source(c, src, sizeof src);
-	hog_writer_opts wo = { .kind = HOG_KIND_RATINGS, .task = HOG_TASK_RATINGS,
+	hog_writer_opts wo = { .kind = HOG_KIND_RATINGS, .task = HOG_TASK_RATINGS, .unlabelled = c->o->no_label,
 	                       .block_examples = c->o->block_examples, .source = src };
 	rat_state st = { .c = c };
 	int rc = hog_writer_open(&st.w, c->out, &wo, err);

@@ -207,6 +207,23 @@ static int columns_differ(const char *a, const char *b, char *what, size_t size,
 	}
 }
 
+/* Whether @p b (a set without labels, so without a label column) is @p a but for
+ * one column, the label's. */
+static int columns_but_one(const char *a, const char *b)
+{
+	for (const char *drop = a; *drop; drop += strcspn(drop, ",") + (drop[strcspn(drop, ",")] == ',')) {
+		size_t head = (size_t)(drop - a), dl = strcspn(drop, ",");
+		const char *tail = drop + dl + (drop[dl] == ',');
+		size_t bl = strlen(b), tl = strlen(tail);
+		/* a's columns before drop, then after it, against b's */
+		if (head && !tl && bl + 1 == head && !memcmp(a, b, bl))
+			return 1;
+		if (bl == head + tl && !memcmp(a, b, head) && !memcmp(tail, b + head, tl))
+			return 1;
+	}
+	return 0;
+}
+
 static uint64_t extra_features(const hog_data *d, uint64_t features, uint64_t *nnz)
 {
 	*nnz = 0;
@@ -231,6 +248,8 @@ int hog_data_reconcile(hog_data *d, const char *dn, const hog_data_ref *ref, con
 	if (ref->kind && d->meta.kind != ref->kind)
 		return hog_err_set(err, HOG_EMISMATCH, "%s is a %s set and %s a %s one", rn, hog_kind_name(ref->kind), dn,
 		                   hog_kind_name(d->meta.kind));
+	if (d->meta.unlabelled && ref->task) /* no labels: nothing to match, the task is the importer's guess */
+		d->meta.task = ref->task;
 	if (ref->task && d->meta.task != ref->task) {
 		if (ref->task == HOG_TASK_REGRESSION && d->meta.task == HOG_TASK_BINARY) {
 			/* {0,1} (or two other values) read as binary: a regression set all the same */
@@ -244,7 +263,8 @@ int hog_data_reconcile(hog_data *d, const char *dn, const hog_data_ref *ref, con
 		}
 	}
 	char what[600];
-	if (ref->columns && d->columns && columns_differ(ref->columns, d->columns, what, sizeof what, rn, dn))
+	if (ref->columns && d->columns && !(d->meta.unlabelled && columns_but_one(ref->columns, d->columns)) &&
+	    columns_differ(ref->columns, d->columns, what, sizeof what, rn, dn))
 		return hog_err_set(err, HOG_EMISMATCH, "the column names differ: %s", what);
 	if (d->meta.kind == HOG_KIND_RATINGS && ref->users && ref->items) {
 		int rc = reconcile_ids(d, dn, ref, rn, fit, err);

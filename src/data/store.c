@@ -224,6 +224,13 @@ static int store_read_meta(hog_store *s, hog_err *err)
 	meta_f64(s, "label_max", &m->label_max);
 	meta_f64(s, "label_sum", &m->label_sum);
 	hog_store_meta_get(s, "source", m->source, sizeof m->source);
+	/* "labels": absent in a labelled set (and in every set made before it) */
+	if (hog_store_meta_get(s, "labels", buf, sizeof buf) == 0) {
+		if (strcmp(buf, "none"))
+			return hog_err_set(err, HOG_ECORRUPT, "%s: meta entry 'labels' = '%.20s': the one value it takes is "
+			                   "'none' (a set without labels)", s->path, buf);
+		m->unlabelled = 1;
+	}
 	if (m->features > UINT32_MAX || m->users > UINT32_MAX || m->items > UINT32_MAX)
 		return hog_err_set(err, HOG_ECORRUPT, "%s: dimensions beyond 2^32 are not supported", s->path);
 	if (m->kind == HOG_KIND_RATINGS && (m->users == 0 || m->items == 0))
@@ -477,6 +484,9 @@ static int verify_stats(const hog_store *s, const verify_state *v, hog_err *err)
 		return hog_err_set(err, HOG_ECORRUPT,
 		                   "%s: meta entries 'label_min', 'label_max' = %.9g, %.9g, but the labels span %.9g..%.9g",
 		                   s->path, m->label_min, m->label_max, v->min, v->max);
+	if (m->unlabelled && (v->min != 0 || v->max != 0))
+		return hog_err_set(err, HOG_ECORRUPT, "%s: meta entry 'labels' = 'none' (a set without labels), but the "
+		                   "blocks hold labels %.9g..%.9g, not 0", s->path, v->min, v->max);
 	if (fabs(v->sum - m->label_sum) > 1e-9 * (1 + v->abs_sum))
 		return hog_err_set(err, HOG_ECORRUPT, "%s: meta entry 'label_sum' = %.17g, but the labels add up to %.17g",
 		                   s->path, m->label_sum, v->sum);

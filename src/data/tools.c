@@ -122,7 +122,7 @@ static int hog_tools_split_open(hog_writer **w, hog_store *s, const char *in, co
 	snprintf(src, sizeof src, "split %c of %.200s", part, hog_tools_base(in));
 	hog_writer_opts wo = { .kind = m->kind, .task = m->task, .source = src, .dense_u8 = (int)m->dense_u8,
 	                       .dense_scale = m->dense_scale, .users = m->users, .items = m->items,
-	                       .classes = m->classes };
+	                       .classes = m->classes, .unlabelled = m->unlabelled };
 	if (m->kind != HOG_KIND_RATINGS)
 		wo.features = m->features;
 	int rc = hog_writer_open(w, out, &wo, err);
@@ -364,11 +364,13 @@ int hog_export_libsvm(const char *in, int fd, hog_err *err)
 		for (uint32_t i = 0; i < b.n && !rc; i++) {
 			if (o.pos + room > HOG_TOOLS_BUF && (rc = hog_tools_flush(&o, err)))
 				break;
-			hog_tools_put_float(&o, b.labels[i]);
+			if (!m->unlabelled) /* a set without labels: lines of features only, as imported */
+				hog_tools_put_float(&o, b.labels[i]);
 			for (uint32_t j = b.offsets[i]; j < b.offsets[i + 1]; j++) {
 				if (o.pos + room > HOG_TOOLS_BUF && (rc = hog_tools_flush(&o, err)))
 					break;
-				o.buf[o.pos++] = ' ';
+				if (j > b.offsets[i] || !m->unlabelled)
+					o.buf[o.pos++] = ' ';
 				hog_tools_put_u64(&o, (uint64_t)b.ids[j] + 1);
 				o.buf[o.pos++] = ':';
 				hog_tools_put_float(&o, b.vals ? b.vals[j] : 1.0f);

@@ -353,6 +353,7 @@ int hog_writer_add_dense(hog_writer *w, float label, const float *xf, const uint
 static const char *const reserved_keys[] = {
 	"format", "version", "kind", "task", "examples", "features", "nnz", "blocks", "users", "items",
 	"classes", "dense_u8", "dense_scale", "positives", "label_min", "label_max", "label_sum", "source",
+	"labels",
 };
 
 static int kv_add(hog_writer *w, const char *key, const void *val, size_t len, hog_err *err)
@@ -490,6 +491,8 @@ int hog_writer_finish(hog_writer *w, hog_err *err)
 		goto fail;
 	if (classes && (rc = put_meta_fmt(w, "classes", err, "%llu", (unsigned long long)classes)))
 		goto fail;
+	if (w->o.unlabelled && (rc = put_meta_fmt(w, "labels", err, "none")))
+		goto fail;
 	if (w->o.kind == HOG_KIND_DENSE && w->o.dense_u8 &&
 	    ((rc = put_meta_fmt(w, "dense_u8", err, "1")) ||
 	     (rc = put_meta_fmt(w, "dense_scale", err, "%.9g", w->o.dense_scale))))
@@ -564,4 +567,9 @@ void hog_writer_abort(hog_writer *w)
 	free(w->path);
 	free(w->tmp);
 	free(w);
+}
+
+void hog_writer_set_unlabelled(hog_writer *w)
+{
+	w->o.unlabelled = 1;
 }

@@ -144,6 +144,27 @@ static void linear_eval(const hog_model *m, const hog_data *d, const float *pred
 	hog_model_eval_margins(m->loss, pred, d->labels, d->n, d->meta.task == HOG_TASK_BINARY, ev);
 }
 
+/* Dump records: one per feature, "ID w [state]" with the LIBSVM id (the stored
+ * index + 1, as data export writes it), then "bias b [state]"; the step rule's
+ * state (stride - 1 floats) follows the weight on its line. */
+static uint64_t linear_records(const hog_model *m)
+{
+	return m->dim + 1;
+}
+
+static void linear_record(const hog_model *m, uint64_t r, hog_model_rec *rec)
+{
+	memset(rec, 0, sizeof *rec);
+	rec->at = r * m->stride;
+	rec->len = m->stride;
+	if (r < m->dim) {
+		rec->has_id = 1;
+		rec->id = r + 1;
+	} else {
+		memcpy(rec->tag, "bias", 5);
+	}
+}
+
 const hog_model_kind_ops hog_linear_kind = {
 	.name = "linear",
 	.nparams = linear_nparams,
@@ -151,4 +172,6 @@ const hog_model_kind_ops hog_linear_kind = {
 	.predict = linear_predict,
 	.eval = linear_eval,
 	.info = linear_info,
+	.records = linear_records,
+	.record = linear_record,
 };

@@ -5,6 +5,7 @@
 #include "sys/err.h"
 #include "sys/names.h"
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 int hog_mf_layout_get(hog_mf_layout *l, const uint64_t shape[4], uint32_t flags, enum hog_rule rule)
@@ -146,6 +147,56 @@ static void mf_rated(const hog_model *m, uint8_t *users, uint8_t *items)
 		items[i] = !hog_mf_row_unseen(m->params + l.Q + i * l.kp, l.k);
 }
 
+/* Dump records, segment by segment in the layout's order: "u ID f1..fk" per
+ * user, "i ID f1..fk" per item, then with biases "bu ID b" and "bi ID b", with
+ * adagrad "gu ID g" and "gi ID g" (and "gbu", "gbi" with biases). IDs are the
+ * original ones when the model keeps its id maps (the u and i records carry
+ * them), else the dense ids. */
+static const char *const mf_tags[8] = { "u", "i", "bu", "bi", "gu", "gi", "gbu", "gbi" };
+
+static int mf_maps(const hog_model *m)
+{
+	return m->user_ids && m->item_ids && m->nuser_ids == m->shape[0] && m->nitem_ids == m->shape[1];
+}
+
+static uint64_t mf_records(const hog_model *m)
+{
+	hog_mf_layout l;
+	if (!hog_mf_layout_get(&l, m->shape, m->flags, m->rule))
+		return 0;
+	const uint64_t at[8] = { l.P, l.Q, l.bu, l.bi, l.gu, l.gi, l.gbu, l.gbi };
+	uint64_t n = 0;
+	for (int s = 0; s < 8; s++)
+		n += at[s] == UINT64_MAX ? 0 : s & 1 ? l.items : l.users;
+	return n;
+}
+
+static void mf_record(const hog_model *m, uint64_t r, hog_model_rec *rec)
+{
+	hog_mf_layout l;
+	memset(rec, 0, sizeof *rec);
+	if (!hog_mf_layout_get(&l, m->shape, m->flags, m->rule))
+		return;
+	const uint64_t at[8] = { l.P, l.Q, l.bu, l.bi, l.gu, l.gi, l.gbu, l.gbi };
+	for (int s = 0; s < 8; s++) {
+		const uint64_t rows = s & 1 ? l.items : l.users;
+		if (at[s] == UINT64_MAX)
+			continue;
+		if (r >= rows) {
+			r -= rows;
+			continue;
+		}
+		uint64_t *ids = mf_maps(m) ? (s & 1 ? m->item_ids : m->user_ids) : NULL;
+		snprintf(rec->tag, sizeof rec->tag, "%s", mf_tags[s]);
+		rec->has_id = 1;
+		rec->id = ids ? ids[r] : r;
+		rec->id_slot = ids && s < 2 ? ids + r : NULL;
+			rec->at = at[s] + r * (s < 2 ? l.kp : 1);
+		rec->len = s < 2 ? l.k : 1;
+		return;
+	}
+}
+
 const hog_model_kind_ops hog_mf_kind = {
 	.name = "mf",
 	.nparams = mf_nparams,
@@ -154,4 +205,6 @@ const hog_model_kind_ops hog_mf_kind = {
 	.eval = mf_eval,
 	.info = mf_info,
 	.rated = mf_rated,
+	.records = mf_records,
+	.record = mf_record,
 };

@@ -296,6 +296,51 @@ static void mlp_info(const hog_model *m, hog_model_info *info)
 	for (int l = 1; l < s.L; l++)
 		info->layers[l - 1] = (uint32_t)s.n[l];
 	info->momentum = m->aux;
+	info->sparse = s.sparse;
+}
+
+/* Dump records, layer by layer: "Wl ROW v..." for each of W_l's n_l rows (row
+ * i: input i's weights to the n_{l+1} units, rows from 0), then "bl v..." (its
+ * n_{l+1} biases); when the step rule keeps state (momentum's velocity,
+ * adagrad's sums), the same again as "sWl ROW v..." and "sbl v...". */
+static uint64_t mlp_records(const hog_model *m)
+{
+	hog_mlp_shape s;
+	if (hog_mlp_shape_of(m->shape, m->flags, &s))
+		return 0;
+	uint64_t n = 0;
+	for (int l = 0; l < s.L; l++)
+		n += s.n[l] + 1;
+	return m->nparams > s.np ? 2 * n : n;
+}
+
+static void mlp_record(const hog_model *m, uint64_t r, hog_model_rec *rec)
+{
+	hog_mlp_shape s;
+	memset(rec, 0, sizeof *rec);
+	if (hog_mlp_shape_of(m->shape, m->flags, &s))
+		return;
+	const uint64_t half = mlp_records(m) / (m->nparams > s.np ? 2 : 1);
+	const int state = r >= half;
+	r -= state ? half : 0;
+	for (int l = 0; l < s.L; l++) {
+		if (r > s.n[l]) {
+			r -= s.n[l] + 1;
+			continue;
+		}
+		const int bias = r == s.n[l];
+		char *t = rec->tag; /* "W3", "sb0": l is one digit (at most HOG_MLP_MAX_HIDDEN) */
+		if (state)
+			*t++ = 's';
+		*t++ = bias ? 'b' : 'W';
+		*t++ = (char)('0' + l);
+		*t = 0;
+		rec->has_id = !bias;
+		rec->id = bias ? 0 : r;
+			rec->at = (state ? s.np : 0) + (bias ? s.boff[l] : s.woff[l] + r * s.n[l + 1]);
+		rec->len = s.n[l + 1];
+		return;
+	}
 }
 
 const hog_model_kind_ops hog_mlp_kind = {
@@ -306,6 +351,8 @@ const hog_model_kind_ops hog_mlp_kind = {
 	.proba = mlp_proba,
 	.eval = mlp_eval,
 	.info = mlp_info,
+	.records = mlp_records,
+	.record = mlp_record,
 };
 
 /* ---------------------------------------------- a trainer's buffers */

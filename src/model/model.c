@@ -133,6 +133,19 @@ void hog_model_info_get(const hog_model *m, hog_model_info *info)
 	info->epochs_done = m->epochs_done;
 	info->task = m->task;
 	info->split = m->split;
+	info->sched = m->sched;
+	info->lr = m->lr;
+	info->l2 = m->l2;
+	info->beta = m->beta;
+	info->backoff = m->backoff;
+	info->t0 = m->t0;
+	info->seed = m->seed;
+	info->warmup = m->warmup;
+	info->examples_seen = m->t;
+	info->params = m->nparams;
+	info->user_ids = m->user_ids ? m->nuser_ids : 0;
+	info->item_ids = m->item_ids ? m->nitem_ids : 0;
+	info->columns = m->columns;
 	hog_model_kind_get(m->kind)->info(m, info);
 }
 
@@ -148,6 +161,9 @@ int hog_model_predict(const hog_model *m, const hog_data *d, float *out, hog_err
 int hog_model_eval(const hog_model *m, const hog_data *d, hog_eval *ev, hog_err *err)
 {
 	const hog_model_kind_ops *k = hog_model_kind_get(m->kind);
+	if (d->meta.unlabelled)
+		return hog_err_set(err, HOG_EMISMATCH, "the data set has no labels (imported without them): there is "
+		                   "nothing to evaluate against; predictions need none");
 	int rc = k->fits(m, d, err);
 	if (rc)
 		return rc;
@@ -168,6 +184,8 @@ int hog_model_prepare(const hog_model *m, hog_data *d, const char *d_name, const
 	hog_data_ref ref = { .task = m->task, .features = info.dim, .users = info.users, .items = info.items,
 		                 .user_ids = m->user_ids, .item_ids = m->item_ids, .columns = m->columns };
 	const hog_model_kind_ops *k = hog_model_kind_get(m->kind);
+	if (d->meta.unlabelled && m->task) /* no labels: the task is the model's, not the importer's guess */
+		d->meta.task = m->task;
 	int rc = k->fits(m, d, err);
 	if (rc) {
 		hog_err_prefix(err, "%s and %s", m_name, d_name);

@@ -52,6 +52,18 @@ int hog_model_set_origin(hog_model *m, const hog_data *tr);
 /* The size of @p m's file (hog_model_save_ckpt with @p nworkers positions). */
 uint64_t hog_model_file_bytes(const hog_model *m, uint32_t nworkers);
 
+/* One record of a model's text dump (model/dump.c, hogwild(1) model dump): a
+ * line "[TAG] [ID] V1 ... Vn" whose values are the n floats params[at..at+n). A kind lists its records through its table (records,
+ * record), in the order of its layout; the dump writes them, and reading a dump
+ * back fills them in a zeroed model of the same shapes. */
+typedef struct hog_model_rec {
+	char tag[8];       /* "" when the line starts with its id (a linear weight) */
+	int has_id;
+	uint64_t id;       /* the raw id printed (an original id where the model keeps a map) */
+	uint64_t *id_slot; /* not NULL: the id is the model's map entry, which a dump read back sets */
+	uint64_t at, len;  /* the values: params[at .. at+len) */
+} hog_model_rec;
+
 /* What a kind does with a model record. */
 typedef struct hog_model_kind_ops {
 	const char *name;
@@ -72,6 +84,10 @@ typedef struct hog_model_kind_ops {
 	 * users[u] and items[i] for those the model has trained (the others are
 	 * predicted as unseen), 0 elsewhere. */
 	void (*rated)(const hog_model *m, uint8_t *users, uint8_t *items);
+	/* The dump's records (hog_model_rec): how many, and record @p r of them. Every
+	 * parameter is in one record; what no record holds (padding) is zero. */
+	uint64_t (*records)(const hog_model *m);
+	void (*record)(const hog_model *m, uint64_t r, hog_model_rec *rec);
 } hog_model_kind_ops;
 
 extern const hog_model_kind_ops hog_linear_kind, hog_mf_kind, hog_mlp_kind;

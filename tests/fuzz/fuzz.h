@@ -18,7 +18,7 @@ static char fz_dir[128];
 static inline void fz_cleanup(void)
 {
 	static const char *names[] = { "in.txt", "in.ini", "in.lmdb", "in.model", "images.idx", "labels.idx",
-	                               "out.lmdb", "in.lmdb-lock", "out.lmdb-lock" };
+	                               "out.lmdb", "in.lmdb-lock", "out.lmdb-lock", "out.txt" };
 	char p[256];
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
 		snprintf(p, sizeof p, "%s/%s", fz_dir, names[i]);

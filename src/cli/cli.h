@@ -56,6 +56,13 @@ double cli_now(void);
  * (the rename would replace it) unless @p append (--metrics: /dev/null, a FIFO).
  * Returns 0, or 1 (2 for an empty name) after the message. */
 int cli_check_output(const char *cmd, const char *opt, const char *path, int append);
+/** Writes @p outp atomically: a temporary file beside it (removed by a signal,
+ * cli_catch_cleanup_signals), filled by @p fill, synced and renamed into place.
+ * @p fill returns 0 or an error code with its message in err; an error of its
+ * own writes (a message starting with @p write_prefix) is said naming @p outp
+ * rather than the temporary file. Returns 0, or 1 after the message. */
+int cli_write_atomic(const char *cmd, const char *outp, int (*fill)(void *ud, int fd, hog_err *err), void *ud,
+                     const char *write_prefix);
 /** Refuses to replace what the user owns with an output (after
  * cli_check_output, before any work): an existing data set (an LMDB file), a
  * model file when the output is not a model (@p kind 0: predictions, tables,

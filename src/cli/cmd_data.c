@@ -619,6 +619,12 @@ static const char export_usage[] =
 	"                    (default: standard output)\n"
 	"  -h, --help        this text\n";
 
+/* cli_write_atomic's filler: the data set @p ud as LIBSVM text. */
+static int export_fill(void *ud, int fd, hog_err *err)
+{
+	return hog_export_libsvm((const char *)ud, fd, err);
+}
+
 static int data_export(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -662,44 +668,7 @@ static int data_export(int argc, char **argv)
 	cli_catch_cleanup_signals(); /* from here on a stop removes what we write */
 	if ((rc = cli_check_output(cmd, "--out", outp, 0)))
 		return rc;
-	char *tmp = hog_tmp_path(outp);
-	if (!tmp) {
-		fprintf(stderr, "hogwild %s: out of memory\n", cmd);
-		return 1;
-	}
-	int slot = hog_tmp_track(tmp); /* before the file exists: the handler removes it */
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		fprintf(stderr, "hogwild %s: %s: %s\n", cmd, outp, strerror(errno));
-		hog_tmp_untrack(slot);
-		free(tmp);
-		return 1;
-	}
-	/* errors of our own are put into err as the library would, for cli_fail;
-	 * they name the file the user gave, not the temporary one */
-	rc = hog_export_libsvm(in, fd, &err);
-	if (rc > 0 && !strncmp(err.msg, "export: writing", 15))
-		snprintf(err.msg, sizeof err.msg, "%.600s: %s", outp, strerror(rc));
-	if (rc == 0 && fsync(fd) != 0) {
-		rc = errno;
-		snprintf(err.msg, sizeof err.msg, "%.600s: cannot sync: %s", outp, strerror(rc));
-	}
-	if (close(fd) != 0 && rc == 0) {
-		rc = errno;
-		snprintf(err.msg, sizeof err.msg, "%.600s: %s", outp, strerror(rc));
-	}
-	if (rc == 0 && rename(tmp, outp) != 0) {
-		rc = errno;
-		snprintf(err.msg, sizeof err.msg, "%.600s: cannot rename into place: %s", outp, strerror(rc));
-	}
-	if (rc)
-		unlink(tmp);
-	hog_tmp_untrack(slot);
-	free(tmp);
-	if (rc)
-		return cli_fail(&err, rc);
-	hog_fsync_dir(outp);
-	return 0;
+	return cli_write_atomic(cmd, outp, export_fill, (void *)in, "export: writing");
 }
 
 /* ------------------------------------------------------------ dispatch */

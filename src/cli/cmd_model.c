@@ -261,6 +261,12 @@ static int model_info(int argc, char **argv)
 
 /* ------------------------------------------------------------ dump */
 
+/* cli_write_atomic's filler: the dump of the model file @p ud. */
+static int dump_fill(void *ud, int fd, hog_err *err)
+{
+	return hog_model_dump((const char *)ud, fd, err);
+}
+
 static int model_dump(int argc, char **argv)
 {
 	const char *cmd = "model dump", *outp = NULL;
@@ -280,42 +286,7 @@ static int model_dump(int argc, char **argv)
 	cli_catch_cleanup_signals(); /* from here on a stop removes what we write */
 	if ((rc = cli_check_output(cmd, "--out", outp, 0)) || (rc = cli_check_replace(cmd, "--out", outp, 0)))
 		return rc;
-	char *tmp = hog_tmp_path(outp);
-	if (!tmp) {
-		fprintf(stderr, "hogwild %s: out of memory\n", cmd);
-		return 1;
-	}
-	int slot = hog_tmp_track(tmp); /* before the file exists: the handler removes it */
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		fprintf(stderr, "hogwild %s: %s: %s\n", cmd, outp, strerror(errno));
-		hog_tmp_untrack(slot);
-		free(tmp);
-		return 1;
-	}
-	rc = hog_model_dump(in, fd, &err);
-	if (rc > 0 && !strncmp(err.msg, "model dump: writing", 19))
-		snprintf(err.msg, sizeof err.msg, "%.600s: %s", outp, strerror(rc));
-	if (rc == 0 && fsync(fd) != 0) {
-		rc = errno;
-		snprintf(err.msg, sizeof err.msg, "%.600s: cannot sync: %s", outp, strerror(rc));
-	}
-	if (close(fd) != 0 && rc == 0) {
-		rc = errno;
-		snprintf(err.msg, sizeof err.msg, "%.600s: %s", outp, strerror(rc));
-	}
-	if (rc == 0 && rename(tmp, outp) != 0) {
-		rc = errno;
-		snprintf(err.msg, sizeof err.msg, "%.600s: cannot rename into place: %s", outp, strerror(rc));
-	}
-	if (rc)
-		unlink(tmp);
-	hog_tmp_untrack(slot);
-	free(tmp);
-	if (rc)
-		return cli_fail(&err, rc);
-	hog_fsync_dir(outp);
-	return 0;
+	return cli_write_atomic(cmd, outp, dump_fill, (void *)in, "model dump: writing");
 }
 
 /* ------------------------------------------------------------ load */

@@ -91,6 +91,50 @@ int cli_check_output(const char *cmd, const char *opt, const char *path, int app
 	return 0;
 }
 
+int cli_write_atomic(const char *cmd, const char *outp, int (*fill)(void *ud, int fd, hog_err *err), void *ud,
+                     const char *write_prefix)
+{
+	char *tmp = hog_tmp_path(outp);
+	if (!tmp) {
+		fprintf(stderr, "hogwild %s: out of memory\n", cmd);
+		return 1;
+	}
+	int slot = hog_tmp_track(tmp); /* before the file exists: the handler removes it */
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "hogwild %s: %s: %s\n", cmd, outp, strerror(errno));
+		hog_tmp_untrack(slot);
+		free(tmp);
+		return 1;
+	}
+	/* errors of our own are put into err as the library would, for cli_fail;
+	 * they name the file the user gave, not the temporary one */
+	hog_err err = { 0 };
+	int rc = fill(ud, fd, &err);
+	if (rc > 0 && !strncmp(err.msg, write_prefix, strlen(write_prefix)))
+		snprintf(err.msg, sizeof err.msg, "%.600s: %s", outp, strerror(rc));
+	if (rc == 0 && fsync(fd) != 0) {
+		rc = errno;
+		snprintf(err.msg, sizeof err.msg, "%.600s: cannot sync: %s", outp, strerror(rc));
+	}
+	if (close(fd) != 0 && rc == 0) {
+		rc = errno;
+		snprintf(err.msg, sizeof err.msg, "%.600s: %s", outp, strerror(rc));
+	}
+	if (rc == 0 && rename(tmp, outp) != 0) {
+		rc = errno;
+		snprintf(err.msg, sizeof err.msg, "%.600s: cannot rename into place: %s", outp, strerror(rc));
+	}
+	if (rc)
+		unlink(tmp);
+	hog_tmp_untrack(slot);
+	free(tmp);
+	if (rc)
+		return cli_fail(&err, rc);
+	hog_fsync_dir(outp);
+	return 0;
+}
+
 /* What an existing regular file holds, from its first bytes: an LMDB file (a
  * data set: the meta page's magic 0xBEEFC0DE at byte 16, as lmdb_check.c reads
  * it), a hogwild model or checkpoint (magic "HOGMODEL", its kind at byte 12),

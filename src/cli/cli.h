@@ -22,6 +22,14 @@ int cmd_topo(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_model(int argc, char **argv);
 
+/** A subcommand of a command group (data, model). */
+typedef struct cli_sub {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+} cli_sub;
+/** Runs the subcommand argv[1] of group @p group (its usage text @p usage for
+ * -h and errors) among the @p n in @p subs, with argv shifted past the group. */
+int cli_dispatch(const char *group, const char *usage, const cli_sub *subs, size_t n, int argc, char **argv);
 /** Prints "hogwild CMD: message" to stderr and returns 2 (usage) — callers
  * `return cli_usage_error(...)`; prints the usage line too when @p usage. */
 int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)

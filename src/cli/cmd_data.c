@@ -675,21 +675,9 @@ static int data_export(int argc, char **argv)
 
 int cmd_data(int argc, char **argv)
 {
-	static const struct { const char *name; int (*fn)(int, char **); } subs[] = {
+	static const cli_sub subs[] = {
 		{ "import", data_import }, { "gen", data_gen }, { "info", data_info },
 		{ "verify", data_verify }, { "split", data_split }, { "export", data_export },
 	};
-	if (argc < 2)
-		return cli_usage_error("data", data_usage, "no subcommand given");
-	const char *c = argv[1];
-	if (!strcmp(c, "-h") || !strcmp(c, "--help") || !strcmp(c, "help")) {
-		fputs(data_usage, stdout);
-		return 0;
-	}
-	optind = 1; /* each subcommand runs getopt_long once, reporting errors itself */
-	opterr = 0;
-	for (size_t i = 0; i < sizeof subs / sizeof *subs; i++)
-		if (!strcmp(c, subs[i].name))
-			return subs[i].fn(argc - 1, argv + 1);
-	return cli_usage_error("data", data_usage, "unknown subcommand '%s'", c);
+	return cli_dispatch("data", data_usage, subs, sizeof subs / sizeof *subs, argc, argv);
 }

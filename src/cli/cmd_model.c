@@ -332,20 +332,8 @@ static int model_load(int argc, char **argv)
 
 int cmd_model(int argc, char **argv)
 {
-	static const struct { const char *name; int (*fn)(int, char **); } subs[] = {
+	static const cli_sub subs[] = {
 		{ "info", model_info }, { "dump", model_dump }, { "load", model_load },
 	};
-	if (argc < 2)
-		return cli_usage_error("model", model_usage, "no subcommand given");
-	const char *c = argv[1];
-	if (!strcmp(c, "-h") || !strcmp(c, "--help") || !strcmp(c, "help")) {
-		fputs(model_usage, stdout);
-		return 0;
-	}
-	optind = 1; /* each subcommand runs getopt_long once, reporting errors itself */
-	opterr = 0;
-	for (size_t i = 0; i < sizeof subs / sizeof *subs; i++)
-		if (!strcmp(c, subs[i].name))
-			return subs[i].fn(argc - 1, argv + 1);
-	return cli_usage_error("model", model_usage, "unknown subcommand '%s'", c);
+	return cli_dispatch("model", model_usage, subs, sizeof subs / sizeof *subs, argc, argv);
 }

@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 #include "sys/mpi.h"
 #include <errno.h>
+#include <getopt.h>
 #include <locale.h>
 #include <math.h>
 #include <signal.h>
@@ -27,6 +28,23 @@ static const char usage_text[] =
 	"\n"
 	"  hogwild <command> -h    options of a command;  man hogwild  the manual\n"
 	"  hogwild --version\n";
+
+int cli_dispatch(const char *group, const char *usage, const cli_sub *subs, size_t n, int argc, char **argv)
+{
+	if (argc < 2)
+		return cli_usage_error(group, usage, "no subcommand given");
+	const char *c = argv[1];
+	if (!strcmp(c, "-h") || !strcmp(c, "--help") || !strcmp(c, "help")) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	optind = 1; /* each subcommand runs getopt_long once, reporting errors itself */
+	opterr = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(c, subs[i].name))
+			return subs[i].fn(argc - 1, argv + 1);
+	return cli_usage_error(group, usage, "unknown subcommand '%s'", c);
+}
 
 int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
 {

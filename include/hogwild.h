@@ -536,7 +536,7 @@ void hog_model_free(hog_model *m);
 /** Shapes and hyper-parameters of a model. */
 typedef struct hog_model_info {
 	enum hog_model_kind kind;
-	uint64_t dim;              /**< linear: features */
+	uint64_t dim;              /**< linear: features; mlp: inputs (its weights are not here) */
 	uint64_t users, items;     /**< mf */
 	uint32_t rank;             /**< mf: factors per row */
 	int biases;                /**< mf: global mean and biases learned */

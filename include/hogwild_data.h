@@ -247,6 +247,7 @@ enum hog_format {
 	HOG_FORMAT_CSV = 2,    /**< comma (or tab, semicolon) separated values, one label column */
 	HOG_FORMAT_RATINGS = 3,/**< user, item, rating[, timestamp] per line; TSV or CSV */
 	HOG_FORMAT_IDX = 4,    /**< MNIST idx: an image file and a label file */
+	HOG_FORMAT_VW = 5,     /**< Vowpal Wabbit text: namespaces, hashed feature names */
 };
 
 /** Options for hog_import(); zero means the default. */
@@ -273,6 +274,10 @@ typedef struct hog_import_opts {
 	                               that start with a feature (libsvm also detects these: a
 	                               first line without a label makes the set unlabelled, and
 	                               every line must then be one) */
+	uint32_t vw_bits;         /**< vw: feature ids hashed to this many bits (default 0: 18, as
+	                               VW's -b), the set's dimension 2^bits */
+	const char *vw_quadratic; /**< vw: pairs of namespaces (first letters) whose features'
+	                               products are features too, "ab,cd" (VW's -q ab -q cd) */
 	/** Called with one line of information for the user (a header line detected and
 	 * skipped, with its FILE:LINE); the library prints nothing itself. May be NULL. */
 	void (*note)(void *ud, const char *msg);

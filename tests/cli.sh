@@ -157,6 +157,20 @@ check "data import: --max-line junk" 2 "$H" data import --format libsvm --max-li
 check "data import: option without its value" 2 "$H" data import "$T/small.txt" "$T/x.lmdb" --format
 check_true "data import: usage errors leave no output" test ! -e "$T/x.lmdb"
 
+# Vowpal Wabbit text: hashed names, namespaces, --bits, --quadratic
+printf "1 'a |animal cat:2 dog |b 7\n-1 |animal:0.5 cat |b z\n" >"$T/small.vw"
+check "data import vw" 0 "$H" data import --format vw --bits 12 --quadratic ab --quiet "$T/small.vw" "$T/vw.lmdb"
+check_grep "data import vw: 2 examples in 2^12 features, the pairs' products included" "$OUT" '2 examples, 4096 features, 8 nonzeros'
+check "data import vw: a model trains on it" 0 "$H" train --quiet --data "$T/vw.lmdb" --epochs 2
+printf "1 2 |a x\n" >"$T/imp.vw"
+check "data import vw: importance 2 refused" 1 "$H" data import --format vw "$T/imp.vw" "$T/vw2.lmdb"
+check_grep "data import vw: ... naming the line" "$ERR" 'imp\.vw:1:1: importance weight 2: example weights are not stored yet'
+check_true "data import vw: ... and leaving nothing" test ! -e "$T/vw2.lmdb"
+check "data import: --bits for libsvm" 2 "$H" data import --format libsvm --bits 12 "$T/small.txt" "$T/vw2.lmdb"
+check_grep "data import: ... applies to vw only" "$ERR" '--bits and --quadratic apply to --format vw only'
+check "data import vw: --bits 32" 2 "$H" data import --format vw --bits 32 "$T/small.vw" "$T/vw2.lmdb"
+check "data import vw: a bad --quadratic" 2 "$H" data import --format vw --quadratic abc "$T/small.vw" "$T/vw2.lmdb"
+check_grep "data import vw: ... named" "$ERR" "--quadratic 'abc': pairs of two namespace letters"
 check "data import libsvm" 0 "$H" data import --format libsvm --quiet "$T/small.txt" "$T/small.lmdb"
 check_grep "data import: summary line" "$OUT" '5 examples, 7 features, 11 nonzeros, 1 block'
 check_grep "data import: MB/s and seconds" "$OUT" 'MB/s'

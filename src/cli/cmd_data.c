@@ -247,8 +247,9 @@ static const char import_usage[] =
 	"a temporary file and renamed into place when complete. Malformed input is\n"
 	"reported as FILE:LINE:COLUMN and leaves nothing behind.\n"
 	"\n"
-	"  -f, --format FMT      libsvm | csv | ratings | idx (required; idx takes the\n"
-	"                        image file, then the label file)\n"
+	"  -f, --format FMT      libsvm | csv | ratings | idx | vw (required; idx takes\n"
+	"                        the image file, then the label file; vw: Vowpal\n"
+	"                        Wabbit's text, names hashed as VW hashes them)\n"
 	"  -t, --task TASK       binary | multiclass | regression (default: from the\n"
 	"                        labels: binary for {0,1} or {-1,1}, multiclass for\n"
 	"                        integers below 100, or below 1000 with 20 examples\n"
@@ -269,6 +270,11 @@ static const char import_usage[] =
 	"                        libsvm lines of id:value only (libsvm: also detected\n"
 	"                        from the first line); eval, train and compare refuse\n"
 	"                        such a set\n"
+	"      --bits B          vw: feature ids of B bits, 1..31, the set's dimension\n"
+	"                        2^B (default 18, as VW's -b)\n"
+	"      --quadratic PAIRS vw: pairs of namespaces (first letters) whose\n"
+	"                        features' products are features too: ab,cd is VW's\n"
+	"                        -q ab -q cd (default none)\n"
 	"      --max-line BYTES  longest line accepted, K/M/G suffixes (default 16M)\n"
 	"  -b, --block N         examples per block (default 4096)\n"
 	"  -q, --quiet           no progress line on stderr\n"
@@ -282,6 +288,7 @@ static int data_import(int argc, char **argv)
 		{ "header", required_argument, 0, OPT_HEADER }, { "delim", required_argument, 0, OPT_DELIM },
 		{ "max-line", required_argument, 0, OPT_MAX_LINE }, { "block", required_argument, 0, 'b' },
 		{ "skip", required_argument, 0, OPT_SKIP }, { "no-label", no_argument, 0, OPT_NO_LABEL },
+		{ "bits", required_argument, 0, OPT_BITS }, { "quadratic", required_argument, 0, OPT_QUADRATIC },
 		{ "quiet", no_argument, 0, 'q' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	const char *cmd = "data import", *U = import_usage;
@@ -292,7 +299,7 @@ static int data_import(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":f:t:d:b:qh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'f': /* in the order of enum hog_format */
-			rc = data_pick(cmd, U, "--format", optarg, "libsvm|csv|ratings|idx", &k);
+			rc = data_pick(cmd, U, "--format", optarg, "libsvm|csv|ratings|idx|vw", &k);
 			o.format = (enum hog_format)(HOG_FORMAT_LIBSVM + k);
 			break;
 		case 't': /* in the order of enum hog_task */
@@ -334,6 +341,15 @@ static int data_import(int argc, char **argv)
 			o.block_examples = (uint32_t)v;
 			break;
 		case OPT_NO_LABEL: o.no_label = 1; break;
+		case OPT_BITS:
+			rc = data_u64(cmd, U, "--bits", optarg, 1, 31, &v);
+			o.vw_bits = (uint32_t)v;
+			set_text |= 8;
+			break;
+		case OPT_QUADRATIC:
+			o.vw_quadratic = optarg;
+			set_text |= 8;
+			break;
 		case 'q': quiet = 1; break;
 		case 'h': fputs(U, stdout); return 0;
 		default: return data_opt_error(cmd, U, c, argv);
@@ -359,6 +375,8 @@ static int data_import(int argc, char **argv)
 		return cli_usage_error(cmd, U, "--header and --delim apply to --format csv and ratings only");
 	if ((set_text & 4) && o.format != HOG_FORMAT_CSV && o.format != HOG_FORMAT_RATINGS)
 		return cli_usage_error(cmd, U, "--skip applies to --format csv and ratings only");
+	if ((set_text & 8) && o.format != HOG_FORMAT_VW)
+		return cli_usage_error(cmd, U, "--bits and --quadratic apply to --format vw only");
 	if (set_task && o.format == HOG_FORMAT_RATINGS)
 		return cli_usage_error(cmd, U, "--task does not apply to --format ratings");
 	if (o.format == HOG_FORMAT_IDX && npos != 3)

@@ -1,6 +1,6 @@
 /* hog_import(): checks the inputs and hands them to the importer of their
  * format (one file each: import_libsvm.c, import_csv.c, import_ratings.c,
- * import_idx.c). What the importers share is in import_ctx.c. */
+ * import_idx.c, import_vw.c). What the importers share is in import_ctx.c. */
 #include "data/import.h"
 #include "sys/err.h"
 #include "sys/file.h"
@@ -24,6 +24,7 @@ int hog_import(const char *const *in, int nin, const char *out, const hog_import
 	case HOG_FORMAT_CSV: return hog_import_csv(&c, err);
 	case HOG_FORMAT_RATINGS: return hog_import_ratings(&c, err);
 	case HOG_FORMAT_IDX: return hog_import_idx(&c, err);
+	case HOG_FORMAT_VW: return hog_import_vw(&c, err);
 	}
 	return hog_err_set(err, HOG_ECONFIG, "unknown input format");
 }

@@ -21,6 +21,7 @@ int hog_import_libsvm(hog_import_ctx *c, hog_err *err);
 int hog_import_csv(hog_import_ctx *c, hog_err *err);
 int hog_import_ratings(hog_import_ctx *c, hog_err *err);
 int hog_import_idx(hog_import_ctx *c, hog_err *err);
+int hog_import_vw(hog_import_ctx *c, hog_err *err);
 
 /** Calls the progress hook with the bytes read so far (cheap; rate-limit inside). */
 void hog_import_progress(hog_import_ctx *c, const hog_input *in);

@@ -35,7 +35,7 @@ static void load(const uint8_t *data, size_t size)
 		hog_model_info info;
 		hog_model_info_get(m, &info);
 		volatile double sum = info.bias;
-		for (uint64_t i = 0; i < info.dim; i++)
+		for (uint64_t i = 0; info.weights && i < info.dim; i++) /* (an mlp has a dim and no weights here) */
 			sum += info.weights[i];
 		(void)sum;
 		if (info.split && (strlen(info.split) == 0 || strlen(info.split) > 256)) /* (section 4) */

@@ -450,7 +450,7 @@ cp "$T/sig.bin" "$T/sig0.bin"
 check "train: resume with another mode is refused" 1 "$H" train --data "$T/ttr.lmdb" --mode lockfree --threads 2 \
 	--epochs 100000 --resume "$T/sig0.bin" --quiet
 check_grep "train: ... naming what differs" "$ERR" 'another mode'
-check_grep "train: ... and the linear model's own options, not another model's" "$ERR" '\(--delay, --flush-every, --normalize, --shuffle-chunk, --hot, --stripe-size, --average\)'
+check_grep "train: ... and the linear model's own options, not another model's" "$ERR" '\(--delay, --flush-every, --normalize, --shuffle-chunk, --hot, --stripe-size, --average, --l1\)'
 "$H" train --quiet --data "$T/gr.lmdb" --epochs 1 --rank 4 --checkpoint "$T/gr-ck.bin" >/dev/null 2>&1
 check "train: an mf checkpoint resumed with another --rank is refused" 1 "$H" train --quiet --data "$T/gr.lmdb" --epochs 2 --rank 5 --resume "$T/gr-ck.bin"
 check_grep "train: ... naming mf's options" "$ERR" 'shuffle-chunk, --rank, --biases, --grid\)'

@@ -10,11 +10,16 @@
  *  - serial mode equals a plain loop written here from the documented rule
  *    (sgd and adagrad), to float rounding;
  *  - every other mode at 2 threads gives a sparse model too;
- *  - l1 0 trains exactly as before (the same model file, byte for byte), and
- *    the options hash leaves l1 0 out;
+ *  - the flushes of buffered and replica modes stop a zeroed weight at zero;
+ *  - a checkpoint resumes exactly, and one of --l1 is refused to a run
+ *    without it (the options hash; l1 0 stays out of it, which
+ *    test_opts_hash's pinned values check);
+ *  - l1 0 trains exactly as before (the same model file, byte for byte);
  *  - bad values and adarevision are refused naming --l1. */
 #include "hogwild.h"
 #include "model/model.h"
+#include "sys/topo.h"
+#include "train/replica.h"
 #include "util.h"
 #include <math.h>
 #include <stdio.h>
@@ -290,16 +295,23 @@ static void test_plain_loop(void)
 	hog_data_free(d);
 }
 
-/* Every mode the linear model takes, at 2 threads: a sparse model that keeps
+/* Every mode the linear model takes, at 2 threads (and replica's node
+ * replicas on a synthetic machine of 2 NUMA nodes): a sparse model that keeps
  * the informative features. */
 static void test_modes_sparse(void)
 {
-	static const struct { enum hog_mode mode; enum hog_rule rule; int delay; } runs[] = {
-		{ HOG_MODE_LOCKFREE, HOG_RULE_SGD, 0 }, { HOG_MODE_ATOMIC, HOG_RULE_SGD, 0 },
-		{ HOG_MODE_STRIPED, HOG_RULE_SGD, 0 },  { HOG_MODE_LOCKED, HOG_RULE_SGD, 0 },
-		{ HOG_MODE_BUFFERED, HOG_RULE_SGD, 0 }, { HOG_MODE_REPLICA, HOG_RULE_SGD, 0 },
-		{ HOG_MODE_LOCKFREE, HOG_RULE_SGD, 4 }, { HOG_MODE_ATOMIC, HOG_RULE_ADAGRAD, 0 },
-		{ HOG_MODE_BUFFERED, HOG_RULE_ADAGRAD, 0 }, { HOG_MODE_REPLICA, HOG_RULE_ADAGRAD, 0 },
+	static const struct {
+		enum hog_mode mode;
+		enum hog_rule rule;
+		int delay, threads;
+		const char *topology; /* replica on 2 synthetic NUMA nodes: node replicas (hwloc) */
+	} runs[] = {
+		{ HOG_MODE_LOCKFREE, HOG_RULE_SGD, 0, 2, NULL },     { HOG_MODE_ATOMIC, HOG_RULE_SGD, 0, 2, NULL },
+		{ HOG_MODE_STRIPED, HOG_RULE_SGD, 0, 2, NULL },      { HOG_MODE_LOCKED, HOG_RULE_SGD, 0, 2, NULL },
+		{ HOG_MODE_BUFFERED, HOG_RULE_SGD, 0, 2, NULL },     { HOG_MODE_REPLICA, HOG_RULE_SGD, 0, 2, NULL },
+		{ HOG_MODE_LOCKFREE, HOG_RULE_SGD, 4, 2, NULL },     { HOG_MODE_ATOMIC, HOG_RULE_ADAGRAD, 0, 2, NULL },
+		{ HOG_MODE_BUFFERED, HOG_RULE_ADAGRAD, 0, 2, NULL }, { HOG_MODE_REPLICA, HOG_RULE_ADAGRAD, 0, 2, NULL },
+		{ HOG_MODE_REPLICA, HOG_RULE_SGD, 0, 3, "numa:2 core:1 pu:1" },
 	};
 	hog_train_opts so = base_opts(HOG_MODE_SERIAL, 1);
 	so.linear.l1 = L1_LAMBDA;
@@ -307,21 +319,61 @@ static void test_modes_sparse(void)
 	const double aref = accuracy(ref);
 	hog_model_free(ref);
 	for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
-		hog_train_opts o = base_opts(runs[i].mode, 2);
+		hog_train_opts o = base_opts(runs[i].mode, runs[i].threads);
 		o.rule = runs[i].rule;
 		o.delay = runs[i].delay;
+		o.topology = runs[i].topology;
 		o.linear.l1 = runs[i].rule == HOG_RULE_ADAGRAD ? 1e-2 : L1_LAMBDA;
-		hog_model *m = train_ok(tr_set, &o);
+		hog_model *m = NULL;
+		hog_train_result res;
+		hog_err err = { 0 };
+		int rc = hog_train(tr_set, NULL, &o, &m, &res, &err);
+		if (rc == HOG_ENOTSUP && runs[i].topology && !strcmp(hog_topo_backend(), "none"))
+			continue; /* no hwloc: no synthetic machine */
+		if (rc)
+			fprintf(stderr, "\n%s: %s\n", hog_mode_name(runs[i].mode), err.msg);
+		CU_ASSERT_EQUAL_FATAL(rc, 0);
+		if (runs[i].topology)
+			CU_ASSERT_EQUAL(res.node_replicas, 2);
 		uint64_t k, n = nonzeros(m, &k);
 		double a = accuracy(m);
 		if (getenv("HOG_TEST_VERBOSE"))
-			fprintf(stderr, "\n%s %s delay %d: %llu nonzeros (%llu informative), %.2f%% (serial %.2f%%)\n",
+			fprintf(stderr, "\n%s %s delay %d %s: %llu nonzeros (%llu informative), %.2f%% (serial %.2f%%)\n",
 			        hog_mode_name(runs[i].mode), hog_rule_name(runs[i].rule), runs[i].delay,
+			        runs[i].topology ? runs[i].topology : "",
 			        (unsigned long long)n, (unsigned long long)k, a, aref);
 		CU_ASSERT_EQUAL(k, L1_INFO);
 		CU_ASSERT(n <= 3 * L1_INFO);
 		CU_ASSERT(a > aref - 2);
 		hog_model_free(m);
+	}
+}
+
+/* The flushes: two workers that each zeroed a weight from the shared value b
+ * leave it at 0, not at b - 2b (summed whole, as without --l1); a change that
+ * zeroes a private copy never takes the shared value across zero; a worker
+ * whose copy is not zero hands its change up whole. */
+static void test_flush_stops_at_zero(void)
+{
+	for (int l1 = 0; l1 < 2; l1++) {
+		_Atomic float N[3];
+		float rec[2][3], base[2][3];
+		const float b = 0.5f;
+		atomic_init(&N[0], 0.0f);
+		atomic_init(&N[1], b);
+		atomic_init(&N[2], -b);
+		for (int q = 0; q < 2; q++) {
+			base[q][0] = 0.0f, base[q][1] = b, base[q][2] = -b;
+			rec[q][0] = 0.1f, rec[q][1] = 0.0f; /* the bias moved; weight 1 zeroed */
+			rec[q][2] = q ? -0.2f : 0.0f;      /* weight 2: one zeroed it, one moved it */
+		}
+		for (int q = 0; q < 2; q++)
+			rep_flush(N, rec[q], base[q], 3, 1, 1, 1.0f / 2, 0, l1);
+		CU_ASSERT_DOUBLE_EQUAL(atomic_load(&N[0]), 0.1, 1e-6); /* (the bias: averaged, never clipped) */
+		CU_ASSERT_DOUBLE_EQUAL(atomic_load(&N[1]), l1 ? 0.0 : -b, 1e-6);
+		CU_ASSERT_DOUBLE_EQUAL(atomic_load(&N[2]), 0.3, 1e-6); /* 0, then + (-0.2 - -0.5) whole */
+		CU_ASSERT(l1_hand_up(0.4f, -0.1f) == 0.0f && l1_hand_up(-0.4f, 0.1f) == 0.0f);
+		CU_ASSERT(l1_hand_up(0.4f, 0.1f) == 0.1f && l1_hand_up(0.0f, -0.3f) == 0.0f);
 	}
 }
 
@@ -411,6 +463,7 @@ int test_l1_register(void)
 	TU_ADD(s, test_sparse_informative);
 	TU_ADD(s, test_plain_loop);
 	TU_ADD(s, test_modes_sparse);
+	TU_ADD(s, test_flush_stops_at_zero);
 	TU_ADD(s, test_zero_is_off);
 	TU_ADD(s, test_resume);
 	TU_ADD(s, test_refused);

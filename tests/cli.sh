@@ -334,7 +334,7 @@ a2=$("$H" eval --model "$T/c4.bin" --data "$T/tte.lmdb" | awk '/^accuracy/ { pri
 check_true "train: ... accuracy $a2% against the row shuffle's $a1%" awk -v a="$a1" -v b="$a2" 'BEGIN { exit !(b > a - 1) }'
 check "train: --shuffle-chunk with --stream refused" 2 "$H" train --data "$T/ttr.lmdb" --stream --shuffle-chunk 32
 # --l1: a sparser model, its nonzeros on the summary line, in --metrics and
-# in eval; 0 the same model file as without; bad values and the rules and
+# in eval and model info; 0 the same model file as without; bad values and the rules and
 # models it does not apply to refused (exit 2) naming it
 check "train: --l1" 0 "$H" train --data "$T/ttr.lmdb" --test "$T/tte.lmdb" --mode serial --epochs 4 --l1 1e-3 \
 	--save "$T/l1.bin" --metrics "$T/l1.jsonl"
@@ -346,6 +346,10 @@ check "eval: --l1 model" 0 "$H" eval --model "$T/l1.bin" --data "$T/tte.lmdb"
 check_grep "eval: nonzeros line" "$OUT" "^nonzeros +$nz of the model's 300 weights"
 check "eval: --json nonzeros" 0 "$H" eval --json --model "$T/l1.bin" --data "$T/tte.lmdb"
 check_grep "eval: JSON nonzeros" "$OUT" "\"nonzeros\":$nz[,}]"
+check "model info: --l1 model" 0 "$H" model info "$T/l1.bin"
+check_grep "model info: nonzeros row" "$OUT" "^nonzeros +$nz of the 300 weights"
+check "model info: --json --l1 model" 0 "$H" model info --json "$T/l1.bin"
+check_grep "model info: JSON nonzeros" "$OUT" "\"features\":300,\"nonzeros\":$nz[,}]"
 check "train: --l1 0" 0 "$H" train --data "$T/ttr.lmdb" --mode serial --epochs 4 --l1 0 --save "$T/l10.bin"
 check_true "train: --l1 0 is the model without it" cmp "$T/s4.bin" "$T/l10.bin"
 for v in -1 nan inf x ''; do

@@ -207,6 +207,9 @@ typedef struct hog_epoch_stats {
 	const char *unit;          /**< what nnz and nnz_per_s_per_thread count, per model:
 	                                "nnz" (linear: nonzeros), "ratings" (mf), "flop" (mlp:
 	                                multiply-adds x 2 of every product) */
+	int64_t nonzeros;          /**< linear: the weights (bias excluded) of the model as it
+	                                would be handed back now that are not zero; -1 for the
+	                                other models */
 } hog_epoch_stats;
 
 /** Training progress inside an epoch (for a progress line). */
@@ -247,6 +250,12 @@ typedef struct hog_linear_opts {
 	                                iterates instead of the last one (averaged SGD, kept
 	                                sparse); checkpoints keep the iterate itself. Default 0 here;
 	                                the command line turns it on */
+	double l1;                 /**< lambda of lambda |w|_1 beside the mean loss (the bias
+	                                not regularized); default 0: off. Applied lazily per touch,
+	                                soft thresholding by the step times l1 * n / d_v, so that
+	                                weights are exactly zero (sgd and adagrad; adarevision is
+	                                refused). With average, the averaged model keeps the last
+	                                iterate's zeros */
 } hog_linear_opts;
 
 /** Matrix factorization's (hog_train_opts.mf). */

@@ -347,6 +347,33 @@ a1=$("$H" eval --model "$T/s4.bin" --data "$T/tte.lmdb" | awk '/^accuracy/ { pri
 a2=$("$H" eval --model "$T/c4.bin" --data "$T/tte.lmdb" | awk '/^accuracy/ { print $2 + 0 }')
 check_true "train: ... accuracy $a2% against the row shuffle's $a1%" awk -v a="$a1" -v b="$a2" 'BEGIN { exit !(b > a - 1) }'
 check "train: --shuffle-chunk with --stream refused" 2 "$H" train --data "$T/ttr.lmdb" --stream --shuffle-chunk 32
+# --l1: a sparser model, its nonzeros on the summary line, in --metrics and
+# in eval and model info; 0 the same model file as without; bad values and the rules and
+# models it does not apply to refused (exit 2) naming it
+check "train: --l1" 0 "$H" train --data "$T/ttr.lmdb" --test "$T/tte.lmdb" --mode serial --epochs 4 --l1 1e-3 \
+	--save "$T/l1.bin" --metrics "$T/l1.jsonl"
+check_grep "train: --l1: nonzeros on the summary line" "$ERR" ', [0-9]+ of 300 weights nonzero'
+nz=$(sed -n 's/.*, \([0-9]*\) of 300 weights nonzero.*/\1/p' "$ERR")
+check_true "train: --l1: a sparser model ($nz of 300 nonzero)" test "${nz:-300}" -lt 280
+check_grep "train: --l1: nonzeros in --metrics" "$T/l1.jsonl" "\"epoch\":4,.*\"nonzeros\":$nz[,}]"
+check "eval: --l1 model" 0 "$H" eval --model "$T/l1.bin" --data "$T/tte.lmdb"
+check_grep "eval: nonzeros line" "$OUT" "^nonzeros +$nz of the model's 300 weights"
+check "eval: --json nonzeros" 0 "$H" eval --json --model "$T/l1.bin" --data "$T/tte.lmdb"
+check_grep "eval: JSON nonzeros" "$OUT" "\"nonzeros\":$nz[,}]"
+check "model info: --l1 model" 0 "$H" model info "$T/l1.bin"
+check_grep "model info: nonzeros row" "$OUT" "^nonzeros +$nz of the 300 weights"
+check "model info: --json --l1 model" 0 "$H" model info --json "$T/l1.bin"
+check_grep "model info: JSON nonzeros" "$OUT" "\"features\":300,\"nonzeros\":$nz[,}]"
+check "train: --l1 0" 0 "$H" train --data "$T/ttr.lmdb" --mode serial --epochs 4 --l1 0 --save "$T/l10.bin"
+check_true "train: --l1 0 is the model without it" cmp "$T/s4.bin" "$T/l10.bin"
+for v in -1 nan inf x ''; do
+	check "train: --l1 '$v' refused" 2 "$H" train --data "$T/ttr.lmdb" --epochs 1 --l1 "$v"
+	check_grep "train: ... naming --l1" "$ERR" '--l1'
+done
+check "train: --l1 with adarevision refused" 2 "$H" train --data "$T/ttr.lmdb" --epochs 1 --l1 1e-3 --optimizer adarevision
+check_grep "train: ... naming --l1" "$ERR" '--l1'
+check "compare: --l1 with --model mf refused" 2 "$H" compare --model mf --data "$T/ttr.lmdb" --l1 1e-3
+check_grep "compare: ... naming --l1" "$ERR" '--l1'
 check "train: --shuffle-chunk with mf refused" 2 "$H" train --data "$T/ttr.lmdb" --model mf --shuffle-chunk 32
 check "train: --shuffle-chunk 0 refused" 2 "$H" train --data "$T/ttr.lmdb" --shuffle-chunk 0
 # config file, flags override it
@@ -464,7 +491,7 @@ cp "$T/sig.bin" "$T/sig0.bin"
 check "train: resume with another mode is refused" 1 "$H" train --data "$T/ttr.lmdb" --mode lockfree --threads 2 \
 	--epochs 100000 --resume "$T/sig0.bin" --quiet
 check_grep "train: ... naming what differs" "$ERR" 'another mode'
-check_grep "train: ... and the linear model's own options, not another model's" "$ERR" '\(--delay, --flush-every, --normalize, --shuffle-chunk, --hot, --stripe-size, --average\)'
+check_grep "train: ... and the linear model's own options, not another model's" "$ERR" '\(--delay, --flush-every, --normalize, --shuffle-chunk, --hot, --stripe-size, --average, --l1\)'
 "$H" train --quiet --data "$T/gr.lmdb" --epochs 1 --rank 4 --checkpoint "$T/gr-ck.bin" >/dev/null 2>&1
 check "train: an mf checkpoint resumed with another --rank is refused" 1 "$H" train --quiet --data "$T/gr.lmdb" --epochs 2 --rank 5 --resume "$T/gr-ck.bin"
 check_grep "train: ... naming mf's options" "$ERR" 'shuffle-chunk, --rank, --biases, --grid\)'

@@ -141,6 +141,14 @@ static const icase issue_cases[] = {
 	{ T, LIN, SMX, MD(LOCKFREE), SGD, BKF, NULL, NULL, "normalize", A, 0 },
 	{ T, LIN, LOG, MD(LOCKFREE), SGD, BKF, NULL, NULL, "average", A, 0 },
 	{ T, MLP, LOG, MD(LOCKFREE), SGD, BKF, NULL, NULL, "average", R, 0 }, /* the mlp has no average */
+	/* --l1: the linear trainer's, with sgd or adagrad in every mode it takes */
+	{ T, LIN, LOG, MD(BUFFERED), SGD, BKF, NULL, NULL, "l1", A, 0 },
+	{ T, LIN, LOG, MD(REPLICA), ADA, BKF, NULL, NULL, "l1", A, 0 },
+	{ C, LIN, LOG, MD(ATOMIC), ADA, BKF, NULL, NULL, "l1", A, 0 },
+	{ T, LIN, LOG, MD(LOCKFREE), HOG_RULE_ADAREVISION, BKF, NULL, NULL, "l1", R, 0 },
+	{ T, LIN, SMX, MD(LOCKFREE), SGD, BKF, NULL, NULL, "l1", R, 0 },
+	{ T, MF, SQ, MD(LOCKFREE), SGD, BKF, NULL, NULL, "l1", R, 0 },
+	{ T, MLP, LOG, MD(LOCKFREE), SGD, BKF, NULL, NULL, "l1", R, 0 },
 	{ T, MLP, LOG, MD(LOCKFREE), SGD, BKF, NULL, NULL, "delay", R, 0 },
 	{ T, LIN, LOG, MD(BUFFERED), SGD, BKF, NULL, NULL, "delay", R, 0 },
 	{ T, MLP, LOG, MD(LOCKFREE), SGD, BKF, NULL, NULL, "measure-delay", R, 0 },
@@ -247,7 +255,8 @@ static const struct ref {
 	{ "device", "mlp softmax", "", "" }, { "rank", "mf", "", "" }, { "biases", "mf", "", "" },
 	{ "grid", "mf", "grid", "" }, { "epochs", "*", "", "" }, { "lr", "*", "", "" },
 	{ "schedule", "*", "", "sgd" }, { "backoff", "*", "", "backoff" }, { "t0", "*", "", "invt" },
-	{ "warmup", "*", "", "" }, { "l2", "*", "", "" }, { "optimizer", "*", "", "" },
+	{ "warmup", "*", "", "" }, { "l2", "*", "", "" }, { "l1", "linear", "", "sgd-adagrad" },
+	{ "optimizer", "*", "", "" },
 	{ "adagrad-beta", "*", "", "adaptive" }, { "average", "linear", "", "" },
 	{ "normalize", "linear mlp softmax", "", "" },
 	{ "delay", "linear", "serial lockfree atomic striped locked", "" },
@@ -298,7 +307,9 @@ static const struct ref *ref_of(const char *name)
 /* Sets the options so that condition @p cond holds (met) or not. */
 static void set_cond(hog_train_opts *o, const char *cond, int met)
 {
-	if (!strcmp(cond, "sgd") || !strcmp(cond, "adaptive"))
+	if (!strcmp(cond, "sgd-adagrad"))
+		o->rule = met ? HOG_RULE_ADAGRAD : HOG_RULE_ADAREVISION;
+	else if (!strcmp(cond, "sgd") || !strcmp(cond, "adaptive"))
 		o->rule = (!strcmp(cond, "sgd")) == met ? HOG_RULE_SGD : HOG_RULE_ADAGRAD;
 	else if (!strcmp(cond, "backoff") || !strcmp(cond, "invt")) {
 		o->rule = HOG_RULE_SGD;

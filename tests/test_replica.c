@@ -80,12 +80,12 @@ static void test_replica_two_nodes_serial(void)
 		rep_take(G, N[r], nb[r], RD);
 		for (int i = 0; i < RD; i++)
 			rec[r][i] = base[r][i] = 5.0f; /* garbage, but rec = base: nothing to hand up */
-		rep_flush(N[r], rec[r], base[r], RD, 1, 1, 1.0f, 0);
+		rep_flush(N[r], rec[r], base[r], RD, 1, 1, 1.0f, 0, 0);
 	}
 	for (int j = 0; j < RN; j++) {
 		int r = j % 2;
 		/* take the other node's changes (nothing of its own to hand up) */
-		rep_flush_sync(G, N[r], nb[r], rec[r], base[r], RD, 1, 1, 1.0f, 0.5f, (uint32_t)(j % RD), NULL, 0, 0);
+		rep_flush_sync(G, N[r], nb[r], rec[r], base[r], RD, 1, 1, 1.0f, 0.5f, (uint32_t)(j % RD), NULL, 0, 0, 0);
 		float *p = rec[r], m = p[0];
 		for (int k = 0; k < RK; k++)
 			m += p[ids[j][k]] * xs[j][k];
@@ -93,7 +93,7 @@ static void test_replica_two_nodes_serial(void)
 		p[0] -= lr * g;
 		for (int k = 0; k < RK; k++)
 			p[ids[j][k]] -= lr * g * xs[j][k];
-		rep_flush_sync(G, N[r], nb[r], rec[r], base[r], RD, 1, 1, 1.0f, 0.5f, (uint32_t)(j * 7 % RD), NULL, 0, 0);
+		rep_flush_sync(G, N[r], nb[r], rec[r], base[r], RD, 1, 1, 1.0f, 0.5f, (uint32_t)(j * 7 % RD), NULL, 0, 0, 0);
 	}
 	double worst = 0;
 	for (int i = 0; i < RD; i++) {
@@ -131,7 +131,7 @@ static void test_replica_conservation(void)
 	for (int q = 0; q < CW; q++) {
 		memset(rec[q], 0, sizeof rec[q]);
 		memset(base[q], 0, sizeof base[q]);
-		rep_flush(N[node_of[q]], rec[q], base[q], n, navg, CS, 1.0f / (float)members[node_of[q]], 0);
+		rep_flush(N[node_of[q]], rec[q], base[q], n, navg, CS, 1.0f / (float)members[node_of[q]], 0, 0);
 		for (uint32_t i = 0; i < n; i++)
 			CU_ASSERT_EQUAL(rec[q][i], atomic_load(&G[i]));
 	}
@@ -150,14 +150,14 @@ static void test_replica_conservation(void)
 				want[i] += avg ? (double)d / (members[r] * 3) : d;
 			}
 		} else if (op == 2 || owner[r] != q) {
-			rep_flush(N[r], rec[q], base[q], n, navg, CS, 1.0f / (float)members[r], tr_next() % n);
+			rep_flush(N[r], rec[q], base[q], n, navg, CS, 1.0f / (float)members[r], tr_next() % n, 0);
 		} else {
 			float before[n];
 			for (uint32_t i = 0; i < n; i++)
 				before[i] = atomic_load(&G[i]);
 			clock++;
 			rep_flush_sync(G, N[r], nb[r], rec[q], base[q], n, navg, CS, 1.0f / (float)members[r], 1.0f / 3,
-			               tr_next() % n, A, clock, 1.0f / (float)clock);
+			               tr_next() % n, A, clock, 1.0f / (float)clock, 0);
 			for (uint32_t i = 0; i < n; i += CS) /* component 0 of each record */
 				if (atomic_load(&G[i]) != before[i])
 					changed[i / CS] = 1;
@@ -168,7 +168,7 @@ static void test_replica_conservation(void)
 				before[i] = atomic_load(&G[i]);
 			clock++;
 			for (int s = 0; s < 3; s++)
-				rep_sync(G, N[s], nb[s], n, navg, CS, 1.0f / 3, A, clock, 1.0f / (float)clock);
+				rep_sync(G, N[s], nb[s], n, navg, CS, 1.0f / 3, A, clock, 1.0f / (float)clock, 0);
 			for (int s = 0; s < 3; s++)
 				rep_take(G, N[s], nb[s], n);
 			for (uint32_t i = 0; i < n; i += CS)
@@ -178,10 +178,10 @@ static void test_replica_conservation(void)
 	}
 	/* the end: every worker flushes, thread 0 merges */
 	for (int q = 0; q < CW; q++)
-		rep_flush(N[node_of[q]], rec[q], base[q], n, navg, CS, 1.0f / (float)members[node_of[q]], 0);
+		rep_flush(N[node_of[q]], rec[q], base[q], n, navg, CS, 1.0f / (float)members[node_of[q]], 0, 0);
 	clock++;
 	for (int s = 0; s < 3; s++)
-		rep_sync(G, N[s], nb[s], n, navg, CS, 1.0f / 3, A, clock, 1.0f / (float)clock);
+		rep_sync(G, N[s], nb[s], n, navg, CS, 1.0f / 3, A, clock, 1.0f / (float)clock, 0);
 	for (int s = 0; s < 3; s++)
 		rep_take(G, N[s], nb[s], n);
 	int bad = 0;

@@ -132,3 +132,14 @@ const char *cli_fmt_num(char *buf, size_t n, const char *fmt, double v);
 void cli_json_num(FILE *f, const char *key, double v, int comma);
 /* Writes @p s as a JSON string (quoted, escaped). */
 void cli_json_str(FILE *f, const char *s);
+/* A linear model's weights that are not zero (the bias excluded; --l1 makes
+ * most of them zero); -1 for the other kinds. */
+static inline int64_t cli_linear_nonzeros(const hog_model_info *i)
+{
+	if (i->kind != HOG_MODEL_LINEAR || !i->weights)
+		return -1;
+	int64_t n = 0;
+	for (uint64_t v = 0; v < i->dim; v++)
+		n += i->weights[v] != 0.0f;
+	return n;
+}

@@ -327,6 +327,8 @@ int cmd_eval(int argc, char **argv)
 		cli_json_num(stdout, "mae", ev.mae, 1);
 		printf(",\"unseen\":%llu,\"extra_features\":%llu", (unsigned long long)fit.unseen,
 		       (unsigned long long)fit.extra_features);
+		if (cli_linear_nonzeros(&info) >= 0)
+			printf(",\"nonzeros\":%lld", (long long)cli_linear_nonzeros(&info));
 		if (ev.classes)
 			printf(",\"classes\":%u", ev.classes);
 		if (cm) {
@@ -349,6 +351,9 @@ int cmd_eval(int argc, char **argv)
 			printf("rmse       %.6f\nmae        %.6f\n", ev.rmse, ev.mae);
 		if (fit.unseen || d->meta.task == HOG_TASK_RATINGS)
 			printf("unseen     %llu (ratings of users or items the model has not trained)\n", (unsigned long long)fit.unseen);
+		if (cli_linear_nonzeros(&info) >= 0)
+			printf("nonzeros   %lld of the model's %llu weights (the bias excluded)\n",
+			       (long long)cli_linear_nonzeros(&info), (unsigned long long)info.dim);
 		if (fit.extra_features)
 			printf("extra      %llu features the model lacks (%llu nonzeros, zero weight)\n",
 			       (unsigned long long)fit.extra_features, (unsigned long long)fit.extra_nnz);

@@ -114,7 +114,11 @@ struct minfo {
 static void shape_json(const hog_model_info *i)
 {
 	switch (i->kind) {
-	case HOG_MODEL_LINEAR: printf(",\"features\":%llu", (ull)i->dim); break;
+	case HOG_MODEL_LINEAR:
+		printf(",\"features\":%llu", (ull)i->dim);
+		if (cli_linear_nonzeros(i) >= 0) /* (--l1's sparsity) */
+			printf(",\"nonzeros\":%lld", (long long)cli_linear_nonzeros(i));
+		break;
 	case HOG_MODEL_MF:
 		printf(",\"users\":%llu,\"items\":%llu,\"rank\":%u,\"biases\":%s", (ull)i->users, (ull)i->items, i->rank,
 		       i->biases ? "true" : "false");
@@ -177,6 +181,9 @@ static void shape_text(const hog_model_info *i)
 	switch (i->kind) {
 	case HOG_MODEL_LINEAR:
 		ROW("features", "%llu (and the bias)", (ull)i->dim);
+		if (cli_linear_nonzeros(i) >= 0) /* (--l1's sparsity) */
+			ROW("nonzeros", "%lld of the %llu weights (the bias excluded)", (long long)cli_linear_nonzeros(i),
+			    (ull)i->dim);
 		break;
 	case HOG_MODEL_MF:
 		ROW("users x items", "%llu x %llu, rank %u", (ull)i->users, (ull)i->items, i->rank);

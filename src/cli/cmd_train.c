@@ -128,6 +128,8 @@ metrics:
 		cli_json_num(f, "delay_mean", s->delay_mean, 1);
 		cli_json_num(f, "delay_p99", s->delay_p99, 1);
 		cli_json_num(f, "delay_max", s->delay_max, 1);
+		if (s->nonzeros >= 0) /* linear: nonzero weights, the bias excluded */
+			fprintf(f, ",\"nonzeros\":%lld", (long long)s->nonzeros);
 		fprintf(f, ",\"loss\":\"%s\",\"unit\":\"%s\"}\n", hog_loss_name(s->loss), s->unit ? s->unit : "nnz");
 		/* checked every epoch: a full disk must not pass for a finished log */
 		if ((fflush(f) != 0 || ferror(f)) && !u->metrics_errno)
@@ -432,17 +434,24 @@ static int load_sets(const train_args *t, const hog_train_opts *o, hog_data **tr
 }
 
 /* Rank 0's closing lines of a run that finished or stopped. */
-static void report_run(const hog_train_result *res, const hog_train_opts *o, int trc, int ranks)
+static void report_run(const hog_train_result *res, const hog_train_opts *o, int trc, int ranks, const hog_model *m)
 {
+	char nz[96] = ""; /* the linear model: its nonzero weights (--l1) */
+	hog_model_info info;
+	if (m)
+		hog_model_info_get(m, &info);
+	if (m && cli_linear_nonzeros(&info) >= 0)
+		snprintf(nz, sizeof nz, ", %lld of %llu weights nonzero", (long long)cli_linear_nonzeros(&info),
+		         (unsigned long long)info.dim);
 	char on[48] = "";
 	if (ranks > 1)
 		snprintf(on, sizeof on, " on each of %d MPI ranks", ranks);
 	char avg[48] = "";
 	if (ranks > 1)
 		snprintf(avg, sizeof avg, " (%.2fs of it averaging)", res->sync_seconds);
-	fprintf(stderr, "hogwild: %s mode, %d thread%s%s, %s, %d epoch%s in %.2fs%s%s\n", hog_mode_name(res->mode),
+	fprintf(stderr, "hogwild: %s mode, %d thread%s%s, %s, %d epoch%s in %.2fs%s%s%s\n", hog_mode_name(res->mode),
 	        res->threads, res->threads == 1 ? "" : "s", on, hog_rule_name(o->rule), res->epochs_done,
-	        res->epochs_done == 1 ? "" : "s", res->seconds, avg, trc ? " (stopped)" : "");
+	        res->epochs_done == 1 ? "" : "s", res->seconds, avg, nz, trc ? " (stopped)" : "");
 	if (res->mode == HOG_MODE_BUFFERED)
 		fprintf(stderr, "hogwild: buffered mode kept %d hot coordinates per worker\n", res->hot);
 	if (res->mode == HOG_MODE_REPLICA)
@@ -519,7 +528,7 @@ int cmd_train(int argc0, char **argv0)
 	if (rank)
 		save = NULL;
 	if ((trc == 0 || trc == HOG_EINTR) && rank == 0)
-		report_run(&res, &o, trc, ranks);
+		report_run(&res, &o, trc, ranks, m);
 	if (trc == 0 && rank == 0 && (rc = report_heldout(&t, &o, &res, m, te))) {
 		/* (said; the model is still saved) */
 	}

@@ -64,6 +64,9 @@ const cli_opt cli_opts[] = {
 	{ "l2", 0, REQ, OPT_L2, BOTH, 0, 0, COND_NONE, "X",
 	  "lambda of (lambda/2)|w|^2 beside the mean loss (1e-6; mf: 0.05, per update on the rows it touches, "
 	  "as LIBMF)" },
+	{ "l1", 0, REQ, OPT_L1, BOTH, K(LINEAR), 0, COND_NOT_ADAREV, "X",
+	  "lambda of lambda|w|_1 beside the mean loss, the bias not regularized: a sparse model, most weights "
+	  "exactly zero; each touch moves a weight step x X x n/d_v towards zero and stops there (0: off)" },
 	{ "optimizer", 0, REQ, OPT_OPTIMIZER, BOTH, 0, 0, COND_NONE, "R", "sgd | adagrad | adarevision (sgd)" },
 	{ "adagrad-beta", 0, REQ, OPT_ADAGRAD_BETA, BOTH, 0, 0, COND_ADAPTIVE, "B",
 	  "beta of lr/(beta+sqrt(sum g^2)) (1)" },
@@ -218,6 +221,7 @@ static const char *cond_words(enum cli_cond c)
 	case COND_SAVE: return "--save";
 	case COND_TEST: return "--test";
 	case COND_HELDOUT: return "--test or --validation";
+	case COND_NOT_ADAREV: return "--optimizer sgd or adagrad";
 	case COND_NONE: break;
 	}
 	return "";
@@ -400,6 +404,7 @@ static int cond_holds(enum cli_cond c, const hog_train_opts *o, const cli_given 
 	case COND_SAVE: return given->on[OPT_SAVE - OPT_FIRST];
 	case COND_TEST: return given->on[OPT_TEST - OPT_FIRST];
 	case COND_HELDOUT: return given->on[OPT_TEST - OPT_FIRST] || given->on[OPT_VALIDATION - OPT_FIRST];
+	case COND_NOT_ADAREV: return o->rule != HOG_RULE_ADAREVISION;
 	}
 	return 0;
 }

@@ -144,6 +144,10 @@ static int step_option(const char *cmd, int c, const char *arg, hog_train_opts *
 		if (cli_parse_double(arg, 0, 1e9, &d)) return bad(cmd, "l2", arg, "a number 0..1e9");
 		o->l2 = d;
 		break;
+	case OPT_L1:
+		if (cli_parse_double(arg, 0, 1e9, &d)) return bad(cmd, "l1", arg, "a number 0..1e9");
+		o->linear.l1 = d;
+		break;
 	case OPT_OPTIMIZER:
 		if ((e = hog_rule_parse(arg)) < 0) return bad(cmd, "optimizer", arg, "sgd, adagrad or adarevision");
 		o->rule = (enum hog_rule)e;

@@ -176,6 +176,20 @@ static int setup_features(hog_engine *e, lin_state *L)
 		double g = c ? e->o.l2 * (double)d->n / (double)c : 0;
 		L->reg[r] = (float)(g < cap ? g : cap);
 	}
+	/* --l1: l1 * n / d_v, the threshold per touch (kernel.h, l1_soft); not
+	 * clamped, as the threshold never takes a weight past zero */
+	if (e->o.linear.l1 > 0) {
+		if (!(L->l1 = malloc(L->D * sizeof *L->l1))) {
+			free(cnt);
+			free(key);
+			return hog_err_set(e->err, ENOMEM, "out of memory for %llu features", (unsigned long long)L->dim);
+		}
+		L->l1[0] = 0;
+		for (uint64_t r = 1; r < L->D; r++) {
+			uint64_t c = cnt[L->inv[r]];
+			L->l1[r] = c ? (float)(e->o.linear.l1 * (double)d->n / (double)c) : 0.0f;
+		}
+	}
 	setup_private(e, L, cnt);
 	free(cnt);
 	free(key);
@@ -263,6 +277,7 @@ int lin_setup(hog_engine *e)
 	}
 	L->ks.P = L->P;
 	L->ks.reg = L->reg;
+	L->ks.l1 = L->l1;
 	L->ks.beta = (float)e->o.adagrad_beta;
 	L->ks.stripe_shift = (uint32_t)__builtin_ctz((unsigned)e->o.linear.stripes);
 	L->nlocks = e->o.mode == HOG_MODE_STRIPED ? (uint32_t)((L->D >> L->ks.stripe_shift) + 1) : 1;

@@ -81,7 +81,8 @@ static void flush_hot(const hog_engine *e, int id, lin_worker *w)
 		if (d != 0.0f) {
 			if (L->ks.A && (S == 1 || i % S == 0)) /* the shared value changes here only */
 				avg_touch(HOG_MODE_LOCKFREE, &L->ks.A[i / S], p, w->k.avg_c, w->k.avg_inv);
-			p += i < navg && (S == 1 || i % S == 0) ? d * share : d;
+			float q = p + (i < navg && (S == 1 || i % S == 0) ? d * share : d);
+			p = L->l1 && rec[i] == 0.0f && rep_l1_weight(i, S) ? l1_hand_up(p, q) : q; /* (replica.h) */
 			ast(&P[i], p);
 		}
 		rec[i] = base[i] = p;
@@ -102,10 +103,10 @@ static void node_flush(const hog_engine *e, int id, lin_worker *w, int may_sync)
 	if (may_sync && L->np.owner[r] == id && (++w->flushes + (uint32_t)L->np.phase[r]) % L->node_sync == 0) {
 		uint32_t start = (uint32_t)((uint64_t)L->ks.hot * (uint32_t)r / (uint32_t)L->np.nodes) * S;
 		rep_flush_sync(L->P, nd->N, nd->base, w->k.hrec, w->k.hbase, n, navg, S, 1.0f / (float)m,
-		               1.0f / (float)L->np.nodes, start, L->ks.A, w->k.avg_c, w->k.avg_inv);
+		               1.0f / (float)L->np.nodes, start, L->ks.A, w->k.avg_c, w->k.avg_inv, L->l1 != NULL);
 	} else {
 		uint32_t start = (uint32_t)((uint64_t)L->ks.hot * (uint32_t)L->np.slot[id] / (uint32_t)m) * S;
-		rep_flush(nd->N, w->k.hrec, w->k.hbase, n, navg, S, 1.0f / (float)m, start);
+		rep_flush(nd->N, w->k.hrec, w->k.hbase, n, navg, S, 1.0f / (float)m, start, L->l1 != NULL);
 	}
 	w->since_flush = 0;
 }
@@ -123,7 +124,7 @@ static void lin_round_merge(hog_engine *e, int epoch)
 	const uint32_t n = L->ks.hot * L->S;
 	for (int r = 0; r < L->np.nodes; r++)
 		rep_sync(L->P, L->node[r].N, L->node[r].base, n, L->avg * L->S, L->S, 1.0f / (float)L->np.nodes, L->ks.A,
-		         w0->k.avg_c, w0->k.avg_inv);
+		         w0->k.avg_c, w0->k.avg_inv, L->l1 != NULL);
 	for (int r = 0; r < L->np.nodes; r++)
 		rep_take(L->P, L->node[r].N, L->node[r].base, n);
 }
@@ -330,6 +331,7 @@ static void lin_free(hog_engine *e)
 	if (L->P)
 		hog_topo_free(e->topo, (void *)L->P, L->P_bytes);
 	free(L->reg);
+	free(L->l1);
 	free(L->map);
 	free(L->inv);
 	free(L->perm);
@@ -420,12 +422,15 @@ static void lin_worker_free(hog_engine *e, eng_worker *ew)
 /* ------------------------------------------------------------ model I/O */
 
 /* Weight of internal coordinate r as training left it, or its average over the
- * last epoch (kernel.h), in the data set's units (--normalize). */
+ * last epoch (kernel.h), in the data set's units (--normalize). With --l1 the
+ * average keeps the last iterate's zeros: averaging iterates would make nonzero
+ * every weight that was nonzero once in the epoch, and the model is to be the
+ * sparse one; its support is the iterate's, its values the average's. */
 static float weight_of(const hog_engine *e, uint64_t r, int averaged)
 {
 	const lin_state *L = e->model;
 	float w = ald(&L->P[(size_t)r * L->S]);
-	if (averaged)
+	if (averaged && !(L->l1 && r && w == 0.0f))
 		w = (float)avg_final(atomic_load_explicit(&L->A[r], memory_order_relaxed), w, e->tr->n);
 	return L->xscale ? w * L->xscale[r] : w;
 }
@@ -534,6 +539,9 @@ static void lin_eval_slice(hog_engine *e, int k)
 static void lin_epoch_stats(hog_engine *e, hog_epoch_stats *s)
 {
 	const lin_state *L = e->model;
+	s->nonzeros = 0; /* of the weights the model would hand back now (evaluated with the test set) */
+	for (uint64_t r = 1; r < L->D; r++)
+		s->nonzeros += weight_of(e, r, L->ks.A != NULL) != 0.0f;
 	if (e->o.rule == HOG_RULE_SGD) {
 		/* |what the bias should have moved - what it moved| over the total size of
 		 * the changes made: the share of update mass lost to overwrites (float
@@ -568,13 +576,15 @@ static void lin_opts_init(hog_train_opts *o)
 }
 
 /* hog_train_opts.linear's part of the options hash (hog_trainer_ops.opts_hash):
- * --hot, --stripe-size, --average. --node-sync is left out, as it always was:
- * a checkpoint resumes on a machine of other NUMA nodes. */
+ * --hot, --stripe-size, --average, and --l1 when it is on (so that off, the
+ * hash of every checkpoint written before it stays). --node-sync is left out,
+ * as it always was: a checkpoint resumes on a machine of other NUMA nodes. */
 static uint64_t lin_opts_hash(const hog_train_opts *o, uint64_t h)
 {
 	const hog_linear_opts *lo = &o->linear;
 	int64_t v[] = { lo->hot, lo->stripes, lo->average };
-	return hog_fnv(h, v, sizeof v);
+	h = hog_fnv(h, v, sizeof v);
+	return lo->l1 != 0 ? hog_fnv(h, &lo->l1, sizeof lo->l1) : h;
 }
 
 static int lin_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err *err)
@@ -587,6 +597,11 @@ static int lin_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, 
 		return hog_err_set(err, HOG_ECONFIG, "--node-sync must be off (-1) or at least 1, not %d", lo->node_sync);
 	if (lo->stripes < 1 || (lo->stripes & (lo->stripes - 1)))
 		return hog_err_set(err, HOG_ECONFIG, "--flush-every must be >= 1 and --stripe-size a power of two");
+	if (!(lo->l1 >= 0 && lo->l1 <= 1e9)) /* (NaN too) */
+		return hog_err_set(err, HOG_ECONFIG, "--l1 must be a number 0..1e9, not %g", lo->l1);
+	if (lo->l1 > 0 && o->rule == HOG_RULE_ADAREVISION)
+		return hog_err_set(err, HOG_ECONFIG, "--l1 takes --optimizer sgd or adagrad, not adarevision "
+		                   "(its revisions assume the step without the threshold)");
 	if (tr->meta.kind != HOG_KIND_SPARSE)
 		return hog_err_set(err, HOG_EMISMATCH, "a linear model needs a sparse data set, not %s%s",
 		                   hog_kind_name(tr->meta.kind),
@@ -676,7 +691,7 @@ const hog_trainer_ops hog_linear_trainer = {
 	.streams = 1,
 	.opts_init = lin_opts_init,
 	.opts_hash = lin_opts_hash,
-	.opts_names = "--hot, --stripe-size, --average",
+	.opts_names = "--hot, --stripe-size, --average, --l1",
 	.check = lin_check,
 	.setup = lin_setup,
 	.worker_init = lin_worker_init,

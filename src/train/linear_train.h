@@ -60,6 +60,7 @@ typedef struct lin_state {
 	_Atomic float *P;
 	size_t P_bytes;
 	float *reg;
+	float *l1;                  /* --l1: per coordinate l1 * n / d_v (ks.l1); NULL when off */
 	uint32_t *map;              /* data set feature id -> internal id */
 	uint32_t *inv;              /* internal id -> data set feature id (0 = bias) */
 	uint32_t *perm;             /* examples dealt to workers */

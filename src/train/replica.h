@@ -27,10 +27,20 @@
  * Sizes: @p n floats in a replica (coordinates x stride S); the records
  * 0..navg/S - 1 have their component 0 averaged (the bias, --hot features), all
  * other floats (AdaGrad's sums, component 1, are counts) summed.
+ *
+ * @p l1 (--l1): a level whose weight is zero after the change (the threshold
+ * zeroed it) hands the change up without crossing zero (kernel.h, l1_hand_up),
+ * so that the model stays sparse through every level.
  */
 #ifndef HOG_TRAIN_REPLICA_H
 #define HOG_TRAIN_REPLICA_H
 #include "train/kernel.h"
+
+/* Whether float i is a weight other than the bias (what --l1 thresholds). */
+HOG_INLINE int rep_l1_weight(uint32_t i, uint32_t S)
+{
+	return i >= S && (S == 1 || i % S == 0);
+}
 
 /* Float i's change, d, as its level hands it up: divided (averaged) or whole. */
 HOG_INLINE float rep_share(uint32_t i, uint32_t navg, uint32_t S, float d, float share)
@@ -41,13 +51,14 @@ HOG_INLINE float rep_share(uint32_t i, uint32_t navg, uint32_t S, float d, float
 /* A worker's flush into its node replica @p N: N gets rec - base (averaged
  * floats times @p share, 1 / the node's workers), and rec = base = N. */
 static inline void rep_flush(_Atomic float *N, float *rec, float *base, uint32_t n, uint32_t navg, uint32_t S,
-                             float share, uint32_t start)
+                             float share, uint32_t start, int l1)
 {
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t i = start + k < n ? start + k : start + k - n;
 		float d = rec[i] - base[i], p = ald(&N[i]);
 		if (d != 0.0f) {
-			p += rep_share(i, navg, S, d, share);
+			float q = p + rep_share(i, navg, S, d, share);
+			p = l1 && rec[i] == 0.0f && rep_l1_weight(i, S) ? l1_hand_up(p, q) : q;
 			ast(&N[i], p);
 		}
 		rec[i] = base[i] = p;
@@ -62,18 +73,23 @@ static inline void rep_flush(_Atomic float *N, float *rec, float *base, uint32_t
  * team's clock @p c. */
 static inline void rep_flush_sync(_Atomic float *G, _Atomic float *N, float *nbase, float *rec, float *base,
                                   uint32_t n, uint32_t navg, uint32_t S, float share_w, float share_n,
-                                  uint32_t start, _Atomic uint64_t *A, uint32_t c, float inv_c)
+                                  uint32_t start, _Atomic uint64_t *A, uint32_t c, float inv_c, int l1)
 {
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t i = start + k < n ? start + k : start + k - n;
 		float d = rec[i] - base[i], x0 = ald(&N[i]), x = x0;
-		if (d != 0.0f)
+		const int l1w = l1 && rep_l1_weight(i, S);
+		if (d != 0.0f) {
 			x += rep_share(i, navg, S, d, share_w);
+			if (l1w && rec[i] == 0.0f)
+				x = l1_hand_up(x0, x);
+		}
 		float dn = x - nbase[i], g = ald(&G[i]);
 		if (dn != 0.0f) {
 			if (A && (S == 1 || i % S == 0)) /* G changes here only */
 				avg_touch(HOG_MODE_LOCKFREE, &A[i / S], g, c, inv_c);
-			g += rep_share(i, navg, S, dn, share_n);
+			float g1 = g + rep_share(i, navg, S, dn, share_n);
+			g = l1w && x == 0.0f ? l1_hand_up(g, g1) : g1;
 			ast(&G[i], g);
 		}
 		if (g != x0)
@@ -86,15 +102,15 @@ static inline void rep_flush_sync(_Atomic float *G, _Atomic float *N, float *nba
  * change already in its node replica): G gets N - nbase as above. Call
  * rep_take() for every node after every node's rep_sync(). */
 static inline void rep_sync(_Atomic float *G, const _Atomic float *N, const float *nbase, uint32_t n, uint32_t navg,
-                            uint32_t S, float share_n, _Atomic uint64_t *A, uint32_t c, float inv_c)
+                            uint32_t S, float share_n, _Atomic uint64_t *A, uint32_t c, float inv_c, int l1)
 {
 	for (uint32_t i = 0; i < n; i++) {
-		float dn = ald(&N[i]) - nbase[i];
+		float x = ald(&N[i]), dn = x - nbase[i];
 		if (dn != 0.0f) {
-			float g = ald(&G[i]);
+			float g = ald(&G[i]), g1 = g + rep_share(i, navg, S, dn, share_n);
 			if (A && (S == 1 || i % S == 0))
 				avg_touch(HOG_MODE_LOCKFREE, &A[i / S], g, c, inv_c);
-			ast(&G[i], g + rep_share(i, navg, S, dn, share_n));
+			ast(&G[i], l1 && x == 0.0f && rep_l1_weight(i, S) ? l1_hand_up(g, g1) : g1);
 		}
 	}
 }

@@ -155,6 +155,7 @@ static void epoch_report(hog_engine *e, int ep, double spent)
 	s.test_loss = s.test_acc = s.test_auc = s.test_rmse = s.test_mae = NAN;
 	s.loss = e->o.loss;
 	s.unit = e->ops->unit ? e->ops->unit : "units";
+	s.nonzeros = -1; /* (the linear model counts its own) */
 	/* the job's loss (every rank alike): a diverged epoch is reported, and no
 	 * checkpoint is written of it */
 	eng_check_diverged(e, ep, s.train_loss, 1);

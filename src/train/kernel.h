@@ -325,11 +325,16 @@ HOG_INLINE void write_update(const enum hog_mode MODE, const enum hog_rule RULE,
 	 * and are averaged there) */
 	if (MODE == HOG_MODE_BUFFERED) {
 		upd_private(RULE, wk->hrec, g, 0.0f, lr, beta);
-		for (; j < nhot; j++) {
-			upd_private(RULE, wk->hrec + (size_t)ids[j] * S, g * (VALS ? xs[j] : 1.0f), reg[ids[j]], lr, beta);
-			if (l1)
+		if (l1) /* (two loops, as below: a test per hot coordinate cost buffered ~4% without --l1) */
+			for (; j < nhot; j++) {
+				upd_private(RULE, wk->hrec + (size_t)ids[j] * S, g * (VALS ? xs[j] : 1.0f), reg[ids[j]], lr,
+				            beta);
 				l1_private(RULE, wk->hrec + (size_t)ids[j] * S, l1[ids[j]], lr, beta);
-		}
+			}
+		else
+			for (; j < nhot; j++)
+				upd_private(RULE, wk->hrec + (size_t)ids[j] * S, g * (VALS ? xs[j] : 1.0f), reg[ids[j]], lr,
+				            beta);
 	} else {
 		float w = upd_shared(MODE, RULE, &P[0], g, 0.0f, RULE == HOG_RULE_ADAREVISION ? wk->gsnap[0] : 0.0f, lr, beta);
 		if (A)

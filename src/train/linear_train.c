@@ -72,6 +72,7 @@ static void flush_hot(const hog_engine *e, int id, lin_worker *w)
 	 * while thread 0 sets ks.A for the epoch (lin_epoch_started; TSan) */
 	const uint32_t S = L->S, n = L->ks.hot * S, navg = L->avg * S;
 	const float share = 1.0f / (float)e->T;
+	const int l1 = L->l1 != NULL; /* (read once: the stores below would make the compiler read it again) */
 	_Atomic float *P = L->P;
 	float *rec = w->k.hrec, *base = w->k.hbase;
 	uint32_t start = (uint32_t)((uint64_t)L->ks.hot * (uint32_t)id / (uint32_t)e->T) * S;
@@ -82,7 +83,7 @@ static void flush_hot(const hog_engine *e, int id, lin_worker *w)
 			if (L->ks.A && (S == 1 || i % S == 0)) /* the shared value changes here only */
 				avg_touch(HOG_MODE_LOCKFREE, &L->ks.A[i / S], p, w->k.avg_c, w->k.avg_inv);
 			float q = p + (i < navg && (S == 1 || i % S == 0) ? d * share : d);
-			p = L->l1 && rec[i] == 0.0f && rep_l1_weight(i, S) ? l1_hand_up(p, q) : q; /* (replica.h) */
+			p = l1 && rec[i] == 0.0f && rep_l1_weight(i, S) ? l1_hand_up(p, q) : q; /* (replica.h) */
 			ast(&P[i], p);
 		}
 		rec[i] = base[i] = p;

@@ -30,6 +30,9 @@ void hog_import_tick(hog_import_ctx *c, const hog_input *in, size_t len, uint64_
 /** Closes a finished input, adds its size to the bytes done, and turns the last
  * line-reader status into the importer's return code. */
 int hog_import_file_done(hog_import_ctx *c, hog_input *in, int rc);
+/** The importer's end: @p w aborted after an error @p rc (returned), else
+ * committed; an input with no example is said as such. */
+int hog_import_close(hog_import_ctx *c, hog_writer *w, int rc, hog_err *err);
 /** "a.txt, b.txt" (truncated) into buf, for the meta 'source' entry. */
 void hog_import_source(const hog_import_ctx *c, char *buf, size_t size);
 

@@ -387,11 +387,5 @@ int hog_import_csv(hog_import_ctx *c, hog_err *err)
 	free(st.ids);
 	free(st.vals);
 	free(st.columns);
-	if (rc) {
-		hog_writer_abort(st.w);
-		return rc;
-	}
-	if ((rc = hog_writer_commit(st.w, err)) && strstr(err ? err->msg : "", "empty"))
-		hog_err_set(err, rc, "%s: no examples in the input", c->in[0]);
-	return rc;
+	return hog_import_close(c, st.w, rc, err);
 }

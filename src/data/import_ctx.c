@@ -41,3 +41,14 @@ void hog_import_source(const hog_import_ctx *c, char *buf, size_t size)
 		at += (size_t)k;
 	}
 }
+
+int hog_import_close(hog_import_ctx *c, hog_writer *w, int rc, hog_err *err)
+{
+	if (rc) {
+		hog_writer_abort(w);
+		return rc;
+	}
+	if ((rc = hog_writer_commit(w, err)) && strstr(err ? err->msg : "", "empty"))
+		hog_err_set(err, rc, "%s: no examples in the input", c->in[0]);
+	return rc;
+}

@@ -166,11 +166,5 @@ int hog_import_libsvm(hog_import_ctx *c, hog_err *err)
 		hog_writer_set_unlabelled(w);
 	free(ids);
 	free(vals);
-	if (rc) {
-		hog_writer_abort(w);
-		return rc;
-	}
-	if ((rc = hog_writer_commit(w, err)) && strstr(err ? err->msg : "", "empty"))
-		hog_err_set(err, rc, "%s: no examples in the input", c->in[0]);
-	return rc;
+	return hog_import_close(c, w, rc, err);
 }

@@ -339,11 +339,5 @@ int hog_import_ratings(hog_import_ctx *c, hog_err *err)
 		rc = hog_writer_idmap_set(st.w, "items", st.items.ids, st.items.n, err);
 	rat_map_free(&st.users);
 	rat_map_free(&st.items);
-	if (rc) {
-		hog_writer_abort(st.w);
-		return rc;
-	}
-	if ((rc = hog_writer_commit(st.w, err)) && strstr(err ? err->msg : "", "empty"))
-		hog_err_set(err, rc, "%s: no examples in the input", c->in[0]);
-	return rc;
+	return hog_import_close(c, st.w, rc, err);
 }

@@ -355,14 +355,13 @@ static int report_heldout(const train_args *t, const hog_train_opts *o, const ho
 		cli_fit_note("train", &fit, te, t->a.test, "the trained model");
 	if (rc || (rc = hog_model_eval(m, te, &ev, &err)))
 		return cli_fail(&err, rc);
+	printf("test %s: loss %.5f, ", t->a.test, ev.loss);
 	if (isnan(ev.accuracy))
-		printf("test %s: loss %.5f, rmse %.4f, mae %.4f\n", t->a.test, ev.loss, ev.rmse, ev.mae);
+		printf("rmse %.4f, mae %.4f\n", ev.rmse, ev.mae);
+	else if (isnan(ev.auc))
+		printf("accuracy %.2f%%\n", 100 * ev.accuracy);
 	else
-		printf("test %s: loss %.5f, accuracy %.2f%%", t->a.test, ev.loss, 100 * ev.accuracy);
-	if (!isnan(ev.accuracy) && !isnan(ev.auc))
-		printf(", auc %.4f", ev.auc);
-	if (!isnan(ev.accuracy))
-		putchar('\n');
+		printf("accuracy %.2f%%, auc %.4f\n", 100 * ev.accuracy, ev.auc);
 	return 0;
 }
 

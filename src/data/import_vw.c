@@ -91,13 +91,12 @@ static int finish_example(vw_state *s, uint32_t *nnz)
 		s->f[i].id &= s->mask;
 	if (s->nf) /* (qsort of a NULL array is undefined, even empty) */
 		qsort(s->f, s->nf, sizeof *s->f, cmp_feat);
-	if (grow((void **)&s->ids, &s->cap, s->nf + 1, 4))
-		return ENOMEM;
-	size_t c2 = s->cap;
-	void *nv = realloc(s->vals, c2 * 4);
-	if (!nv)
-		return ENOMEM;
-	s->vals = nv;
+	if (s->nf + 1 > s->cap) { /* (ids and vals share cap: vals follows ids' growth) */
+		void *nv;
+		if (grow((void **)&s->ids, &s->cap, s->nf + 1, 4) || !(nv = realloc(s->vals, s->cap * 4)))
+			return ENOMEM;
+		s->vals = nv;
+	}
 	uint32_t n = 0;
 	for (size_t i = 0; i < s->nf; i++) {
 		if (n && s->ids[n - 1] == s->f[i].id)

@@ -192,7 +192,6 @@ struct hog_engine {
 	hog_model *best;            /* early_stop: the best epoch's model (thread 0 keeps it) */
 	double best_loss;           /* ... its test loss (NaN: none yet) */
 	int best_epoch;             /* ... and its epoch, 0-based (-1: none) */
-	int stopped_early;          /* the run ended early (action 4) */
 	uint64_t ckpt_bytes;        /* rank 0: the space reserved for the next checkpoint */
 	int ckpt_unreserved;        /* the last try to reserve it failed (said once) */
 };

@@ -261,7 +261,6 @@ static void early_check(hog_engine *e, int ep)
 		e->best_loss = loss;
 		e->best_epoch = ep;
 	} else if (ep - e->best_epoch >= e->o.early_stop && ep + 1 < e->o.epochs) {
-		e->stopped_early = 1;
 		atomic_store(&e->action, 4);
 	}
 }
@@ -649,7 +648,7 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 		res->sync_seconds = e->sync_seconds;
 		res->best_epoch = e->best ? e->best_epoch + 1 : 0;
 		res->best_loss = e->best ? e->best_loss : NAN;
-		res->stopped_early = e->stopped_early;
+		res->stopped_early = atomic_load(&e->action) == 4;
 		if (ops->report)
 			ops->report(e, res);
 	}

@@ -155,6 +155,9 @@ enum hog_rule {
 	HOG_RULE_SGD = 0,         /**< w -= lr_t * g */
 	HOG_RULE_ADAGRAD = 1,     /**< per coordinate: w -= lr/(beta+sqrt(sum g^2)) * g */
 	HOG_RULE_ADAREVISION = 2, /**< McMahan & Streeter 2014, delay-tolerant AdaGrad */
+	HOG_RULE_ADAM = 3,        /**< the mlp: Kingma & Ba 2015, l2 added to the gradient */
+	HOG_RULE_ADAMW = 4,       /**< the mlp: Adam with decoupled weight decay (Loshchilov &
+	                               Hutter 2019): w -= lr l2 w beside Adam's step */
 };
 
 /** SGD step-size schedules: lr_t for epoch e (from 0) and example count t. */
@@ -276,6 +279,9 @@ typedef struct hog_mlp_opts {
 	                                momentum 0 takes 0.9 (scikit-learn's sgd solver's; the
 	                                command line sets it until --momentum is given) */
 	const char *device;        /**< backend of every worker, "cpu" (NULL) or "cuda[:N]" */
+	double adam_beta1;         /**< adam, adamw: decay of the gradient's mean (default 0.9) */
+	double adam_beta2;         /**< adam, adamw: decay of its square's mean (default 0.999) */
+	double adam_eps;           /**< adam, adamw: added to the root (default 1e-8) */
 } hog_mlp_opts;
 /** @} */
 

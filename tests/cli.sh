@@ -591,6 +591,18 @@ check "mlp: zero width" 2 "$H" train --model mlp --layers 0 --data "$T/mctr.lmdb
 check "mlp: bad --batch" 2 "$H" train --model mlp --batch 0 --data "$T/mctr.lmdb"
 check "mlp: bad --momentum" 2 "$H" train --model mlp --momentum 1 --data "$T/mctr.lmdb"
 check "mlp: unknown --device" 2 "$H" train --model mlp --device tpu --data "$T/mctr.lmdb"
+check "mlp: adam" 0 "$H" train --model mlp --layers 16 --optimizer adam --epochs 2 --threads 2 \
+	--data "$T/mctr.lmdb" --test "$T/mcte.lmdb" --save "$T/adam.model" --quiet
+check_grep "mlp: ... its default step 0.001" "$OUT" '^ +2 .* 0\.001 '
+check "mlp: model info of an adam model" 0 "$H" model info "$T/adam.model"
+check_grep "mlp: ... names the rule" "$OUT" 'adam'
+check "mlp: adamw in compare" 0 "$H" compare --model mlp --optimizer adamw --l2 0.01 --modes lockfree \
+	--threads 2 --epochs 1 --data "$T/mctr.lmdb" --quiet
+check "mlp: adam for the linear model refused" 2 "$H" train --optimizer adam --epochs 1 --data "$T/ttr.lmdb"
+check_grep "mlp: ... naming the mlp" "$ERR" 'optimizer adam is for --model mlp'
+check "mlp: --adam-beta1 1 refused" 2 "$H" train --model mlp --optimizer adam --adam-beta1 1 --data "$T/mctr.lmdb"
+check "mlp: --adam-eps with sgd refused" 2 "$H" train --model mlp --adam-eps 1e-6 --data "$T/mctr.lmdb"
+check_grep "mlp: ... saying when it applies" "$ERR" 'adam or adamw'
 if ! command -v nvidia-smi >/dev/null 2>&1; then
 	check "mlp: --device cuda without a GPU is a usage error" 2 "$H" train --model mlp --device cuda --data "$T/mctr.lmdb"
 	check_grep "mlp: ... saying why" "$ERR" 'device cuda'

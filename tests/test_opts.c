@@ -133,6 +133,14 @@ static const icase issue_cases[] = {
 	{ T, LIN, LOG, MD(LOCKFREE), SGD, BKF, NULL, NULL, "t0", R, 0 },
 	{ T, LIN, LOG, MD(LOCKFREE), ADA, BKF, NULL, NULL, "schedule", R, 0 },
 	{ T, LIN, LOG, MD(LOCKFREE), ADA, BKF, NULL, NULL, "adagrad-beta", A, 0 },
+	{ T, MLP, LOG, MD(LOCKFREE), HOG_RULE_ADAM, BKF, NULL, NULL, "adagrad-beta", R, 0 },
+	{ T, MLP, LOG, MD(LOCKFREE), HOG_RULE_ADAM, BKF, NULL, NULL, "adam-beta1", A, 0 },
+	{ T, MLP, LOG, MD(BUFFERED), HOG_RULE_ADAMW, BKF, NULL, NULL, "adam-eps", A, 0 },
+	{ T, LIN, SMX, MD(LOCKFREE), HOG_RULE_ADAM, BKF, NULL, NULL, "adam-beta2", A, 0 },
+	{ T, MLP, LOG, MD(LOCKFREE), SGD, BKF, NULL, NULL, "adam-beta2", R, 0 },
+	{ T, LIN, LOG, MD(LOCKFREE), HOG_RULE_ADAM, BKF, NULL, NULL, "adam-beta1", R, 0 },
+	{ T, MLP, LOG, MD(LOCKFREE), HOG_RULE_ADAM, BKF, NULL, NULL, "schedule", R, 0 },
+	{ T, MLP, LOG, MD(LOCKFREE), HOG_RULE_ADAM, BKF, NULL, NULL, "momentum", R, 0 },
 	{ T, LIN, LOG, MD(LOCKFREE), SGD, BKF, "c.ckpt", NULL, "checkpoint-every", A, 0 },
 	{ T, LIN, LOG, MD(LOCKFREE), SGD, BKF, NULL, "c.ckpt", "checkpoint-every", A, 0 },
 	{ T, LIN, LOG, MD(LOCKFREE), SGD, BKF, NULL, "c.ckpt", "force", A, 0 },
@@ -258,6 +266,8 @@ static const struct ref {
 	{ "warmup", "*", "", "" }, { "l2", "*", "", "" }, { "l1", "linear", "", "sgd-adagrad" },
 	{ "optimizer", "*", "", "" },
 	{ "adagrad-beta", "*", "", "adaptive" }, { "average", "linear", "", "" },
+	{ "adam-beta1", "mlp softmax", "", "adam" }, { "adam-beta2", "mlp softmax", "", "adam" },
+	{ "adam-eps", "mlp softmax", "", "adam" },
 	{ "normalize", "linear mlp softmax", "", "" },
 	{ "delay", "linear", "serial lockfree atomic striped locked", "" },
 	{ "measure-delay", "linear mf", "", "" }, { "hot", "linear", "buffered replica", "" },
@@ -309,6 +319,8 @@ static void set_cond(hog_train_opts *o, const char *cond, int met)
 {
 	if (!strcmp(cond, "sgd-adagrad"))
 		o->rule = met ? HOG_RULE_ADAGRAD : HOG_RULE_ADAREVISION;
+	else if (!strcmp(cond, "adam"))
+		o->rule = met ? HOG_RULE_ADAMW : HOG_RULE_ADAGRAD;
 	else if (!strcmp(cond, "sgd") || !strcmp(cond, "adaptive"))
 		o->rule = (!strcmp(cond, "sgd")) == met ? HOG_RULE_SGD : HOG_RULE_ADAGRAD;
 	else if (!strcmp(cond, "backoff") || !strcmp(cond, "invt")) {

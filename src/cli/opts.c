@@ -53,8 +53,8 @@ const cli_opt cli_opts[] = {
 	  "passes over the data (auto: 20, or for a small set of n examples 262144/n, at most 1000, with the "
 	  "backoff stretched to match; compare: 20)" },
 	{ "lr", 0, REQ, OPT_LR, BOTH, 0, 0, COND_NONE, "X",
-	  "step size; alpha for adagrad/adarevision (sgd: 1/(1+mean |x|^2), 0.5 for unit-norm rows; softmax: "
-	  "B/(B+mean |x|^2) for batches of B; adagrad/adarevision: 0.1; mf sgd: 0.03)" },
+	  "step size; alpha for adagrad/adarevision/adam (sgd: 1/(1+mean |x|^2), 0.5 for unit-norm rows; softmax: "
+	  "B/(B+mean |x|^2) for batches of B; adagrad/adarevision: 0.1; adam/adamw: 0.001; mf sgd: 0.03)" },
 	{ "schedule", 0, REQ, OPT_SCHEDULE, BOTH, 0, 0, COND_SGD, "S",
 	  "constant | backoff | invt (backoff: lr * backoff^epoch)" },
 	{ "backoff", 0, REQ, OPT_BACKOFF, BOTH, 0, 0, COND_BACKOFF, "B", "per-epoch factor of the schedule (0.9)" },
@@ -67,9 +67,16 @@ const cli_opt cli_opts[] = {
 	{ "l1", 0, REQ, OPT_L1, BOTH, K(LINEAR), 0, COND_NOT_ADAREV, "X",
 	  "lambda of lambda|w|_1 beside the mean loss, the bias not regularized: a sparse model, most weights "
 	  "exactly zero; each touch moves a weight step x X x n/d_v towards zero and stops there (0: off)" },
-	{ "optimizer", 0, REQ, OPT_OPTIMIZER, BOTH, 0, 0, COND_NONE, "R", "sgd | adagrad | adarevision (sgd)" },
+	{ "optimizer", 0, REQ, OPT_OPTIMIZER, BOTH, 0, 0, COND_NONE, "R",
+	  "sgd | adagrad | adarevision | adam | adamw (sgd; adam and adamw for the mlp, with each worker's own "
+	  "moments; adamw: --l2 as decoupled weight decay, w-=lr*l2*w)" },
 	{ "adagrad-beta", 0, REQ, OPT_ADAGRAD_BETA, BOTH, 0, 0, COND_ADAPTIVE, "B",
 	  "beta of lr/(beta+sqrt(sum g^2)) (1)" },
+	{ "adam-beta1", 0, REQ, OPT_ADAM_BETA1, BOTH, K(MLP), 0, COND_ADAM, "B1", "decay of Adam's mean gradient (0.9)" },
+	{ "adam-beta2", 0, REQ, OPT_ADAM_BETA2, BOTH, K(MLP), 0, COND_ADAM, "B2",
+	  "decay of Adam's mean squared gradient (0.999)" },
+	{ "adam-eps", 0, REQ, OPT_ADAM_EPS, BOTH, K(MLP), 0, COND_ADAM, "E",
+	  "added to the root of Adam's second moment (1e-8)" },
 	{ "average", 0, REQ, OPT_AVERAGE, BOTH, K(LINEAR), 0, COND_NONE, "on|off",
 	  "the model is the average of the last epoch's iterates (averaged SGD), not the last iterate (on)" },
 	{ "normalize", 0, optional_argument, OPT_NORMALIZE, BOTH, K(LINEAR) | K(MLP), 0, COND_NONE, "on|off|auto",
@@ -213,6 +220,7 @@ static const char *cond_words(enum cli_cond c)
 	switch (c) {
 	case COND_SGD: return "--optimizer sgd";
 	case COND_ADAPTIVE: return "--optimizer adagrad or adarevision";
+	case COND_ADAM: return "--optimizer adam or adamw";
 	case COND_BACKOFF: return "--schedule backoff (the default) and --optimizer sgd";
 	case COND_INVT: return "--schedule invt and --optimizer sgd";
 	case COND_CHECKPOINT: return "--checkpoint (or --resume)";
@@ -395,7 +403,8 @@ static int cond_holds(enum cli_cond c, const hog_train_opts *o, const cli_given 
 	switch (c) {
 	case COND_NONE: return 1;
 	case COND_SGD: return o->rule == HOG_RULE_SGD;
-	case COND_ADAPTIVE: return o->rule != HOG_RULE_SGD;
+	case COND_ADAPTIVE: return o->rule == HOG_RULE_ADAGRAD || o->rule == HOG_RULE_ADAREVISION;
+	case COND_ADAM: return o->rule == HOG_RULE_ADAM || o->rule == HOG_RULE_ADAMW;
 	case COND_BACKOFF: return o->rule == HOG_RULE_SGD && o->sched == HOG_SCHED_BACKOFF;
 	case COND_INVT: return o->rule == HOG_RULE_SGD && o->sched == HOG_SCHED_INVT;
 	case COND_CHECKPOINT: return o->checkpoint != NULL || o->resume != NULL;
@@ -404,7 +413,7 @@ static int cond_holds(enum cli_cond c, const hog_train_opts *o, const cli_given 
 	case COND_SAVE: return given->on[OPT_SAVE - OPT_FIRST];
 	case COND_TEST: return given->on[OPT_TEST - OPT_FIRST];
 	case COND_HELDOUT: return given->on[OPT_TEST - OPT_FIRST] || given->on[OPT_VALIDATION - OPT_FIRST];
-	case COND_NOT_ADAREV: return o->rule != HOG_RULE_ADAREVISION;
+	case COND_NOT_ADAREV: return o->rule == HOG_RULE_SGD || o->rule == HOG_RULE_ADAGRAD;
 	}
 	return 0;
 }

@@ -23,7 +23,7 @@ enum {
 	OPT_DELAY, OPT_HOT, OPT_FLUSH_EVERY, OPT_NODE_SYNC, OPT_STRIPE_SIZE, OPT_BIND, OPT_SEED, OPT_MEASURE_DELAY,
 	OPT_TOPOLOGY, OPT_QUIET, OPT_CONFIG, OPT_SYNC_EVERY, OPT_NO_SHUFFLE, OPT_SHUFFLE_CHUNK, OPT_AVERAGE, OPT_NORMALIZE,
 	OPT_LAYERS, OPT_BATCH, OPT_MOMENTUM, OPT_DEVICE,
-	OPT_RANK, OPT_BIASES, OPT_GRID, OPT_STRICT, OPT_L1,
+	OPT_RANK, OPT_BIASES, OPT_GRID, OPT_STRICT, OPT_L1, OPT_ADAM_BETA1, OPT_ADAM_BETA2, OPT_ADAM_EPS,
 	OPT_TRAIN_LAST, /* the options above are parsed by cli_train_option() */
 	/* train's own */
 	OPT_SAVE = OPT_TRAIN_LAST, OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_RESUME, OPT_FORCE, OPT_METRICS,
@@ -43,6 +43,7 @@ enum cli_cond {
 	COND_NONE = 0,
 	COND_SGD,         /* --optimizer sgd */
 	COND_ADAPTIVE,    /* --optimizer adagrad or adarevision */
+	COND_ADAM,        /* --optimizer adam or adamw */
 	COND_BACKOFF,     /* --schedule backoff with sgd */
 	COND_INVT,        /* --schedule invt with sgd */
 	COND_CHECKPOINT,  /* --checkpoint (or --resume, which checkpoints where it resumed from) */

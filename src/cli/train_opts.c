@@ -149,7 +149,7 @@ static int step_option(const char *cmd, int c, const char *arg, hog_train_opts *
 		o->linear.l1 = d;
 		break;
 	case OPT_OPTIMIZER:
-		if ((e = hog_rule_parse(arg)) < 0) return bad(cmd, "optimizer", arg, "sgd, adagrad or adarevision");
+		if ((e = hog_rule_parse(arg)) < 0) return bad(cmd, "optimizer", arg, "sgd, adagrad, adarevision, adam or adamw");
 		o->rule = (enum hog_rule)e;
 		break;
 	case OPT_ADAGRAD_BETA:
@@ -226,6 +226,16 @@ static int model_option(const char *cmd, int c, const char *arg, hog_train_opts 
 	case OPT_BATCH:
 		if (cli_parse_int(arg, 1, 65536, &l)) return bad(cmd, "batch", arg, "a batch size 1..65536");
 		o->mlp.batch = (uint32_t)l;
+		break;
+	case OPT_ADAM_BETA1:
+	case OPT_ADAM_BETA2:
+		if (cli_parse_double(arg, 0, 1, &d) || !(d < 1))
+			return bad(cmd, c == OPT_ADAM_BETA1 ? "adam-beta1" : "adam-beta2", arg, "a decay in [0, 1)");
+		*(c == OPT_ADAM_BETA1 ? &o->mlp.adam_beta1 : &o->mlp.adam_beta2) = d;
+		break;
+	case OPT_ADAM_EPS:
+		if (cli_parse_double(arg, 0, 1, &d) || !(d > 0)) return bad(cmd, "adam-eps", arg, "a number in (0, 1]");
+		o->mlp.adam_eps = d;
 		break;
 	case OPT_MOMENTUM:
 		if (cli_parse_double(arg, 0, 1, &d) || !(d < 1)) return bad(cmd, "momentum", arg, "a momentum in [0, 1)");

@@ -97,7 +97,7 @@ static void out_text(dump_out *o, const char *key, const char *s)
 static const char *const layout_note[] = {
 	[HOG_MODEL_LINEAR] = "# linear: FEATURE_ID WEIGHT [STATE...] per feature (LIBSVM ids, from 1), then bias B [STATE...]",
 	[HOG_MODEL_MF] = "# mf: u USER F1..Fk, i ITEM F1..Fk, then bu/bi ID BIAS, gu/gi/gbu/gbi ID ACCUMULATOR",
-	[HOG_MODEL_MLP] = "# mlp: Wl ROW V1..Vn (input ROW's weights to layer l+1's n units), bl V1..Vn; sWl, sbl: the state",
+	[HOG_MODEL_MLP] = "# mlp: Wl ROW V1..Vn (input ROW's weights to layer l+1's n units), bl V1..Vn; sWl, sbl: the state (Adam: the first moment; vWl, vbl: the second)",
 };
 
 static void dump_header(dump_out *o, const hog_model *m, const hog_ckpt *ck, uint64_t nrec)

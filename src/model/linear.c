@@ -20,7 +20,8 @@ hog_model *hog_model_new(uint64_t dim, enum hog_loss loss, enum hog_rule rule)
 
 static uint64_t linear_nparams(const hog_model *m)
 {
-	if (m->dim >= UINT32_MAX || m->shape[1] || m->shape[2] || m->shape[3] || m->flags)
+	if (m->dim >= UINT32_MAX || m->shape[1] || m->shape[2] || m->shape[3] || m->flags ||
+	    m->rule > HOG_RULE_ADAREVISION)
 		return 0;
 	return (m->dim + 1) * m->stride;
 }

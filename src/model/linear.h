@@ -7,14 +7,6 @@
 #include "model/model.h"
 #include <math.h>
 
-/* Floats per coordinate for each step rule: SGD keeps w; AdaGrad w and the sum of
- * squared gradients; AdaRevision x, g-bar, z and z' side by side (one cache line
- * holds four coordinates' records). */
-static inline uint32_t hog_rule_stride(enum hog_rule r)
-{
-	return r == HOG_RULE_SGD ? 1 : r == HOG_RULE_ADAGRAD ? 2 : 4;
-}
-
 /* Loss of margin m for label y (binary labels are -1/+1). */
 static inline float hog_loss_value(enum hog_loss l, float m, float y)
 {

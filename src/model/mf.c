@@ -18,7 +18,7 @@ int hog_mf_layout_get(hog_mf_layout *l, const uint64_t shape[4], uint32_t flags,
 	l->biases = (flags & HOG_MF_BIASES) != 0;
 	l->adagrad = rule == HOG_RULE_ADAGRAD;
 	if (l->k == 0 || l->k > HOG_MF_RANK_MAX || l->kp != hog_mf_pad(l->k) || l->users >= (1ull << 32) ||
-	    l->items >= (1ull << 32) || (flags & ~HOG_MF_BIASES))
+	    l->items >= (1ull << 32) || (flags & ~HOG_MF_BIASES) || rule > HOG_RULE_ADAGRAD)
 		return 0;
 	uint64_t at = 0;
 #define SEG(name, len) (l->name = at, at += hog_mf_pad(len))

@@ -158,14 +158,13 @@ void hog_mlp_eval_probs(const float *prob, uint64_t outputs, const hog_data *d, 
 static uint64_t mlp_nparams(const hog_model *m)
 {
 	hog_mlp_shape s;
-	if (hog_mlp_shape_of(m->shape, m->flags, &s) || m->rule > HOG_RULE_ADAGRAD)
+	if (hog_mlp_shape_of(m->shape, m->flags, &s) || m->rule == HOG_RULE_ADAREVISION || m->rule > HOG_RULE_ADAMW)
 		return 0;
-	int state = m->rule == HOG_RULE_ADAGRAD || (m->flags & HOG_MLP_MOMENTUM);
 	if ((m->flags & HOG_MLP_MOMENTUM) && m->rule != HOG_RULE_SGD)
 		return 0;
 	if ((m->loss == HOG_LOSS_SOFTMAX) != (m->shape[1] >= 2))
 		return 0;
-	return s.np * (state ? 2 : 1);
+	return s.np * (1 + (uint64_t)hog_mlp_states(m->rule, m->flags));
 }
 
 /* The data set must be of the kind the model was trained on, with the model's
@@ -302,27 +301,28 @@ static void mlp_info(const hog_model *m, hog_model_info *info)
 /* Dump records, layer by layer: "Wl ROW v..." for each of W_l's n_l rows (row
  * i: input i's weights to the n_{l+1} units, rows from 0), then "bl v..." (its
  * n_{l+1} biases); when the step rule keeps state (momentum's velocity,
- * adagrad's sums), the same again as "sWl ROW v..." and "sbl v...". */
+ * adagrad's sums, Adam's first moment), the same again as "sWl ROW v..." and
+ * "sbl v...", and Adam's second moment as "vWl ROW v..." and "vbl v...". */
 static uint64_t mlp_records(const hog_model *m)
 {
 	hog_mlp_shape s;
-	if (hog_mlp_shape_of(m->shape, m->flags, &s))
+	if (hog_mlp_shape_of(m->shape, m->flags, &s) || !s.np)
 		return 0;
 	uint64_t n = 0;
 	for (int l = 0; l < s.L; l++)
 		n += s.n[l] + 1;
-	return m->nparams > s.np ? 2 * n : n;
+	return n * (m->nparams / s.np);
 }
 
 static void mlp_record(const hog_model *m, uint64_t r, hog_model_rec *rec)
 {
 	hog_mlp_shape s;
 	memset(rec, 0, sizeof *rec);
-	if (hog_mlp_shape_of(m->shape, m->flags, &s))
+	if (hog_mlp_shape_of(m->shape, m->flags, &s) || !s.np)
 		return;
-	const uint64_t half = mlp_records(m) / (m->nparams > s.np ? 2 : 1);
-	const int state = r >= half;
-	r -= state ? half : 0;
+	const uint64_t per = mlp_records(m) / (m->nparams / s.np);
+	const uint64_t state = r / per; /* 0: the weights, 1 and 2: the states */
+	r -= state * per;
 	for (int l = 0; l < s.L; l++) {
 		if (r > s.n[l]) {
 			r -= s.n[l] + 1;
@@ -331,13 +331,13 @@ static void mlp_record(const hog_model *m, uint64_t r, hog_model_rec *rec)
 		const int bias = r == s.n[l];
 		char *t = rec->tag; /* "W3", "sb0": l is one digit (at most HOG_MLP_MAX_HIDDEN) */
 		if (state)
-			*t++ = 's';
+			*t++ = state == 1 ? 's' : 'v';
 		*t++ = bias ? 'b' : 'W';
 		*t++ = (char)('0' + l);
 		*t = 0;
 		rec->has_id = !bias;
 		rec->id = bias ? 0 : r;
-			rec->at = (state ? s.np : 0) + (bias ? s.boff[l] : s.woff[l] + r * s.n[l + 1]);
+		rec->at = state * s.np + (bias ? s.boff[l] : s.woff[l] + r * s.n[l + 1]);
 		rec->len = s.n[l + 1];
 		return;
 	}

@@ -14,9 +14,10 @@
  * Parameters: layer by layer, W_l (n_l x n_{l+1}, row-major: row i holds input
  * i's weights to every unit, the layout a sparse first layer needs) then its
  * bias b_l (n_{l+1}); np floats in all. Then, when the step rule keeps state,
- * np more floats at the same offsets: the velocity (sgd with momentum) or
- * AdaGrad's sum of squared gradients. hog_model.stride is the rule's (1 or 2)
- * and says nothing about this layout.
+ * np more floats at the same offsets for each of its states
+ * (hog_mlp_states()): the velocity (sgd with momentum), AdaGrad's sum of
+ * squared gradients, or Adam's two moments (the mean, then the mean of the
+ * squares). hog_model.stride is the rule's and says nothing about this layout.
  */
 #ifndef HOG_MODEL_MLP_H
 #define HOG_MODEL_MLP_H
@@ -29,6 +30,14 @@
 #define HOG_MLP_MOMENTUM 2u
 
 typedef struct hog_backend hog_backend;
+
+/* Blocks of np floats of step-rule state after the weights: Adam's two
+ * moments, momentum's velocity or AdaGrad's sums, or none. */
+static inline int hog_mlp_states(enum hog_rule rule, uint32_t flags)
+{
+	return rule == HOG_RULE_ADAM || rule == HOG_RULE_ADAMW ? 2
+	       : rule == HOG_RULE_ADAGRAD || (flags & HOG_MLP_MOMENTUM) ? 1 : 0;
+}
 
 /* The layer table derived from a model's shapes. */
 typedef struct hog_mlp_shape {

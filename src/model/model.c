@@ -65,7 +65,7 @@ hog_model *hog_model_alloc(enum hog_model_kind kind, enum hog_loss loss, enum ho
 	m->kind = kind;
 	m->loss = loss;
 	m->rule = rule;
-	m->stride = rule == HOG_RULE_SGD ? 1 : rule == HOG_RULE_ADAGRAD ? 2 : 4;
+	m->stride = hog_rule_stride(rule);
 	memcpy(m->shape, shape, sizeof m->shape);
 	m->flags = flags;
 	m->nparams = k->nparams(m);
@@ -527,7 +527,7 @@ static int check_header(const unsigned char *h, uint32_t version, const char *pa
 		bad = "model kind";
 	else if (loss > HOG_LOSS_SOFTMAX)
 		bad = "loss";
-	else if (rule > HOG_RULE_ADAREVISION || stride != (rule == HOG_RULE_SGD ? 1u : rule == HOG_RULE_ADAGRAD ? 2u : 4u))
+	else if (rule > HOG_RULE_ADAMW || stride != hog_rule_stride(rule))
 		bad = "step rule";
 	else if (sched > HOG_SCHED_INVT)
 		bad = "schedule";

@@ -16,6 +16,15 @@
 
 #define HOG_MODEL_KIND_MAX 3
 
+/* Floats per coordinate for each step rule (hog_model.stride): SGD keeps w;
+ * AdaGrad w and the sum of squared gradients; AdaRevision x, g-bar, z and z'
+ * side by side (one cache line holds four coordinates' records); Adam and
+ * AdamW w and the two moments (the mlp's layout is its own: model/mlp.h). */
+static inline uint32_t hog_rule_stride(enum hog_rule r)
+{
+	return r == HOG_RULE_SGD ? 1 : r == HOG_RULE_ADAGRAD ? 2 : r == HOG_RULE_ADAREVISION ? 4 : 3;
+}
+
 struct hog_model {
 	enum hog_model_kind kind;
 	enum hog_loss loss;

@@ -38,6 +38,7 @@ static void apply_pending(hog_engine *e, eng_worker *ew, pending *p, float *snap
 		case HOG_RULE_SGD: APPLY(M, HOG_RULE_SGD); break;                          \
 		case HOG_RULE_ADAGRAD: APPLY(M, HOG_RULE_ADAGRAD); break;                  \
 		case HOG_RULE_ADAREVISION: APPLY(M, HOG_RULE_ADAREVISION); break;          \
+		default: break; /* (adam: the mlp's; the linear check refuses it) */      \
 		}                                                                          \
 	} while (0)
 	switch (mode) {
@@ -78,6 +79,7 @@ static float read_pending(hog_engine *e, eng_worker *ew, uint32_t row, float *sn
 		case HOG_RULE_SGD: READ(M, HOG_RULE_SGD); break;                           \
 		case HOG_RULE_ADAGRAD: READ(M, HOG_RULE_ADAGRAD); break;                   \
 		case HOG_RULE_ADAREVISION: READ(M, HOG_RULE_ADAREVISION); break;           \
+		default: break;                                                            \
 		}                                                                          \
 	} while (0)
 	switch (mode) {

@@ -600,6 +600,9 @@ static int lin_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, 
 		return hog_err_set(err, HOG_ECONFIG, "--flush-every must be >= 1 and --stripe-size a power of two");
 	if (!(lo->l1 >= 0 && lo->l1 <= 1e9)) /* (NaN too) */
 		return hog_err_set(err, HOG_ECONFIG, "--l1 must be a number 0..1e9, not %g", lo->l1);
+	if (o->rule == HOG_RULE_ADAM || o->rule == HOG_RULE_ADAMW)
+		return hog_err_set(err, HOG_ECONFIG, "--optimizer %s is for --model mlp (and --loss softmax); the "
+		                   "linear model takes sgd, adagrad or adarevision", hog_rule_name(o->rule));
 	if (lo->l1 > 0 && o->rule == HOG_RULE_ADAREVISION)
 		return hog_err_set(err, HOG_ECONFIG, "--l1 takes --optimizer sgd or adagrad, not adarevision "
 		                   "(its revisions assume the step without the threshold)");

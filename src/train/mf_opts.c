@@ -22,6 +22,7 @@
 #include "model/mf.h"
 #include "sys/err.h"
 #include "sys/hash.h"
+#include "sys/names.h"
 #include <math.h>
 
 #define MF_DEFAULT_RANK 32u
@@ -54,9 +55,9 @@ int mf_opts_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog
 		return hog_err_set(err, HOG_EMISMATCH,
 		                   "--model mf needs a ratings data set; the test set is %s",
 		                   te->meta.kind == HOG_KIND_SPARSE ? "sparse" : "dense");
-	if (o->rule == HOG_RULE_ADAREVISION)
-		return hog_err_set(err, HOG_ECONFIG,
-		                   "--rule adarevision is not available for --model mf (use sgd or adagrad)");
+	if (o->rule != HOG_RULE_SGD && o->rule != HOG_RULE_ADAGRAD)
+		return hog_err_set(err, HOG_ECONFIG, "--optimizer %s is not available for --model mf (use sgd or adagrad)",
+		                   hog_rule_name(o->rule));
 	if (o->mode == HOG_MODE_BUFFERED)
 		return hog_err_set(err, HOG_ECONFIG,
 		                   "--mode buffered is not available for --model mf (an update touches one "

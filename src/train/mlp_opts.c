@@ -12,21 +12,37 @@
 #include <errno.h>
 #include <stdlib.h>
 
-/* hog_train_opts.mlp's defaults (hog_trainer_ops.opts_init): a batch of 32. */
+/* hog_train_opts.mlp's defaults (hog_trainer_ops.opts_init): a batch of 32;
+ * Adam's constants as Kingma and Ba's paper and PyTorch have them. */
 void mlp_opts_init(hog_train_opts *o)
 {
 	o->mlp.batch = 32;
+	o->mlp.adam_beta1 = 0.9;
+	o->mlp.adam_beta2 = 0.999;
+	o->mlp.adam_eps = 1e-8;
+}
+
+static int is_adam(enum hog_rule r)
+{
+	return r == HOG_RULE_ADAM || r == HOG_RULE_ADAMW;
 }
 
 /* hog_train_opts.mlp's part of the options hash (hog_trainer_ops.opts_hash):
- * the layers, the batch and the momentum (as check settled it); not the
- * device, which a run may change on resume. */
+ * the layers, the batch and the momentum (as check settled it), and with adam
+ * or adamw its constants (only then: the hash of every other run is the one
+ * hogwild 0.1 wrote, so that its checkpoints resume); not the device, which a
+ * run may change on resume. */
 uint64_t mlp_opts_hash(const hog_train_opts *o, uint64_t h)
 {
 	const hog_mlp_opts *m = &o->mlp;
 	int64_t v[] = { m->batch, m->nlayers, (int64_t)(m->momentum * 1e9) };
 	h = hog_fnv(h, v, sizeof v);
-	return hog_fnv(h, m->layers, (size_t)(m->nlayers > 0 ? m->nlayers : 0) * sizeof *m->layers);
+	h = hog_fnv(h, m->layers, (size_t)(m->nlayers > 0 ? m->nlayers : 0) * sizeof *m->layers);
+	if (is_adam(o->rule)) {
+		double a[] = { m->adam_beta1, m->adam_beta2, m->adam_eps };
+		h = hog_fnv(h, a, sizeof a);
+	}
+	return h;
 }
 
 /* Step size when none is given: softmax regression takes the linear model's
@@ -36,9 +52,13 @@ uint64_t mlp_opts_hash(const hog_train_opts *o, uint64_t h)
  * share overshoots as one example's step would (0.006 rather than 0.16 on
  * Fashion-MNIST's pixels underfits: bench/results/accuracy.md); a network with
  * hidden layers 0.05 for sgd (He-initialized ReLU layers, the batch's mean
- * loss), 0.01 for adagrad. */
+ * loss), 0.01 for adagrad; adam and adamw 0.001 (Kingma and Ba's, PyTorch's,
+ * with or without hidden layers: the step's size does not follow the
+ * gradient's scale). */
 static double mlp_default_lr(const hog_train_opts *o, const hog_data *tr, const float *sc)
 {
+	if (is_adam(o->rule))
+		return 0.001;
 	if (o->mlp.nlayers)
 		return o->rule == HOG_RULE_SGD ? 0.05 : 0.01;
 	if (o->rule != HOG_RULE_SGD)
@@ -96,7 +116,12 @@ int mlp_opts_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, ho
 	if (tr->dim == 0 || tr->dim >= (1u << 31))
 		return hog_err_set(err, HOG_EMISMATCH, "data set width out of range (%llu)", (unsigned long long)tr->dim);
 	if (o->rule == HOG_RULE_ADAREVISION)
-		return hog_err_set(err, HOG_ECONFIG, "the %s takes --optimizer sgd or adagrad", who);
+		return hog_err_set(err, HOG_ECONFIG, "the %s takes --optimizer sgd, adagrad, adam or adamw", who);
+	if (!(o->mlp.adam_beta1 >= 0 && o->mlp.adam_beta1 < 1) || !(o->mlp.adam_beta2 >= 0 && o->mlp.adam_beta2 < 1))
+		return hog_err_set(err, HOG_ECONFIG, "--adam-beta1 and --adam-beta2 must be in [0, 1), not %g and %g",
+		                   o->mlp.adam_beta1, o->mlp.adam_beta2);
+	if (!(o->mlp.adam_eps > 0 && o->mlp.adam_eps <= 1))
+		return hog_err_set(err, HOG_ECONFIG, "--adam-eps must be in (0, 1], not %g", o->mlp.adam_eps);
 	if (o->mlp.momentum_auto && o->mlp.nlayers && o->rule == HOG_RULE_SGD && o->mlp.momentum == 0)
 		o->mlp.momentum = 0.9; /* (bench/results/accuracy.md: 0.05 alone underfit breast cancer and raw sets) */
 	if (!(o->mlp.momentum >= 0 && o->mlp.momentum < 1))

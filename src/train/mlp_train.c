@@ -19,12 +19,14 @@
  *                     since the last flush to the shared weights every
  *                     --flush-every examples (and at the end of each round);
  *                     then takes the shared weights back
- * The step rule's state (momentum's velocity, AdaGrad's sums) is each worker's
- * own, as each process of PyTorch's mnist_hogwild has its own optimizer; it is
- * stored beside the shared weights after each round for checkpoints.
+ * The step rule's state (momentum's velocity, AdaGrad's sums, Adam's moments)
+ * is each worker's own, as each process of PyTorch's mnist_hogwild has its own
+ * optimizer; it is stored beside the shared weights after each round for
+ * checkpoints. Adam's bias correction counts the worker's batches from its
+ * position (adam_t()), so that a resumed run takes the same steps.
  * With a sparse first layer only the rows of W_0 the batch touches are read and
- * written (momentum and AdaGrad state of the other rows waits, as in lazy
- * sparse updates).
+ * written (the state of the other rows waits, as in lazy sparse updates:
+ * TensorFlow's LazyAdam, PyTorch's SparseAdam).
  *
  * The race (lockfree, and buffered's flush): another worker may store between
  * our load and our store of a weight, and one of the two changes is lost; a
@@ -47,14 +49,15 @@
 
 /* ald, ast, cas_add (relaxed accessors) and the spin lock: train/sync.h, through engine.h */
 
-enum { RK_SGD, RK_MOMENTUM, RK_ADAGRAD };        /* step rules */
+enum { RK_SGD, RK_MOMENTUM, RK_ADAGRAD, RK_ADAM, RK_ADAMW }; /* step rules */
 enum { UM_RELAXED, UM_CAS, UM_PLAIN };            /* how a weight is written */
 #define MAX_BUFS 32
 
 typedef struct mlp_state {
 	hog_mlp_shape s;
 	uint32_t flags;             /* HOG_MLP_* */
-	int state;                  /* 1: np floats of rule state follow the weights (snapshots) */
+	int state;                  /* blocks of np floats of rule state after the weights (snapshots):
+	                               hog_mlp_states() */
 	uint64_t nrec;              /* np * (1 + state) */
 	_Atomic float *P;
 	uint32_t *perm;             /* examples dealt to the workers */
@@ -66,7 +69,17 @@ typedef struct mlp_state {
 	                               raw ones (snapshot) */
 	int rk;
 	float l2, mu, beta;
+	double b1, b2;              /* adam, adamw: the moments' decays */
+	float eps;
 } mlp_state;
+
+/* The constants of one batch's step. */
+typedef struct step_k {
+	float lr, l2, mu, beta;
+	float b1, b2, eps;          /* adam */
+	float a1, a2;               /* adam: lr / (1 - b1^t), 1 / sqrt(1 - b2^t) (bias corrections) */
+	float decay;                /* adamw: 1 - lr l2 */
+} step_k;
 
 typedef struct mlp_worker {
 	hog_backend *b;
@@ -76,7 +89,8 @@ typedef struct mlp_worker {
 	uint32_t cap_nnz;
 	float *W, *hW;              /* weights (buffered: the replica) */
 	int fresh;                  /* hW holds what this worker last wrote */
-	float *rs;                  /* the step rule's state (np floats), or NULL */
+	float *rs;                  /* the step rule's state (np floats per state), or NULL */
+	double t;                   /* adam: this batch's step number, from 1 (adam_t) */
 	float *G, *hG;              /* gradient, np floats */
 	float *X, *hX;              /* dense batch */
 	uint32_t *off, *hoff, *ids, *hids;
@@ -126,28 +140,37 @@ static int down(mlp_worker *w, void *h, const void *d, size_t bytes)
 /* ------------------------------------------------------------ updates */
 
 /* The step on n weights in one pass, specialized by the constant arguments:
- * the rule's change from the gradient g, the worker's own state rs (velocity
- * or AdaGrad sums: each process of PyTorch's mnist_hogwild has its own
- * optimizer too) and the l2 term of the weights hw the batch used; then the
- * write in mode UM, whose result is also the worker's copy for its next batch
- * (dense inputs read the shared weights only once: see batch_step()). One pass
- * over the four arrays, not one per operation: at batch 32 the update moves as
- * many bytes as the products do flops/10, and it is memory that bounds it. */
+ * the rule's change from the gradient g, the worker's own state rs (velocity,
+ * AdaGrad sums, Adam's first moment; rv: Adam's second; each process of
+ * PyTorch's mnist_hogwild has its own optimizer too) and the l2 term of the
+ * weights hw the batch used (AdamW: decoupled, the weight shrunk by
+ * 1 - lr l2 beside the step, as PyTorch's AdamW); then the write in mode UM,
+ * whose result is also the worker's copy for its next batch (dense inputs read
+ * the shared weights only once: see batch_step()). One pass over the arrays,
+ * not one per operation: at batch 32 the update moves as many bytes as the
+ * products do flops/10, and it is memory that bounds it. */
 static inline __attribute__((always_inline)) void upd(const int UM, const int RK, _Atomic float *P,
                                                       float *restrict hw, float *restrict rs,
-                                                      const float *restrict g, uint64_t n, float lr,
-                                                      float l2, float mu, float beta)
+                                                      float *restrict rv, const float *restrict g,
+                                                      uint64_t n, const step_k *K)
 {
+	const float lr = K->lr, l2 = K->l2;
 	for (uint64_t k = 0; k < n; k++) {
-		float gk = g[k] + l2 * hw[k], d;
+		float gk = RK == RK_ADAMW ? g[k] : g[k] + l2 * hw[k], d;
 		if (RK == RK_SGD) {
 			d = -lr * gk;
 		} else if (RK == RK_MOMENTUM) {
-			rs[k] = mu * rs[k] + gk;
+			rs[k] = K->mu * rs[k] + gk;
 			d = -lr * rs[k];
-		} else {
+		} else if (RK == RK_ADAGRAD) {
 			rs[k] += gk * gk;
-			d = -lr * gk / (beta + sqrtf(rs[k]));
+			d = -lr * gk / (K->beta + sqrtf(rs[k]));
+		} else {
+			rs[k] = K->b1 * rs[k] + (1.0f - K->b1) * gk;
+			rv[k] = K->b2 * rv[k] + (1.0f - K->b2) * gk * gk;
+			d = -K->a1 * rs[k] / (sqrtf(rv[k]) * K->a2 + K->eps);
+			if (RK == RK_ADAMW)
+				d -= (1.0f - K->decay) * hw[k];
 		}
 		if (UM == UM_PLAIN) {
 			hw[k] += d;
@@ -161,18 +184,20 @@ static inline __attribute__((always_inline)) void upd(const int UM, const int RK
 	}
 }
 
-#define UPD_RK(UM)                                                                     \
-	switch (M->rk) {                                                                   \
-	case RK_SGD: upd(UM, RK_SGD, P, hw, rs, g, n, lr, M->l2, M->mu, M->beta); break;   \
-	case RK_MOMENTUM: upd(UM, RK_MOMENTUM, P, hw, rs, g, n, lr, M->l2, M->mu, M->beta); break; \
-	default: upd(UM, RK_ADAGRAD, P, hw, rs, g, n, lr, M->l2, M->mu, M->beta); break;   \
+#define UPD_RK(UM)                                                             \
+	switch (M->rk) {                                                           \
+	case RK_SGD: upd(UM, RK_SGD, P, hw, rs, rv, g, n, K); break;               \
+	case RK_MOMENTUM: upd(UM, RK_MOMENTUM, P, hw, rs, rv, g, n, K); break;     \
+	case RK_ADAGRAD: upd(UM, RK_ADAGRAD, P, hw, rs, rv, g, n, K); break;       \
+	case RK_ADAM: upd(UM, RK_ADAM, P, hw, rs, rv, g, n, K); break;             \
+	default: upd(UM, RK_ADAMW, P, hw, rs, rv, g, n, K); break;                 \
 	}
 
 /* The step on weights [a, a+n) in the run's mode (locked: the caller holds the lock). */
-static void write_range(const hog_engine *e, mlp_worker *w, uint64_t a, uint64_t n, float lr)
+static void write_range(const hog_engine *e, mlp_worker *w, uint64_t a, uint64_t n, const step_k *K)
 {
 	const mlp_state *M = e->model;
-	float *hw = w->hW + a, *rs = w->rs ? w->rs + a : NULL;
+	float *hw = w->hW + a, *rs = w->rs ? w->rs + a : NULL, *rv = M->state > 1 ? w->rs + M->s.np + a : NULL;
 	const float *g = w->hG + a;
 	_Atomic float *P = M->P + a;
 	if (e->o.mode == HOG_MODE_BUFFERED) {
@@ -188,14 +213,22 @@ static void apply_step(const hog_engine *e, mlp_worker *w, float lr)
 {
 	mlp_state *M = e->model;
 	const hog_mlp_shape *s = &M->s;
+	step_k k = { .lr = lr, .l2 = M->l2, .mu = M->mu, .beta = M->beta, .b1 = (float)M->b1, .b2 = (float)M->b2,
+	             .eps = M->eps };
+	if (M->rk == RK_ADAM || M->rk == RK_ADAMW) {
+		k.a1 = (float)(lr / (1.0 - pow(M->b1, w->t)));
+		k.a2 = (float)(1.0 / sqrt(1.0 - pow(M->b2, w->t)));
+		k.decay = 1.0f - lr * M->l2;
+	}
+	const step_k *K = &k;
 	if (e->o.mode == HOG_MODE_LOCKED)
 		hog_spin_lock(&M->lock);
 	if (s->sparse) {
 		for (uint32_t t = 0; t < w->ntouched; t++)
-			write_range(e, w, s->woff[0] + (uint64_t)w->touched[t] * s->n[1], s->n[1], lr);
-		write_range(e, w, s->boff[0], s->np - s->boff[0], lr);
+			write_range(e, w, s->woff[0] + (uint64_t)w->touched[t] * s->n[1], s->n[1], K);
+		write_range(e, w, s->boff[0], s->np - s->boff[0], K);
 	} else {
-		write_range(e, w, 0, s->np, lr);
+		write_range(e, w, 0, s->np, K);
 	}
 	if (e->o.mode == HOG_MODE_LOCKED)
 		hog_spin_unlock(&M->lock);
@@ -344,6 +377,15 @@ static int batch_step(hog_engine *e, mlp_worker *w, const uint32_t *order, int r
 	return 0;
 }
 
+/* Adam's step number for the batch at position @p i of the worker's order in
+ * @p epoch: the worker's batches before it, from 1 (exact when the batches
+ * start at multiples of B, as they do unless a round ends inside one; a pure
+ * function of the position, so that a resumed run counts as the straight one). */
+static double adam_t(const eng_worker *ew, int B, int epoch, uint64_t i)
+{
+	return (double)epoch * (double)((ew->n + B - 1) / B) + (double)((i + B - 1) / B) + 1.0;
+}
+
 static uint64_t mlp_round_fn(hog_engine *e, eng_worker *ew, int epoch, uint64_t from, uint64_t to)
 {
 	mlp_worker *w = ew->m;
@@ -355,6 +397,7 @@ static uint64_t mlp_round_fn(hog_engine *e, eng_worker *ew, int epoch, uint64_t 
 		if ((nb & 15) == 0 && eng_stop_requested(e))
 			break;
 		int rows = to - i < (uint64_t)w->B ? (int)(to - i) : w->B;
+		w->t = adam_t(ew, w->B, epoch, i);
 		int rc = batch_step(e, w, ew->order + i, rows, eng_lr_at(e, epoch, base + i * T), &loss, &units);
 		if (rc) {
 			eng_fail(e, rc, w->err.msg);
@@ -387,7 +430,7 @@ static void mlp_round_end(hog_engine *e, eng_worker *ew, int epoch, int last)
 	if (e->o.mode == HOG_MODE_BUFFERED)
 		flush(e, w);
 	if (w->rs)
-		for (uint64_t k = 0; k < M->s.np; k++)
+		for (uint64_t k = 0; k < M->s.np * M->state; k++)
 			ast(&M->P[M->s.np + k], w->rs[k]);
 }
 
@@ -420,12 +463,16 @@ static int mlp_setup(hog_engine *e)
 	M->flags = (tr->meta.kind == HOG_KIND_SPARSE ? HOG_MLP_SPARSE : 0) | (o->mlp.momentum > 0 ? HOG_MLP_MOMENTUM : 0);
 	if (hog_mlp_shape_of(shape, M->flags, &M->s))
 		return hog_err_set(e->err, HOG_ECONFIG, "the network's shapes are out of range");
-	M->rk = o->rule == HOG_RULE_ADAGRAD ? RK_ADAGRAD : o->mlp.momentum > 0 ? RK_MOMENTUM : RK_SGD;
-	M->state = M->rk != RK_SGD;
-	M->nrec = M->s.np * (1 + M->state);
+	M->rk = o->rule == HOG_RULE_ADAGRAD ? RK_ADAGRAD : o->rule == HOG_RULE_ADAM ? RK_ADAM
+	        : o->rule == HOG_RULE_ADAMW ? RK_ADAMW : o->mlp.momentum > 0 ? RK_MOMENTUM : RK_SGD;
+	M->state = hog_mlp_states(o->rule, M->flags);
+	M->nrec = M->s.np * (1 + (uint64_t)M->state);
 	M->l2 = (float)o->l2;
 	M->mu = (float)o->mlp.momentum;
 	M->beta = (float)o->adagrad_beta;
+	M->b1 = o->mlp.adam_beta1;
+	M->b2 = o->mlp.adam_beta2;
+	M->eps = (float)o->mlp.adam_eps;
 	atomic_init(&M->lock.v, 0);
 	M->P = aligned_alloc(64, (M->nrec * sizeof(float) + 63) & ~(size_t)63);
 	M->perm = malloc(tr->n * sizeof *M->perm);
@@ -510,9 +557,9 @@ static int mlp_worker_init(hog_engine *e, eng_worker *ew)
 			w->hW[k] = w->base[k] = ald(&M->P[k]);
 	}
 	if (M->state) { /* from the checkpoint, or zero */
-		if (!(w->rs = malloc(s->np * F)))
+		if (!(w->rs = malloc(s->np * M->state * F)))
 			return ENOMEM;
-		for (uint64_t k = 0; k < s->np; k++)
+		for (uint64_t k = 0; k < s->np * M->state; k++)
 			w->rs[k] = ald(&M->P[s->np + k]);
 	}
 	return 0;

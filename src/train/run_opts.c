@@ -94,7 +94,7 @@ static int check_common(const hog_train_opts *o, const hog_data *tr, hog_err *er
 		                   tr ? (unsigned long long)tr->n : 0ull);
 	if ((unsigned)o->mode >= HOG_MODE_ALL)
 		return hog_err_set(err, HOG_ECONFIG, "unknown mode");
-	if ((unsigned)o->loss > HOG_LOSS_SOFTMAX || (unsigned)o->rule > HOG_RULE_ADAREVISION ||
+	if ((unsigned)o->loss > HOG_LOSS_SOFTMAX || (unsigned)o->rule > HOG_RULE_ADAMW ||
 	    (unsigned)o->sched > HOG_SCHED_INVT || (unsigned)o->bind > HOG_BIND_NONE)
 		return hog_err_set(err, HOG_ECONFIG, "unknown loss, step rule, schedule or binding");
 	if (o->threads < 0 || o->threads > 4096)

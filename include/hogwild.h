@@ -213,6 +213,10 @@ typedef struct hog_epoch_stats {
 	int64_t nonzeros;          /**< linear: the weights (bias excluded) of the model as it
 	                                would be handed back now that are not zero; -1 for the
 	                                other models */
+	double noise_scale;        /**< the mlp: the gradient noise scale tr(Sigma)/|G|^2 measured
+	                                in this epoch, in examples (McCandlish et al. 2018); NAN
+	                                when not measured, +INF when the noise drowned the signal */
+	uint32_t batch;            /**< the mlp: this epoch's mini-batch; 0 for the other models */
 } hog_epoch_stats;
 
 /** Training progress inside an epoch (for a progress line). */
@@ -273,7 +277,12 @@ typedef struct hog_mf_opts {
 typedef struct hog_mlp_opts {
 	uint32_t layers[8];        /**< widths of the hidden layers (ReLU) */
 	int nlayers;               /**< hidden layers, 0..8 (default 0: softmax regression) */
-	uint32_t batch;            /**< examples per mini-batch (default 32) */
+	uint32_t batch;            /**< examples per mini-batch (default 32); with batch_auto the
+	                                first epoch's */
+	int batch_auto;            /**< 1: the batch grows between epochs towards the measured
+	                                gradient noise scale, up to batch_max, the step scaled to
+	                                match (hog_epoch_stats.noise_scale) */
+	uint32_t batch_max;        /**< batch_auto's bound (default 1024) */
 	double momentum;           /**< sgd: momentum mu of v = mu v + g, w -= lr v (default 0) */
 	int momentum_auto;         /**< 1: a network with hidden layers trained with sgd and
 	                                momentum 0 takes 0.9 (scikit-learn's sgd solver's; the

@@ -598,6 +598,12 @@ check "mlp: model info of an adam model" 0 "$H" model info "$T/adam.model"
 check_grep "mlp: ... names the rule" "$OUT" 'adam'
 check "mlp: adamw in compare" 0 "$H" compare --model mlp --optimizer adamw --l2 0.01 --modes lockfree \
 	--threads 2 --epochs 1 --data "$T/mctr.lmdb" --quiet
+check "mlp: --batch auto" 0 "$H" train --model mlp --layers 16 --batch auto:8:64 --epochs 3 --threads 2 \
+	--data "$T/mctr.lmdb" --metrics "$T/auto.jsonl" --quiet
+check_grep "mlp: ... each row has its batch and noise scale" "$OUT" '^ +3 .*  batch [0-9]+ noise [0-9.e+]+$'
+check_grep "mlp: ... the metrics too" "$T/auto.jsonl" '"batch":8,"noise_scale":[0-9.]+'
+check "mlp: --batch auto:64:32 refused" 2 "$H" train --model mlp --batch auto:64:32 --data "$T/mctr.lmdb"
+check_grep "mlp: ... saying why" "$ERR" 'MIN <= MAX'
 check "mlp: adam for the linear model refused" 2 "$H" train --optimizer adam --epochs 1 --data "$T/ttr.lmdb"
 check_grep "mlp: ... naming the mlp" "$ERR" 'optimizer adam is for --model mlp'
 check "mlp: --adam-beta1 1 refused" 2 "$H" train --model mlp --optimizer adam --adam-beta1 1 --data "$T/mctr.lmdb"

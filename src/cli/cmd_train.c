@@ -106,6 +106,8 @@ static void on_epoch(void *ud, const hog_epoch_stats *s)
 	       cli_fmt_num(q2, sizeof q2, "%.4f", real ? s->test_mae : s->test_auc));
 	if (s->delay_samples)
 		printf("  delay %.1f/%.0f/%.0f", s->delay_mean, s->delay_p99, s->delay_max);
+	if (u->o->mlp.batch_auto && s->batch) /* the batch it ran and the noise scale it measured */
+		printf("  batch %u noise %.4g", s->batch, s->noise_scale);
 	putchar('\n');
 	fflush(stdout);
 metrics:
@@ -130,6 +132,13 @@ metrics:
 		cli_json_num(f, "delay_max", s->delay_max, 1);
 		if (s->nonzeros >= 0) /* linear: nonzero weights, the bias excluded */
 			fprintf(f, ",\"nonzeros\":%lld", (long long)s->nonzeros);
+		if (s->batch) { /* the mlp: its batch and the gradient noise scale (null: not measured; inf: noise only) */
+			fprintf(f, ",\"batch\":%u", s->batch);
+			if (isinf(s->noise_scale))
+				fputs(",\"noise_scale\":\"inf\"", f);
+			else
+				cli_json_num(f, "noise_scale", s->noise_scale, 1);
+		}
 		fprintf(f, ",\"loss\":\"%s\",\"unit\":\"%s\"}\n", hog_loss_name(s->loss), s->unit ? s->unit : "nnz");
 		/* checked every epoch: a full disk must not pass for a finished log */
 		if ((fflush(f) != 0 || ferror(f)) && !u->metrics_errno)

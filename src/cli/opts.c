@@ -40,7 +40,9 @@ const cli_opt cli_opts[] = {
 	  "thread counts, e.g. 1,2,4 (1, 2, 4, ... up to every core)" },
 	{ "layers", 0, REQ, OPT_LAYERS, BOTH, K(MLP), 0, COND_MODEL_MLP, "W,W,...",
 	  "widths of the ReLU hidden layers (none: softmax regression)" },
-	{ "batch", 0, REQ, OPT_BATCH, BOTH, K(MLP), 0, COND_NONE, "B", "examples per mini-batch (32)" },
+	{ "batch", 0, REQ, OPT_BATCH, BOTH, K(MLP), 0, COND_NONE, "B|auto",
+	  "examples per mini-batch (32); auto: from 32, grown between epochs towards the measured gradient "
+	  "noise scale, up to 1024, the step scaled to match (auto:MIN:MAX sets the bounds)" },
 	{ "momentum", 0, REQ, OPT_MOMENTUM, BOTH, K(MLP), 0, COND_SGD, "MU",
 	  "momentum, v=MU*v+g, w-=lr*v (0.9 with hidden layers, else 0)" },
 	{ "device", 0, REQ, OPT_DEVICE, BOTH, K(MLP), 0, COND_NONE, "D",

@@ -22,6 +22,32 @@ static int bad(const char *cmd, const char *opt, const char *arg, const char *wa
 	return cli_usage_error(cmd, NULL, "--%s: '%s' is not %s", opt, arg, want);
 }
 
+/* "B", "auto" (from 32 up to 1024) or "auto:MIN:MAX". */
+static int parse_batch(const char *cmd, const char *arg, hog_train_opts *o)
+{
+	const char *want = "a batch size 1..65536, auto or auto:MIN:MAX";
+	long l;
+	o->mlp.batch_auto = 0;
+	if (strncmp(arg, "auto", 4) != 0) {
+		if (cli_parse_int(arg, 1, 65536, &l)) return bad(cmd, "batch", arg, want);
+		o->mlp.batch = (uint32_t)l;
+		return 0;
+	}
+	o->mlp.batch_auto = 1;
+	o->mlp.batch = 32;
+	o->mlp.batch_max = 1024;
+	if (!arg[4])
+		return 0;
+	char lo[16], hi[16], extra;
+	if (sscanf(arg + 4, ":%15[^:]:%15[^:]%c", lo, hi, &extra) != 2) return bad(cmd, "batch", arg, want);
+	long a, b;
+	if (cli_parse_int(lo, 1, 65536, &a) || cli_parse_int(hi, 1, 65536, &b) || b < a)
+		return bad(cmd, "batch", arg, "auto:MIN:MAX with 1 <= MIN <= MAX <= 65536");
+	o->mlp.batch = (uint32_t)a;
+	o->mlp.batch_max = (uint32_t)b;
+	return 0;
+}
+
 /* "256,256": hidden widths; "" or "none": no hidden layer. */
 static int parse_layers(const char *cmd, const char *arg, hog_train_opts *o)
 {
@@ -223,10 +249,7 @@ static int model_option(const char *cmd, int c, const char *arg, hog_train_opts 
 		o->shuffle_chunk = (uint32_t)l;
 		break;
 	case OPT_LAYERS: return parse_layers(cmd, arg, o);
-	case OPT_BATCH:
-		if (cli_parse_int(arg, 1, 65536, &l)) return bad(cmd, "batch", arg, "a batch size 1..65536");
-		o->mlp.batch = (uint32_t)l;
-		break;
+	case OPT_BATCH: return parse_batch(cmd, arg, o);
 	case OPT_ADAM_BETA1:
 	case OPT_ADAM_BETA2:
 		if (cli_parse_double(arg, 0, 1, &d) || !(d < 1))

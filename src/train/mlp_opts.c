@@ -42,6 +42,10 @@ uint64_t mlp_opts_hash(const hog_train_opts *o, uint64_t h)
 		double a[] = { m->adam_beta1, m->adam_beta2, m->adam_eps };
 		h = hog_fnv(h, a, sizeof a);
 	}
+	if (m->batch_auto) {
+		int64_t b[] = { 1, m->batch_max };
+		h = hog_fnv(h, b, sizeof b);
+	}
 	return h;
 }
 
@@ -138,6 +142,12 @@ int mlp_opts_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, ho
 			                   o->mlp.layers[l]);
 	if (o->mlp.batch < 1 || o->mlp.batch > 65536)
 		return hog_err_set(err, HOG_ECONFIG, "--batch must be 1..65536, not %u", o->mlp.batch);
+	if (o->mlp.batch_auto && (o->mlp.batch_max < o->mlp.batch || o->mlp.batch_max > 65536))
+		return hog_err_set(err, HOG_ECONFIG, "--batch auto: the bound %u must be %u..65536", o->mlp.batch_max,
+		                   o->mlp.batch);
+	if (o->mlp.batch_auto && o->resume)
+		return hog_err_set(err, HOG_ECONFIG, "--batch auto cannot --resume yet: the batches it grew and its step's "
+		                   "factor are not in the checkpoint (resume with --batch set to the last epoch's)");
 	hog_backend *b;
 	rc = hog_backend_open(&b, o->mlp.device, 0, err); /* a bad device fails here, with its message */
 	if (rc)

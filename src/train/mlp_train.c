@@ -37,20 +37,29 @@
  *
  * Work units (hog_epoch_stats.nnz): the floating-point operations of the
  * batch's matrix products (2 per multiply-add, forward and backward).
+ *
+ * The gradient noise scale (train/noise.h) is measured in every run, in
+ * windows of NOISE_K full batches every NOISE_EVERY batches of each worker
+ * (one more pass over the gradient in 1 batch of 8), over every weight, or
+ * with a sparse first layer over the weights after W_0 (the rows a batch
+ * touches change from batch to batch). With --batch auto, thread 0 grows the
+ * batch between epochs towards it (batch_grow) and scales the step to match.
  */
 #include "model/mlp.h"
 #include "sys/err.h"
+#include "sys/mpi.h"
 #include "sys/names.h"
 #include "train/engine.h"
 #include "train/mlp_opts.h"
+#include "train/mlp_step.h"
+#include "train/noise.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ald, ast, cas_add (relaxed accessors) and the spin lock: train/sync.h, through engine.h */
 
-enum { RK_SGD, RK_MOMENTUM, RK_ADAGRAD, RK_ADAM, RK_ADAMW }; /* step rules */
-enum { UM_RELAXED, UM_CAS, UM_PLAIN };            /* how a weight is written */
+enum { NOISE_K = 4, NOISE_EVERY = 32 };           /* the noise scale's windows */
 #define MAX_BUFS 32
 
 typedef struct mlp_state {
@@ -71,15 +80,12 @@ typedef struct mlp_state {
 	float l2, mu, beta;
 	double b1, b2;              /* adam, adamw: the moments' decays */
 	float eps;
+	uint32_t batch;             /* this epoch's batch (thread 0 sets it between epochs) */
+	uint32_t cap;               /* the largest batch the buffers take */
+	double lr_mult;             /* --batch auto: the step's factor for the batch grown */
+	double noise;               /* the last epoch's noise scale (NAN: none) */
 } mlp_state;
 
-/* The constants of one batch's step. */
-typedef struct step_k {
-	float lr, l2, mu, beta;
-	float b1, b2, eps;          /* adam */
-	float a1, a2;               /* adam: lr / (1 - b1^t), 1 / sqrt(1 - b2^t) (bias corrections) */
-	float decay;                /* adamw: 1 - lr l2 */
-} step_k;
 
 typedef struct mlp_worker {
 	hog_backend *b;
@@ -91,6 +97,12 @@ typedef struct mlp_worker {
 	int fresh;                  /* hW holds what this worker last wrote */
 	float *rs;                  /* the step rule's state (np floats per state), or NULL */
 	double t;                   /* adam: this batch's step number, from 1 (adam_t) */
+	double t_base;              /* adam: the worker's batches before this epoch */
+	float *acc;                 /* the noise window's sum of gradients (np floats) */
+	uint64_t nb;                /* batches this epoch, for the windows' phase */
+	double win_g2;              /* the window's sum of squared batch-gradient norms */
+	int win_full;               /* every batch of the window had B rows */
+	noise_sums ns;              /* this epoch's windows */
 	float *G, *hG;              /* gradient, np floats */
 	float *X, *hX;              /* dense batch */
 	uint32_t *off, *hoff, *ids, *hids;
@@ -138,74 +150,6 @@ static int down(mlp_worker *w, void *h, const void *d, size_t bytes)
 }
 
 /* ------------------------------------------------------------ updates */
-
-/* The write of change d to one weight in mode UM; *hw gets the result. */
-static inline __attribute__((always_inline)) void upd_write(const int UM, _Atomic float *P, float *hw, float d)
-{
-	if (UM == UM_PLAIN) {
-		*hw += d;
-	} else if (UM == UM_CAS) {
-		*hw = cas_add(P, d) + d;
-	} else { /* serial, lockfree, locked: see "The race" */
-		float p = ald(P) + d;
-		ast(P, p);
-		*hw = p;
-	}
-}
-
-/* The step on n weights in one pass, specialized by the constant arguments:
- * the rule's change from the gradient g, the worker's own state rs (velocity,
- * AdaGrad sums, Adam's first moment; rv: Adam's second; each process of
- * PyTorch's mnist_hogwild has its own optimizer too) and the l2 term of the
- * weights hw the batch used (AdamW: decoupled, the weight shrunk by
- * 1 - lr l2 beside the step, as PyTorch's AdamW); then the write in mode UM,
- * whose result is also the worker's copy for its next batch (dense inputs read
- * the shared weights only once: see batch_step()). One pass over the arrays,
- * not one per operation: at batch 32 the update moves as many bytes as the
- * products do flops/10, and it is memory that bounds it. Adam's square root
- * and division are done in SIMD on a chunk of 256 that stays in L1, then
- * written (the shared weights' relaxed atomics do not vectorize). */
-static inline __attribute__((always_inline)) void upd(const int UM, const int RK, _Atomic float *P,
-                                                      float *restrict hw, float *restrict rs,
-                                                      float *restrict rv, const float *restrict g,
-                                                      uint64_t n, const step_k *K)
-{
-	const float lr = K->lr, l2 = K->l2;
-	if (RK == RK_ADAM || RK == RK_ADAMW) { /* the arithmetic in SIMD on a chunk, then the writes */
-		enum { CH = 256 };
-		float dk[CH];
-		for (uint64_t a = 0; a < n; a += CH) {
-			const int m = n - a < CH ? (int)(n - a) : CH;
-			float *restrict s1 = rs + a, *restrict s2 = rv + a;
-			const float *restrict ga = g + a, *restrict wa = hw + a;
-#pragma omp simd
-			for (int k = 0; k < m; k++) {
-				float gk = RK == RK_ADAMW ? ga[k] : ga[k] + l2 * wa[k];
-				s1[k] = K->b1 * s1[k] + (1.0f - K->b1) * gk;
-				s2[k] = K->b2 * s2[k] + (1.0f - K->b2) * gk * gk;
-				dk[k] = -K->a1 * s1[k] / (sqrtf(s2[k]) * K->a2 + K->eps);
-				if (RK == RK_ADAMW)
-					dk[k] -= (1.0f - K->decay) * wa[k];
-			}
-			for (int k = 0; k < m; k++)
-				upd_write(UM, P + a + k, hw + a + k, dk[k]);
-		}
-		return;
-	}
-	for (uint64_t k = 0; k < n; k++) {
-		float gk = g[k] + l2 * hw[k], d;
-		if (RK == RK_SGD) {
-			d = -lr * gk;
-		} else if (RK == RK_MOMENTUM) {
-			rs[k] = K->mu * rs[k] + gk;
-			d = -lr * rs[k];
-		} else {
-			rs[k] += gk * gk;
-			d = -lr * gk / (K->beta + sqrtf(rs[k]));
-		}
-		upd_write(UM, P + k, hw + k, d);
-	}
-}
 
 #define UPD_RK(UM)                                                             \
 	switch (M->rk) {                                                           \
@@ -292,6 +236,63 @@ static void read_weights(const mlp_state *M, mlp_worker *w, int rows_only)
 	if (!rows_only)
 		for (uint64_t k = from; k < s->np; k++)
 			w->hW[k] = ald(&M->P[k]);
+}
+
+/* ------------------------------------------------------------ noise scale */
+
+/* After a batch's gradient: inside a window (the first NOISE_K batches of
+ * every NOISE_EVERY), its squared norm and the window's sum; at the window's
+ * end, the two norms into the epoch's sums (train/noise.h). A window with a
+ * short batch (a round's or the epoch's end) is dropped. */
+static void noise_window(const mlp_state *M, mlp_worker *w, int rows)
+{
+	const uint64_t phase = w->nb++ % NOISE_EVERY;
+	if (phase >= NOISE_K)
+		return;
+	const hog_mlp_shape *s = &M->s;
+	const uint64_t a = s->sparse ? s->boff[0] : 0, n = s->np - a;
+	float *restrict acc = w->acc + a;
+	const float *restrict g = w->hG + a;
+	if (phase == 0) {
+		memset(acc, 0, n * sizeof *acc);
+		w->win_g2 = 0;
+		w->win_full = 1;
+	}
+	w->win_full &= rows == w->B;
+	double q = 0;
+#pragma omp simd reduction(+ : q)
+	for (uint64_t k = 0; k < n; k++) {
+		acc[k] += g[k];
+		q += (double)g[k] * g[k];
+	}
+	w->win_g2 += q;
+	if (phase + 1 < NOISE_K || !w->win_full)
+		return;
+	double big = 0;
+#pragma omp simd reduction(+ : big)
+	for (uint64_t k = 0; k < n; k++)
+		big += (double)acc[k] * acc[k];
+	noise_add(&w->ns, w->win_g2 / NOISE_K, big / ((double)NOISE_K * NOISE_K));
+}
+
+/* --batch auto, thread 0 after an epoch whose noise scale was @p bn: the next
+ * epoch's batch, grown towards bn when bn is over twice the batch (by powers
+ * of two, at most 4 times an epoch, at most --batch auto's bound; never
+ * shrunk). The step follows McCandlish et al.'s eq. 2.6, the best step at
+ * batch B being e_max / (1 + bn / B): times (1 + bn/B_old) / (1 + bn/B_new) for
+ * sgd (and momentum), the square root of that for the adaptive rules (as
+ * the square-root rule for Adam: Malladi et al., NeurIPS 2022). */
+static void batch_grow(hog_engine *e, mlp_state *M, double bn)
+{
+	const uint32_t b0 = M->batch;
+	uint32_t b = b0;
+	while (isfinite(bn) && bn > 2.0 * b && b * 2 <= M->cap && b < 4 * b0)
+		b *= 2;
+	if (b == b0)
+		return;
+	double f = fmin((1.0 + bn / b0) / (1.0 + bn / b), sqrt((double)b / b0));
+	M->lr_mult *= e->o.rule == HOG_RULE_SGD ? f : sqrt(f);
+	M->batch = b;
 }
 
 /* ------------------------------------------------------------ batches */
@@ -393,6 +394,7 @@ static int batch_step(hog_engine *e, mlp_worker *w, const uint32_t *order, int r
 		return rc;
 	if ((rc = down(w, w->hG, w->G, s->np * sizeof(float))))
 		return rc;
+	noise_window(M, w, rows);
 	apply_step(e, w, lr);
 	for (int l = 0; l < L; l++) /* the forward's products: rows x n_l times n_l x n_l+1 */
 		flops += 2ull * s->n[l + 1] * (l == 0 && s->sparse ? w->hoff[rows] : (uint64_t)rows * s->n[l]);
@@ -400,17 +402,19 @@ static int batch_step(hog_engine *e, mlp_worker *w, const uint32_t *order, int r
 	return 0;
 }
 
-/* Adam's step number for the batch at position @p i of the worker's order in
- * @p epoch: the worker's batches before it, from 1 (exact when the batches
- * start at multiples of B, as they do unless a round ends inside one; a pure
- * function of the position, so that a resumed run counts as the straight one). */
-static double adam_t(const eng_worker *ew, int B, int epoch, uint64_t i)
+/* Adam's step number for the batch at position @p i of the worker's order:
+ * the worker's batches before it, from 1 (exact when the batches start at
+ * multiples of B, as they do unless a round ends inside one; a pure function
+ * of the position and the epochs' batches, so that a resumed run counts as
+ * the straight one). */
+static double adam_t(const mlp_worker *w, int B, uint64_t i)
 {
-	return (double)epoch * (double)((ew->n + B - 1) / B) + (double)((i + B - 1) / B) + 1.0;
+	return w->t_base + (double)((i + B - 1) / B) + 1.0;
 }
 
 static uint64_t mlp_round_fn(hog_engine *e, eng_worker *ew, int epoch, uint64_t from, uint64_t to)
 {
+	const mlp_state *M = e->model;
 	mlp_worker *w = ew->m;
 	const uint64_t T = (uint64_t)e->T, base = (uint64_t)epoch * e->tr->n;
 	const int buffered = e->o.mode == HOG_MODE_BUFFERED;
@@ -420,8 +424,9 @@ static uint64_t mlp_round_fn(hog_engine *e, eng_worker *ew, int epoch, uint64_t 
 		if ((nb & 15) == 0 && eng_stop_requested(e))
 			break;
 		int rows = to - i < (uint64_t)w->B ? (int)(to - i) : w->B;
-		w->t = adam_t(ew, w->B, epoch, i);
-		int rc = batch_step(e, w, ew->order + i, rows, eng_lr_at(e, epoch, base + i * T), &loss, &units);
+		w->t = adam_t(w, w->B, i);
+		int rc = batch_step(e, w, ew->order + i, rows, (float)(eng_lr_at(e, epoch, base + i * T) * M->lr_mult),
+		                    &loss, &units);
 		if (rc) {
 			eng_fail(e, rc, w->err.msg);
 			break;
@@ -440,6 +445,23 @@ static eng_round_fn mlp_round(const hog_engine *e)
 {
 	(void)e;
 	return mlp_round_fn;
+}
+
+/* Before each epoch: the epoch's batch (thread 0 set it after the last),
+ * Adam's step count so far, and the noise windows from zero. */
+static void mlp_epoch_begin(hog_engine *e, eng_worker *ew, int epoch)
+{
+	const mlp_state *M = e->model;
+	mlp_worker *w = ew->m;
+	if (e->o.mlp.batch_auto) { /* (no resume: mlp_opts_check) */
+		if (epoch > e->start_epoch)
+			w->t_base += (double)((ew->n + w->B - 1) / w->B);
+	} else {
+		w->t_base = (double)epoch * (double)((ew->n + M->batch - 1) / M->batch);
+	}
+	w->B = (int)M->batch;
+	w->nb = 0;
+	w->ns = (noise_sums){ 0 };
 }
 
 /* After each round: buffered flushes, and every worker stores its step-rule
@@ -496,6 +518,10 @@ static int mlp_setup(hog_engine *e)
 	M->b1 = o->mlp.adam_beta1;
 	M->b2 = o->mlp.adam_beta2;
 	M->eps = (float)o->mlp.adam_eps;
+	M->batch = o->mlp.batch;
+	M->cap = o->mlp.batch_auto ? o->mlp.batch_max : o->mlp.batch;
+	M->lr_mult = 1.0;
+	M->noise = NAN;
 	atomic_init(&M->lock.v, 0);
 	M->P = aligned_alloc(64, (M->nrec * sizeof(float) + 63) & ~(size_t)63);
 	M->perm = malloc(tr->n * sizeof *M->perm);
@@ -542,13 +568,16 @@ static int mlp_worker_init(hog_engine *e, eng_worker *ew)
 	eng_share(e->tr->n, ew->id, e->T, &lo, &hi);
 	w->rows = M->perm + lo;
 	ew->n = hi - lo;
-	if (!(ew->order = malloc((ew->n + 1) * sizeof *ew->order)) || !(w->idx = malloc(e->o.mlp.batch * sizeof *w->idx)))
+	if (!(ew->order = malloc((ew->n + 1) * sizeof *ew->order)) || !(w->idx = malloc(M->cap * sizeof *w->idx)))
 		return ENOMEM;
 	int rc = hog_backend_open(&w->b, e->o.mlp.device, 0, &w->err);
 	if (rc)
 		return rc;
 	w->host = hog_mlp_buf_host(w->b);
-	const size_t B = w->B = (int)e->o.mlp.batch, F = sizeof(float);
+	const size_t B = M->cap, F = sizeof(float);
+	w->B = (int)M->batch;
+	if (!(w->acc = malloc(s->np * F)))
+		return ENOMEM;
 	const int buffered = e->o.mode == HOG_MODE_BUFFERED;
 	if ((rc = wbuf(w, s->np * F, &w->W, &w->hW)) ||
 	    (rc = wbuf(w, s->np * F, &w->G, &w->hG)) || (rc = wbuf(w, B * 4, &w->lab, &w->hlab)) ||
@@ -606,6 +635,7 @@ static void mlp_worker_free(hog_engine *e, eng_worker *ew)
 	free(w->base);
 	free(w->rs);
 	free(w->idx);
+	free(w->acc);
 	free(w);
 	ew->m = NULL;
 }
@@ -705,7 +735,20 @@ static void mlp_eval_slice(hog_engine *e, int k)
 
 static void mlp_epoch_stats(hog_engine *e, hog_epoch_stats *s)
 {
-	const mlp_state *M = e->model;
+	mlp_state *M = e->model;
+	noise_sums ns = { 0 };
+	for (int k = 0; k < e->T; k++)
+		noise_merge(&ns, &((mlp_worker *)e->w[k]->m)->ns);
+	if (e->ranks > 1) { /* every rank's windows, so that the ranks grow their batches alike */
+		double v[] = { ns.small, ns.big, (double)ns.windows };
+		if (!hog_mpi_sum_f64(v, 3, &e->werr))
+			ns = (noise_sums){ v[0], v[1], (uint64_t)v[2] };
+	}
+	s->batch = M->batch;
+	s->lr *= M->lr_mult;
+	s->noise_scale = M->noise = noise_scale(&ns, M->batch, (double)M->batch * NOISE_K, NULL, NULL);
+	if (e->o.mlp.batch_auto)
+		batch_grow(e, M, s->noise_scale);
 	if (!e->te)
 		return;
 	hog_eval ev;
@@ -732,6 +775,7 @@ const hog_trainer_ops hog_mlp_trainer = {
 	.worker_init = mlp_worker_init,
 	.worker_free = mlp_worker_free,
 	.round = mlp_round,
+	.epoch_begin = mlp_epoch_begin,
 	.round_end = mlp_round_end,
 	.stop = mlp_stop,
 	.probe = mlp_probe,

@@ -156,6 +156,7 @@ static void epoch_report(hog_engine *e, int ep, double spent)
 	s.loss = e->o.loss;
 	s.unit = e->ops->unit ? e->ops->unit : "units";
 	s.nonzeros = -1; /* (the linear model counts its own) */
+	s.noise_scale = NAN; /* (the mlp measures its own, with its batch) */
 	/* the job's loss (every rank alike): a diverged epoch is reported, and no
 	 * checkpoint is written of it */
 	eng_check_diverged(e, ep, s.train_loss, 1);

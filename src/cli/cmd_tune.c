@@ -391,6 +391,7 @@ int cmd_tune(int argc0, char **argv0)
 	size_teams(&pl, &t);
 	if (!pl.folds && !pl.validation && !pl.vfrac)
 		pl.vfrac = 0.2;
+	cli_given_set(&t.a.given, OPT_VALIDATION); /* (every trial has held-out examples: --early-stop applies) */
 	if ((rc = cli_train_refuse(CLI_TUNE, &pl.base, cli_opt_train_modes(&pl.base), &t.a.given)) ||
 	    (rc = check_files(&pl, &t)))
 		goto out;

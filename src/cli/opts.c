@@ -168,7 +168,7 @@ const cli_opt cli_opts[] = {
 	  "k-fold cross-validation: every trial trains K times, each fold held out once (off: --validation 0.2)" },
 	{ "validation", 0, REQ, OPT_VALIDATION, CLI_TUNE, 0, 0, COND_NONE, "V",
 	  "the held-out set trials are judged on: a data set file, or a fraction of --data drawn by --seed (0.2)" },
-	{ "early-stop", 0, REQ, OPT_EARLY_STOP, CLI_TUNE, 0, 0, COND_NONE, "N",
+	{ "early-stop", 0, REQ, OPT_EARLY_STOP, CLI_TUNE, 0, 0, COND_HELDOUT, "N",
 	  "a trial stops once its held-out loss has not improved for N epochs, judged by its best epoch (off)" },
 	{ "rungs", 0, REQ, OPT_RUNGS, CLI_TUNE, 0, 0, COND_NONE, "R",
 	  "successive halving: R rounds, every trial at epochs/3^(R-1), the best third again at 3 times the epochs, "

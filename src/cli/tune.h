@@ -86,6 +86,10 @@ int tune_cut(tune_plan *pl, const hog_data *full);
  * that fold @p f of @p k holds out, in the set's order, for @p seed. Returns
  * their count. (Exposed for the tests: every example is held out once.) */
 uint64_t tune_fold(uint64_t n, int k, int f, uint64_t seed, uint64_t *idx);
+/* The examples at positions [lo, hi) of a shuffle of 0..n-1 by @p seed, in the
+ * set's order (@p in: 1) or the others (@p in: 0), into @p idx (room for n).
+ * Returns their count (0 out of memory). */
+uint64_t tune_cut_ids(uint64_t n, uint64_t lo, uint64_t hi, uint64_t seed, int in, uint64_t *idx);
 /* Runs the search: every rung's trials on the teams. Returns 0, or an exit code. */
 int tune_search(tune_plan *pl);
 /* The options of configuration @p c on top of the plan's base. */

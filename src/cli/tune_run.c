@@ -225,45 +225,6 @@ void tune_value(const tune_plan *pl, int c, int p, char *buf, size_t n)
 
 /* ------------------------------------------------------------ the folds */
 
-static uint64_t mix(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
-/* The examples at positions [lo, hi) of a shuffle of 0..n-1 by @p seed, in the
- * set's order (@p in: 1) or the others (@p in: 0), into @p idx. */
-static uint64_t cut(uint64_t n, uint64_t lo, uint64_t hi, uint64_t seed, int in, uint64_t *idx)
-{
-	uint64_t *perm = malloc((n + 1) * sizeof *perm);
-	unsigned char *mark = calloc(n + 1, 1);
-	uint64_t k = 0;
-	if (perm && mark) {
-		for (uint64_t i = 0; i < n; i++)
-			perm[i] = i;
-		for (uint64_t i = n; i > 1; i--) {
-			uint64_t j = mix(&seed) % i, t = perm[i - 1];
-			perm[i - 1] = perm[j];
-			perm[j] = t;
-		}
-		for (uint64_t i = lo; i < hi; i++)
-			mark[perm[i]] = 1;
-		for (uint64_t i = 0; i < n; i++)
-			if (mark[i] == in)
-				idx[k++] = i;
-	}
-	free(perm);
-	free(mark);
-	return k;
-}
-
-uint64_t tune_fold(uint64_t n, int k, int f, uint64_t seed, uint64_t *idx)
-{
-	return cut(n, n * (uint64_t)f / (uint64_t)k, n * (uint64_t)(f + 1) / (uint64_t)k, seed, 1, idx);
-}
-
 int tune_cut(tune_plan *pl, const hog_data *full)
 {
 	const uint64_t n = full->n;
@@ -274,7 +235,7 @@ int tune_cut(tune_plan *pl, const hog_data *full)
 	for (int f = 0; f < sets && !rc; f++) {
 		uint64_t lo = pl->folds ? n * (uint64_t)f / (uint64_t)sets : 0;
 		uint64_t hi = pl->folds ? n * (uint64_t)(f + 1) / (uint64_t)sets : (uint64_t)llround(pl->vfrac * (double)n);
-		uint64_t m = cut(n, lo, hi, pl->base.seed, 1, idx);
+		uint64_t m = tune_cut_ids(n, lo, hi, pl->base.seed, 1, idx);
 		if (m != hi - lo || !m || m == n) {
 			rc = m == hi - lo ? 0 : ENOMEM;
 			if (!rc)
@@ -285,7 +246,7 @@ int tune_cut(tune_plan *pl, const hog_data *full)
 		}
 		if ((rc = hog_data_subset(full, idx, m, &pl->held[f], &err)))
 			break;
-		m = cut(n, lo, hi, pl->base.seed, 0, idx);
+		m = tune_cut_ids(n, lo, hi, pl->base.seed, 0, idx);
 		if ((rc = hog_data_subset(full, idx, m, &pl->train[f], &err)))
 			break;
 		pl->nsets = f + 1;

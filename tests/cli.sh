@@ -1930,6 +1930,11 @@ check "tune: -h" 0 "$H" tune -h
 check_grep "tune: -h lists --folds" "$OUT" '^ +--folds K'
 check_grep "tune: -h lists --save-config" "$OUT" '^ +--save-config FILE'
 "$H" -h >"$T/tuh.txt" 2>&1
+missing=""
+for o in $("$H" tune -h | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u); do
+	sed 's/\\-/-/g' "$SRC/man/hogwild.1" | grep -q -- "$o" || missing="$missing $o"
+done
+check_true "tune: every option of tune -h in the man page (missing:${missing:- none})" test -z "$missing"
 check_grep "tune: in hogwild -h" "$T/tuh.txt" '^  tune '
 check "tune: a grid on a validation file" 0 "$H" tune --quiet --data "$T/tua.lmdb" --validation "$T/tub.lmdb" \
 	--mode serial --epochs 4 --rungs 1 --lr 0.1,0.8 --l2 1e-6,1e-2 --save-config "$T/tu.ini" --save "$T/tu.model" \

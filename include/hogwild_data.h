@@ -187,6 +187,10 @@ void hog_data_free(hog_data *d);
  * hog_data_free()). The meta data's counts and label statistics are the
  * subset's. @return 0 or ENOMEM. */
 int hog_data_sample(const hog_data *d, uint64_t n, uint64_t seed, hog_data **out, hog_err *err);
+/** The examples @p idx[0..n) of @p d (indices below d->n, in the order given;
+ * repeats allowed), as a data set of its own, as hog_data_sample() makes one:
+ * `hogwild tune` cuts its folds so. @return 0 or ENOMEM. */
+int hog_data_subset(const hog_data *d, const uint64_t *idx, uint64_t n, hog_data **out, hog_err *err);
 
 /** What a test set must agree with: a training set or a model's record of
  * one (hog_model_prepare()). Zero fields are not checked. */

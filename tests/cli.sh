@@ -1941,5 +1941,77 @@ check "unlabelled: --no-label with --label-col" 2 "$H" data import -q -f csv --n
 check "unlabelled: --no-label for idx" 2 "$H" data import -q -f idx --no-label "$T/a" "$T/b" "$T/x.lmdb"
 check_grep "unlabelled: ... names the formats" "$ERR" '--no-label applies to --format libsvm, csv and ratings'
 
+# ------------------------------------------------------------ tune
+"$H" data gen -q --examples 3000 --features 300 --nnz 10 --seed 5 "$T/tu.lmdb" >/dev/null 2>&1
+"$H" data split --fraction 0.25 --seed 2 "$T/tu.lmdb" "$T/tua.lmdb" "$T/tub.lmdb" >/dev/null 2>&1
+check "tune: -h" 0 "$H" tune -h
+check_grep "tune: -h lists --folds" "$OUT" '^ +--folds K'
+check_grep "tune: -h lists --save-config" "$OUT" '^ +--save-config FILE'
+"$H" -h >"$T/tuh.txt" 2>&1
+missing=""
+for o in $("$H" tune -h | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u); do
+	sed 's/\\-/-/g' "$SRC/man/hogwild.1" | grep -q -- "$o" || missing="$missing $o"
+done
+check_true "tune: every option of tune -h in the man page (missing:${missing:- none})" test -z "$missing"
+check_grep "tune: in hogwild -h" "$T/tuh.txt" '^  tune '
+check "tune: a grid on a validation file" 0 "$H" tune --quiet --data "$T/tua.lmdb" --validation "$T/tub.lmdb" \
+	--mode serial --epochs 4 --rungs 1 --lr 0.1,0.8 --l2 1e-6,1e-2 --save-config "$T/tu.ini" --save "$T/tu.model" \
+	--json "$T/tu.json"
+cp "$OUT" "$T/tu.table"
+check_grep "tune: ... a row per configuration" "$T/tu.table" '^ +1 +4 +0\.8 +0\.01 '
+check_grep "tune: ... the best marked" "$T/tu.table" ' \*$'
+check_grep "tune: ... json" "$T/tu.json" '"trials":\[\{"round":1,"epochs":4,"lr":0.10000000000000001,"l2":9.9999999999999995e-07'
+check_grep "tune: ... config for train" "$T/tu.ini" '^\[train\]$'
+check_grep "tune: ... config keeps the fixed options" "$T/tu.ini" '^mode = serial$'
+check "tune: the config trains" 0 "$H" train --quiet -c "$T/tu.ini" --data "$T/tua.lmdb" --save "$T/tu2.model"
+check_true "tune: ... the same model as --save (serial, byte for byte)" cmp "$T/tu.model" "$T/tu2.model"
+# every row is the train run of its options: its held-out loss, to the digit printed
+for cfg in "0.1 1e-06" "0.1 0.01" "0.8 1e-06" "0.8 0.01"; do
+	set -- $cfg
+	"$H" train --quiet --data "$T/tua.lmdb" --test "$T/tub.lmdb" --mode serial --epochs 4 --lr "$1" --l2 "$2" >"$T/tur.txt" 2>/dev/null
+	want=$(awk '$1 == 4 { print $7 }' "$T/tur.txt")
+	got=$(awk -v lr="$1" -v l2="$2" '$1 == 1 && $3 + 0 == lr + 0 && $4 + 0 == l2 + 0 { print $6 }' "$T/tu.table")
+	check_true "tune: row lr $1 l2 $2 = train's test loss ($got, $want)" test -n "$want" -a "$got" = "$want"
+done
+# the best row is the lowest held-out loss
+best=$(awk '$NF == "*" { print $6 }' "$T/tu.table")
+low=$(awk '$1 == 1 && $6 ~ /^[0-9.]+$/ { print $6 }' "$T/tu.table" | sort -g | head -1)
+check_true "tune: the best is the lowest loss ($best, $low)" test -n "$best" -a "$best" = "$low"
+check "tune: k folds with halving" 0 "$H" tune --quiet --data "$T/tu.lmdb" --folds 3 --epochs 9 --threads 1
+check_grep "tune: ... three rounds" "$OUT" '^ +3 +9 '
+check "tune: mf on ratings" 0 "$H" tune --quiet --data "$T/gr.lmdb" --epochs 3 --rank 4,8 --lr x1 --l2 0.05
+check_grep "tune: ... rank column" "$OUT" 'rank'
+# usage errors name the option; data errors exit 1; outputs checked first
+check "tune: range HI < LO" 2 "$H" tune --data "$T/tu.lmdb" --lr 1:0.1
+check_grep "tune: ... names --lr" "$ERR" -- '--lr: .1:0.1. is not a range'
+check "tune: a bad list" 2 "$H" tune --data "$T/tu.lmdb" --l2 1e-6,abc
+check_grep "tune: ... names --l2" "$ERR" -- '--l2: '
+check "tune: lr and multiples mixed" 2 "$H" tune --data "$T/tu.lmdb" --lr 0.1,x2
+check "tune: --folds 1" 2 "$H" tune --data "$T/tu.lmdb" --folds 1
+"$H" data gen -q --examples 20 --features 30 --nnz 3 "$T/tut.lmdb" >/dev/null 2>&1
+check "tune: more folds than examples" 2 "$H" tune --data "$T/tut.lmdb" --folds 30 --epochs 1 --lr 0.1 --l2 0
+check_grep "tune: ... says how many" "$ERR" 'has [0-9]+ examples'
+check "tune: --folds and --validation" 2 "$H" tune --data "$T/tu.lmdb" --folds 3 --validation 0.2
+check "tune: --rank for the linear model" 2 "$H" tune --data "$T/tu.lmdb" --rank 8,16
+check_grep "tune: ... names --rank" "$ERR" -- '--rank applies to'
+check "tune: --metric unknown" 2 "$H" tune --data "$T/tu.lmdb" --metric f1
+check "tune: unknown option" 2 "$H" tune --data "$T/tu.lmdb" --bogus
+check "tune: --save in a missing folder, before training" 1 "$H" tune --data "$T/tu.lmdb" --save "$T/nodir/m.model"
+check_true "tune: ... nothing trained" test ! -s "$OUT"
+check "tune: --save-config over a data set" 1 "$H" tune --data "$T/tu.lmdb" --save-config "$T/tub.lmdb"
+check "tune: a validation set of another kind" 1 "$H" tune --quiet --data "$T/tu.lmdb" --validation "$T/gr.lmdb"
+check "tune: --metric rmse of binary labels" 2 "$H" tune --quiet --data "$T/tu.lmdb" --epochs 1 --lr 0.1 --l2 0 --metric rmse
+# SIGTERM: the finished trials reported, exit 143
+"$H" data gen -q --examples 200000 --features 2000 --nnz 20 --seed 5 "$T/tubig.lmdb" >/dev/null 2>&1
+"$H" tune --quiet --data "$T/tubig.lmdb" --epochs 30 --rungs 1 --teams 1 --lr 0.1,0.2,0.4 --l2 1e-6 \
+	--save-config "$T/tus.ini" >"$OUT" 2>"$ERR" &
+tpid=$!
+sleep 1.5
+kill -TERM $tpid
+wait $tpid
+got=$?
+check_true "tune: SIGTERM exits 143 ($got)" test "$got" -eq 143
+check_grep "tune: ... the stopped trials said" "$OUT" 'stopped'
+
 echo "cli: $PASS passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]

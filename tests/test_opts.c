@@ -24,7 +24,7 @@ static hog_train_opts opts_for(enum hog_model_kind model, enum hog_loss loss, in
 static int find_id(unsigned cmd, const char *name)
 {
 	for (size_t i = 0; i < cli_nopts; i++)
-		if ((cli_opts[i].cmds & cmd) && !strcmp(cli_opts[i].name, name))
+		if (cli_opt_takes(&cli_opts[i], cmd) && !strcmp(cli_opts[i].name, name))
 			return cli_opts[i].id;
 	return -1;
 }
@@ -281,6 +281,8 @@ static const struct ref {
 	{ "strict", "*", "", "test" }, { "validation", "*", "", "" }, { "early-stop", "*", "", "heldout" },
 	{ "ranks", "*", "", "" }, { "repeat", "*", "", "" },
 	{ "target-loss", "*", "", "" }, { "csv", "*", "", "" }, { "json", "*", "", "" }, { "plot", "*", "", "" },
+	{ "teams", "*", "", "" }, { "folds", "*", "", "" }, { "rungs", "*", "", "" }, { "budget", "*", "", "" },
+	{ "metric", "*", "", "" }, { "save-config", "*", "", "" },
 	{ "help", "*", "", "" },
 };
 
@@ -369,7 +371,7 @@ static void check_cell(unsigned cmd, const cli_opt *op, const struct ref *r, con
 		int got = !refused_with(cmd, &o, modes, op->name, cond_beside(r->cond, met));
 		if (got != want)
 			fprintf(stderr, "\n  %s --%s, %s in '%s', condition %s %s: %s, wanted %s\n",
-			        cmd == CLI_TRAIN ? "train" : "compare", op->name, c->name, runs, r->cond,
+			        cmd == CLI_TRAIN ? "train" : cmd == CLI_TUNE ? "tune" : "compare", op->name, c->name, runs, r->cond,
 			        met ? "met" : "unmet", got ? "accepted" : "refused", want ? "accepted" : "refused");
 		CU_ASSERT_EQUAL(got, want);
 		(*cells)++;
@@ -404,6 +406,11 @@ static void test_matrix(void)
 					hog_train_opts t = opts_for(c->model, c->loss, m);
 					check_cell(CLI_TRAIN, op, r, c, m, cli_opt_train_modes(&t), runs, &cells);
 				}
+				if (cli_opt_takes(op, CLI_TUNE)) { /* every trial in its mode, as train */
+					hog_train_opts t = opts_for(c->model, c->loss, m);
+					check_cell(CLI_TUNE, op, r, c, m, cli_opt_train_modes(&t),
+					           m == HOG_MODE_AUTO ? c->modes : name, &cells);
+				}
 				if ((op->cmds & CLI_COMPARE) && m != HOG_MODE_AUTO) { /* serial and mode m */
 					char runs[128];
 					snprintf(runs, sizeof runs, "serial %s", name);
@@ -413,7 +420,7 @@ static void test_matrix(void)
 		}
 	}
 	for (size_t i = 0; i < sizeof refs / sizeof *refs; i++) /* and no expectation without an option */
-		CU_ASSERT(find_id(CLI_TRAIN | CLI_COMPARE, refs[i].name) >= 0);
+		CU_ASSERT(find_id(CLI_TRAIN | CLI_COMPARE | CLI_TUNE, refs[i].name) >= 0);
 	CU_ASSERT(cells > 1000);
 }
 

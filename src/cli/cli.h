@@ -21,6 +21,7 @@ int cmd_compare(int argc, char **argv);
 int cmd_topo(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_model(int argc, char **argv);
+int cmd_tune(int argc, char **argv);
 
 /** A subcommand of a command group (data, model). */
 typedef struct cli_sub {

@@ -62,7 +62,7 @@ static int distance(const char *a, const char *b)
 static const struct {
 	const char *name;
 	unsigned cmd;
-} sections[] = { { "train", CLI_TRAIN }, { "compare", CLI_COMPARE } };
+} sections[] = { { "train", CLI_TRAIN }, { "compare", CLI_COMPARE }, { "tune", CLI_TUNE } };
 
 /* "; did you mean 'X'?" for the closest of @p names (n of them, @p stride bytes
  * apart), when it is close; else "". */
@@ -88,7 +88,7 @@ static void suggest(char *out, size_t len, const char *word, const char *const *
 static int takes_key(unsigned cmd, const char *key)
 {
 	for (size_t i = 0; i < cli_nopts; i++)
-		if ((cli_opts[i].cmds & cmd) && !strcmp(cli_opts[i].name, key))
+		if (cli_opt_takes(&cli_opts[i], cmd) && !strcmp(cli_opts[i].name, key))
 			return strcmp(key, "config") != 0 && strcmp(key, "help") != 0;
 	return 0;
 }
@@ -105,7 +105,7 @@ static int on_key(void *ud, const char *section, const char *key, const char *va
 		if (!cmd) {
 			suggest(hint, sizeof hint, section, &sections[0].name, sizeof sections / sizeof *sections,
 			        sizeof *sections);
-			return hog_err_set(err, HOG_ECONFIG, "%s:%u: unknown section [%s] (sections: [train], [compare])%s",
+			return hog_err_set(err, HOG_ECONFIG, "%s:%u: unknown section [%s] (sections: [train], [compare], [tune])%s",
 			                   x->path, line, section, hint);
 		}
 		if (strcmp(section, x->cmd) != 0) { /* another command's: checked, not used */

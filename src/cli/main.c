@@ -23,6 +23,7 @@ static const char usage_text[] =
 	"  predict   write a model's predictions\n"
 	"  model info|dump|load   inspect a model file; as text and back\n"
 	"  compare   run every update mode and thread count side by side\n"
+	"  tune      search step size, L2/L1, rank or widths on held-out data\n"
 	"  topo      show the machine and the thread placement plan\n"
 	"  demo      the built-in comparison: lock-free vs locked on a generated set\n"
 	"\n"
@@ -175,7 +176,7 @@ int main(int argc, char **argv)
 	static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {
 		{ "data", cmd_data }, { "train", cmd_train }, { "eval", cmd_eval },
 		{ "predict", cmd_predict }, { "compare", cmd_compare }, { "topo", cmd_topo },
-		{ "demo", cmd_demo }, { "model", cmd_model },
+		{ "demo", cmd_demo }, { "model", cmd_model }, { "tune", cmd_tune },
 	};
 	for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++)
 		if (!strcmp(c, cmds[i].name))

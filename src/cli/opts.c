@@ -157,14 +157,60 @@ const cli_opt cli_opts[] = {
 	  "also write every cell with its per-epoch figures as JSON" },
 	{ "plot", 0, REQ, OPT_PLOT, CLI_COMPARE, 0, 0, COND_NONE, "PREFIX",
 	  "write PREFIX-speedup.{png,svg} and PREFIX-loss.{png,svg} (needs gnuplot: apt-get install gnuplot-nox)" },
+	/* tune's own, and its versions of train's options: the searched ones take lists and ranges */
+	{ "mode", 0, REQ, OPT_MODE, CLI_TUNE, 0, 0, COND_NONE, "M",
+	  "{MODES}: every trial's mode (serial with one thread a trial, else the model's fastest measured mode)" },
+	{ "threads", 0, REQ, OPT_THREADS, CLI_TUNE, 0, 0, COND_NONE, "N",
+	  "workers of each trial (1: as many trials at once as cores, each serial; more: cores/N trials at once)" },
+	{ "teams", 0, REQ, OPT_TEAMS, CLI_TUNE, 0, 0, COND_NONE, "N",
+	  "trials run at once (cores / --threads)" },
+	{ "lr", 0, REQ, OPT_LR, CLI_TUNE, 0, 0, COND_NONE, "V",
+	  "step sizes to try: a list 0.05,0.1, a range LO:HI[:N] of N values spaced evenly on a log scale (4), "
+	  "or multiples of the model's default step, x0.25:x2 (x0.25,x0.5,x1,x2; mf x0.5:x2:3, mlp x0.5:x2:3)" },
+	{ "l2", 0, REQ, OPT_L2, CLI_TUNE, 0, 0, COND_NONE, "V",
+	  "L2 weights to try, as --lr (1e-7:1e-2:6; mf 0.01:0.1:3; mlp 1e-6:1e-4:3)" },
+	{ "l1", 0, REQ, OPT_L1, CLI_TUNE, K(LINEAR), 0, COND_NOT_ADAREV, "V", "L1 weights to try, as --lr (0: off)" },
+	{ "rank", 0, REQ, OPT_RANK, CLI_TUNE, K(MF), 0, COND_NONE, "V", "ranks to try, as --lr (16,32,64)" },
+	{ "layers", 0, REQ, OPT_LAYERS, CLI_TUNE, K(MLP), 0, COND_MODEL_MLP, "W/W,W",
+	  "hidden layer widths to try, the choices separated by '/': 64/256/128,128 (none)" },
+	{ "folds", 0, REQ, OPT_FOLDS, CLI_TUNE, 0, 0, COND_NONE, "K",
+	  "k-fold cross-validation: every trial trains K times, each fold held out once (off: --validation 0.2)" },
+	{ "validation", 0, REQ, OPT_VALIDATION, CLI_TUNE, 0, 0, COND_NONE, "V",
+	  "the held-out set trials are judged on: a data set file, or a fraction of --data drawn by --seed (0.2)" },
+	{ "early-stop", 0, REQ, OPT_EARLY_STOP, CLI_TUNE, 0, 0, COND_HELDOUT, "N",
+	  "a trial stops once its held-out loss has not improved for N epochs, judged by its best epoch (off)" },
+	{ "rungs", 0, REQ, OPT_RUNGS, CLI_TUNE, 0, 0, COND_NONE, "R",
+	  "successive halving: R rounds, every trial at epochs/3^(R-1), the best third again at 3 times the epochs, "
+	  "up to --epochs (1: a plain grid; default: up to 3, fewer for few trials)" },
+	{ "budget", 0, REQ, OPT_BUDGET, CLI_TUNE, 0, 0, COND_NONE, "SECONDS",
+	  "start no trial after SECONDS; the best finished one wins (none)" },
+	{ "metric", 0, REQ, OPT_METRIC, CLI_TUNE, 0, 0, COND_NONE, "M",
+	  "loss | acc | auc | rmse: what the best trial has best on the held-out examples (loss)" },
+	{ "save", 0, REQ, OPT_SAVE, CLI_TUNE, 0, 0, COND_NONE, "FILE",
+	  "retrain the best configuration on the whole of --data and write the model here" },
+	{ "save-config", 0, REQ, OPT_SAVE_CONFIG, CLI_TUNE, 0, 0, COND_NONE, "FILE",
+	  "write the best configuration as an INI file that 'hogwild train -c FILE' reads" },
+	{ "json", 0, REQ, OPT_JSON, CLI_TUNE, 0, 0, COND_NONE, "FILE", "also write every trial as JSON" },
 	{ "help", 'h', NO, OPT_HELP, BOTH, 0, 0, COND_NONE, NULL, "this text" },
 };
 const size_t cli_nopts = sizeof cli_opts / sizeof *cli_opts;
 
+int cli_opt_takes(const cli_opt *op, unsigned cmd)
+{
+	if (op->cmds & cmd)
+		return 1;
+	if (cmd != CLI_TUNE || op->cmds != BOTH)
+		return 0;
+	for (size_t i = 0; i < cli_nopts; i++) /* (an entry of tune's own comes first) */
+		if (cli_opts[i].cmds == CLI_TUNE && (cli_opts[i].id == op->id || !strcmp(cli_opts[i].name, op->name)))
+			return 0;
+	return 1;
+}
+
 const cli_opt *cli_opt_find(unsigned cmd, int id)
 {
 	for (size_t i = 0; i < cli_nopts; i++)
-		if (cli_opts[i].id == id && (cli_opts[i].cmds & cmd))
+		if (cli_opts[i].id == id && cli_opt_takes(&cli_opts[i], cmd))
 			return &cli_opts[i];
 	return NULL;
 }
@@ -173,7 +219,7 @@ size_t cli_opt_getopt(unsigned cmd, struct option *out, size_t cap)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < cli_nopts && n + 1 < cap; i++)
-		if (cli_opts[i].cmds & cmd)
+		if (cli_opt_takes(&cli_opts[i], cmd))
 			out[n++] = (struct option){ cli_opts[i].name, cli_opts[i].has_arg, NULL, cli_opts[i].id };
 	out[n] = (struct option){ NULL, 0, NULL, 0 };
 	return n;
@@ -366,7 +412,7 @@ void cli_opt_usage(FILE *f, unsigned cmd)
 {
 	for (size_t i = 0; i < cli_nopts; i++) {
 		const cli_opt *op = &cli_opts[i];
-		if (!(op->cmds & cmd) || !op->help)
+		if (!cli_opt_takes(op, cmd) || !op->help)
 			continue;
 		char left[64], text[1024];
 		const int opt = op->has_arg == optional_argument; /* --name[=VALUE] */

@@ -30,13 +30,17 @@ enum {
 	OPT_STREAM, OPT_KEEP_DIVERGED, OPT_VALIDATION, OPT_EARLY_STOP,
 	/* compare's own */
 	OPT_MODES, OPT_THREADS_LIST, OPT_RANKS, OPT_REPEAT, OPT_TARGET, OPT_CSV, OPT_JSON, OPT_PLOT,
+	/* tune's own */
+	OPT_FOLDS, OPT_BUDGET, OPT_SAVE_CONFIG, OPT_METRIC, OPT_TEAMS, OPT_RUNGS,
 	OPT_HELP,
 	OPT_LAST
 };
 #define CLI_NOPT_IDS (OPT_LAST - OPT_FIRST)
 
-/* The commands that take an option. */
-enum { CLI_TRAIN = 1u, CLI_COMPARE = 2u };
+/* The commands that take an option. Tune takes every option of both train and
+ * compare (BOTH in opts.c) except those it has an entry of its own for (the
+ * searched ones take lists: --lr 0.01:1), and its own (cli_opt_takes). */
+enum { CLI_TRAIN = 1u, CLI_COMPARE = 2u, CLI_TUNE = 4u };
 
 /* A condition on the other options besides model and mode. */
 enum cli_cond {
@@ -76,6 +80,9 @@ extern const size_t cli_nopts;
  * the listed values ("on|off|auto") of an option whose value is optional:
  * `--normalize off` means --normalize=off, not --normalize and a stray word. */
 int cli_opt_optional_value(const char *name, const char *word);
+
+/* 1 when command @p cmd takes the table's entry @p op. */
+int cli_opt_takes(const cli_opt *op, unsigned cmd);
 
 /* The entry of option @p id for command @p cmd, or NULL. */
 const cli_opt *cli_opt_find(unsigned cmd, int id);

@@ -1,6 +1,7 @@
 /* hog_data_sample(): a small random subset of a loaded data set, as a data set of
  * its own (every kind: sparse rows, ratings, dense rows). `--mode auto` probes the
- * update modes on one; it is also a cheap way to try settings on a large set. */
+ * update modes on one; it is also a cheap way to try settings on a large set.
+ * hog_data_subset() copies given examples: `tune` cuts its folds with it. */
 #include "sys/err.h"
 #include <errno.h>
 #include <stdlib.h>
@@ -22,9 +23,12 @@ int hog_data_sample(const hog_data *d, uint64_t n, uint64_t seed, hog_data **out
 	/* a partial Fisher-Yates shuffle picks n distinct examples; sorted back so the
 	 * subset keeps the set's own order (as a prefix of it would) */
 	uint64_t *pick = malloc((d->n + 1) * sizeof *pick);
-	hog_data *s = calloc(1, sizeof *s);
-	if (!pick || !s)
-		goto oom;
+	unsigned char *mark = calloc(d->n + 1, 1);
+	if (!pick || !mark) {
+		free(pick);
+		free(mark);
+		return hog_err_set(err, ENOMEM, "out of memory sampling %llu examples", (unsigned long long)n);
+	}
 	for (uint64_t i = 0; i < d->n; i++)
 		pick[i] = i;
 	for (uint64_t i = 0; i < n; i++) {
@@ -32,19 +36,25 @@ int hog_data_sample(const hog_data *d, uint64_t n, uint64_t seed, hog_data **out
 		pick[i] = pick[j];
 		pick[j] = t;
 	}
-	{
-		/* mark and sweep puts them back in the set's order in O(d->n) */
-		unsigned char *mark = calloc(d->n + 1, 1);
-		if (!mark)
-			goto oom;
-		for (uint64_t i = 0; i < n; i++)
-			mark[pick[i]] = 1;
-		uint64_t k = 0;
-		for (uint64_t i = 0; i < d->n; i++)
-			if (mark[i])
-				pick[k++] = i;
-		free(mark);
-	}
+	/* mark and sweep puts them back in the set's order in O(d->n) */
+	for (uint64_t i = 0; i < n; i++)
+		mark[pick[i]] = 1;
+	uint64_t k = 0;
+	for (uint64_t i = 0; i < d->n; i++)
+		if (mark[i])
+			pick[k++] = i;
+	free(mark);
+	int rc = hog_data_subset(d, pick, n, out, err);
+	free(pick);
+	return rc;
+}
+
+int hog_data_subset(const hog_data *d, const uint64_t *pick, uint64_t n, hog_data **out, hog_err *err)
+{
+	*out = NULL;
+	hog_data *s = calloc(1, sizeof *s);
+	if (!s)
+		goto oom;
 	s->meta = d->meta;
 	s->meta.examples = n;
 	s->n = n;
@@ -93,11 +103,9 @@ int hog_data_sample(const hog_data *d, uint64_t n, uint64_t seed, hog_data **out
 			memcpy(s->x + i * d->dim, d->x + pick[i] * d->dim, d->dim * 4);
 		s->nnz = s->meta.nnz = n * d->dim;
 	}
-	free(pick);
 	*out = s;
 	return 0;
 oom:
-	free(pick);
 	hog_data_free(s);
-	return hog_err_set(err, ENOMEM, "out of memory sampling %llu examples", (unsigned long long)n);
+	return hog_err_set(err, ENOMEM, "out of memory taking a subset of %llu examples", (unsigned long long)n);
 }

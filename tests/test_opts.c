@@ -256,6 +256,7 @@ static const struct ref {
 	{ "grid", "mf", "grid", "" }, { "epochs", "*", "", "" }, { "lr", "*", "", "" },
 	{ "schedule", "*", "", "sgd" }, { "backoff", "*", "", "backoff" }, { "t0", "*", "", "invt" },
 	{ "warmup", "*", "", "" }, { "l2", "*", "", "" }, { "l1", "linear", "", "sgd-adagrad" },
+	{ "class-weight", "linear", "", "" },
 	{ "optimizer", "*", "", "" },
 	{ "adagrad-beta", "*", "", "adaptive" }, { "average", "linear", "", "" },
 	{ "normalize", "linear mlp softmax", "", "" },

@@ -340,6 +340,13 @@ typedef struct hog_train_opts {
 	                                the data set, the chunks in a new random order each
 	                                epoch, each chunk's examples in turn (the rows stream
 	                                from memory instead of one random row per example) */
+	const char *class_weight;  /**< binary and multiclass sets: weights of the classes, which
+	                                multiply the examples' own (hog_block.weights): "balanced"
+	                                (class c weighs n / (classes * n_c), as scikit-learn's) or
+	                                "C=W,C=W,..." (binary: C is 1, +1 or pos for the positive
+	                                class, 0, -1 or neg for the negative; multiclass: the class
+	                                number; classes not named weigh 1). NULL: every class 1.
+	                                Regression and ratings sets refuse it (HOG_ECONFIG) */
 	hog_linear_opts linear;    /**< --model linear's own options */
 	hog_mf_opts mf;            /**< --model mf's own options */
 	hog_mlp_opts mlp;          /**< --model mlp's own options (and linear --loss softmax's) */

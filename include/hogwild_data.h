@@ -28,8 +28,13 @@ enum hog_task {
 	HOG_TASK_RATINGS = 4,    /**< real-valued ratings of (user, item) */
 };
 
-/** Format version written by this library; files with a larger one are refused. */
-#define HOG_FORMAT_VERSION 1
+/** Format version read by this library; files with a larger one are refused.
+ * Sets without example weights are written as version 1 (readable by every
+ * hogwild), sets with weights as #HOG_FORMAT_WEIGHTS, which older readers
+ * refuse as newer rather than train on without the weights. */
+#define HOG_FORMAT_VERSION 2
+/** The format version of a data set with example weights. */
+#define HOG_FORMAT_WEIGHTS 2
 /** Default number of examples per block. */
 #define HOG_BLOCK_EXAMPLES 4096
 
@@ -53,6 +58,9 @@ typedef struct hog_meta {
 	                              older sets: labelled); its labels read as 0 and its task
 	                              is the importer's placeholder: predictions take it, eval
 	                              and training refuse it */
+	int weighted;            /**< 1: examples carry weights (meta "weights" = "1", format
+	                              version 2); 0: every weight is 1 */
+	double weight_sum;       /**< the sum of the examples' weights (examples when unweighted) */
 } hog_meta;
 
 /** A view of one block, pointing into the store's memory map (or a copy of it
@@ -74,6 +82,7 @@ typedef struct hog_block {
 	const float *ratings;    /**< ratings: n values */
 	const float *xf;         /**< dense float: n*cols values, row-major */
 	const uint8_t *xu8;      /**< dense u8: n*cols bytes, row-major */
+	const float *weights;    /**< any kind: n example weights (finite, > 0), or NULL when all are 1 */
 } hog_block;
 
 /** A data set opened for reading (read-only, no lock: any number of readers). */
@@ -127,6 +136,11 @@ int hog_writer_open(hog_writer **out, const char *path, const hog_writer_opts *o
  * @return 0 or HOG_EDATA (id beyond the dimension, NaN/Inf), HOG_ELMDB, errno. */
 int hog_writer_add_sparse(hog_writer *w, float label, const uint32_t *ids, const float *vals,
                           uint32_t nnz, hog_err *err);
+/** The weight of the next example added (any kind; reset to 1 by each add):
+ * a finite number > 0. A set in which some weight is not 1 is a weighted set
+ * (hog_meta.weighted, format version #HOG_FORMAT_WEIGHTS).
+ * @return 0 or HOG_EDATA (NaN, infinite, zero or negative: naming the example). */
+int hog_writer_set_weight(hog_writer *w, double weight, hog_err *err);
 /** Adds a rating; user and item are dense ids.
  * @return 0, HOG_ECONFIG (a writer not opened for ratings), HOG_EDATA (a rating
  * that is NaN or infinite, an id of UINT32_MAX). */
@@ -168,6 +182,7 @@ typedef struct hog_data {
 	float *vals;           /**< sparse: nnz, or NULL when every value is 1 */
 	uint32_t *users, *items; /**< ratings: n */
 	float *ratings;        /**< ratings: n */
+	float *weights;        /**< n example weights, or NULL when the set is unweighted (all 1) */
 	float *x;              /**< dense: n*dim values (u8 rows are scaled to float) */
 	uint64_t *user_ids, *item_ids; /**< ratings: dense id -> original id (meta.users and
 	                                    meta.items of them), or NULL: the set has no id maps */
@@ -282,6 +297,13 @@ typedef struct hog_import_opts {
 	                               VW's -b), the set's dimension 2^bits */
 	const char *vw_quadratic; /**< vw: pairs of namespaces (first letters) whose features'
 	                               products are features too, "ab,cd" (VW's -q ab -q cd) */
+	int weight_col;           /**< csv: the column of example weights (0-based, negative from
+	                               the end; neither label nor feature); ratings: 3, the fourth
+	                               field is a weight, not a timestamp. Used when weight_given */
+	int weight_given;
+	const char *weights_file; /**< any format: one weight per example, a number a line, in the
+	                               examples' order (blank lines and # comments skipped); the line
+	                               count must match. Replaces weights the input gives. NULL: none */
 	/** Called with one line of information for the user (a header line detected and
 	 * skipped, with its FILE:LINE); the library prints nothing itself. May be NULL. */
 	void (*note)(void *ud, const char *msg);

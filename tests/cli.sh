@@ -162,9 +162,16 @@ printf "1 'a |animal cat:2 dog |b 7\n-1 |animal:0.5 cat |b z\n" >"$T/small.vw"
 check "data import vw" 0 "$H" data import --format vw --bits 12 --quadratic ab --quiet "$T/small.vw" "$T/vw.lmdb"
 check_grep "data import vw: 2 examples in 2^12 features, the pairs' products included" "$OUT" '2 examples, 4096 features, 8 nonzeros'
 check "data import vw: a model trains on it" 0 "$H" train --quiet --data "$T/vw.lmdb" --epochs 2
-printf "1 2 |a x\n" >"$T/imp.vw"
-check "data import vw: importance 2 refused" 1 "$H" data import --format vw "$T/imp.vw" "$T/vw2.lmdb"
-check_grep "data import vw: ... naming the line" "$ERR" 'imp\.vw:1:1: importance weight 2: example weights are not stored yet'
+printf "1 -2 |a x\n" >"$T/imp.vw"
+check "data import vw: importance -2 refused" 1 "$H" data import --format vw "$T/imp.vw" "$T/vw2.lmdb"
+check_grep "data import vw: ... naming the line" "$ERR" 'imp\.vw:1:1: importance weight -2: an example weight must be a finite number > 0'
+printf "1 2 |a x\n-1 |a y\n" >"$T/imp2.vw"
+check "data import vw: importance 2 stored" 0 "$H" data import --quiet --format vw "$T/imp2.vw" "$T/vw3.lmdb"
+check "data info: a weighted set" 0 "$H" data info "$T/vw3.lmdb"
+check_grep "data info: ... its weight sum" "$OUT" 'weights *sum 3'
+check "train: --class-weight bad" 2 "$H" train --quiet --data "$T/vw3.lmdb" --class-weight pos=-1
+check_grep "train: --class-weight bad: ... named" "$ERR" 'class-weight'
+check "train: --class-weight on a weighted set" 0 "$H" train --quiet --data "$T/vw3.lmdb" --class-weight balanced --epochs 2
 check_true "data import vw: ... and leaving nothing" test ! -e "$T/vw2.lmdb"
 check "data import: --bits for libsvm" 2 "$H" data import --format libsvm --bits 12 "$T/small.txt" "$T/vw2.lmdb"
 check_grep "data import: ... applies to vw only" "$ERR" '--bits and --quadratic apply to --format vw only'

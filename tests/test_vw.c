@@ -111,7 +111,8 @@ static void test_import_ids(void)
 static void test_bad_lines(void)
 {
 	static const struct { const char *text, *want; } c[] = {
-		{ "1 2 |a x\n", "t.vw:1:1: importance weight 2: example weights are not stored yet" },
+		{ "1 -2 |a x\n", "t.vw:1:1: importance weight -2: an example weight must be a finite number > 0" },
+		{ "1 0 |a x\n", "t.vw:1:1: importance weight 0: an example weight must be a finite number > 0" },
 		{ "1 a x\n", "t.vw:1:1: no '|'" },
 		{ "one |a x\n", "t.vw:1:1: expected a numeric label" },
 		{ "1 |a x:y\n", "t.vw:1:3: expected a numeric value after 'x:'" },

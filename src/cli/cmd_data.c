@@ -275,6 +275,14 @@ static const char import_usage[] =
 	"      --quadratic PAIRS vw: pairs of namespaces (first letters) whose\n"
 	"                        features' products are features too: ab,cd is VW's\n"
 	"                        -q ab -q cd (default none)\n"
+	"      --weight-col N    csv: the column (from 0, negative from the end) of\n"
+	"                        example weights, neither label nor feature;\n"
+	"                        ratings: 3, the fourth field is a weight rather\n"
+	"                        than a timestamp (libsvm lines give label:weight,\n"
+	"                        vw lines the importance)\n"
+	"      --weights FILE    one example weight a line, in the input's order\n"
+	"                        (the counts must match; replaces weights the input\n"
+	"                        gives); weights are finite numbers > 0\n"
 	"      --max-line BYTES  longest line accepted, K/M/G suffixes (default 16M)\n"
 	"  -b, --block N         examples per block (default 4096)\n"
 	"  -q, --quiet           no progress line on stderr\n"
@@ -289,6 +297,7 @@ static int data_import(int argc, char **argv)
 		{ "max-line", required_argument, 0, OPT_MAX_LINE }, { "block", required_argument, 0, 'b' },
 		{ "skip", required_argument, 0, OPT_SKIP }, { "no-label", no_argument, 0, OPT_NO_LABEL },
 		{ "bits", required_argument, 0, OPT_BITS }, { "quadratic", required_argument, 0, OPT_QUADRATIC },
+		{ "weight-col", required_argument, 0, OPT_WEIGHT_COL }, { "weights", required_argument, 0, OPT_WEIGHTS },
 		{ "quiet", no_argument, 0, 'q' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	const char *cmd = "data import", *U = import_usage;
@@ -350,6 +359,13 @@ static int data_import(int argc, char **argv)
 			o.vw_quadratic = optarg;
 			set_text |= 8;
 			break;
+		case OPT_WEIGHT_COL:
+			if (cli_parse_int(optarg, -65536, 65535, &lv) != 0)
+				return cli_usage_error(cmd, U, "--weight-col: '%s' is not a column number", optarg);
+			o.weight_col = (int)lv;
+			o.weight_given = 1;
+			break;
+		case OPT_WEIGHTS: o.weights_file = optarg; break;
 		case 'q': quiet = 1; break;
 		case 'h': fputs(U, stdout); return 0;
 		default: return data_opt_error(cmd, U, c, argv);
@@ -377,6 +393,15 @@ static int data_import(int argc, char **argv)
 		return cli_usage_error(cmd, U, "--skip applies to --format csv and ratings only");
 	if ((set_text & 8) && o.format != HOG_FORMAT_VW)
 		return cli_usage_error(cmd, U, "--bits and --quadratic apply to --format vw only");
+	if (o.weight_given && o.format != HOG_FORMAT_CSV && !(o.format == HOG_FORMAT_RATINGS && o.weight_col == 3))
+		return cli_usage_error(cmd, U, o.format == HOG_FORMAT_RATINGS ? "--weight-col: ratings take 3 only (the "
+		                       "fourth field a weight, not a timestamp)" : "--weight-col applies to --format csv "
+		                       "and ratings only (libsvm: label:weight; vw: the importance; any: --weights FILE)");
+	if ((o.weight_given || o.weights_file) && (o.no_label || o.format == HOG_FORMAT_IDX))
+		return cli_usage_error(cmd, U, "%s does not apply to %s", o.weight_given ? "--weight-col" : "--weights",
+		                       o.no_label ? "a set without labels (--no-label)" : "--format idx");
+	if (o.weight_given && o.weights_file)
+		return cli_usage_error(cmd, U, "--weight-col and --weights: give the weights one way");
 	if (set_task && o.format == HOG_FORMAT_RATINGS)
 		return cli_usage_error(cmd, U, "--task does not apply to --format ratings");
 	if (o.format == HOG_FORMAT_IDX && npos != 3)

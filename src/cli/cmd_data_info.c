@@ -86,6 +86,8 @@ static void info_json(const struct info *f)
 			json_num("scale", m->dense_scale);
 	}
 	printf(",\"labelled\":%s", m->unlabelled ? "false" : "true");
+	printf(",\"weighted\":%s", m->weighted ? "true" : "false");
+	json_num("weight_sum", m->weight_sum);
 	json_num("label_min", m->label_min);
 	json_num("label_max", m->label_max);
 	json_num("label_mean", m->label_sum / n);
@@ -150,6 +152,8 @@ static void info_text(const struct info *f)
 	else
 		ROW(m->kind == HOG_KIND_RATINGS ? "rating range" : "label range", "%g .. %g (mean %.4g)",
 		    m->label_min, m->label_max, m->label_sum / n);
+	if (m->weighted)
+		ROW("weights", "sum %.6g (mean %.4g per example)", m->weight_sum, m->weight_sum / n);
 	if (f->split == 0)
 		ROW("split", "half %c, pair %s, input %s", f->sid.part, f->sid.pair, f->sid.from);
 	else if (f->split == 1)

@@ -3,6 +3,7 @@
 #include "cli/train_opts.h"
 #include "data/store.h"
 #include "sys/mpi.h"
+#include "train/engine.h" /* eng_class_weights_parse */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,6 +171,15 @@ static int step_option(const char *cmd, int c, const char *arg, hog_train_opts *
 		if (cli_parse_double(arg, 0, 1e9, &d)) return bad(cmd, "l2", arg, "a number 0..1e9");
 		o->l2 = d;
 		break;
+	case OPT_CLASS_WEIGHT: {
+		/* the syntax now; the classes against the training set when it is read */
+		char why[200];
+		if (eng_class_weights_parse(arg, HOG_TASK_REGRESSION, 0, NULL, why, sizeof why) &&
+		    eng_class_weights_parse(arg, HOG_TASK_BINARY, 0, NULL, why, sizeof why))
+			return bad(cmd, "class-weight", arg, "balanced or CLASS=WEIGHT,... (a weight a finite number > 0)");
+		o->class_weight = arg;
+		break;
+	}
 	case OPT_L1:
 		if (cli_parse_double(arg, 0, 1e9, &d)) return bad(cmd, "l1", arg, "a number 0..1e9");
 		o->linear.l1 = d;

@@ -8,6 +8,10 @@
  *   sparse:  f32 labels[n], u32 offsets[n+1], u32 ids[nnz], f32 vals[nnz] (flag VALUES)
  *   ratings: u32 users[n], u32 items[n], f32 ratings[n]
  *   dense:   f32 labels[n], f32 x[n*cols] or u8 x[n*cols] (flag U8)
+ *   then, any kind: f32 weights[n] (flag WEIGHTS; each finite and > 0)
+ * A block with the WEIGHTS flag has version 2 in its header; every other block
+ * is written with version 1, as before weights existed, so that an older reader
+ * refuses a weighted block as "newer" instead of misreading its flags.
  * The CRC-32 (zlib's) covers the whole block with the crc field read as zero. */
 #include "data/block.h"
 #include "sys/err.h"
@@ -33,6 +37,8 @@ size_t hog_block_bytes(enum hog_kind kind, uint32_t n, uint64_t m, uint32_t flag
 		s += pad8(4 * (size_t)n) + pad8((flags & HOG_BLOCK_F_U8 ? 1 : 4) * (size_t)n * m);
 		break;
 	}
+	if (flags & HOG_BLOCK_F_WEIGHTS)
+		s += pad8(4 * (size_t)n);
 	return s;
 }
 
@@ -71,7 +77,7 @@ void hog_block_encode(void *buf, const hog_block *b, uint32_t flags)
 	size_t total = hog_block_bytes(b->kind, b->n, m, flags);
 	memset(h, 0, HOG_BLOCK_HEADER);
 	put32(h, HOG_BLOCK_MAGIC);
-	uint16_t ver = HOG_FORMAT_VERSION, kind = (uint16_t)b->kind;
+	uint16_t ver = flags & HOG_BLOCK_F_WEIGHTS ? HOG_FORMAT_WEIGHTS : 1, kind = (uint16_t)b->kind;
 	memcpy(h + 4, &ver, 2);
 	memcpy(h + 6, &kind, 2);
 	put32(h + 8, flags);
@@ -103,6 +109,8 @@ void hog_block_encode(void *buf, const hog_block *b, uint32_t flags)
 			p = put_array(p, b->xf, 4 * n * m);
 		break;
 	}
+	if (flags & HOG_BLOCK_F_WEIGHTS)
+		p = put_array(p, b->weights, 4 * n);
 	put32(h + 12, block_crc(h, total));
 }
 
@@ -163,8 +171,11 @@ int hog_block_decode(const void *buf, size_t len, uint64_t index, uint64_t expec
 	if (first != expect_first)
 		return CORRUPT("block %llu: first example %llu, expected %llu", (unsigned long long)index,
 		               (unsigned long long)first, (unsigned long long)expect_first);
-	if (flags & ~(uint32_t)(HOG_BLOCK_F_VALUES | HOG_BLOCK_F_U8))
+	if (flags & ~(uint32_t)(HOG_BLOCK_F_VALUES | HOG_BLOCK_F_U8 | HOG_BLOCK_F_WEIGHTS))
 		return CORRUPT("block %llu: unknown flags 0x%x", (unsigned long long)index, flags);
+	if ((flags & HOG_BLOCK_F_WEIGHTS) && !meta->weighted)
+		return CORRUPT("block %llu: example weights in a data set whose meta data says it has none",
+		               (unsigned long long)index);
 	size_t need = hog_block_bytes(kind, (uint32_t)n, m, flags);
 	if (payload != need - HOG_BLOCK_HEADER || len != need)
 		return CORRUPT("block %llu: %zu bytes, its counts need %zu", (unsigned long long)index, len, need);
@@ -241,6 +252,13 @@ int hog_block_decode(const void *buf, size_t len, uint64_t index, uint64_t expec
 		break;
 	default:
 		return CORRUPT("block %llu: unknown kind %u", (unsigned long long)index, kind);
+	}
+	if (flags & HOG_BLOCK_F_WEIGHTS) {
+		b->weights = (const float *)(h + need - pad8(4 * n));
+		for (uint64_t i = 0; i < n; i++)
+			if (!(isfinite(b->weights[i]) && b->weights[i] > 0))
+				return CORRUPT("block %llu, example %llu: weight %g is not a finite positive number",
+				               (unsigned long long)index, (unsigned long long)(first + i), b->weights[i]);
 	}
 	return 0;
 }

@@ -7,7 +7,9 @@
 
 #define HOG_BLOCK_MAGIC 0x4B4C4248u /* the bytes "HBLK" */
 #define HOG_BLOCK_HEADER 64
-enum { HOG_BLOCK_F_VALUES = 1u, HOG_BLOCK_F_U8 = 2u };
+/* F_WEIGHTS: the block carries f32 weights[n] after its other arrays (a block
+ * of a weighted set in which some example's weight is not 1; format version 2) */
+enum { HOG_BLOCK_F_VALUES = 1u, HOG_BLOCK_F_U8 = 2u, HOG_BLOCK_F_WEIGHTS = 4u };
 
 /** Bytes needed for a block; @p m is nnz (sparse), columns (dense) or unused. */
 size_t hog_block_bytes(enum hog_kind kind, uint32_t n, uint64_t m, uint32_t flags);

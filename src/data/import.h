@@ -14,7 +14,14 @@ typedef struct hog_import_ctx {
 	const hog_import_opts *o;
 	uint64_t total_bytes; /* sum of the input sizes, for progress */
 	uint64_t done_bytes;  /* inputs finished so far */
+	hog_input wf;         /* o->weights_file, open while importing */
+	int wf_open;
+	uint64_t wf_count;    /* weights read from it */
 } hog_import_ctx;
+/** Before each example is added: its weight from o->weights_file, set on @p w
+ * (nothing without one). @return 0 or HOG_EDATA naming the file and line (the
+ * file ended, or a weight that is not a finite number > 0). */
+int hog_import_weight(hog_import_ctx *c, hog_writer *w, hog_err *err);
 
 /** Each opens its own writer on ctx->out and commits it on success. */
 int hog_import_libsvm(hog_import_ctx *c, hog_err *err);

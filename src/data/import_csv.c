@@ -36,6 +36,7 @@ typedef struct csv_state {
 	int sep_known;
 	uint32_t nfields;   /* fields per line, from the first line; 0 until then */
 	uint32_t label;     /* label column, resolved */
+	uint32_t wcol;      /* --weight-col, resolved (UINT32_MAX: none) */
 	long named;         /* the label column a header names (csv_named_label), -1: none */
 	char named_what[96];/* that column's name, for the note */
 	uint32_t *ids;      /* scratch for one example */
@@ -239,7 +240,7 @@ static int csv_first_line(csv_state *st, const hog_input *in, uint32_t nf, hog_e
 		                   nf == 1 ? "" : "s", st->sep ? "" : " (no ',', tab or ';' in the line)");
 	if (o->no_label) { /* every column a feature: no label column to find */
 		st->nfields = nf;
-		st->label = UINT32_MAX;
+		st->label = st->wcol = UINT32_MAX;
 		if (!(st->ids = malloc(nf * sizeof *st->ids)) || !(st->vals = malloc(nf * sizeof *st->vals)))
 			return hog_err_set(err, ENOMEM, "out of memory for %u columns", nf);
 		hog_import_source(st->c, st->src, sizeof st->src);
@@ -257,12 +258,21 @@ static int csv_first_line(csv_state *st, const hog_input *in, uint32_t nf, hog_e
 		                   in->path, (unsigned long long)in->line, o->label_col, nf);
 	st->nfields = nf;
 	st->label = (uint32_t)lc;
+	st->wcol = UINT32_MAX;
+	if (o->weight_given) {
+		long wc = o->weight_col < 0 ? (long)nf + o->weight_col : o->weight_col;
+		if (wc < 0 || wc >= (long)nf || wc == lc || nf < 3)
+			return hog_err_set(err, HOG_ECONFIG, "%s:%llu: weight column %d is %s: lines have %u fields", in->path,
+			                   (unsigned long long)in->line, o->weight_col,
+			                   wc == lc ? "the label column" : nf < 3 ? "the only feature" : "out of range", nf);
+		st->wcol = (uint32_t)wc;
+	}
 	if (st->columns && o->note)
 		csv_note_label(st, in);
 	if (!(st->ids = malloc(nf * sizeof *st->ids)) || !(st->vals = malloc(nf * sizeof *st->vals)))
 		return hog_err_set(err, ENOMEM, "out of memory for %u columns", nf);
 	hog_import_source(st->c, st->src, sizeof st->src);
-	hog_writer_opts wo = { .kind = HOG_KIND_SPARSE, .task = o->task, .features = nf - 1,
+	hog_writer_opts wo = { .kind = HOG_KIND_SPARSE, .task = o->task, .features = nf - 1 - (st->wcol != UINT32_MAX),
 	                       .block_examples = o->block_examples, .source = st->src };
 	return hog_writer_open(&st->w, st->c->out, &wo, err);
 }
@@ -332,7 +342,7 @@ static int csv_file(csv_state *st, const char *path, hog_err *err)
 			sp = (csv_split){ line, st->sep, 0 };
 		}
 		uint32_t k = 0, nnz = 0, j = 0;
-		double y = 0;
+		double y = 0, wt = 1;
 		while (csv_next(&sp, &s, &e)) {
 			if (k == st->nfields) {
 				const char *extra = s;
@@ -353,6 +363,10 @@ static int csv_file(csv_state *st, const char *path, hog_err *err)
 				BAD(s, "%s in column %u is not finite", k == st->label ? "label" : "value", k + 1);
 			if (k == st->label) {
 				y = v;
+			} else if (k == st->wcol) {
+				if (!(v > 0 && (float)v > 0))
+					BAD(s, "weight %g in column %u: a weight must be a finite number > 0", v, k + 1);
+				wt = v;
 			} else {
 				if (v != 0) {
 					st->ids[nnz] = j;
@@ -364,6 +378,8 @@ static int csv_file(csv_state *st, const char *path, hog_err *err)
 		}
 		if (k != st->nfields)
 			BAD(line + len, "expected %u fields, found %u", st->nfields, k);
+		if ((wt != 1 && (rc = hog_writer_set_weight(st->w, wt, err))) || (rc = hog_import_weight(c, st->w, err)))
+			goto done;
 		if ((rc = hog_writer_add_sparse(st->w, (float)y, st->ids, st->vals, nnz, err))) {
 			hog_err_prefix(err, "%s:%llu", path, (unsigned long long)in.line);
 			goto done;

@@ -8,7 +8,14 @@
  * A set without labels (to predict on): lines that start with a feature
  * ("3:0.5 7:1"). The first line says which the set is (or --no-label does), and
  * every line must agree with it; such a set stores labels of 0 and says it has
- * none (meta "labels"). */
+ * none (meta "labels").
+ *
+ * Example weights (XGBoost's LIBSVM convention): "label:weight id:value ...".
+ * A first token "A:B" is label:weight when A cannot be a feature index (a sign,
+ * a point, an exponent or 0: "+1:2", "-1:0.5", "0:3"), or once an earlier line
+ * of the set had a weight; otherwise "1:2" is a feature, of a line without a
+ * label (so a line that lost its label is still caught in a labelled set).
+ * Export writes positive labels with weights as "+1:2". */
 #include "data/import.h"
 #include "data/parse.h"
 #include "data/store.h"
@@ -20,7 +27,7 @@
 #include <sys/stat.h>
 
 #define BAD(col, ...) do { \
-	char what_[400]; snprintf(what_, sizeof what_, __VA_ARGS__); \
+	char what_[520]; snprintf(what_, sizeof what_, __VA_ARGS__); \
 	rc = hog_err_set(err, HOG_EDATA, "%s:%llu:%zu: %s", in.path, (unsigned long long)in.line, \
 	                 (size_t)((col) - line) + 1, what_); \
 	goto done; } while (0)
@@ -28,16 +35,32 @@
 /* Whether the lines have labels: decided by --no-label or the first line (where, for messages). */
 typedef struct libsvm_labels {
 	int state; /* -1 not known yet, 0 no labels, 1 labels */
-	char where[300], why[400];
+	int weighted; /* a line had label:weight */
+	char where[300], why[500];
 } libsvm_labels;
 
-/* The label of the line at @p p into *y, and where its features start; NULL
- * with *why set when the line does not agree with the set's labels. */
+/* Whether the token p..q reads as a LIBSVM feature index (digits, not 0). */
+static int libsvm_index_like(const char *p, const char *q)
+{
+	int nonzero = 0;
+	for (; p < q; p++) {
+		if (*p < '0' || *p > '9')
+			return 0;
+		nonzero |= *p != '0';
+	}
+	return nonzero;
+}
+
+/* The label of the line at @p p into *y, and where its features start (or its
+ * ":weight", at which the caller reads the weight); NULL with *why set when the
+ * line does not agree with the set's labels. */
 static const char *libsvm_label(libsvm_labels *lb, const hog_import_opts *o, const hog_input *in, const char *p,
                                 double *y, const char **why)
 {
 	const char *q = hog_parse_f64(p, y);
-	const int none = (q && *q == ':') || !strncmp(p, "qid:", 4); /* a feature where the label would be */
+	int none = (q && *q == ':') || !strncmp(p, "qid:", 4); /* a feature where the label would be */
+	if (none && q && *q == ':' && !o->no_label && (lb->weighted || !libsvm_index_like(p, q)))
+		none = 0; /* label:weight */
 	if (none)
 		*y = 0;
 	if (lb->state < 0) {
@@ -46,8 +69,8 @@ static const char *libsvm_label(libsvm_labels *lb, const hog_import_opts *o, con
 	}
 	*why = NULL;
 	if (none && lb->state)
-		snprintf(lb->why, sizeof lb->why, "no label, but %s has one (a set is labelled throughout or not at all)",
-		         lb->where);
+		snprintf(lb->why, sizeof lb->why, "no label, but %s has one (a set is labelled throughout or not at all; "
+		         "label:weight? write the label with its sign, +1:2)", lb->where);
 	else if (!none && !lb->state && o->no_label)
 		snprintf(lb->why, sizeof lb->why, "a label (or no feature): --no-label says the lines have none "
 		         "(id:value ...)");
@@ -80,6 +103,17 @@ static int libsvm_file(hog_import_ctx *c, libsvm_labels *lb, const char *path, h
 		const char *why, *q = libsvm_label(lb, c->o, &in, p, &y, &why);
 		if (why)
 			BAD(p, "%s", why);
+		if (lb->state && q && *q == ':') { /* label:weight */
+			double wt;
+			const char *ws = q + 1;
+			if (!(q = hog_parse_f64(ws, &wt)) || !(hog_is_space(*q) || *q == 0 || *q == '#'))
+				BAD(ws, "expected a numeric example weight after the label's ':' (label:weight)");
+			if (!(isfinite(wt) && wt > 0 && isfinite((float)wt) && (float)wt > 0))
+				BAD(ws, "example weight %g: a weight must be a finite number > 0", wt);
+			if ((rc = hog_writer_set_weight(w, wt, err)))
+				goto done;
+			lb->weighted = 1;
+		}
 		if (lb->state && (!q || !(hog_is_space(*q) || *q == 0 || *q == '#')))
 			BAD(p, "expected a numeric label");
 		if (lb->state && !isfinite(y))
@@ -134,6 +168,8 @@ static int libsvm_file(hog_import_ctx *c, libsvm_labels *lb, const char *path, h
 			(*vals)[nnz++] = (float)v;
 			p = hog_skip_space(q);
 		}
+		if ((rc = hog_import_weight(c, w, err)))
+			goto done;
 		if ((rc = hog_writer_add_sparse(w, (float)y, *ids, *vals, nnz, err))) {
 			hog_err_prefix(err, "%s:%llu", path, (unsigned long long)in.line);
 			goto done;

@@ -272,7 +272,7 @@ static int rat_file(rat_state *st, const char *path, hog_err *err)
 			BAD(at, "item id is not an unsigned integer");
 		if (c->o->no_label && more)
 			BAD(p, "a third field: --no-label reads 'user item' pairs without ratings");
-		double r = 0;
+		double r = 0, wt = 1;
 		if (c->o->no_label)
 			goto pair; /* no rating to read: stored as 0 */
 		if (!more)
@@ -286,6 +286,19 @@ static int rat_file(rat_state *st, const char *path, hog_err *err)
 			BAD(at, "expected a numeric rating");
 		if (!isfinite(r) || !isfinite((float)r))
 			BAD(at, "rating is not finite");
+		if (more && c->o->weight_given) { /* --weight-col 3: the fourth field is the example's weight */
+			at = p;
+			if (!(q = hog_parse_f64(p, &wt)))
+				BAD(at, "expected a numeric weight in the fourth field (--weight-col 3)");
+			p = q;
+			if ((more = rat_sep(&p, st->sep)) != 0)
+				BAD(at, more < 0 ? "expected a numeric weight in the fourth field (--weight-col 3)"
+				                 : "too many fields: expected 'user item rating weight'");
+			if (!(isfinite(wt) && wt > 0 && isfinite((float)wt) && (float)wt > 0))
+				BAD(at, "weight %g: a weight must be a finite number > 0", wt);
+		} else if (!more && c->o->weight_given && !c->o->no_label) {
+			BAD(p, "missing weight: --weight-col 3 reads 'user item rating weight'");
+		}
 		if (more) { /* a timestamp (or any fourth field), not stored */
 			at = p;
 			if (st->sep) {
@@ -310,6 +323,8 @@ pair:
 			                  : hog_err_set(err, rc, "%s:%llu: out of memory", path, (unsigned long long)in.line);
 			goto done;
 		}
+		if ((wt != 1 && (rc = hog_writer_set_weight(st->w, wt, err))) || (rc = hog_import_weight(c, st->w, err)))
+			goto done;
 		if ((rc = hog_writer_add_rating(st->w, du, di, (float)r, err))) {
 			hog_err_prefix(err, "%s:%llu", path, (unsigned long long)in.line);
 			goto done;

@@ -9,8 +9,9 @@
  * products of two namespaces' features (namespaces named by their first
  * letter, as VW's -q does). Features that land on one id in an example are
  * added together, as VW's weight would see them. An empty label part makes an
- * unlabelled line (a set is labelled throughout or not at all). Importance
- * weights other than 1 are refused: example weights are not stored yet. */
+ * unlabelled line (a set is labelled throughout or not at all). An importance
+ * weight is the example's weight (hog_writer_set_weight: finite and > 0; VW's
+ * importance 0, an example that teaches nothing, is refused: leave it out). */
 #include "data/import.h"
 #include "data/parse.h"
 #include "data/store.h"
@@ -112,11 +113,12 @@ static int finish_example(vw_state *s, uint32_t *nnz)
 
 /* The label part [p, bar): its label into *y and whether it has one; NULL
  * (and the message in why) when it is malformed. */
-static const char *vw_label(vw_state *s, const hog_input *in, const char *p, const char *bar, double *y, char *why,
-                            size_t wlen)
+static const char *vw_label(vw_state *s, const hog_input *in, const char *p, const char *bar, double *y,
+                            double *imp, char *why, size_t wlen)
 {
 	p = hog_skip_space(p);
 	*y = 0;
+	*imp = 1;
 	int has = p < bar && *p != '\'';
 	if (has) {
 		const char *q = hog_parse_f64(p, y);
@@ -129,15 +131,13 @@ static const char *vw_label(vw_state *s, const hog_input *in, const char *p, con
 			return NULL;
 		}
 		p = hog_skip_space(q);
-		double imp;
 		if (p < bar && *p != '\'') {
-			if (!(q = hog_parse_f64(p, &imp)) || (q < bar && !hog_is_space(*q) && *q != '\'')) {
+			if (!(q = hog_parse_f64(p, imp)) || (q < bar && !hog_is_space(*q) && *q != '\'')) {
 				snprintf(why, wlen, "expected a numeric importance weight after the label");
 				return NULL;
 			}
-			if (imp != 1) {
-				snprintf(why, wlen, "importance weight %g: example weights are not stored yet (only 1 is "
-				         "taken)", imp);
+			if (!(isfinite(*imp) && *imp > 0 && isfinite((float)*imp) && (float)*imp > 0)) {
+				snprintf(why, wlen, "importance weight %g: an example weight must be a finite number > 0", *imp);
 				return NULL;
 			}
 			p = hog_skip_space(q);
@@ -225,13 +225,13 @@ static int vw_file(hog_import_ctx *c, vw_state *s, const char *path, hog_writer 
 		if (*p == 0 || *p == '#')
 			continue;
 		const char *bar = strchr(p, '|');
-		double y;
+		double y, imp;
 		const char *at = p;
 		if (!bar) {
 			snprintf(why, sizeof why, "no '|': a VW line is [label] |namespace features ...");
 			goto bad;
 		}
-		if (!(p = vw_label(s, &in, p, bar, &y, why, sizeof why)))
+		if (!(p = vw_label(s, &in, p, bar, &y, &imp, why, sizeof why)))
 			goto bad;
 		s->nf = 0;
 		while (*p == '|') {
@@ -244,7 +244,10 @@ static int vw_file(hog_import_ctx *c, vw_state *s, const char *path, hog_writer 
 			rc = hog_err_set(err, ENOMEM, "%s:%llu: out of memory", path, (unsigned long long)in.line);
 			break;
 		}
-		if ((rc = hog_writer_add_sparse(w, (float)y, s->ids, s->vals, nnz, err))) {
+		if ((imp != 1 && (rc = hog_writer_set_weight(w, imp, err))) || (rc = hog_import_weight(c, w, err)))
+			break;
+		if (
+		    (rc = hog_writer_add_sparse(w, (float)y, s->ids, s->vals, nnz, err))) {
 			hog_err_prefix(err, "%s:%llu", path, (unsigned long long)in.line);
 			break;
 		}

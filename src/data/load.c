@@ -151,6 +151,13 @@ static int load_block(void *ud, const hog_block *b, hog_err *err)
 		memcpy(d->ratings + i0, b->ratings, n * 4);
 		break;
 	}
+	if (d->weights) {
+		if (b->weights)
+			memcpy(d->weights + i0, b->weights, n * 4);
+		else
+			for (uint64_t i = 0; i < n; i++)
+				d->weights[i0 + i] = 1.0f;
+	}
 	if (d->meta.task == HOG_TASK_MULTICLASS && b->labels)
 		for (uint64_t i = 0; i < n; i++) {
 			float y = b->labels[i];
@@ -329,6 +336,8 @@ int hog_data_load(hog_data **out, const char *path, hog_err *err)
 		      !(d->ratings = array_alloc(n, 4, 0));
 		break;
 	}
+	if (d->meta.weighted && !oom)
+		oom = !(d->weights = array_alloc(n, 4, 0));
 	if (oom) {
 		rc = hog_err_set(err, ENOMEM, "%s: out of memory loading %llu examples", path, (unsigned long long)n);
 		goto fail;
@@ -377,6 +386,7 @@ void hog_data_free(hog_data *d)
 	free(d->users);
 	free(d->items);
 	free(d->ratings);
+	free(d->weights);
 	free(d->x);
 	free(d->user_ids);
 	free(d->item_ids);

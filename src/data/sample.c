@@ -70,6 +70,15 @@ int hog_data_subset(const hog_data *d, const uint64_t *pick, uint64_t n, hog_dat
 		s->meta.label_min = i == 0 || y < s->meta.label_min ? y : s->meta.label_min;
 		s->meta.label_max = i == 0 || y > s->meta.label_max ? y : s->meta.label_max;
 	}
+	if (d->weights) {
+		if (!(s->weights = malloc(n * 4 + 4)))
+			goto oom;
+		s->meta.weight_sum = 0;
+		for (uint64_t i = 0; i < n; i++)
+			s->meta.weight_sum += s->weights[i] = d->weights[pick[i]];
+	} else {
+		s->meta.weight_sum = (double)n;
+	}
 	if (d->offsets) {
 		uint64_t nnz = 0;
 		for (uint64_t i = 0; i < n; i++)

@@ -231,6 +231,19 @@ static int store_read_meta(hog_store *s, hog_err *err)
 			                   "'none' (a set without labels)", s->path, buf);
 		m->unlabelled = 1;
 	}
+	/* "weights": absent in an unweighted set (and in every set made before them) */
+	m->weight_sum = (double)m->examples;
+	if (hog_store_meta_get(s, "weights", buf, sizeof buf) == 0) {
+		if (strcmp(buf, "1") || m->version < HOG_FORMAT_WEIGHTS)
+			return hog_err_set(err, HOG_ECORRUPT, "%s: meta entry 'weights' = '%.20s' in a version %u set: "
+			                   "weighted sets say '1' and are version %d", s->path, buf, m->version,
+			                   HOG_FORMAT_WEIGHTS);
+		m->weighted = 1;
+		meta_f64(s, "weight_sum", &m->weight_sum);
+		if (!(isfinite(m->weight_sum) && m->weight_sum > 0))
+			return hog_err_set(err, HOG_ECORRUPT, "%s: meta entry 'weight_sum' is missing or not a positive number",
+			                   s->path);
+	}
 	if (m->features > UINT32_MAX || m->users > UINT32_MAX || m->items > UINT32_MAX)
 		return hog_err_set(err, HOG_ECORRUPT, "%s: dimensions beyond 2^32 are not supported", s->path);
 	if (m->kind == HOG_KIND_RATINGS && (m->users == 0 || m->items == 0))

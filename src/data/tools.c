@@ -157,6 +157,9 @@ static int hog_tools_split_open(hog_writer **w, hog_store *s, const char *in, co
 
 static int hog_tools_split_add(hog_writer *w, const hog_block *b, uint32_t i, hog_err *err)
 {
+	int rc;
+	if (b->weights && (rc = hog_writer_set_weight(w, b->weights[i], err)))
+		return rc;
 	switch (b->kind) {
 	case HOG_KIND_SPARSE: {
 		uint32_t o = b->offsets[i];
@@ -364,8 +367,16 @@ int hog_export_libsvm(const char *in, int fd, hog_err *err)
 		for (uint32_t i = 0; i < b.n && !rc; i++) {
 			if (o.pos + room > HOG_TOOLS_BUF && (rc = hog_tools_flush(&o, err)))
 				break;
+			/* label:weight, as imported; a positive label with a '+', as a first line's "1:2"
+			 * would read as a feature of a set without labels */
+			if (!m->unlabelled && b.weights && b.weights[i] != 1.0f && b.labels[i] > 0)
+				o.buf[o.pos++] = '+';
 			if (!m->unlabelled) /* a set without labels: lines of features only, as imported */
 				hog_tools_put_float(&o, b.labels[i]);
+			if (!m->unlabelled && b.weights && b.weights[i] != 1.0f) {
+				o.buf[o.pos++] = ':';
+				hog_tools_put_float(&o, b.weights[i]);
+			}
 			for (uint32_t j = b.offsets[i]; j < b.offsets[i + 1]; j++) {
 				if (o.pos + room > HOG_TOOLS_BUF && (rc = hog_tools_flush(&o, err)))
 					break;

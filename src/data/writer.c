@@ -41,14 +41,17 @@ struct hog_writer {
 	uint32_t n;
 	uint64_t nnz, cap_nnz;
 	int blk_vals;           /* some value in this block is not 1 */
-	float *labels, *vals, *ratings, *xf;
+	int blk_w;              /* some weight in this block is not 1 */
+	float next_w;           /* hog_writer_set_weight(): the next example's weight */
+	float *labels, *vals, *ratings, *xf, *weights;
 	uint32_t *offsets, *ids, *users, *items;
 	uint8_t *xu8;
 	/* totals */
 	uint64_t examples, total_nnz, blocks, max_id, max_user, max_item, positives;
 	int any_id;
 	size_t txn_bytes, committed, mapsize;
-	double lmin, lmax, lsum;
+	double lmin, lmax, lsum, wsum;
+	int weighted;           /* some example's weight is not 1 */
 	int all_pm1, all_01, all_small_int;
 	struct meta_kv *kv;
 	size_t nkv;
@@ -107,6 +110,7 @@ int hog_writer_open(hog_writer **out, const char *path, const hog_writer_opts *o
 	w->all_pm1 = w->all_01 = w->all_small_int = 1;
 	w->lmin = INFINITY;
 	w->lmax = -INFINITY;
+	w->next_w = 1.0f;
 	int rc;
 	if (!(w->path = strdup(path)) || !(w->tmp = hog_tmp_path(path))) {
 		rc = w_oom(w, err);
@@ -130,7 +134,7 @@ int hog_writer_open(hog_writer **out, const char *path, const hog_writer_opts *o
 		      (o->dense_u8 ? !(w->xu8 = malloc(n * o->features)) : !(w->xf = malloc(n * o->features * 4)));
 		break;
 	}
-	if (oom) {
+	if (oom || !(w->weights = malloc(n * 4))) {
 		rc = w_oom(w, err);
 		goto fail;
 	}
@@ -166,8 +170,9 @@ static int flush_block(hog_writer *w, hog_err *err)
 	hog_block b = { .kind = w->o.kind, .first = w->examples - w->n, .n = w->n, .nnz = w->nnz,
 	                .cols = (uint32_t)w->o.features, .scale = w->o.dense_scale, .labels = w->labels,
 	                .offsets = w->offsets, .ids = w->ids, .vals = w->vals, .users = w->users,
-	                .items = w->items, .ratings = w->ratings, .xf = w->xf, .xu8 = w->xu8 };
-	uint32_t flags = 0;
+	                .items = w->items, .ratings = w->ratings, .xf = w->xf, .xu8 = w->xu8,
+	                .weights = w->weights };
+	uint32_t flags = w->blk_w ? HOG_BLOCK_F_WEIGHTS : 0;
 	if (w->o.kind == HOG_KIND_SPARSE && w->blk_vals)
 		flags |= HOG_BLOCK_F_VALUES;
 	if (w->o.kind == HOG_KIND_DENSE && w->o.dense_u8)
@@ -217,6 +222,7 @@ static int flush_block(hog_writer *w, hog_err *err)
 	w->n = 0;
 	w->nnz = 0;
 	w->blk_vals = 0;
+	w->blk_w = 0;
 	w->txn_bytes += bytes;
 	if (w->txn_bytes > TXN_BYTES) {
 		if ((rc = mdb_txn_commit(w->txn)) != 0) {
@@ -230,6 +236,26 @@ static int flush_block(hog_writer *w, hog_err *err)
 		w->txn_bytes = 0;
 	}
 	return 0;
+}
+
+int hog_writer_set_weight(hog_writer *w, double weight, hog_err *err)
+{
+	if (!(isfinite(weight) && weight > 0 && (float)weight > 0 && isfinite((float)weight)))
+		return hog_err_set(err, HOG_EDATA, "example %llu: weight %g: a weight must be a finite number > 0",
+		                   (unsigned long long)w->examples, weight);
+	w->next_w = (float)weight;
+	return 0;
+}
+
+/* The example being added takes the pending weight (and the next one is 1). */
+static void note_weight(hog_writer *w)
+{
+	float x = w->next_w;
+	w->weights[w->n] = x;
+	w->wsum += x;
+	if (x != 1.0f)
+		w->blk_w = w->weighted = 1;
+	w->next_w = 1.0f;
 }
 
 static void note_label(hog_writer *w, float y)
@@ -298,6 +324,7 @@ int hog_writer_add_sparse(hog_writer *w, float label, const uint32_t *ids, const
 	}
 	w->labels[w->n] = label;
 	note_label(w, label);
+	note_weight(w);
 	w->nnz += nnz;
 	w->offsets[++w->n] = (uint32_t)w->nnz;
 	w->examples++;
@@ -318,6 +345,7 @@ int hog_writer_add_rating(hog_writer *w, uint32_t user, uint32_t item, float rat
 	if (user + 1ull > w->max_user) w->max_user = user + 1ull;
 	if (item + 1ull > w->max_item) w->max_item = item + 1ull;
 	note_label(w, rating);
+	note_weight(w);
 	w->n++;
 	w->examples++;
 	return w->n == w->bmax ? flush_block(w, err) : 0;
@@ -345,6 +373,7 @@ int hog_writer_add_dense(hog_writer *w, float label, const float *xf, const uint
 	}
 	w->labels[w->n] = label;
 	note_label(w, label);
+	note_weight(w);
 	w->n++;
 	w->examples++;
 	return w->n == w->bmax ? flush_block(w, err) : 0;
@@ -353,7 +382,7 @@ int hog_writer_add_dense(hog_writer *w, float label, const float *xf, const uint
 static const char *const reserved_keys[] = {
 	"format", "version", "kind", "task", "examples", "features", "nnz", "blocks", "users", "items",
 	"classes", "dense_u8", "dense_scale", "positives", "label_min", "label_max", "label_sum", "source",
-	"labels",
+	"labels", "weights", "weight_sum",
 };
 
 static int kv_add(hog_writer *w, const char *key, const void *val, size_t len, hog_err *err)
@@ -472,7 +501,7 @@ int hog_writer_finish(hog_writer *w, hog_err *err)
 	}
 	const char *src = w->o.source ? w->o.source : "";
 	if ((rc = put_meta(w, "format", "hogwild-data", 12, err)) ||
-	    (rc = put_meta_fmt(w, "version", err, "%d", HOG_FORMAT_VERSION)) ||
+	    (rc = put_meta_fmt(w, "version", err, "%d", w->weighted ? HOG_FORMAT_WEIGHTS : 1)) ||
 	    (rc = put_meta_fmt(w, "kind", err, "%s", hog_kind_name(w->o.kind))) ||
 	    (rc = put_meta_fmt(w, "task", err, "%s", hog_task_name(task))) ||
 	    (rc = put_meta_fmt(w, "examples", err, "%llu", (unsigned long long)w->examples)) ||
@@ -492,6 +521,9 @@ int hog_writer_finish(hog_writer *w, hog_err *err)
 	if (classes && (rc = put_meta_fmt(w, "classes", err, "%llu", (unsigned long long)classes)))
 		goto fail;
 	if (w->o.unlabelled && (rc = put_meta_fmt(w, "labels", err, "none")))
+		goto fail;
+	if (w->weighted && ((rc = put_meta_fmt(w, "weights", err, "1")) ||
+	                    (rc = put_meta_fmt(w, "weight_sum", err, "%.17g", w->wsum))))
 		goto fail;
 	if (w->o.kind == HOG_KIND_DENSE && w->o.dense_u8 &&
 	    ((rc = put_meta_fmt(w, "dense_u8", err, "1")) ||
@@ -563,7 +595,7 @@ void hog_writer_abort(hog_writer *w)
 	}
 	free(w->kv);
 	free(w->labels); free(w->offsets); free(w->ids); free(w->vals);
-	free(w->users); free(w->items); free(w->ratings); free(w->xf); free(w->xu8);
+	free(w->users); free(w->items); free(w->ratings); free(w->xf); free(w->xu8); free(w->weights);
 	free(w->path);
 	free(w->tmp);
 	free(w);

@@ -37,7 +37,9 @@ typedef struct eng_worker {
 	uint64_t pos;               /* examples done in this epoch */
 	uint64_t ex_done;           /* examples done in this epoch (this run) */
 	uint64_t units_done;        /* the model's work unit (linear: nonzeros) in this epoch */
-	double loss;                /* progressive loss of this epoch */
+	double loss;                /* progressive loss of this epoch (weighted: sum of w * loss) */
+	double wdone;               /* with e->weighted: the weights of the examples done in this
+	                               epoch (the model adds them; the loss's denominator) */
 	void *m;                    /* the model's per-worker state */
 	uint32_t *chunks;           /* --shuffle-chunk: eng_chunk_order()'s scratch */
 	uint64_t *dsamples;         /* sampled delays */
@@ -76,6 +78,8 @@ typedef struct hog_trainer_ops {
 	 * model kind its own); NULL: this one, always */
 	const struct hog_trainer_ops *(*route)(const hog_train_opts *o);
 	int streams;                /* 1: trains from e->store's blocks (hog_train_stream) */
+	int weighs;                 /* 1: honours example and class weights (e->wts, eng_weight,
+	                               adding them to eng_worker.wdone); 0: a weighted run is refused */
 	/* optional: the defaults of the model's own options, its group of
 	 * hog_train_opts (hog_train_opts.linear, .mf, .mlp): hog_train_opts_init()
 	 * calls every built kind's, so that the engine names no model's option */
@@ -194,7 +198,38 @@ struct hog_engine {
 	int best_epoch;             /* ... and its epoch, 0-based (-1: none) */
 	uint64_t ckpt_bytes;        /* rank 0: the space reserved for the next checkpoint */
 	int ckpt_unreserved;        /* the last try to reserve it failed (said once) */
+	/* weights.c: example and class weights */
+	int weighted;               /* some example's effective weight is not 1 */
+	float *cw;                  /* --class-weight: per class (binary: [0] negative, [1] positive) */
+	uint32_t ncw;
+	float *wts;                 /* loaded set: each training example's effective weight (NULL:
+	                               all 1, or a streamed set: eng_weight per block) */
+	double weight_sum;          /* the sum of wts */
 };
+
+/* An example's effective weight: its own @p w times its class's (label > 0 is
+ * binary's positive class; a multiclass label is its class number). */
+static inline float eng_weight(const hog_engine *e, float w, float label)
+{
+	if (!e->cw)
+		return w;
+	uint32_t c = e->ncw == 2 && e->tr->meta.task == HOG_TASK_BINARY ? label > 0 : (uint32_t)label;
+	return w * e->cw[c < e->ncw ? c : 0];
+}
+/* Fills e->weighted, e->cw and e->wts from the training set and --class-weight,
+ * refusing (HOG_ECONFIG) class weights on a set without classes and (HOG_ENOTSUP)
+ * weights for a model that does not take them. */
+int eng_weights_setup(hog_engine *e);
+/* Parses a --class-weight spec for a set of @p task and @p classes into @p cw
+ * (2 or classes floats; NULL: only checked); "balanced" leaves 1s (the counts
+ * are the set's). Returns 0, or -1 with the reason in @p why. */
+int eng_class_weights_parse(const char *spec, enum hog_task task, uint32_t classes, float *cw, char *why,
+                            size_t wlen);
+/* The mean of an epoch's loss: over the weights done when the run is weighted. */
+static inline double eng_loss_denominator(const hog_engine *e, double examples, double weights)
+{
+	return e->weighted ? weights : examples;
+}
 
 /* ---------------------------------------------------------------- helpers */
 

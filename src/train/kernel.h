@@ -361,10 +361,15 @@ HOG_INLINE void write_update(const enum hog_mode MODE, const enum hog_rule RULE,
 	}
 }
 
-/* One example, read to write. Returns nothing; adds its loss to wk->loss. */
+/* One example of weight @p wt (1.0f unweighted: the products are exact, the
+ * results bit for bit those of the kernel before weights), read to write.
+ * Returns nothing; adds its weighted loss to wk->loss. The weight scales the
+ * loss's gradient once per example, never inside the loop over coordinates;
+ * the regularizer's per-touch share is not weighted (the l2 of the objective
+ * sum_i w_i loss_i / n + l2/2 |w|^2 is the same whatever the weights). */
 HOG_INLINE void process_example(const enum hog_mode MODE, const enum hog_rule RULE, const enum hog_loss LOSS,
                                 const int VALS, const kern_shared *sh, kern_worker *wk, const uint32_t *ids,
-                                const float *xs, uint32_t nnz, float y, float lr)
+                                const float *xs, uint32_t nnz, float y, float wt, float lr)
 {
 	uint32_t nhot = 0;
 	if (MODE == HOG_MODE_BUFFERED)
@@ -372,8 +377,8 @@ HOG_INLINE void process_example(const enum hog_mode MODE, const enum hog_rule RU
 			nhot++;
 	lock_example(MODE, sh, ids, nnz);
 	float m = read_margin(MODE, RULE, VALS, sh, wk, ids, xs, nnz, nhot);
-	float loss, g = hog_loss_both(LOSS, m, y, &loss);
-	wk->loss += loss;
+	float loss, g = wt * hog_loss_both(LOSS, m, y, &loss);
+	wk->loss += wt * loss;
 	write_update(MODE, RULE, VALS, sh, wk, ids, xs, nnz, nhot, g, lr);
 	unlock_example(MODE, sh, ids, nnz);
 }

@@ -124,9 +124,10 @@ uint64_t lin_round_delayed(hog_engine *e, eng_worker *ew, int epoch, uint64_t fr
 		p->row = row;
 		p->seen = UINT64_MAX;
 		float m = read_pending(e, ew, row, snap, (i & HOG_DELAY_SAMPLE_MASK) == 0 ? &p->seen : NULL);
-		float y = w->y[row];
-		ew->loss += hog_loss_value(loss, m, y);
-		p->g = hog_loss_deriv(loss, m, y);
+		float y = w->y[row], wt = w->wt ? w->wt[row] : 1.0f;
+		ew->loss += wt * hog_loss_value(loss, m, y);
+		ew->wdone += wt;
+		p->g = wt * hog_loss_deriv(loss, m, y);
 		ew->units_done += w->off[row + 1] - w->off[row];
 		w->qhead = (slot + 1) % K1;
 		if (++w->qlen == K1) { /* the oldest has waited K further reads */

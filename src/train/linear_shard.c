@@ -62,7 +62,9 @@ static void hot_first(uint32_t *ids, float *xs, uint64_t n, uint32_t hot, float 
 static int shard_alloc(hog_engine *e, eng_worker *ew, lin_worker *w, uint64_t rows, uint64_t nnz, int vals,
                        uint64_t norder)
 {
-	size_t bytes = rows * 4 + (rows + 1) * 8 + nnz * 4 + (vals ? nnz * 4 : 0) + norder * 4 + 64 * 5;
+	const int wts = e->weighted;
+	size_t bytes = rows * 4 + (rows + 1) * 8 + nnz * 4 + (vals ? nnz * 4 : 0) + norder * 4 + (wts ? rows * 4 : 0) +
+	               64 * 6;
 	char *p = hog_topo_alloc_local(e->topo, bytes);
 	if (!p)
 		return ENOMEM;
@@ -75,6 +77,8 @@ static int shard_alloc(hog_engine *e, eng_worker *ew, lin_worker *w, uint64_t ro
 	if (vals)
 		TAKE(w->xs, nnz * 4);
 	TAKE(ew->order, norder * 4);
+	if (wts)
+		TAKE(w->wt, rows * 4);
 #undef TAKE
 	return 0;
 }
@@ -110,6 +114,7 @@ static int shard_in_place(hog_engine *e, eng_worker *ew, lin_worker *w, const ui
 	}
 	free(tmp);
 	w->y = d->labels;
+	w->wt = e->wts;
 	w->off = d->offsets;
 	w->ids = d->ids;
 	w->xs = d->vals;
@@ -152,6 +157,8 @@ int lin_build_shard(hog_engine *e, eng_worker *ew, lin_worker *w)
 		uint32_t r = rows[i];
 		uint64_t lo = d->offsets[r], k = d->offsets[r + 1] - lo, at = w->off[i];
 		w->y[i] = d->labels[r];
+		if (w->wt)
+			w->wt[i] = e->wts[r];
 		w->off[i + 1] = at + k;
 		for (uint64_t j = 0; j < k; j++)
 			w->ids[at + j] = L->map[d->ids[lo + j]];
@@ -319,6 +326,8 @@ static void stream_load(hog_engine *e, lin_worker *w, uint32_t slot)
 	for (uint32_t i = 0; i < b->n; i++) {
 		uint64_t lo = b->offsets[i], k = b->offsets[i + 1] - lo;
 		w->y[i] = binary ? (b->labels[i] > 0 ? 1.0f : -1.0f) : b->labels[i];
+		if (w->wt)
+			w->wt[i] = eng_weight(e, b->weights ? b->weights[i] : 1.0f, b->labels[i]);
 		w->off[i + 1] = b->offsets[i + 1];
 		uint32_t *ids = w->ids + lo;
 		float *xs = w->xs ? w->xs + lo : NULL;

@@ -160,11 +160,11 @@ HOG_INLINE void prefetch_row(const lin_worker *w, uint32_t r, const int VALS)
 HOG_INLINE void measured_locked(const enum hog_mode MODE, const enum hog_rule RULE, const enum hog_loss LOSS,
                                 const int VALS, const hog_engine *e, eng_worker *ew, const kern_shared *sh,
                                 kern_worker *wk, const uint32_t *ids, const float *xs, uint32_t nnz, float y,
-                                float lr, int sample)
+                                float wt, float lr, int sample)
 {
 	lock_example(MODE, sh, ids, nnz);
 	const uint64_t seen = sample ? eng_team_applied(e) : 0;
-	process_example(HOG_MODE_LOCKFREE, RULE, LOSS, VALS, sh, wk, ids, xs, nnz, y, lr);
+	process_example(HOG_MODE_LOCKFREE, RULE, LOSS, VALS, sh, wk, ids, xs, nnz, y, wt, lr);
 	eng_count_applied(ew);
 	if (sample)
 		eng_note_delay(ew, eng_team_applied(e) - seen - 1);
@@ -179,9 +179,11 @@ HOG_INLINE void measured_locked(const enum hog_mode MODE, const enum hog_rule RU
 		lin_worker *w = ew->m;                                                                   \
 		const kern_shared *sh = &L->ks;                                                          \
 		const uint32_t *order = ew->order;                                                       \
+		const float *const wts = w->wt; /* NULL: unweighted, every weight 1 */                   \
 		const int measure = e->o.measure_delay;                                                  \
 		const uint64_t T = (uint64_t)e->T * e->ranks, base = (uint64_t)epoch * e->tr->n;         \
 		uint64_t i = from, nnz_done = 0;                                                         \
+		double wsum = 0;                                                                         \
 		for (uint32_t chunk = 1; i < to; chunk++) {                                              \
 			if ((chunk & 15) == 0 && eng_stop_requested(e))                                      \
 				break;                                                                           \
@@ -203,14 +205,16 @@ HOG_INLINE void measured_locked(const enum hog_mode MODE, const enum hog_rule RU
 					w->k.avg_inv = 1.0f / (float)w->k.avg_c;                                     \
 				}                                                                                \
 				nnz_done += nnz;                                                                 \
+				const float wt = wts ? wts[r] : 1.0f;                                            \
+				wsum += wt;                                                                      \
 				if (measure && (MODE == HOG_MODE_LOCKED || MODE == HOG_MODE_STRIPED)) {          \
 					measured_locked(MODE, RULE, LOSS, VALS, e, ew, sh, &w->k, w->ids + lo,       \
-					                VALS ? w->xs + lo : NULL, nnz, w->y[r], lr, sample);         \
+					                VALS ? w->xs + lo : NULL, nnz, w->y[r], wt, lr, sample);     \
 					continue;                                                                    \
 				}                                                                                \
 				if (sample) seen = eng_team_applied(e);                                          \
 				process_example(MODE, RULE, LOSS, VALS, sh, &w->k, w->ids + lo,                  \
-				                VALS ? w->xs + lo : NULL, nnz, w->y[r], lr);                     \
+				                VALS ? w->xs + lo : NULL, nnz, w->y[r], wt, lr);                 \
 				if (measure) {                                                                   \
 					eng_count_applied(ew);                                                       \
 					if (sample) eng_note_delay(ew, eng_team_applied(e) - seen - 1);              \
@@ -221,6 +225,7 @@ HOG_INLINE void measured_locked(const enum hog_mode MODE, const enum hog_rule RU
 		}                                                                                        \
 		ew->ex_done += i - from;                                                                 \
 		ew->units_done += nnz_done;                                                              \
+		ew->wdone += wsum;                                                                       \
 		ew->loss += w->k.loss;                                                                   \
 		w->k.loss = 0;                                                                           \
 		return i;                                                                                \
@@ -688,6 +693,7 @@ static const hog_trainer_ops *lin_route(const hog_train_opts *o)
 const hog_trainer_ops hog_linear_trainer = {
 	.kind = HOG_MODEL_LINEAR,
 	.unit = "nnz",
+	.weighs = 1,
 	.default_mode = lin_default_mode,
 	.route = lin_route,
 	.losses = 1u << HOG_LOSS_LOGISTIC | 1u << HOG_LOSS_HINGE | 1u << HOG_LOSS_SQUARED | 1u << HOG_LOSS_SOFTMAX,

@@ -35,6 +35,7 @@ typedef struct lin_worker {
 	/* the shard, in memory on the worker's node */
 	uint64_t nnz, nnz_max;
 	float *y;
+	float *wt;                  /* effective example weights (e->wts), or NULL: all 1 */
 	uint64_t *off;
 	uint32_t *ids;
 	float *xs;

@@ -98,13 +98,15 @@ static void progress(hog_engine *e, int epoch, double t_epoch)
 		return;
 	hog_progress p = { .epoch = epoch + 1, .epochs = e->o.epochs, .total = e->tr->n,
 	                   .seconds = eng_now() - t_epoch };
-	double loss = 0;
+	double loss = 0, wdone = 0;
 	for (int k = 0; k < e->T; k++) {
 		p.done += e->w[k]->ex_done;
 		loss += e->w[k]->loss;
+		wdone += e->w[k]->wdone;
 	}
+	const double den = eng_loss_denominator(e, (double)p.done, wdone);
 	p.done *= (uint64_t)e->ranks; /* rank 0's view: the others are about as far */
-	p.train_loss = p.done ? loss / p.done : NAN;
+	p.train_loss = den > 0 ? loss / den : NAN;
 	p.lr = eng_lr_at(e, epoch, (uint64_t)epoch * e->tr->n + p.done);
 	e->o.on_progress(e->o.ud, &p);
 }
@@ -129,25 +131,29 @@ void eng_fail(hog_engine *e, int rc, const char *msg)
 /* Thread 0 after the last round of an epoch: the epoch's figures. */
 static void epoch_report(hog_engine *e, int ep, double spent)
 {
+	double wdone = 0;
 	hog_epoch_stats s = { .epoch = ep + 1, .epochs = e->o.epochs, .threads = e->T, .mode = e->o.mode, .seconds = spent };
 	for (int q = 0; q < e->T; q++) {
 		s.examples += e->w[q]->ex_done;
 		s.nnz += e->w[q]->units_done;
 		s.train_loss += e->w[q]->loss;
+		wdone += e->w[q]->wdone;
 	}
 	if (e->ranks > 1) { /* the job's figures: every rank's examples and loss */
-		double t[] = { (double)s.examples, (double)s.nnz, s.train_loss };
-		int rc = hog_mpi_sum_f64(t, 3, &e->werr);
+		double t[] = { (double)s.examples, (double)s.nnz, s.train_loss, wdone };
+		int rc = hog_mpi_sum_f64(t, 4, &e->werr);
 		if (rc)
 			atomic_store(&e->action, 3);
 		s.examples = (uint64_t)t[0];
 		s.nnz = (uint64_t)t[1];
 		s.train_loss = t[2];
+		wdone = t[3];
 	}
 	e->elapsed += spent;
 	e->epochs_done = ep + 1;
 	s.elapsed = e->elapsed;
-	s.train_loss /= s.examples ? (double)s.examples : 1.0;
+	const double den = eng_loss_denominator(e, (double)s.examples, wdone);
+	s.train_loss /= den > 0 ? den : 1.0;
 	s.bias_lost = NAN;
 	s.ex_per_s = spent > 0 ? s.examples / spent : 0;
 	s.nnz_per_s_per_thread = spent > 0 ? s.nnz / spent / e->T / e->ranks : 0;
@@ -216,7 +222,7 @@ static void between_rounds(hog_engine *e, int ep, int last_round, double t_epoch
 	double loss = 0, ex = 0;
 	for (int q = 0; q < e->T; q++) {
 		loss += e->w[q]->loss;
-		ex += (double)e->w[q]->ex_done;
+		ex += eng_loss_denominator(e, (double)e->w[q]->ex_done, e->w[q]->wdone);
 	}
 	const float probe = e->ops->probe(e);
 	double t[2] = { loss, ex }; /* the job's loss so far: every rank decides alike */
@@ -315,7 +321,7 @@ static void run_team(hog_engine *e)
 			eng_chunk_order(w->order, w->rows, w->n, e->o.shuffle_chunk, eng_mix64(&seed), w->chunks);
 		w->pos = ep == e->start_epoch ? e->start_pos[k] : 0;
 		w->ex_done = w->units_done = 0;
-		w->loss = 0;
+		w->loss = w->wdone = 0;
 		if (ops->epoch_begin)
 			ops->epoch_begin(e, w, ep);
 		/* every worker has finished the previous epoch (the barrier at its end):
@@ -557,6 +563,8 @@ static void engine_free(hog_engine *e)
 	free(e->w);
 	free(e->plan);
 	free(e->start_pos);
+	free(e->cw);
+	free(e->wts);
 	hog_topo_close(e->topo);
 	free(e);
 }
@@ -609,6 +617,12 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 	if (e->ranks > 1 && !ops->shared_params) {
 		rc = hog_err_set(err, HOG_ENOTSUP, "the %s model cannot train on several MPI ranks yet",
 		                 hog_model_kind_name(ops->kind));
+		free(e);
+		return rc;
+	}
+	if ((rc = eng_weights_setup(e))) {
+		free(e->cw);
+		free(e->wts);
 		free(e);
 		return rc;
 	}

@@ -160,6 +160,13 @@ enum hog_rule {
 	                               Hutter 2019): w -= lr l2 w beside Adam's step */
 };
 
+/** Step size scaled with the team (hog_train_opts.lr_scale). */
+enum hog_lr_scale {
+	HOG_LR_SCALE_NONE = 0,   /**< lr as given */
+	HOG_LR_SCALE_LINEAR = 1, /**< lr times the workers of every rank (Goyal et al. 2017) */
+	HOG_LR_SCALE_SQRT = 2,   /**< lr times the square root of that (Krizhevsky 2014) */
+};
+
 /** SGD step-size schedules: lr_t for epoch e (from 0) and example count t. */
 enum hog_sched {
 	HOG_SCHED_CONSTANT = 0, /**< lr */
@@ -311,7 +318,10 @@ typedef struct hog_train_opts {
 	                                normalize's scaling); adagrad/adarevision 0.1 */
 	double backoff;            /**< per-epoch factor for HOG_SCHED_BACKOFF; default 0.9 */
 	double t0;                 /**< HOG_SCHED_INVT: examples; default = examples in one epoch */
-	uint64_t warmup;           /**< examples over which lr ramps up linearly; default 0 */
+	uint64_t warmup;           /**< examples over which lr ramps up linearly; default 0 (with
+	                                lr_scale: one epoch of examples) */
+	enum hog_lr_scale lr_scale; /**< lr times the team's workers, threads x MPI ranks, or its
+	                                square root; default none */
 	double l2;                 /**< lambda of (lambda/2)|w|^2 next to the mean loss; default 1e-6 */
 	double adagrad_beta;       /**< beta of AdaGrad/AdaRevision; default 1 */
 	uint64_t seed;             /**< shuffling and sharding; default 1 */

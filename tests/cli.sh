@@ -607,8 +607,12 @@ check "mlp: adamw in compare" 0 "$H" compare --model mlp --optimizer adamw --l2 
 	--threads 2 --epochs 1 --data "$T/mctr.lmdb" --quiet
 check "mlp: --batch auto" 0 "$H" train --model mlp --layers 16 --batch auto:8:64 --epochs 3 --threads 2 \
 	--data "$T/mctr.lmdb" --metrics "$T/auto.jsonl" --quiet
-check_grep "mlp: ... each row has its batch and noise scale" "$OUT" '^ +3 .*  batch [0-9]+ noise [0-9.e+]+$'
+check_grep "mlp: ... each row has its batch and noise scale" "$OUT" '^ +3 .*  batch [0-9]+ noise ([0-9.e+]+|inf|-)$'
 check_grep "mlp: ... the metrics too" "$T/auto.jsonl" '"batch":8,"noise_scale":[0-9.]+'
+check "lr-scale: linear on 2 threads" 0 "$H" train --model mlp --lr-scale linear --lr 0.01 --epochs 2 --threads 2 \
+	--mode lockfree --data "$T/mctr.lmdb" --metrics "$T/lrs.jsonl" --quiet
+check_grep "lr-scale: ... the step reported twice --lr after the warm-up epoch" "$T/lrs.jsonl" '"epoch":2,.*"lr":0\.01(8|79)'
+check "lr-scale: an unknown rule refused" 2 "$H" train --lr-scale cubic --data "$T/mctr.lmdb"
 check "mlp: --batch auto:64:32 refused" 2 "$H" train --model mlp --batch auto:64:32 --data "$T/mctr.lmdb"
 check_grep "mlp: ... saying why" "$ERR" 'MIN <= MAX'
 check "mlp: adam for the linear model refused" 2 "$H" train --optimizer adam --epochs 1 --data "$T/ttr.lmdb"

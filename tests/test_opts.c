@@ -263,7 +263,7 @@ static const struct ref {
 	{ "device", "mlp softmax", "", "" }, { "rank", "mf", "", "" }, { "biases", "mf", "", "" },
 	{ "grid", "mf", "grid", "" }, { "epochs", "*", "", "" }, { "lr", "*", "", "" },
 	{ "schedule", "*", "", "sgd" }, { "backoff", "*", "", "backoff" }, { "t0", "*", "", "invt" },
-	{ "warmup", "*", "", "" }, { "l2", "*", "", "" }, { "l1", "linear", "", "sgd-adagrad" },
+	{ "warmup", "*", "", "" }, { "lr-scale", "*", "", "" }, { "l2", "*", "", "" }, { "l1", "linear", "", "sgd-adagrad" },
 	{ "class-weight", "linear", "", "" },
 	{ "optimizer", "*", "", "" },
 	{ "adagrad-beta", "*", "", "adaptive" }, { "average", "linear", "", "" },

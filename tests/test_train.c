@@ -544,6 +544,41 @@ static void test_divergence_named(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "step size"));
 }
 
+/* --lr-scale: the step times the team's workers (linear) or its square root,
+ * as each epoch's reported step says, with a warm-up of one epoch unless one
+ * is given: one worker with the scale trains bit for bit as one without it
+ * and --warmup n. */
+static double seen_lr[8];
+static void note_lr(void *ud, const hog_epoch_stats *s)
+{
+	(void)ud;
+	if (s->epoch <= 8)
+		seen_lr[s->epoch - 1] = s->lr;
+}
+
+static void test_lr_scale(void)
+{
+	for (int k = 0; k < 2; k++) {
+		hog_train_opts o = base_opts(HOG_MODE_LOCKFREE, 2, 3);
+		o.lr = 0.1;
+		o.lr_scale = k ? HOG_LR_SCALE_SQRT : HOG_LR_SCALE_LINEAR;
+		o.on_epoch = note_lr;
+		hog_model *m = train_ok(&o, NULL);
+		const double f = k ? sqrt(2.0) : 2.0;
+		for (int ep = 0; ep < 3; ep++)
+			CU_ASSERT_DOUBLE_EQUAL(seen_lr[ep], (float)(0.1 * f * pow(0.9, ep)), 1e-7);
+		CU_ASSERT_EQUAL(m->warmup, small_tr->n);
+		hog_model_free(m);
+	}
+	hog_train_opts a = base_opts(HOG_MODE_LOCKFREE, 1, 2), b = a;
+	a.lr_scale = HOG_LR_SCALE_LINEAR;
+	b.warmup = small_tr->n;
+	hog_model *ma = train_ok(&a, NULL), *mb = train_ok(&b, NULL);
+	CU_ASSERT(same_params(ma, mb));
+	hog_model_free(ma);
+	hog_model_free(mb);
+}
+
 int test_train_register(void)
 {
 	CU_pSuite s = CU_add_suite("train", make_sets, free_sets);
@@ -563,5 +598,6 @@ int test_train_register(void)
 	TU_ADD(s, test_chunked_training);
 	TU_ADD(s, test_bad_options);
 	TU_ADD(s, test_divergence_named);
+	TU_ADD(s, test_lr_scale);
 	return 0;
 }

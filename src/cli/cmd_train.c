@@ -107,7 +107,8 @@ static void on_epoch(void *ud, const hog_epoch_stats *s)
 	if (s->delay_samples)
 		printf("  delay %.1f/%.0f/%.0f", s->delay_mean, s->delay_p99, s->delay_max);
 	if (u->o->mlp.batch_auto && s->batch) /* the batch it ran and the noise scale it measured */
-		printf("  batch %u noise %.4g", s->batch, s->noise_scale);
+		printf("  batch %u noise %s", s->batch,
+		       isinf(s->noise_scale) ? "inf" : cli_fmt_num(q1, sizeof q1, "%.4g", s->noise_scale));
 	putchar('\n');
 	fflush(stdout);
 metrics:

@@ -61,6 +61,9 @@ const cli_opt cli_opts[] = {
 	  "constant | backoff | invt (backoff: lr * backoff^epoch)" },
 	{ "backoff", 0, REQ, OPT_BACKOFF, BOTH, 0, 0, COND_BACKOFF, "B", "per-epoch factor of the schedule (0.9)" },
 	{ "t0", 0, REQ, OPT_T0, BOTH, 0, 0, COND_INVT, "N", "lr/(1+t/t0), t0 in examples (one epoch)" },
+	{ "lr-scale", 0, REQ, OPT_LR_SCALE, BOTH, 0, 0, COND_NONE, "S",
+	  "none | linear | sqrt: the step times the team's workers (threads x MPI ranks) or its square root, "
+	  "with a warm-up of one epoch unless --warmup is given (none)" },
 	{ "warmup", 0, REQ, OPT_WARMUP, BOTH, 0, 0, COND_NONE, "N",
 	  "ramp the step size up over the first N examples (0)" },
 	{ "l2", 0, REQ, OPT_L2, BOTH, 0, 0, COND_NONE, "X",

@@ -163,6 +163,12 @@ static int step_option(const char *cmd, int c, const char *arg, hog_train_opts *
 		if (cli_parse_double(arg, 0, 1e18, &d) || !(d > 0)) return bad(cmd, "t0", arg, "a positive number of examples, at most 1e18");
 		o->t0 = d;
 		break;
+	case OPT_LR_SCALE:
+		if (!strcmp(arg, "none")) o->lr_scale = HOG_LR_SCALE_NONE;
+		else if (!strcmp(arg, "linear")) o->lr_scale = HOG_LR_SCALE_LINEAR;
+		else if (!strcmp(arg, "sqrt")) o->lr_scale = HOG_LR_SCALE_SQRT;
+		else return bad(cmd, "lr-scale", arg, "none, linear or sqrt");
+		break;
 	case OPT_WARMUP:
 		if (cli_parse_u64(arg, 0, UINT64_MAX, &u)) return bad(cmd, "warmup", arg, "a number of examples");
 		o->warmup = u;

@@ -192,6 +192,7 @@ struct hog_engine {
 	uint64_t rounds;            /* rounds in an epoch (the same on every rank) */
 	double sync_seconds;        /* MPI: time spent averaging the models */
 	double loss_zero;           /* what an all-zero model loses (eng_zero_loss) */
+	double lr_factor;           /* --lr-scale: the step's factor for the team's size (1: none) */
 	double loss_best;           /* this run's best epoch's training loss (NaN: none yet) */
 	hog_model *best;            /* early_stop: the best epoch's model (thread 0 keeps it) */
 	double best_loss;           /* ... its test loss (NaN: none yet) */
@@ -245,7 +246,7 @@ static inline int eng_stop_requested(const hog_engine *e)
  * their alpha. */
 static inline float eng_lr_at(const hog_engine *e, int ep, uint64_t ex)
 {
-	double lr = e->o.lr;
+	double lr = e->o.lr * e->lr_factor;
 	if (e->o.rule == HOG_RULE_SGD) {
 		if (e->o.sched == HOG_SCHED_BACKOFF)
 			lr *= pow(e->o.backoff, ep);

@@ -169,7 +169,8 @@ static int setup_features(hog_engine *e, lin_state *L)
 	}
 	free(e->o.normalize ? NULL : scales);
 	/* l2 * n / d_v, clamped so that one step never more than zeroes a weight */
-	double cap = e->o.rule == HOG_RULE_SGD ? 1.0 / e->o.lr : e->o.adagrad_beta / e->o.lr;
+	const double lr = e->o.lr * e->lr_factor;
+	double cap = e->o.rule == HOG_RULE_SGD ? 1.0 / lr : e->o.adagrad_beta / lr;
 	L->reg[0] = 0;
 	for (uint64_t r = 1; r < L->D; r++) {
 		uint64_t c = cnt[L->inv[r]];

@@ -626,6 +626,14 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 		free(e);
 		return rc;
 	}
+	if ((unsigned)e->o.lr_scale > HOG_LR_SCALE_SQRT) {
+		rc = hog_err_set(err, HOG_ECONFIG, "unknown --lr-scale");
+		free(e);
+		return rc;
+	}
+	if (e->o.lr_scale && !e->o.warmup) /* Goyal et al.'s warm-up, one epoch here */
+		e->o.warmup = train->n;
+	e->lr_factor = 1.0;
 	e->loss_zero = eng_zero_loss(e->o.loss, &train->meta);
 	e->loss_best = NAN;
 	e->best_loss = NAN;
@@ -635,6 +643,10 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 
 	if ((rc = team_setup(e, opts, err)))
 		goto done;
+	if (e->o.lr_scale) { /* the whole team's workers: this rank's threads times the ranks */
+		double n = (double)e->T * (double)e->ranks;
+		e->lr_factor = e->o.lr_scale == HOG_LR_SCALE_LINEAR ? n : sqrt(n);
+	}
 	/* (a rank whose setup failed still meets the others in ranks_agree, which
 	 * stops them all) */
 	if ((rc = ops->setup(e)) == 0 && opts->resume)

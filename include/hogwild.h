@@ -290,6 +290,8 @@ typedef struct hog_mlp_opts {
 	                                gradient noise scale, up to batch_max, the step scaled to
 	                                match (hog_epoch_stats.noise_scale) */
 	uint32_t batch_max;        /**< batch_auto's bound (default 1024) */
+	double lars;               /**< sgd: LARS's trust coefficient eta, each layer's weights at
+	                                lr eta |w_l| / (|g_l| + l2 |w_l|) (You et al. 2017); 0: off */
 	double momentum;           /**< sgd: momentum mu of v = mu v + g, w -= lr v (default 0) */
 	int momentum_auto;         /**< 1: a network with hidden layers trained with sgd and
 	                                momentum 0 takes 0.9 (scikit-learn's sgd solver's; the

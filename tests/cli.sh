@@ -612,6 +612,10 @@ check_grep "mlp: ... the metrics too" "$T/auto.jsonl" '"batch":8,"noise_scale":[
 check "lr-scale: linear on 2 threads" 0 "$H" train --model mlp --lr-scale linear --lr 0.01 --epochs 2 --threads 2 \
 	--mode lockfree --data "$T/mctr.lmdb" --metrics "$T/lrs.jsonl" --quiet
 check_grep "lr-scale: ... the step reported twice --lr after the warm-up epoch" "$T/lrs.jsonl" '"epoch":2,.*"lr":0\.01(8|79)'
+check "mlp: --lars" 0 "$H" train --model mlp --layers 16 --lars 0.001 --lr 1 --batch 256 --epochs 2 \
+	--data "$T/mctr.lmdb" --quiet
+check "mlp: --lars with adam refused" 2 "$H" train --model mlp --lars 0.001 --optimizer adam --data "$T/mctr.lmdb"
+check_grep "mlp: ... by name" "$ERR" 'lars'
 check "lr-scale: an unknown rule refused" 2 "$H" train --lr-scale cubic --data "$T/mctr.lmdb"
 check "mlp: --batch auto:64:32 refused" 2 "$H" train --model mlp --batch auto:64:32 --data "$T/mctr.lmdb"
 check_grep "mlp: ... saying why" "$ERR" 'MIN <= MAX'

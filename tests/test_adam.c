@@ -1,10 +1,11 @@
-/* Adam and AdamW for the mlp: the trainer's weights and moments against a
+/* Adam, AdamW and LARS for the mlp: the trainer's weights and moments against a
  * plain loop written here (softmax regression, whole-set batches, so that the
  * order of the examples does not enter), the bias correction's step count
  * across epochs, a checkpoint resumed bit for bit, every update mode, the
  * dump's second moment read back, and the models and values that are refused. */
 #include "hogwild.h"
 #include "model/model.h"
+#include "train/mlp_step.h"
 #include "util.h"
 #include <math.h>
 #include <stdio.h>
@@ -264,6 +265,77 @@ static void test_refused(void)
 	}
 }
 
+/* LARS's trust ratio by hand: |w| = 5, |g| = 1. */
+static void test_lars_ratio(void)
+{
+	CU_ASSERT_DOUBLE_EQUAL(lars_ratio(25, 1, 0.001, 0), 0.005, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(lars_ratio(25, 1, 0.001, 0.1), 0.001 * 5 / 1.5, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(lars_ratio(0, 1, 0.001, 0.1), 1.0, 0); /* a layer at zero: the global step */
+	CU_ASSERT_DOUBLE_EQUAL(lars_ratio(4, 0, 0.001, 0.1), 1.0, 0);
+	double ww = 0, gg = 0;
+	const float w[] = { 3, 4, 0 }, g[] = { 0.6f, 0, 0.8f };
+	lars_sums(w, g, 3, &ww, &gg);
+	CU_ASSERT_DOUBLE_EQUAL(ww, 25, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(gg, 1, 1e-6);
+}
+
+/* sgd with --lars, whole-set batches, constant step: W at lr times its trust
+ * ratio (1 at the first step, from zero), the biases at lr, against a plain
+ * loop; with l2 in the gradient and the ratio's denominator. */
+static void test_lars_plain_loop(void)
+{
+	const double lr = 0.5, eta = 0.02, l2 = 0.01;
+	hog_train_opts o = adam_opts(HOG_RULE_SGD, 5);
+	o.mlp.batch = N;
+	o.lr = lr;
+	o.l2 = l2;
+	o.sched = HOG_SCHED_CONSTANT;
+	o.mlp.lars = eta;
+	hog_model *mod = train_ok(small, &o);
+	double w[D * C + C] = { 0 };
+	for (int t = 0; t < 5; t++) {
+		double g[D * C + C] = { 0 };
+		for (int i = 0; i < N; i++) {
+			double z[C], mx = -1e300, sum = 0;
+			for (int c = 0; c < C; c++) {
+				z[c] = w[D * C + c];
+				for (int j = 0; j < D; j++)
+					z[c] += X[i][j] * w[j * C + c];
+				mx = z[c] > mx ? z[c] : mx;
+			}
+			for (int c = 0; c < C; c++)
+				sum += exp(z[c] - mx);
+			for (int c = 0; c < C; c++) {
+				double dz = (exp(z[c] - mx) / sum - (c == Y[i])) / N;
+				for (int j = 0; j < D; j++)
+					g[j * C + c] += dz * X[i][j];
+				g[D * C + c] += dz;
+			}
+		}
+		double ww = 0, gg = 0;
+		for (int k = 0; k < D * C; k++) {
+			ww += w[k] * w[k];
+			gg += g[k] * g[k];
+		}
+		double r = ww > 0 && gg > 0 ? eta * sqrt(ww) / (sqrt(gg) + l2 * sqrt(ww)) : 1.0;
+		for (int k = 0; k < D * C + C; k++)
+			w[k] -= lr * (k < D * C ? r : 1.0) * (g[k] + l2 * w[k]);
+	}
+	double worst = 0;
+	for (int k = 0; k < D * C + C; k++)
+		worst = fmax(worst, rel(mod->params[k], w[k]));
+	if (worst > 1e-3)
+		fprintf(stderr, "lars: the trainer differs from the plain loop by %g\n", worst);
+	CU_ASSERT(worst < 1e-3);
+	hog_model_free(mod);
+	/* refused beside adam */
+	o.rule = HOG_RULE_ADAM;
+	hog_model *x = NULL;
+	hog_err err = { 0 };
+	CU_ASSERT_EQUAL(hog_train(small, NULL, &o, &x, NULL, &err), HOG_ECONFIG);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--lars"));
+}
+
 int test_adam_register(void)
 {
 	CU_pSuite s = CU_add_suite("adam", suite_init, suite_clean);
@@ -273,5 +345,7 @@ int test_adam_register(void)
 	TU_ADD(s, test_resume);
 	TU_ADD(s, test_modes_and_dump);
 	TU_ADD(s, test_refused);
+	TU_ADD(s, test_lars_ratio);
+	TU_ADD(s, test_lars_plain_loop);
 	return 0;
 }

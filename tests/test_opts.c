@@ -260,7 +260,7 @@ static const struct ref {
 	{ "config", "*", "", "" }, { "data", "*", "", "" }, { "test", "*", "", "" }, { "model", "*", "", "" },
 	{ "loss", "*", "", "" }, { "mode", "*", "", "" }, { "modes", "*", "", "" }, { "threads", "*", "", "" },
 	{ "layers", "mlp", "", "" }, { "batch", "mlp softmax", "", "" }, { "momentum", "mlp softmax", "", "sgd" },
-	{ "device", "mlp softmax", "", "" }, { "rank", "mf", "", "" }, { "biases", "mf", "", "" },
+	{ "device", "mlp softmax", "", "" }, { "lars", "mlp softmax", "", "sgd" }, { "rank", "mf", "", "" }, { "biases", "mf", "", "" },
 	{ "grid", "mf", "grid", "" }, { "epochs", "*", "", "" }, { "lr", "*", "", "" },
 	{ "schedule", "*", "", "sgd" }, { "backoff", "*", "", "backoff" }, { "t0", "*", "", "invt" },
 	{ "warmup", "*", "", "" }, { "lr-scale", "*", "", "" }, { "l2", "*", "", "" }, { "l1", "linear", "", "sgd-adagrad" },

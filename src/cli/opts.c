@@ -45,6 +45,9 @@ const cli_opt cli_opts[] = {
 	  "noise scale, up to 1024, the step scaled to match (auto:MIN:MAX sets the bounds)" },
 	{ "momentum", 0, REQ, OPT_MOMENTUM, BOTH, K(MLP), 0, COND_SGD, "MU",
 	  "momentum, v=MU*v+g, w-=lr*v (0.9 with hidden layers, else 0)" },
+	{ "lars", 0, REQ, OPT_LARS, BOTH, K(MLP), 0, COND_SGD, "ETA",
+	  "LARS for large batches: each layer's weights step at lr*ETA*|w|/(|g|+l2*|w|), biases at lr; "
+	  "typically ETA 0.001 with a larger --lr (0: off)" },
 	{ "device", 0, REQ, OPT_DEVICE, BOTH, K(MLP), 0, COND_NONE, "D",
 	  "cpu | cuda | cuda:N, the compute backend of every worker (cpu)" },
 	{ "rank", 0, REQ, OPT_RANK, BOTH, K(MF), 0, COND_NONE, "K", "factors per user and item (32)" },

@@ -272,6 +272,10 @@ static int model_option(const char *cmd, int c, const char *arg, hog_train_opts 
 			return bad(cmd, c == OPT_ADAM_BETA1 ? "adam-beta1" : "adam-beta2", arg, "a decay in [0, 1)");
 		*(c == OPT_ADAM_BETA1 ? &o->mlp.adam_beta1 : &o->mlp.adam_beta2) = d;
 		break;
+	case OPT_LARS:
+		if (cli_parse_double(arg, 0, 1e3, &d)) return bad(cmd, "lars", arg, "a trust coefficient 0..1000");
+		o->mlp.lars = d;
+		break;
 	case OPT_ADAM_EPS:
 		if (cli_parse_double(arg, 0, 1, &d) || !(d > 0)) return bad(cmd, "adam-eps", arg, "a number in (0, 1]");
 		o->mlp.adam_eps = d;

@@ -42,6 +42,10 @@ uint64_t mlp_opts_hash(const hog_train_opts *o, uint64_t h)
 		double a[] = { m->adam_beta1, m->adam_beta2, m->adam_eps };
 		h = hog_fnv(h, a, sizeof a);
 	}
+	if (m->lars > 0) {
+		double l = m->lars;
+		h = hog_fnv(hog_fnv(h, "lars", 4), &l, sizeof l);
+	}
 	if (m->batch_auto) {
 		int64_t b[] = { 1, m->batch_max };
 		h = hog_fnv(h, b, sizeof b);
@@ -145,6 +149,11 @@ int mlp_opts_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, ho
 	if (o->mlp.batch_auto && (o->mlp.batch_max < o->mlp.batch || o->mlp.batch_max > 65536))
 		return hog_err_set(err, HOG_ECONFIG, "--batch auto: the bound %u must be %u..65536", o->mlp.batch_max,
 		                   o->mlp.batch);
+	if (!(o->mlp.lars >= 0 && o->mlp.lars <= 1e3))
+		return hog_err_set(err, HOG_ECONFIG, "--lars must be a trust coefficient 0..1000, not %g", o->mlp.lars);
+	if (o->mlp.lars > 0 && o->rule != HOG_RULE_SGD)
+		return hog_err_set(err, HOG_ECONFIG, "--lars goes with --optimizer sgd (LARS is SGD's layer-wise rule; "
+		                   "Adam's is LAMB)");
 	if (o->mlp.batch_auto && o->resume)
 		return hog_err_set(err, HOG_ECONFIG, "--batch auto cannot --resume yet: the batches it grew and its step's "
 		                   "factor are not in the checkpoint (resume with --batch set to the last epoch's)");

@@ -16,6 +16,29 @@ typedef struct step_k {
 	float decay;                /* adamw: 1 - lr l2 */
 } step_k;
 
+/* LARS (You, Gitman, Ginsburg 2017): a layer's step times the trust ratio
+ * eta |w| / (|g| + l2 |w|) of its weights' norm to its gradient's, from the
+ * sums of squares @p ww and @p gg; 1 where either norm is zero (a layer at
+ * zero, as softmax regression starts, takes the global step). */
+static inline double lars_ratio(double ww, double gg, double eta, double l2)
+{
+	const double wn = sqrt(ww), gn = sqrt(gg);
+	return wn > 0 && gn > 0 ? eta * wn / (gn + l2 * wn) : 1.0;
+}
+
+/* Adds the sums of squares of n weights and their gradients to *ww and *gg. */
+static inline void lars_sums(const float *restrict w, const float *restrict g, uint64_t n, double *ww, double *gg)
+{
+	double a = 0, b = 0;
+#pragma omp simd reduction(+ : a, b)
+	for (uint64_t k = 0; k < n; k++) {
+		a += (double)w[k] * w[k];
+		b += (double)g[k] * g[k];
+	}
+	*ww += a;
+	*gg += b;
+}
+
 /* The write of change d to one weight in mode UM; *hw gets the result. */
 static inline __attribute__((always_inline)) void upd_write(const int UM, _Atomic float *P, float *hw, float d)
 {

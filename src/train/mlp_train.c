@@ -84,6 +84,7 @@ typedef struct mlp_state {
 	uint32_t cap;               /* the largest batch the buffers take */
 	double lr_mult;             /* --batch auto: the step's factor for the batch grown */
 	double noise;               /* the last epoch's noise scale (NAN: none) */
+	double lars;                /* --lars: the trust coefficient eta (0: off) */
 } mlp_state;
 
 
@@ -176,6 +177,31 @@ static void write_range(const hog_engine *e, mlp_worker *w, uint64_t a, uint64_t
 	}
 }
 
+/* --lars: each layer's weights W_l at the step times its trust ratio (the
+ * norms over the rows of W_0 the batch touches when the first layer is
+ * sparse), the biases at the global step, as You et al. leave them. */
+static void lars_step(const hog_engine *e, mlp_worker *w, const step_k *K)
+{
+	const mlp_state *M = e->model;
+	const hog_mlp_shape *s = &M->s;
+	for (int l = 0; l < s->L; l++) {
+		const uint64_t row = s->n[l + 1];
+		/* W_l as runs: every touched row of a sparse W_0, else one run of n_l rows */
+		const int touched = s->sparse && l == 0;
+		const uint64_t runs = touched ? w->ntouched : 1, len = touched ? row : s->n[l] * row;
+#define RUN_AT(r) (s->woff[l] + (touched ? (uint64_t)w->touched[r] * row : 0))
+		double ww = 0, gg = 0;
+		for (uint64_t r = 0; r < runs; r++)
+			lars_sums(w->hW + RUN_AT(r), w->hG + RUN_AT(r), len, &ww, &gg);
+		step_k kl = *K;
+		kl.lr = (float)(K->lr * lars_ratio(ww, gg, M->lars, M->l2));
+		for (uint64_t r = 0; r < runs; r++)
+			write_range(e, w, RUN_AT(r), len, &kl);
+#undef RUN_AT
+		write_range(e, w, s->boff[l], row, K);
+	}
+}
+
 static void apply_step(const hog_engine *e, mlp_worker *w, float lr)
 {
 	mlp_state *M = e->model;
@@ -190,7 +216,9 @@ static void apply_step(const hog_engine *e, mlp_worker *w, float lr)
 	const step_k *K = &k;
 	if (e->o.mode == HOG_MODE_LOCKED)
 		hog_spin_lock(&M->lock);
-	if (s->sparse) {
+	if (M->lars > 0) {
+		lars_step(e, w, K);
+	} else if (s->sparse) {
 		for (uint32_t t = 0; t < w->ntouched; t++)
 			write_range(e, w, s->woff[0] + (uint64_t)w->touched[t] * s->n[1], s->n[1], K);
 		write_range(e, w, s->boff[0], s->np - s->boff[0], K);
@@ -522,6 +550,7 @@ static int mlp_setup(hog_engine *e)
 	M->cap = o->mlp.batch_auto ? o->mlp.batch_max : o->mlp.batch;
 	M->lr_mult = 1.0;
 	M->noise = NAN;
+	M->lars = o->mlp.lars;
 	atomic_init(&M->lock.v, 0);
 	M->P = aligned_alloc(64, (M->nrec * sizeof(float) + 63) & ~(size_t)63);
 	M->perm = malloc(tr->n * sizeof *M->perm);

@@ -51,6 +51,10 @@ uint64_t eng_opts_hash(const hog_trainer_ops *ops, const hog_train_opts *o, int 
 		            chunked ? (int64_t)o->shuffle_chunk : 0, ranks > 1 ? ranks : 1,
 		            ranks > 1 ? (int64_t)o->sync_every : 0 };
 	uint64_t h = hog_fnv(hog_fnv(HOG_FNV0, "opts2", 5), v, sizeof v);
+	if (ranks > 1 && o->compress) { /* (only when compressed: an uncompressed run's hash is the one it was) */
+		double c[] = { o->compress, o->compress_rank, o->compress == HOG_COMPRESS_TOPK ? o->compress_frac : 0 };
+		h = hog_fnv(hog_fnv(h, "compress", 8), c, sizeof c);
+	}
 	if (o->class_weight) /* (only when given: the hash of a run without them is the one it was) */
 		h = hog_fnv(hog_fnv(h, "class_weight", 12), o->class_weight, strlen(o->class_weight));
 	return ops && ops->opts_hash ? ops->opts_hash(o, h) : h;

@@ -1,5 +1,6 @@
 """PyTorch's side of bench/mlp.sh: the same MLP (784-256-256-10, ReLU, softmax
-cross-entropy, He-normal weights and zero biases), the same SGD with momentum,
+cross-entropy, He-normal weights and zero biases), the same SGD with momentum
+(or Adam/AdamW: --optimizer),
 batch, step size and epochs, on the CPU with torch.set_num_threads(T) (intra-op
 threads: PyTorch's own way to use T cores on one model). Prints one JSON line per
 epoch: elapsed training seconds (evaluation excluded, as hogwild's --metrics),
@@ -22,6 +23,8 @@ ap.add_argument("--epochs", type=int, default=5)
 ap.add_argument("--batch", type=int, default=32)
 ap.add_argument("--lr", type=float, default=0.01)
 ap.add_argument("--momentum", type=float, default=0.9)
+ap.add_argument("--optimizer", default="sgd", choices=["sgd", "adam", "adamw"])
+ap.add_argument("--weight-decay", type=float, default=0.0)
 ap.add_argument("--layers", default="256,256")
 ap.add_argument("--seed", type=int, default=1)
 a = ap.parse_args()
@@ -39,7 +42,12 @@ for i in range(len(widths) - 1):
     torch.nn.init.zeros_(lin.bias)
     mods += [lin, torch.nn.ReLU()]
 model = torch.nn.Sequential(*mods[:-1])
-opt = torch.optim.SGD(model.parameters(), lr=a.lr, momentum=a.momentum)
+if a.optimizer == "adam":
+    opt = torch.optim.Adam(model.parameters(), lr=a.lr, weight_decay=a.weight_decay)
+elif a.optimizer == "adamw":
+    opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=a.weight_decay)
+else:
+    opt = torch.optim.SGD(model.parameters(), lr=a.lr, momentum=a.momentum, weight_decay=a.weight_decay)
 lossf = torch.nn.CrossEntropyLoss()
 elapsed = 0.0
 for ep in range(1, a.epochs + 1):

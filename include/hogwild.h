@@ -150,6 +150,14 @@ enum hog_normalize {
 	                             off (bit for bit) when every value is within it */
 };
 
+/** MPI: how the ranks' averaging travels (hog_train_opts.compress). */
+enum hog_compress {
+	HOG_COMPRESS_NONE = 0,     /**< the whole shared model summed (MPI_Allreduce) */
+	HOG_COMPRESS_POWERSGD = 1, /**< matrices as rank-R factors of the change, error feedback */
+	HOG_COMPRESS_TOPK = 2,     /**< a fraction F of each span's change at coordinates every rank
+	                                picks alike, error feedback */
+};
+
 /** Step rules (docs/architecture.md §6). */
 enum hog_rule {
 	HOG_RULE_SGD = 0,         /**< w -= lr_t * g */
@@ -224,6 +232,9 @@ typedef struct hog_epoch_stats {
 	                                in this epoch, in examples (McCandlish et al. 2018); NAN
 	                                when not measured, +INF when the noise drowned the signal */
 	uint32_t batch;            /**< the mlp: this epoch's mini-batch; 0 for the other models */
+	uint64_t syncs;            /**< MPI: averagings of the ranks' models so far (0: one rank) */
+	uint64_t sync_bytes;       /**< MPI: payload bytes one rank sends per averaging (the
+	                                MPI_Allreduce buffers, compressed or whole) */
 } hog_epoch_stats;
 
 /** Training progress inside an epoch (for a progress line). */
@@ -345,6 +356,9 @@ typedef struct hog_train_opts {
 	uint64_t sync_every;       /**< MPI: examples per rank between averagings of the ranks'
 	                                models (0: every round, 32768 per worker); rounds are
 	                                sized so that an averaging falls on a round boundary */
+	int compress;              /**< MPI: enum hog_compress, for the averagings (one rank: unused) */
+	uint32_t compress_rank;    /**< HOG_COMPRESS_POWERSGD: the rank R of the factors */
+	double compress_frac;      /**< HOG_COMPRESS_TOPK: the fraction F of coordinates sent */
 	int no_shuffle;            /**< visit the examples in the data set's order, the same every
 	                                epoch (tests that compare against a written-out order) */
 	uint32_t shuffle_chunk;    /**< 0 or 1: every epoch visits the examples in a new random
@@ -476,6 +490,8 @@ typedef struct hog_train_result {
 	double best_loss;          /**< ... and its test loss */
 	int stopped_early;         /**< 1: the run ended before o.epochs because the test loss had
 	                                stopped improving */
+	uint64_t syncs;            /**< MPI: averagings of the ranks' models (0: one rank) */
+	uint64_t sync_bytes;       /**< MPI: payload bytes one rank sends per averaging */
 } hog_train_result;
 
 /** Trains the model o->model names: linear on sparse sets (binary or regression

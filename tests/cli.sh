@@ -957,6 +957,68 @@ else
 		test "$(grep 'training diverged in epoch 1' "$ERR" | sort -u | wc -l)" -eq 1 -a \
 		"$(grep -c 'training diverged in epoch 1 at step size 1e+09: the training loss' "$ERR")" -eq 2
 	check_true "mpi: ... and no model is saved" test ! -e "$T/mdiv.bin"
+
+	# --compress (issue 27). Tolerances against the uncompressed run on as many
+	# ranks: 5% of the test loss (linear topk:0.1, mf powersgd:2: each rank
+	# keeps what it did not send in its model, measured within 1%), 15% for the
+	# mlp at powersgd:4 (5 short epochs of a 400 x 32 W_0 at rank 4, measured 10%)
+	lasttl() { awk '$1 ~ /^[0-9]+$/ { a = $7 } END { print a }' "$1"; }
+	within() { awk -v a="$1" -v b="$2" -v f="$3" 'BEGIN { exit !(a != "" && b != "" && b <= f * a) }'; }
+	check "mpi compress: --compress topk:1.5 is a usage error" 2 "$H" train $ACC --compress topk:1.5
+	check_grep "mpi compress: ... naming the option" "$ERR" "^hogwild train: --compress: 'topk:1.5' is not topk:F"
+	check "mpi compress: --compress powersgd:0 is a usage error" 2 "$H" train $ACC --compress powersgd:0
+	check "mpi compress: --compress qsgd is a usage error" 2 "$H" train $ACC --compress qsgd
+	check "mpi compress: one rank: --compress is harmless" 0 "$H" train $ACC --compress topk:0.1
+	check "mpi compress: powersgd on the linear model (no matrices) is refused" 2 $MPIRUN -np 2 "$H" train $ACC \
+		--sync-every 1000 --compress powersgd:2
+	check_grep "mpi compress: ... saying to use topk" "$ERR" 'shares none.*use topk:F'
+	for R in 2 3; do
+		check "mpi compress: linear -np $R, none" 0 $MPIRUN -np $R "$H" train $ACC --sync-every 1000 \
+			--save "$T/cz$R.bin" --metrics "$T/cz$R.jsonl"
+		l1=$(lasttl "$OUT")
+		check_grep "mpi compress: ... whole: 401 floats a sync" "$T/cz$R.jsonl" '"sync_bytes":1604,"compress":"none"'
+		check "mpi compress: linear -np $R, topk:1" 0 $MPIRUN -np $R "$H" train $ACC --sync-every 1000 --compress topk:1 \
+			--save "$T/czf$R.bin"
+		"$H" predict --model "$T/cz$R.bin" --data "$T/mate.lmdb" >"$T/czp.txt" 2>/dev/null
+		"$H" predict --model "$T/czf$R.bin" --data "$T/mate.lmdb" >"$T/czq.txt" 2>/dev/null
+		d=$(maxdiff "$T/czp.txt" "$T/czq.txt")
+		check_true "mpi compress: ... full size is uncompressed averaging (max |margin diff| $d)" \
+			awk -v d="$d" 'BEGIN { exit !(d < 1e-4) }'
+		check "mpi compress: linear -np $R, topk:0.1" 0 $MPIRUN -np $R "$H" train $ACC --sync-every 1000 \
+			--compress topk:0.1 --metrics "$T/czt$R.jsonl"
+		l2=$(lasttl "$OUT")
+		check_true "mpi compress: ... test loss within 5% of uncompressed ($l2 vs $l1)" within "$l1" "$l2" 1.05
+		check_grep "mpi compress: ... 41 of 401 floats a sync" "$T/czt$R.jsonl" '"sync_bytes":164,"compress":"topk:0.1"'
+		check_grep "mpi compress: ... said in the summary" "$ERR" 'averagings, 164 bytes sent per averaging by each rank \(--compress topk:0.1\)'
+
+		check "mpi compress: mf -np $R, none" 0 $MPIRUN -np $R "$H" train $FA --threads 1 --sync-every 1000 \
+			--save "$T/czm$R.bin"
+		r1=$(lastrmse "$OUT")
+		b1=$(sed -n 's/.*averagings, \([0-9]*\) bytes.*/\1/p' "$ERR")
+		check "mpi compress: mf -np $R, powersgd:16 (the padded rank: whole)" 0 $MPIRUN -np $R "$H" train $FA \
+			--threads 1 --sync-every 1000 --compress powersgd:16 --save "$T/czn$R.bin"
+		"$H" predict --model "$T/czm$R.bin" --data "$T/fgte.lmdb" 2>/dev/null | awk '{ print $3 }' >"$T/czp.txt"
+		"$H" predict --model "$T/czn$R.bin" --data "$T/fgte.lmdb" 2>/dev/null | awk '{ print $3 }' >"$T/czq.txt"
+		d=$(maxdiff "$T/czp.txt" "$T/czq.txt")
+		check_true "mpi compress: ... full size is uncompressed averaging (max |prediction diff| $d)" \
+			awk -v d="$d" 'BEGIN { exit !(d < 1e-4) }'
+		check "mpi compress: mf -np $R, powersgd:2" 0 $MPIRUN -np $R "$H" train $FA --threads 1 --sync-every 1000 \
+			--compress powersgd:2
+		r2=$(lastrmse "$OUT")
+		b2=$(sed -n 's/.*averagings, \([0-9]*\) bytes.*/\1/p' "$ERR")
+		check_true "mpi compress: ... test RMSE within 5% of uncompressed ($r2 vs $r1)" within "$r1" "$r2" 1.05
+		check_true "mpi compress: ... sends under a fifth of the bytes ($b2 vs $b1)" \
+			awk -v a="$b1" -v b="$b2" 'BEGIN { exit !(a > 0 && b > 0 && 5 * b < a) }'
+
+		MLPA="--model mlp --layers 32 --data $T/matr.lmdb --test $T/mate.lmdb --threads 1 --epochs 5 --bind none"
+		check "mpi compress: mlp -np $R, none (the mlp trains on ranks)" 0 $MPIRUN -np $R "$H" train $MLPA --sync-every 1000
+		m1=$(lasttl "$OUT")
+		check "mpi compress: mlp -np $R, powersgd:4" 0 $MPIRUN -np $R "$H" train $MLPA --sync-every 1000 --compress powersgd:4
+		m2=$(lasttl "$OUT")
+		check_true "mpi compress: ... test loss within 15% of uncompressed ($m2 vs $m1)" within "$m1" "$m2" 1.15
+		check_grep "mpi compress: ... W_0 as 4 (400 + 32) floats, b_0, W_1 (32 x 1) and b_1 whole" "$ERR" \
+			'averagings, 7172 bytes sent per averaging'
+	done
 	H=$H1
 fi
 # ------------------------------------------------------------ --average and --normalize (issue 11)

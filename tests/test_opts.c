@@ -274,7 +274,7 @@ static const struct ref {
 	{ "measure-delay", "linear mf", "", "" }, { "hot", "linear", "buffered replica", "" },
 	{ "flush-every", "linear mlp softmax", "buffered replica", "" }, { "node-sync", "linear", "replica", "" },
 	{ "stripe-size", "linear", "striped", "" }, { "bind", "*", "", "" }, { "seed", "*", "", "" },
-	{ "topology", "*", "", "" }, { "sync-every", "*", "", "" }, { "no-shuffle", "*", "", "" },
+	{ "topology", "*", "", "" }, { "sync-every", "*", "", "" }, { "compress", "*", "", "" }, { "no-shuffle", "*", "", "" },
 	{ "shuffle-chunk", "linear", "", "" },
 	{ "quiet", "*", "", "" }, { "save", "*", "", "" }, { "checkpoint", "*", "", "" },
 	{ "checkpoint-every", "*", "", "checkpoint" }, { "resume", "*", "", "" }, { "force", "*", "", "resume" },

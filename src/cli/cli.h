@@ -133,6 +133,17 @@ const char *cli_fmt_num(char *buf, size_t n, const char *fmt, double v);
 void cli_json_num(FILE *f, const char *key, double v, int comma);
 /* Writes @p s as a JSON string (quoted, escaped). */
 void cli_json_str(FILE *f, const char *s);
+/* --compress as the user writes it ("none", "powersgd:4", "topk:0.05"), in @p buf. */
+static inline const char *cli_compress_str(const hog_train_opts *o, char *buf, size_t n)
+{
+	if (o->compress == HOG_COMPRESS_POWERSGD)
+		snprintf(buf, n, "powersgd:%u", (unsigned)o->compress_rank);
+	else if (o->compress == HOG_COMPRESS_TOPK)
+		snprintf(buf, n, "topk:%g", o->compress_frac);
+	else
+		snprintf(buf, n, "none");
+	return buf;
+}
 /* A linear model's weights that are not zero (the bias excluded; --l1 makes
  * most of them zero); -1 for the other kinds. */
 static inline int64_t cli_linear_nonzeros(const hog_model_info *i)

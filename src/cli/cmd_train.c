@@ -140,6 +140,9 @@ metrics:
 			else
 				cli_json_num(f, "noise_scale", s->noise_scale, 1);
 		}
+		if (s->syncs) /* MPI: the averagings and their payload per rank */
+			fprintf(f, ",\"syncs\":%llu,\"sync_bytes\":%llu,\"compress\":\"%s\"", (unsigned long long)s->syncs,
+			        (unsigned long long)s->sync_bytes, cli_compress_str(u->o, trl, sizeof trl));
 		fprintf(f, ",\"loss\":\"%s\",\"unit\":\"%s\"}\n", hog_loss_name(s->loss), s->unit ? s->unit : "nnz");
 		/* checked every epoch: a full disk must not pass for a finished log */
 		if ((fflush(f) != 0 || ferror(f)) && !u->metrics_errno)
@@ -461,6 +464,10 @@ static void report_run(const hog_train_result *res, const hog_train_opts *o, int
 	fprintf(stderr, "hogwild: %s mode, %d thread%s%s, %s, %d epoch%s in %.2fs%s%s%s\n", hog_mode_name(res->mode),
 	        res->threads, res->threads == 1 ? "" : "s", on, hog_rule_name(o->rule), res->epochs_done,
 	        res->epochs_done == 1 ? "" : "s", res->seconds, avg, nz, trc ? " (stopped)" : "");
+	char cz[32];
+	if (ranks > 1) /* the allreduce payloads: what --compress changes */
+		fprintf(stderr, "hogwild: %llu averagings, %llu bytes sent per averaging by each rank (--compress %s)\n",
+		        (unsigned long long)res->syncs, (unsigned long long)res->sync_bytes, cli_compress_str(o, cz, sizeof cz));
 	if (res->mode == HOG_MODE_BUFFERED)
 		fprintf(stderr, "hogwild: buffered mode kept %d hot coordinates per worker\n", res->hot);
 	if (res->mode == HOG_MODE_REPLICA)

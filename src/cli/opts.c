@@ -116,6 +116,10 @@ const cli_opt cli_opts[] = {
 	{ "sync-every", 0, REQ, OPT_SYNC_EVERY, BOTH, 0, 0, COND_NONE, "K",
 	  "MPI (mpirun -np N): examples per rank between averagings of the ranks' models; also at every "
 	  "epoch's end (32768 x threads)" },
+	{ "compress", 0, REQ, OPT_COMPRESS, BOTH, 0, 0, COND_NONE, "C",
+	  "MPI (mpirun -np N): none | powersgd:R | topk:F: each rank sends its change since the last averaging "
+	  "as rank-R factors of the model's matrices (mf's item factors, the mlp's weights; vectors whole) or "
+	  "as a fraction F of every span's coordinates, what it drops kept for the next (error feedback) (none)" },
 	{ "no-shuffle", 0, NO, OPT_NO_SHUFFLE, BOTH, 0, 0, COND_NONE, NULL,
 	  "visit the examples in the data set's order every epoch" },
 	{ "shuffle-chunk", 0, REQ, OPT_SHUFFLE_CHUNK, BOTH, K(LINEAR), 0, COND_NONE, "C",

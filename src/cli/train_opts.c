@@ -259,6 +259,16 @@ static int model_option(const char *cmd, int c, const char *arg, hog_train_opts 
 		if (cli_parse_u64(arg, 1, UINT32_MAX, &u)) return bad(cmd, "sync-every", arg, "a number of examples");
 		o->sync_every = u;
 		break;
+	case OPT_COMPRESS: {
+		char why[128];
+		int scheme;
+		if (!hog_mpi_built())
+			return cli_usage_error(cmd, NULL, "--compress: %s", hog_mpi_missing());
+		if (cmp_parse(arg, &scheme, &o->compress_rank, &o->compress_frac, why, sizeof why))
+			return bad(cmd, "compress", arg, why);
+		o->compress = scheme;
+		break;
+	}
 	case OPT_NO_SHUFFLE: o->no_shuffle = 1; break;
 	case OPT_SHUFFLE_CHUNK:
 		if (cli_parse_int(arg, 1, 1 << 20, &l)) return bad(cmd, "shuffle-chunk", arg, "a chunk of 1..1048576 examples");

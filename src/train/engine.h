@@ -18,6 +18,7 @@
 #include "model/model.h"
 #include "sys/topo.h"
 #include "train/auto.h" /* --mode auto: eng_auto_mode() */
+#include "train/compress.h" /* --compress: the ranks' averaging */
 #include "train/sync.h"
 #include <math.h>
 #include <stdatomic.h>
@@ -50,10 +51,16 @@ typedef struct eng_worker {
 
 typedef struct hog_engine hog_engine;
 
-/* A run of parameters that the MPI ranks share: n floats at p. */
+/* A run of parameters that the MPI ranks share: n floats at p; a matrix of
+ * rows x cols (row-major, rows * cols == n) when the model says so (cols 0: a
+ * plain vector), which --compress powersgd sends as low-rank factors. Only
+ * parameters that may be approximated by any real matrix are matrices: a step
+ * rule's sums of squares (which a low-rank change could make negative) are
+ * vectors. */
 typedef struct eng_span {
 	float *p;
 	size_t n;
+	size_t rows, cols;
 } eng_span;
 
 /* Examples [from, to) of the worker's order in @p epoch. Returns the position
@@ -139,7 +146,8 @@ typedef struct hog_trainer_ops {
 	 * reads and writes are safe. Everything a step rule keeps per coordinate
 	 * (AdaGrad's sums) is averaged with the weights. Parameters that each rank
 	 * keeps for itself (mf: the factors, biases and sums of the users in its
-	 * share, eng_share of the users) are left out. */
+	 * share, eng_share of the users) are left out. The same pointers and
+	 * shapes at every call. */
 	size_t (*shared_params)(hog_engine *e, eng_span *spans, size_t cap);
 	/* optional, for a model whose ranks each keep parameters of their own
 	 * (mf: its users' rows): makes rank 0's model whole before rank 0 takes a
@@ -191,6 +199,7 @@ struct hog_engine {
 	int rank, ranks;            /* MPI: this process's rank and the team's size (0 and 1 alone) */
 	uint64_t rounds;            /* rounds in an epoch (the same on every rank) */
 	double sync_seconds;        /* MPI: time spent averaging the models */
+	cmp_state *cmp;             /* MPI: the averaging's state (--compress; also none: bytes) */
 	double loss_zero;           /* what an all-zero model loses (eng_zero_loss) */
 	double lr_factor;           /* --lr-scale: the step's factor for the team's size (1: none) */
 	double loss_best;           /* this run's best epoch's training loss (NaN: none yet) */

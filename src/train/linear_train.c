@@ -509,7 +509,7 @@ static size_t lin_shared_params(hog_engine *e, eng_span *sp, size_t cap)
 {
 	lin_state *L = e->model;
 	if (cap >= 1)
-		sp[0] = (eng_span){ (float *)L->P, (size_t)L->D * L->S };
+		sp[0] = (eng_span){ (float *)L->P, (size_t)L->D * L->S, 0, 0 }; /* a vector (weights and sums interleaved) */
 	return 1;
 }
 

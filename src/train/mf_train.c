@@ -630,14 +630,18 @@ static void mf_epoch_stats(hog_engine *e, hog_epoch_stats *s)
 
 /* ------------------------------------------------------------ MPI ranks */
 
-/* The items' side: factors, biases and their accumulators (model/mf.h). */
+/* The items' side: factors, biases and their accumulators (model/mf.h). The
+ * factors Q are a matrix of items x kp (the padded rank: the padding columns
+ * stay zero, so a change's rank is at most --rank); the biases and AdaGrad's
+ * sums are vectors (--compress powersgd sends them whole). */
 static size_t mf_shared_params(hog_engine *e, eng_span *sp, size_t cap)
 {
 	mf_state *st = e->model;
 	hog_mf_seg seg[4];
 	int n = hog_mf_segments(&st->l, 1, seg);
 	for (int s = 0; s < n && (size_t)s < cap; s++)
-		sp[s] = (eng_span){ st->params + seg[s].at, seg[s].len };
+		sp[s] = (eng_span){ st->params + seg[s].at, seg[s].len, seg[s].at == st->l.Q ? seg[s].rows : 0,
+		                    seg[s].at == st->l.Q ? seg[s].per_row : 0 };
 	return (size_t)n;
 }
 

@@ -444,7 +444,7 @@ static uint64_t mlp_round_fn(hog_engine *e, eng_worker *ew, int epoch, uint64_t 
 {
 	const mlp_state *M = e->model;
 	mlp_worker *w = ew->m;
-	const uint64_t T = (uint64_t)e->T, base = (uint64_t)epoch * e->tr->n;
+	const uint64_t T = (uint64_t)e->T * (uint64_t)e->ranks, base = (uint64_t)epoch * e->tr->n;
 	const int buffered = e->o.mode == HOG_MODE_BUFFERED;
 	uint64_t i = from, units = 0;
 	double loss = 0;
@@ -593,8 +593,8 @@ static int mlp_worker_init(hog_engine *e, eng_worker *ew)
 	if (!w)
 		return ENOMEM;
 	ew->m = w;
-	uint64_t lo, hi;
-	eng_share(e->tr->n, ew->id, e->T, &lo, &hi);
+	uint64_t lo, hi; /* (MPI: this rank's slice of the shuffled examples, then the worker's) */
+	eng_worker_share(e, ew, e->tr->n, &lo, &hi);
 	w->rows = M->perm + lo;
 	ew->n = hi - lo;
 	if (!(ew->order = malloc((ew->n + 1) * sizeof *ew->order)) || !(w->idx = malloc(M->cap * sizeof *w->idx)))
@@ -787,6 +787,23 @@ static void mlp_epoch_stats(hog_engine *e, hog_epoch_stats *s)
 	s->test_auc = ev.auc;
 }
 
+/* MPI: the weights the ranks average, W_l as n_l x n_{l+1} matrices and b_l
+ * as vectors (model/mlp.h's layout). The step rule's state is each worker's
+ * own (w->rs; the block after the weights only mirrors it for checkpoints),
+ * on every rank as on one, and is not averaged. */
+static size_t mlp_shared_params(hog_engine *e, eng_span *sp, size_t cap)
+{
+	const mlp_state *M = e->model;
+	const hog_mlp_shape *s = &M->s;
+	float *P = (float *)M->P; /* (the team waits at a barrier: plain access) */
+	const size_t n = 2 * (size_t)s->L;
+	for (int l = 0; l < s->L && n <= cap; l++) {
+		sp[2 * l] = (eng_span){ P + s->woff[l], s->n[l] * s->n[l + 1], s->n[l], s->n[l + 1] };
+		sp[2 * l + 1] = (eng_span){ P + s->boff[l], s->n[l + 1], 0, 0 };
+	}
+	return n;
+}
+
 const hog_trainer_ops hog_mlp_trainer = {
 	.kind = HOG_MODEL_MLP,
 	.unit = "flop",
@@ -810,6 +827,7 @@ const hog_trainer_ops hog_mlp_trainer = {
 	.probe = mlp_probe,
 	.eval_slice = mlp_eval_slice,
 	.epoch_stats = mlp_epoch_stats,
+	.shared_params = mlp_shared_params,
 	.snapshot = mlp_snapshot,
 	.restore = mlp_restore,
 	.free = mlp_free,

@@ -163,6 +163,8 @@ static void epoch_report(hog_engine *e, int ep, double spent)
 	s.unit = e->ops->unit ? e->ops->unit : "units";
 	s.nonzeros = -1; /* (the linear model counts its own) */
 	s.noise_scale = NAN; /* (the mlp measures its own, with its batch) */
+	s.syncs = e->cmp ? e->cmp->syncs : 0;
+	s.sync_bytes = e->cmp ? e->cmp->bytes : 0;
 	/* the job's loss (every rank alike): a diverged epoch is reported, and no
 	 * checkpoint is written of it */
 	eng_check_diverged(e, ep, s.train_loss, 1);
@@ -173,25 +175,62 @@ static void epoch_report(hog_engine *e, int ep, double spent)
 		e->o.on_epoch(e->o.ud, &s);
 }
 
-/* Thread 0, MPI: the ranks' models replaced by their mean, in place. */
+enum { MAX_SPANS = 32 };
+
+/* The model's shared spans as the averaging takes them; returns how many, or
+ * -1 (too many: HOG_ENOTSUP in e->werr). */
+static long shared_spans(hog_engine *e, cmp_shape *out)
+{
+	eng_span sp[MAX_SPANS];
+	size_t n = e->ops->shared_params(e, sp, MAX_SPANS);
+	if (n > MAX_SPANS) {
+		hog_err_set(&e->werr, HOG_ENOTSUP, "the %s model shares more than %d runs of parameters",
+		            hog_model_kind_name(e->ops->kind), MAX_SPANS);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		out[i] = (cmp_shape){ sp[i].p, sp[i].n, sp[i].rows, sp[i].cols };
+	return (long)n;
+}
+
+/* Thread 0 of every rank, after setup and resume (the model every rank starts
+ * from): the averaging's state for --compress (none too: it counts the
+ * bytes). A scheme that does not fit the model is HOG_ECONFIG naming the option. */
+static int averaging_setup(hog_engine *e)
+{
+	cmp_shape sh[MAX_SPANS];
+	long n = shared_spans(e, sh);
+	if (n < 0)
+		return hog_err_set(e->err, e->werr.code, "%s", e->werr.msg);
+	if (!(e->cmp = calloc(1, sizeof *e->cmp)))
+		return hog_err_set(e->err, ENOMEM, "out of memory");
+	char why[160] = "";
+	int rc = cmp_init(e->cmp, e->o.compress, e->o.compress_rank, e->o.compress_frac, e->o.seed ^ 0xC0113C7ull, sh,
+	                  (size_t)n, why, sizeof why);
+	if (rc == EINVAL)
+		return hog_err_set(e->err, HOG_ECONFIG, "--compress: %s", why);
+	if (rc)
+		return hog_err_set(e->err, ENOMEM, "out of memory for --compress's residuals and copies of the model");
+	return 0;
+}
+
+static int mpi_sum(void *ctx, float *p, size_t n)
+{
+	return hog_mpi_sum_f32(p, n, ctx);
+}
+
+/* Thread 0, MPI: the ranks' models replaced by their mean, in place, or with
+ * --compress by the model at the last sync plus the decompressed mean change. */
 static int average_models(hog_engine *e)
 {
-	eng_span sp[16];
-	size_t n = e->ops->shared_params(e, sp, 16);
-	if (n > 16)
-		return hog_err_set(&e->werr, HOG_ENOTSUP, "the %s model shares more than 16 runs of parameters",
-		                   hog_model_kind_name(e->ops->kind));
+	cmp_shape sh[MAX_SPANS];
+	long n = shared_spans(e, sh);
+	if (n < 0)
+		return e->werr.code;
 	double t0 = eng_now();
-	const float inv = 1.0f / (float)e->ranks;
-	for (size_t i = 0; i < n; i++) {
-		int rc = hog_mpi_sum_f32(sp[i].p, sp[i].n, &e->werr);
-		if (rc)
-			return rc;
-		for (size_t j = 0; j < sp[i].n; j++)
-			sp[i].p[j] *= inv;
-	}
+	int rc = cmp_sync(e->cmp, sh, e->ranks, mpi_sum, &e->werr);
 	e->sync_seconds += eng_now() - t0;
-	return 0;
+	return rc;
 }
 
 /* Thread 0, MPI: every rank takes the gravest action any rank wants (error >
@@ -415,6 +454,16 @@ static int hand_back(hog_engine *e, int rc, hog_model **model_out, hog_err *err)
 	/* rank 0 gets what the ranks kept for themselves (the action was shared:
 	 * every rank is here with the same rc) */
 	int grc = 0;
+	cmp_shape sh[MAX_SPANS];
+	long nsh;
+	/* --compress: the ranks' models differ by their residuals; one whole
+	 * averaging makes them the mean (not counted in the bytes per sync) */
+	if (e->ranks > 1 && e->cmp && e->cmp->scheme && (rc == 0 || rc == HOG_EINTR || keep) &&
+	    ((nsh = shared_spans(e, sh)) < 0 || (grc = cmp_finish(e->cmp, sh, e->ranks, mpi_sum, &e->werr)))) {
+		grc = grc ? grc : e->werr.code;
+		hog_err_set(err, grc, "%s", e->werr.msg);
+		return grc;
+	}
 	if (e->ranks > 1 && ops->gather && (rc == 0 || rc == HOG_EINTR || keep) && (grc = ops->gather(e))) {
 		hog_err_set(err, grc, "%s", e->werr.msg);
 		rc = grc;
@@ -566,6 +615,9 @@ static void engine_free(hog_engine *e)
 	free(e->cw);
 	free(e->wts);
 	hog_topo_close(e->topo);
+	if (e->cmp)
+		cmp_free(e->cmp);
+	free(e->cmp);
 	free(e);
 }
 
@@ -653,6 +705,8 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 		rc = eng_load_resume(e);
 	if (rc == 0)
 		rc = eng_reserve(e);
+	if (rc == 0 && e->ranks > 1)
+		rc = averaging_setup(e);
 	if (e->ranks > 1)
 		rc = ranks_agree(e, rc);
 	if (rc)
@@ -673,6 +727,8 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 		res->seconds = e->elapsed;
 		res->last = e->last;
 		res->sync_seconds = e->sync_seconds;
+		res->syncs = e->cmp ? e->cmp->syncs : 0;
+		res->sync_bytes = e->cmp ? e->cmp->bytes : 0;
 		res->best_epoch = e->best ? e->best_epoch + 1 : 0;
 		res->best_loss = e->best ? e->best_loss : NAN;
 		res->stopped_early = atomic_load(&e->action) == 4;

@@ -1,4 +1,4 @@
-/* The gradient noise scale (train/noise.h) and --batch auto: the estimator
+/* The gradient noise scale (train/noise.h, train/linear_noise.c) and --batch auto: the estimator
  * against its closed form on gradients with a known covariance; the mlp
  * trainer's measurement against tr(Sigma)/|G|^2 computed here from the data
  * at a model that does not move; the batch growing on a noisy problem and
@@ -222,6 +222,56 @@ static void test_batch_auto(void)
 	}
 }
 
+/* The linear model's noise scale at a model that does not move (a step of
+ * 1e-12 from zero, so every margin is 0 and a logistic example's gradient is
+ * -y/2 times its row and the bias's 1): on a set of 12,000 examples the
+ * trainer samples them all, so its estimate is tr(Sigma)/|G|^2 computed here
+ * from the data, to the O(B/n) of its unbiased corrections. */
+static void test_linear_estimate(void)
+{
+	hog_gen_opts g = { .kind = HOG_KIND_SPARSE, .seed = 4, .examples = 12000, .features = 300, .nnz_per_example = 10 };
+	hog_err err = { 0 };
+	hog_data *d = NULL;
+	CU_ASSERT_EQUAL_FATAL(hog_gen(tu_path("noise_lin.lmdb"), &g, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(hog_data_load(&d, tu_path("noise_lin.lmdb"), &err), 0);
+	double *G = calloc(d->dim + 1, sizeof *G), sq = 0;
+	for (uint64_t i = 0; i < d->n; i++) {
+		const double r = (d->labels[i] > 0 ? -0.5 : 0.5) / (double)d->n;
+		double xx = 1;
+		G[d->dim] += r;
+		for (uint64_t p = d->offsets[i]; p < d->offsets[i + 1]; p++) {
+			double x = d->vals ? d->vals[p] : 1.0;
+			G[d->ids[p]] += r * x;
+			xx += x * x;
+		}
+		sq += r * r * (double)d->n * xx; /* (mean |g_i|^2: r = g / n) */
+	}
+	double g2 = 0;
+	for (uint64_t v = 0; v <= d->dim; v++)
+		g2 += G[v] * G[v];
+	const double want = (sq - g2) / g2;
+	seen v = { 0 };
+	hog_train_opts o;
+	hog_train_opts_init(&o);
+	o.mode = HOG_MODE_SERIAL;
+	o.bind = HOG_BIND_NONE;
+	o.lr = 1e-12;
+	o.l2 = 0;
+	o.epochs = 2;
+	o.on_epoch = on_epoch;
+	o.ud = &v;
+	hog_model *m = NULL;
+	CU_ASSERT_EQUAL_FATAL(hog_train(d, NULL, &o, &m, NULL, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(v.n, 2);
+	if (!(fabs(v.noise[1] - want) < 0.01 * want + 2 * want * want / (double)d->n))
+		fprintf(stderr, "linear: the trainer's noise scale %g, the data's %g\n", v.noise[1], want);
+	CU_ASSERT(fabs(v.noise[1] - want) < 0.01 * want + 2 * want * want / (double)d->n);
+	CU_ASSERT_EQUAL(v.batch[1], 0); /* (no batch: per-example steps) */
+	hog_model_free(m);
+	hog_data_free(d);
+	free(G);
+}
+
 /* A bound below the first batch, and a resume (the grown batches are not in
  * the checkpoint), are refused by name. */
 static void test_refused(void)
@@ -253,6 +303,7 @@ int test_noise_register(void)
 	TU_ADD(s, test_closed_form);
 	TU_ADD(s, test_trainer_estimate);
 	TU_ADD(s, test_batch_auto);
+	TU_ADD(s, test_linear_estimate);
 	TU_ADD(s, test_refused);
 	return 0;
 }

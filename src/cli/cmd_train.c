@@ -133,8 +133,9 @@ metrics:
 		cli_json_num(f, "delay_max", s->delay_max, 1);
 		if (s->nonzeros >= 0) /* linear: nonzero weights, the bias excluded */
 			fprintf(f, ",\"nonzeros\":%lld", (long long)s->nonzeros);
-		if (s->batch) { /* the mlp: its batch and the gradient noise scale (null: not measured; inf: noise only) */
+		if (s->batch) /* the mlp's batch */
 			fprintf(f, ",\"batch\":%u", s->batch);
+		if (s->batch || !isnan(s->noise_scale)) { /* the gradient noise scale (null: not measured; inf: noise only) */
 			if (isinf(s->noise_scale))
 				fputs(",\"noise_scale\":\"inf\"", f);
 			else

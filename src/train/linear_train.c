@@ -345,6 +345,7 @@ static void lin_free(hog_engine *e)
 	free(L->test_margins);
 	free(L->locks);
 	free(L->xscale);
+	free(L->gacc);
 	free(L->pos);
 	free(L->blk);
 	free(L->bperm);
@@ -545,6 +546,7 @@ static void lin_eval_slice(hog_engine *e, int k)
 static void lin_epoch_stats(hog_engine *e, hog_epoch_stats *s)
 {
 	const lin_state *L = e->model;
+	s->noise_scale = lin_noise_scale(e);
 	s->nonzeros = 0; /* of the weights the model would hand back now (evaluated with the test set) */
 	for (uint64_t r = 1; r < L->D; r++)
 		s->nonzeros += weight_of(e, r, L->ks.A != NULL) != 0.0f;

@@ -75,6 +75,9 @@ typedef struct lin_state {
 	                               power of two: 1 / max |x| rounded up), 1 for the bias */
 	kern_shared ks;
 	float bias_start;           /* the bias when the epoch began */
+	float *gacc;                /* lin_noise_scale's accumulator (D floats), made at first use */
+	double noise_trs, noise_g2; /* ... its moving averages of tr(Sigma) and |G|^2 */
+	int noise_epochs;
 	/* --stream */
 	hog_block *blk;             /* every block's view (read and checked once in setup) */
 	uint64_t nb;
@@ -127,6 +130,7 @@ eng_round_fn lin_in_memory_round(const hog_engine *e);
 /* linear_setup.c: the trainer's setup (hog_trainer_ops.setup); the default
  * step, the features scaled by @p scale (NULL: unscaled). */
 int lin_setup(hog_engine *e);
+double lin_noise_scale(hog_engine *e);
 double lin_default_lr(const hog_data *d, enum hog_rule rule, const float *scale);
 /* The same for unscaled features (hog_train_opts.lr = 0); declared here, beside
  * its definition's folder, not in model/linear.h (issue 20: model/ does not

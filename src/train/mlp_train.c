@@ -9,8 +9,9 @@
  * A worker's batch: gather B examples of its shard (dense rows, or a CSR block
  * whose first layer is a sparse-times-dense product), read the shared weights
  * into its own buffer, forward and backward on its backend handle (the gradient
- * of the batch's mean cross-entropy), then write the step into the shared
- * weights in the run's mode:
+ * of the batch's mean cross-entropy; with example or class weights, of
+ * sum w_i l_i / (B * the set's mean weight): batch_weights), then write the
+ * step into the shared weights in the run's mode:
  *   serial, lockfree  relaxed loads and stores (Hogwild!, as PyTorch's
  *                     mnist_hogwild): see "The race" below
  *   atomic            the weight change added with compare-and-swap

@@ -172,6 +172,18 @@ check_grep "data info: ... its weight sum" "$OUT" 'weights *sum 3'
 check "train: --class-weight bad" 2 "$H" train --quiet --data "$T/vw3.lmdb" --class-weight pos=-1
 check_grep "train: --class-weight bad: ... named" "$ERR" 'class-weight'
 check "train: --class-weight on a weighted set" 0 "$H" train --quiet --data "$T/vw3.lmdb" --class-weight balanced --epochs 2
+# weights in every model (issue 24): multiclass class weights (softmax, mlp), mf's weighted ratings
+printf "0 1:1 2:0.5\n1 2:1\n2 1:0.3 3:1\n0:2 3:1\n1:0.5 1:1\n2 2:2\n" >"$T/mcw.txt"
+check "data import: multiclass with weights" 0 "$H" data import --quiet --format libsvm "$T/mcw.txt" "$T/mcw.lmdb"
+check "train: softmax on a weighted multiclass set, --class-weight C=W" 0 "$H" train --quiet --data "$T/mcw.lmdb" --loss softmax --class-weight 0=2,2=0.5 --epochs 2
+check "train: mlp --class-weight balanced" 0 "$H" train --quiet --data "$T/mcw.lmdb" --model mlp --layers 4 --class-weight balanced --epochs 2
+check "train: --class-weight of a class the set lacks" 2 "$H" train --quiet --data "$T/mcw.lmdb" --loss softmax --class-weight 3=2 --epochs 2
+check_grep "train: ... the class named, and the set's classes" "$ERR" "--class-weight 3=2: class '3' is not one of the set's classes 0\.\.2"
+printf "1,1,4,2\n1,2,3,0.5\n2,1,5,1\n2,2,2,3\n3,1,1,1\n" >"$T/rw.csv"
+check "data import ratings: --weight-col 3" 0 "$H" data import --quiet --format ratings --weight-col 3 "$T/rw.csv" "$T/rw.lmdb"
+check "train: mf on weighted ratings" 0 "$H" train --quiet --model mf --data "$T/rw.lmdb" --rank 2 --epochs 2
+check "train: mf --class-weight" 2 "$H" train --quiet --model mf --data "$T/rw.lmdb" --class-weight balanced
+check_grep "train: ... refused: ratings have no classes" "$ERR" "--class-weight applies to the linear and mlp models, not to the mf model"
 check_true "data import vw: ... and leaving nothing" test ! -e "$T/vw2.lmdb"
 check "data import: --bits for libsvm" 2 "$H" data import --format libsvm --bits 12 "$T/small.txt" "$T/vw2.lmdb"
 check_grep "data import: ... applies to vw only" "$ERR" '--bits and --quadratic apply to --format vw only'

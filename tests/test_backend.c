@@ -382,7 +382,7 @@ static void xent_case(const tb *t, int rows, int k, float scale)
 	double want = xent_ref(rows, k, Z, lab, P, dZ), loss = -1;
 	float *dz = dev_from(b, Z, n * 4), *dp = dev_from(b, Z, n * 4), *dg = dev_from(b, Z, n * 4);
 	int32_t *dl = dev_from(b, lab, rows * sizeof *lab);
-	CU_ASSERT_FATAL(hog_backend_xent(b, rows, k, dz, dl, dp, dg, &loss, &err) == 0);
+	CU_ASSERT_FATAL(hog_backend_xent(b, rows, k, dz, dl, NULL, dp, dg, &loss, &err) == 0);
 	char what[64];
 	snprintf(what, sizeof what, "xent rows=%d classes=%d", rows, k);
 	CU_ASSERT(fabs(loss - want) <= 1e-5 * fmax(1, fabs(want)));
@@ -393,10 +393,10 @@ static void xent_case(const tb *t, int rows, int k, float scale)
 	dev_to(b, got, dg, n * 4);
 	check_close(what, t, got, dZ, n, t->tol_elem);
 	/* in place: P and then dZ over Z; no labels for probabilities alone */
-	CU_ASSERT_FATAL(hog_backend_xent(b, rows, k, dz, dl, dz, dz, NULL, &err) == 0);
+	CU_ASSERT_FATAL(hog_backend_xent(b, rows, k, dz, dl, NULL, dz, dz, NULL, &err) == 0);
 	dev_to(b, got, dz, n * 4);
 	check_close("xent in place", t, got, dZ, n, t->tol_elem);
-	CU_ASSERT_FATAL(hog_backend_xent(b, rows, k, dp, NULL, dp, NULL, NULL, &err) == 0);
+	CU_ASSERT_FATAL(hog_backend_xent(b, rows, k, dp, NULL, NULL, dp, NULL, NULL, &err) == 0);
 	hog_backend_release(b, dz);
 	hog_backend_release(b, dp);
 	hog_backend_release(b, dg);
@@ -608,8 +608,10 @@ static void test_backend_fd_sigmoid(void)
 	fd_act(HOG_ACT_SIGMOID);
 }
 
-/* The fused gradient dZ against central differences of the mean loss. */
-static void fd_xent(int rows, int k)
+/* The fused gradient dZ against central differences of the mean loss, or
+ * with @p weighted of the weighted sum (example weights: the rows' factors);
+ * and factors 1/rows giving the mean's gradient bit for bit. */
+static void fd_xent(int rows, int k, int weighted)
 {
 	for (int bi = 0; bi < nbackends; bi++) {
 		const tb *t = &backends[bi];
@@ -620,45 +622,59 @@ static void fd_xent(int rows, int k)
 		int32_t *lab = malloc(rows * 4);
 		for (int i = 0; i < rows; i++)
 			lab[i] = k == 1 ? irand(0, 1) : irand(0, k - 1);
-		float *dz = dev_from(b, Z, n * 4), *dg = dev_from(b, Z, n * 4);
+		float *wt = malloc(rows * 4), *g1 = malloc(n * 4);
+		for (int i = 0; i < rows; i++)
+			wt[i] = weighted ? 0.25f + 2.0f * (float)irand(0, 8) / 8 : 1.0f / rows;
+		float *dz = dev_from(b, Z, n * 4), *dg = dev_from(b, Z, n * 4), *dw = dev_from(b, wt, rows * 4);
 		int32_t *dl = dev_from(b, lab, rows * 4);
+		float *W = weighted ? dw : NULL;
 		double loss;
-		CU_ASSERT_FATAL(hog_backend_xent(b, rows, k, dz, dl, NULL, dg, &loss, &err) == 0);
+		CU_ASSERT_FATAL(hog_backend_xent(b, rows, k, dz, dl, W, NULL, dg, &loss, &err) == 0);
 		dev_to(b, g, dg, n * 4);
+		if (!weighted && (k > 1 || hog_backend_is_host(b))) { /* the mean's factor given as weights: the
+			same bits (but CUDA's logistic divides by rows where a factor multiplies) */
+			CU_ASSERT_FATAL(hog_backend_xent(b, rows, k, dz, dl, dw, NULL, dg, NULL, &err) == 0);
+			dev_to(b, g1, dg, n * 4);
+			CU_ASSERT(memcmp(g, g1, n * 4) == 0);
+		}
 		const float h = 1e-2f;
 		for (size_t q = 0; q < n; q++) {
 			double lp, lm;
 			float z0 = Z[q];
 			Z[q] = z0 + h;
 			hog_backend_upload(b, dz, Z, n * 4, &err);
-			hog_backend_xent(b, rows, k, dz, dl, NULL, NULL, &lp, &err);
+			hog_backend_xent(b, rows, k, dz, dl, W, NULL, NULL, &lp, &err);
 			Z[q] = z0 - h;
 			hog_backend_upload(b, dz, Z, n * 4, &err);
-			hog_backend_xent(b, rows, k, dz, dl, NULL, NULL, &lm, &err);
+			hog_backend_xent(b, rows, k, dz, dl, W, NULL, NULL, &lm, &err);
 			Z[q] = z0;
 			double fd = (lp - lm) / (2.0 * h);
 			if (fabs(fd - g[q]) > 2e-4 + 1e-2 * fabs(g[q]))
-				fprintf(stderr, "\nfd xent %dx%d on %s: [%zu] analytic %g fd %g\n", rows, k,
-				        t->name, q, g[q], fd);
+				fprintf(stderr, "\nfd xent %dx%d%s on %s: [%zu] analytic %g fd %g\n", rows, k,
+				        weighted ? " weighted" : "", t->name, q, g[q], fd);
 			CU_ASSERT(fabs(fd - g[q]) <= 2e-4 + 1e-2 * fabs(g[q]));
 		}
 		hog_backend_release(b, dz);
 		hog_backend_release(b, dg);
 		hog_backend_release(b, dl);
-		free(Z), free(g), free(lab);
+		hog_backend_release(b, dw);
+		free(Z), free(g), free(lab), free(wt), free(g1);
 	}
 }
 
 static void test_backend_fd_softmax(void)
 {
-	fd_xent(3, 5);
-	fd_xent(1, 10);
-	fd_xent(4, 2);
+	for (int w = 0; w < 2; w++) {
+		fd_xent(3, 5, w);
+		fd_xent(1, 10, w);
+		fd_xent(4, 2, w);
+	}
 }
 
 static void test_backend_fd_logistic(void)
 {
-	fd_xent(6, 1);
+	fd_xent(6, 1, 0);
+	fd_xent(6, 1, 1);
 }
 
 /* Softmax over two logits (0, z) is the logistic loss of z. */
@@ -676,8 +692,8 @@ static void test_backend_softmax2_is_logistic(void)
 	}
 	double l1, l2;
 	hog_backend *b = backends[0].b;
-	CU_ASSERT_FATAL(hog_backend_xent(b, R, 1, z1, lab, p1, NULL, &l1, &err) == 0);
-	CU_ASSERT_FATAL(hog_backend_xent(b, R, 2, z2, lab, p2, NULL, &l2, &err) == 0);
+	CU_ASSERT_FATAL(hog_backend_xent(b, R, 1, z1, lab, NULL, p1, NULL, &l1, &err) == 0);
+	CU_ASSERT_FATAL(hog_backend_xent(b, R, 2, z2, lab, NULL, p2, NULL, &l2, &err) == 0);
 	CU_ASSERT_DOUBLE_EQUAL(l1, l2, 1e-6);
 	for (int i = 0; i < R; i++)
 		CU_ASSERT_DOUBLE_EQUAL(p1[i], p2[2 * i + 1], 1e-6);
@@ -705,7 +721,7 @@ static double net_loss(hog_backend *b, net *n, int grad, hog_err *err)
 	                                      HOG_ACT_RELU, n->h1, err) == 0);
 	CU_ASSERT_FATAL(hog_backend_dense_fwd(b, NR, NH, NC, n->h1, th + OW2, th + OB2,
 	                                      HOG_ACT_NONE, n->z, err) == 0);
-	CU_ASSERT_FATAL(hog_backend_xent(b, NR, NC, n->z, n->lab, NULL, grad ? n->dz : NULL, &loss,
+	CU_ASSERT_FATAL(hog_backend_xent(b, NR, NC, n->z, n->lab, NULL, NULL, grad ? n->dz : NULL, &loss,
 	                                 err) == 0);
 	if (grad) {
 		CU_ASSERT_FATAL(hog_backend_dense_bwd(b, NR, NH, NC, n->h1, th + OW2, HOG_ACT_NONE, n->z,
@@ -811,12 +827,12 @@ static void test_backend_bad_calls(void)
 	float Z[6] = { 0 }, P[6], dZ[6];
 	int32_t lab[2] = { 1, 3 }; /* 3 of 3 classes: out of range */
 	double loss = -1;
-	CU_ASSERT_EQUAL(hog_backend_xent(b, 2, 3, Z, lab, P, dZ, &loss, &err), HOG_EDATA);
+	CU_ASSERT_EQUAL(hog_backend_xent(b, 2, 3, Z, lab, NULL, P, dZ, &loss, &err), HOG_EDATA);
 	CU_ASSERT(strstr(err.msg, "1 labels outside 0..2") != NULL);
-	CU_ASSERT_EQUAL(hog_backend_xent(b, 2, 3, Z, NULL, P, dZ, NULL, &err), HOG_ECONFIG); /* a gradient, no labels */
-	CU_ASSERT_EQUAL(hog_backend_xent(b, -1, 3, Z, lab, P, NULL, NULL, &err), HOG_ECONFIG);
+	CU_ASSERT_EQUAL(hog_backend_xent(b, 2, 3, Z, NULL, NULL, P, dZ, NULL, &err), HOG_ECONFIG); /* a gradient, no labels */
+	CU_ASSERT_EQUAL(hog_backend_xent(b, -1, 3, Z, lab, NULL, P, NULL, NULL, &err), HOG_ECONFIG);
 	lab[1] = 2;
-	CU_ASSERT_EQUAL(hog_backend_xent(b, 2, 3, Z, lab, P, dZ, &loss, &err), 0);
+	CU_ASSERT_EQUAL(hog_backend_xent(b, 2, 3, Z, lab, NULL, P, dZ, &loss, &err), 0);
 	CU_ASSERT_DOUBLE_EQUAL(loss, log(3.0), 1e-6);
 	uint32_t off[2] = { 0, 1 }, ids[1] = { 0 };
 	float W[4] = { 1, 2, 3, 4 }, Y[2] = { 0 };

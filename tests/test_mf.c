@@ -52,8 +52,9 @@ static void toy_init(toy *t, float l2, float mu)
 	                    .inv_k = 1.0f / K, .ulock = &t->ul, .ilock = &t->il, .glock = &t->gl };
 }
 
-/* The MF objective of one rating, in double: 0.5 e^2 + 0.5 l2 |params|^2. */
-static double toy_f(const double *x, int bias, double mu, double l2, double r)
+/* The MF objective of one rating of weight w, in double: 0.5 w e^2 + 0.5 l2
+ * |params|^2 (the weight multiplies the error's term only). */
+static double toy_f(const double *x, int bias, double mu, double l2, double r, double w)
 {
 	const double *p = x, *q = x + K;
 	double dot = 0, reg = 0;
@@ -66,7 +67,7 @@ static double toy_f(const double *x, int bias, double mu, double l2, double r)
 		pred += mu + x[2 * K] + x[2 * K + 1];
 		reg += x[2 * K] * x[2 * K] + x[2 * K + 1] * x[2 * K + 1];
 	}
-	return 0.5 * (pred - r) * (pred - r) + 0.5 * l2 * reg;
+	return 0.5 * w * (pred - r) * (pred - r) + 0.5 * l2 * reg;
 }
 
 static void toy_vec(const toy *t, double *x)
@@ -80,20 +81,22 @@ static void toy_vec(const toy *t, double *x)
 }
 
 /* An SGD step is old - lr * gradient at the old point: (old - new) / lr must
- * be the finite-difference gradient of the objective. */
+ * be the finite-difference gradient of the objective, for a rating of weight
+ * 1 and of weight 2.5 (example weights, issue 24). */
 static void test_gradient_fd(void)
 {
-	for (int bias = 0; bias < 2; bias++) {
-		const float lr = 0.01f, l2 = 0.05f, mu = 3.5f, r = 4.0f;
+	for (int c = 0; c < 4; c++) {
+		const int bias = c & 1;
+		const float lr = 0.01f, l2 = 0.05f, mu = 3.5f, r = 4.0f, wt = c < 2 ? 1.0f : 2.5f;
 		toy t;
 		toy_init(&t, l2, mu);
 		double x[2 * K + 2], x1[2 * K + 2];
 		toy_vec(&t, x);
-		float loss = bias ? mf_update(HOG_MODE_SERIAL, HOG_RULE_SGD, 1, &t.s, t.cp, t.cq, 0, 0, r, lr)
-		                  : mf_update(HOG_MODE_SERIAL, HOG_RULE_SGD, 0, &t.s, t.cp, t.cq, 0, 0, r, lr);
+		float loss = bias ? mf_update(HOG_MODE_SERIAL, HOG_RULE_SGD, 1, &t.s, t.cp, t.cq, 0, 0, r, wt, lr)
+		                  : mf_update(HOG_MODE_SERIAL, HOG_RULE_SGD, 0, &t.s, t.cp, t.cq, 0, 0, r, wt, lr);
 		toy_vec(&t, x1);
-		/* the returned loss is the squared error before the step */
-		double f0 = toy_f(x, bias, mu, 0, r);
+		/* the returned loss is the weighted squared error before the step */
+		double f0 = toy_f(x, bias, mu, 0, r, wt);
 		CU_ASSERT_DOUBLE_EQUAL(loss, f0, 1e-5 * (1 + f0));
 		int n = bias ? 2 * K + 2 : 2 * K;
 		for (int j = 0; j < n; j++) {
@@ -103,7 +106,7 @@ static void test_gradient_fd(void)
 			memcpy(xm, x, sizeof xm);
 			xp[j] += h;
 			xm[j] -= h;
-			double fd = (toy_f(xp, bias, mu, l2, r) - toy_f(xm, bias, mu, l2, r)) / (2 * h);
+			double fd = (toy_f(xp, bias, mu, l2, r, wt) - toy_f(xm, bias, mu, l2, r, wt)) / (2 * h);
 			double step = (x[j] - x1[j]) / lr;
 			CU_ASSERT_DOUBLE_EQUAL(step, fd, 2e-4 * (1 + fabs(fd)));
 		}
@@ -129,7 +132,7 @@ static void test_adagrad_by_hand(void)
 		q[d] = t.Q[d];
 	}
 	for (int it = 0; it < 3; it++) {
-		mf_update(HOG_MODE_SERIAL, HOG_RULE_ADAGRAD, 1, &t.s, t.cp, t.cq, 0, 0, rs[it], lr);
+		mf_update(HOG_MODE_SERIAL, HOG_RULE_ADAGRAD, 1, &t.s, t.cp, t.cq, 0, 0, rs[it], 1.0f, lr);
 		double dot = 0;
 		for (int d = 0; d < K; d++)
 			dot += p[d] * q[d];
@@ -172,8 +175,8 @@ static float toy_run(enum hog_mode mode, enum hog_rule rule, toy *t)
 	float loss = 0;
 	for (int it = 0; it < 4; it++) {
 #define ONE(M)                                                                                  \
-	(rule == HOG_RULE_SGD ? mf_update(M, HOG_RULE_SGD, 1, &t->s, t->cp, t->cq, 0, 0, rs[it], 0.05f) \
-	                      : mf_update(M, HOG_RULE_ADAGRAD, 1, &t->s, t->cp, t->cq, 0, 0, rs[it], 0.05f))
+	(rule == HOG_RULE_SGD ? mf_update(M, HOG_RULE_SGD, 1, &t->s, t->cp, t->cq, 0, 0, rs[it], 1.0f, 0.05f) \
+	                      : mf_update(M, HOG_RULE_ADAGRAD, 1, &t->s, t->cp, t->cq, 0, 0, rs[it], 1.0f, 0.05f))
 		switch (mode) {
 		case HOG_MODE_SERIAL: loss += ONE(HOG_MODE_SERIAL); break;
 		case HOG_MODE_LOCKFREE: loss += ONE(HOG_MODE_LOCKFREE); break;

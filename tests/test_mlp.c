@@ -84,7 +84,7 @@ static double net_loss(net *n)
 	hog_err err;
 	double l = NAN;
 	CU_ASSERT_EQUAL(hog_mlp_forward(n->b, &n->s, n->W, &n->x, n->A, &err), 0);
-	CU_ASSERT_EQUAL(hog_backend_xent(n->b, n->x.rows, (int)n->s.n[n->s.L], n->A[n->s.L - 1], n->lab, NULL, NULL,
+	CU_ASSERT_EQUAL(hog_backend_xent(n->b, n->x.rows, (int)n->s.n[n->s.L], n->A[n->s.L - 1], n->lab, NULL, NULL, NULL,
 	                                 &l, &err), 0);
 	return l;
 }
@@ -138,7 +138,7 @@ static void check_gradient(uint64_t inputs, uint64_t outputs, const uint32_t *hi
 		n.lab[r] = (int32_t)(r % (outputs == 1 ? 2 : outputs));
 	double l0 = net_loss(&n);
 	CU_ASSERT(isfinite(l0));
-	hog_backend_xent(n.b, rows, (int)outputs, n.A[s->L - 1], n.lab, NULL, n.D[0], NULL, &err);
+	hog_backend_xent(n.b, rows, (int)outputs, n.A[s->L - 1], n.lab, NULL, NULL, n.D[0], NULL, &err);
 	uint64_t flops = 0;
 	CU_ASSERT_EQUAL_FATAL(hog_mlp_backward(n.b, s, n.W, &n.x, n.A, n.D, n.G, &flops, &err), 0);
 	CU_ASSERT(flops > 0);

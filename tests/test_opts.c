@@ -264,7 +264,7 @@ static const struct ref {
 	{ "grid", "mf", "grid", "" }, { "epochs", "*", "", "" }, { "lr", "*", "", "" },
 	{ "schedule", "*", "", "sgd" }, { "backoff", "*", "", "backoff" }, { "t0", "*", "", "invt" },
 	{ "warmup", "*", "", "" }, { "lr-scale", "*", "", "" }, { "l2", "*", "", "" }, { "l1", "linear", "", "sgd-adagrad" },
-	{ "class-weight", "linear", "", "" },
+	{ "class-weight", "linear softmax mlp", "", "" },
 	{ "optimizer", "*", "", "" },
 	{ "adagrad-beta", "*", "", "adaptive" }, { "average", "linear", "", "" },
 	{ "adam-beta1", "mlp softmax", "", "adam" }, { "adam-beta2", "mlp softmax", "", "adam" },

@@ -1,5 +1,6 @@
 /* Example weights and --class-weight (issue 24): the data format carries
- * them, and the linear trainer's loss and every update mode honour them.
+ * them, and the linear trainer's loss and every update mode honour them (mf's:
+ * test_weights_mf.c; the mlp's and softmax's: test_weights_mlp.c).
  *  - duplicating every 3rd example trains to the model that weight 2 trains
  *    (serial, the data set's order, a constant step: a schedule counts
  *    examples, which the duplicates add to): SGD's two steps on a
@@ -209,12 +210,7 @@ static void test_refused(void)
 		CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--class-weight"));
 		CU_ASSERT_PTR_NULL(m);
 	}
-	o.class_weight = NULL;
-	o.model = HOG_MODEL_MLP; /* (weights not taken there yet: refused, never ignored) */
-	hog_model *m = NULL;
 	hog_err err = { 0 };
-	CU_ASSERT_EQUAL(hog_train(two, NULL, &o, &m, NULL, &err), HOG_ENOTSUP);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "weights"));
 	hog_data_free(two);
 	/* the writer and the importers */
 	hog_writer_opts wo = { .kind = HOG_KIND_SPARSE };

@@ -58,7 +58,7 @@ typedef struct hog_backend_ops {
 	int (*act_bwd)(hog_backend *b, enum hog_act act, size_t n, const float *Y,
 	               const float *dY, float *dX, hog_err *err);
 	int (*xent)(hog_backend *b, int rows, int classes, const float *Z, const int32_t *labels,
-	            float *P, float *dZ, double *loss, hog_err *err);
+	            const float *weights, float *P, float *dZ, double *loss, hog_err *err);
 	int (*spmm)(hog_backend *b, int rows, const uint32_t *offsets, const uint32_t *ids,
 	            const float *vals, int n, const float *W, int ldw, float beta, float *Y,
 	            int ldy, hog_err *err);
@@ -124,12 +124,17 @@ int hog_backend_act_bwd(hog_backend *b, enum hog_act act, size_t n, const float 
  *                dZ = (P - onehot(label)) / rows (Eq. of the softmax-CE gradient);
  *  classes == 1: one logit per row, P = sigmoid(Z), binary cross-entropy with
  *                labels 0/1, dZ = (P - label) / rows.
+ * @p weights (a buffer of rows floats, or NULL) replaces the mean's 1/rows by
+ * row: loss = sum_i weights[i] l_i and row i of dZ is weights[i] times its
+ * gradient (example weights: the caller normalizes them; NULL is the mean,
+ * bit for bit as before weights existed).
  * P may be Z; dZ may be Z or P (it is written last). @p labels (int32 class
  * numbers in a buffer) may be NULL when neither dZ nor loss is wanted; @p dZ and
  * @p loss (a host double; the call then waits for the result) may be NULL.
  * A label outside 0..classes-1 is a programmer error (checked on the CPU). */
 int hog_backend_xent(hog_backend *b, int rows, int classes, const float *Z,
-                     const int32_t *labels, float *P, float *dZ, double *loss, hog_err *err);
+                     const int32_t *labels, const float *weights, float *P, float *dZ, double *loss,
+                     hog_err *err);
 /** Sparse first layer: Y = beta * Y + X * W with X a CSR matrix of @p rows rows
  * (row i holds ids[offsets[i] .. offsets[i+1]-1], values vals[...] or 1 when
  * @p vals is NULL; offsets[0] need not be 0) and W a (max id + 1) x n matrix with
@@ -172,8 +177,8 @@ void hog_cpu_act_fwd(enum hog_act act, size_t n, const float *X, float *Y);
 void hog_cpu_act_bwd(enum hog_act act, size_t n, const float *Y, const float *dY, float *dX);
 /* Returns the rows whose label is outside 0..classes-1 (skipped: no loss, no
  * gradient, no probabilities written). */
-int hog_cpu_xent(int rows, int classes, const float *Z, const int32_t *labels, float *P,
-                 float *dZ, double *loss);
+int hog_cpu_xent(int rows, int classes, const float *Z, const int32_t *labels, const float *weights,
+                 float *P, float *dZ, double *loss);
 /* @p bad rows of hog_cpu_xent as the error they are (HOG_EDATA), or 0. */
 int hog_cpu_xent_bad(int bad, int classes, hog_err *err);
 void hog_cpu_spmm(int rows, const uint32_t *offsets, const uint32_t *ids, const float *vals,

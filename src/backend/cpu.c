@@ -86,8 +86,8 @@ void hog_cpu_act_bwd(enum hog_act act, size_t n, const float *Y, const float *dY
 	}
 }
 
-int hog_cpu_xent(int rows, int classes, const float *Z, const int32_t *labels, float *P,
-                 float *dZ, double *loss)
+int hog_cpu_xent(int rows, int classes, const float *Z, const int32_t *labels, const float *weights,
+                 float *P, float *dZ, double *loss)
 {
 	int bad = 0;
 	const float inv = rows ? 1.0f / rows : 0;
@@ -96,15 +96,17 @@ int hog_cpu_xent(int rows, int classes, const float *Z, const int32_t *labels, f
 		/* Logistic: the loss from the logit, log(1 + e^-|z|) + max(z, 0) - y z, is exact
 		 * where log(p) would underflow. */
 		for (int i = 0; i < rows; i++) {
-			float z = Z[i], p = 1.0f / (1.0f + expf(-z));
+			float z = Z[i], p = 1.0f / (1.0f + expf(-z)), f = weights ? weights[i] : inv;
 			float y = labels && labels[i] > 0 ? 1.0f : 0.0f;
-			if (loss)
-				sum += log1p(exp(-fabs((double)z))) + (z > 0 ? z : 0) - y * (double)z;
+			if (loss) {
+				double l = log1p(exp(-fabs((double)z))) + (z > 0 ? z : 0) - y * (double)z;
+				sum += weights ? f * l : l;
+			}
 			if (P)
 				P[i] = p;
 			/* p - 1 = -1 / (1 + e^z): no cancellation where p rounds to 1 */
 			if (dZ)
-				dZ[i] = (y > 0 ? -1.0f / (1.0f + expf(z)) : p) * inv;
+				dZ[i] = (y > 0 ? -1.0f / (1.0f + expf(z)) : p) * f;
 		}
 	} else {
 		for (int i = 0; i < rows; i++) {
@@ -127,8 +129,11 @@ int hog_cpu_xent(int rows, int classes, const float *Z, const int32_t *labels, f
 				so += j != y ? e : 0;
 			}
 			/* -log p_y = log s - (z_y - m): no log of a tiny probability */
-			if (loss)
-				sum += log((double)s) - ((double)z[y] - m);
+			const float f = weights ? weights[i] : inv;
+			if (loss) {
+				double l = log((double)s) - ((double)z[y] - m);
+				sum += weights ? f * l : l;
+			}
 			float is = 1.0f / s;
 			float *d = dZ ? dZ + (size_t)i * classes : NULL;
 			for (int j = 0; j < classes; j++) {
@@ -136,12 +141,12 @@ int hog_cpu_xent(int rows, int classes, const float *Z, const int32_t *labels, f
 				if (p)
 					p[j] = pj;
 				if (d)
-					d[j] = (j == y ? -so * is : pj) * inv;
+					d[j] = (j == y ? -so * is : pj) * f;
 			}
 		}
 	}
 	if (loss)
-		*loss = rows ? sum / rows : 0;
+		*loss = weights ? sum : rows ? sum / rows : 0;
 	return bad;
 }
 
@@ -234,10 +239,11 @@ static int cpu_act_bwd(hog_backend *b, enum hog_act act, size_t n, const float *
 }
 
 static int cpu_xent(hog_backend *b, int rows, int classes, const float *Z,
-                    const int32_t *labels, float *P, float *dZ, double *loss, hog_err *err)
+                    const int32_t *labels, const float *weights, float *P, float *dZ, double *loss,
+                    hog_err *err)
 {
 	(void)b;
-	return hog_cpu_xent_bad(hog_cpu_xent(rows, classes, Z, labels, P, dZ, loss), classes, err);
+	return hog_cpu_xent_bad(hog_cpu_xent(rows, classes, Z, labels, weights, P, dZ, loss), classes, err);
 }
 
 static int cpu_spmm(hog_backend *b, int rows, const uint32_t *offsets, const uint32_t *ids,

@@ -139,9 +139,10 @@ __global__ void k_act_bwd(int act, size_t n, const float *Y, const float *dY, fl
 }
 
 /* Softmax + cross-entropy, one block per row (the same equations as hog_cpu_xent:
- * -log p_y = log s - (z_y - m)). A label out of range makes the loss NaN. */
+ * -log p_y = log s - (z_y - m)). A label out of range makes the loss NaN.
+ * W: the rows' weights in place of 1/rows (NULL: the mean). */
 __global__ void k_softmax_xent(int rows, int classes, const float *Z, const int32_t *labels,
-                               float *P, float *dZ, double *loss)
+                               const float *W, float *P, float *dZ, double *loss)
 {
 	__shared__ float red[256];
 	int i = blockIdx.x, t = threadIdx.x;
@@ -180,9 +181,11 @@ __global__ void k_softmax_xent(int rows, int classes, const float *Z, const int3
 	}
 	sum = red[0];
 	other = red2[0];
-	if (t == 0 && loss)
-		atomicAdd(loss, bad ? (double)NAN : log((double)sum) - ((double)z[y] - m));
-	float is = 1.0f / sum, inv = 1.0f / rows;
+	float is = 1.0f / sum, inv = W ? W[i] : 1.0f / rows;
+	if (t == 0 && loss) {
+		double l = bad ? (double)NAN : log((double)sum) - ((double)z[y] - m);
+		atomicAdd(loss, W ? inv * l : l);
+	}
 	for (int j = t; j < classes; j += blockDim.x) {
 		float p = expf(z[j] - m) * is;
 		if (P)
@@ -193,20 +196,24 @@ __global__ void k_softmax_xent(int rows, int classes, const float *Z, const int3
 }
 
 /* One logit per row: sigmoid and binary cross-entropy from the logit. */
-__global__ void k_sigmoid_xent(int rows, const float *Z, const int32_t *labels, float *P,
-                               float *dZ, double *loss)
+__global__ void k_sigmoid_xent(int rows, const float *Z, const int32_t *labels, const float *W,
+                               float *P, float *dZ, double *loss)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= rows)
 		return;
 	float z = Z[i], p = 1.0f / (1.0f + expf(-z));
 	float y = labels && labels[i] > 0 ? 1.0f : 0.0f;
-	if (loss)
-		atomicAdd(loss, log1p(exp(-fabs((double)z))) + (z > 0 ? z : 0) - y * (double)z);
+	if (loss) {
+		double l = log1p(exp(-fabs((double)z))) + (z > 0 ? z : 0) - y * (double)z;
+		atomicAdd(loss, W ? W[i] * l : l);
+	}
 	if (P)
 		P[i] = p;
-	if (dZ) /* p - 1 = -1 / (1 + e^z): no cancellation where p rounds to 1 */
-		dZ[i] = (y > 0 ? -1.0f / (1.0f + expf(z)) : p) / rows;
+	if (dZ) { /* p - 1 = -1 / (1 + e^z): no cancellation where p rounds to 1 */
+		float g = y > 0 ? -1.0f / (1.0f + expf(z)) : p;
+		dZ[i] = W ? g * W[i] : g / rows;
+	}
 }
 
 /* Sparse rows times W, one block per row, threads along the row of Y. */
@@ -408,7 +415,7 @@ int cu_act_bwd(hog_backend *b, enum hog_act act, size_t n, const float *Y, const
 }
 
 int cu_xent(hog_backend *b, int rows, int classes, const float *Z, const int32_t *labels,
-            float *P, float *dZ, double *loss, hog_err *err)
+            const float *weights, float *P, float *dZ, double *loss, hog_err *err)
 {
 	cu_ctx *c = ctx_of(b);
 	if (loss)
@@ -420,17 +427,17 @@ int cu_xent(hog_backend *b, int rows, int classes, const float *Z, const int32_t
 	if (dl)
 		CU(cudaMemsetAsync(dl, 0, sizeof *dl, c->stream));
 	if (classes == 1)
-		k_sigmoid_xent<<<(rows + 255) / 256, 256, 0, c->stream>>>(rows, Z, labels, P, dZ, dl);
+		k_sigmoid_xent<<<(rows + 255) / 256, 256, 0, c->stream>>>(rows, Z, labels, weights, P, dZ, dl);
 	else
 		k_softmax_xent<<<rows, classes <= 32 ? 32 : classes <= 128 ? 128 : 256, 0,
-		                 c->stream>>>(rows, classes, Z, labels, P, dZ, dl);
+		                 c->stream>>>(rows, classes, Z, labels, weights, P, dZ, dl);
 	CU_LAUNCHED("k_softmax_xent");
 	if (loss) {
 		double sum;
 		int rc = cu_download(b, &sum, dl, sizeof sum, err);
 		if (rc)
 			return rc;
-		*loss = sum / rows;
+		*loss = weights ? sum : sum / rows;
 	}
 	return 0;
 }

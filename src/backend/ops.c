@@ -222,26 +222,29 @@ int hog_backend_act_bwd(hog_backend *b, enum hog_act act, size_t n, const float 
 }
 
 int hog_backend_xent(hog_backend *b, int rows, int classes, const float *Z,
-                     const int32_t *labels, float *P, float *dZ, double *loss, hog_err *err)
+                     const int32_t *labels, const float *weights, float *P, float *dZ, double *loss,
+                     hog_err *err)
 {
 	if (rows < 0 || classes < 1 || (!labels && (dZ || loss)))
 		return hog_err_set(err, HOG_ECONFIG, "xent: %d rows of %d classes%s", rows, classes,
 		                   !labels && (dZ || loss) ? ", a loss or gradient without labels" : "");
 	if (b->ops->xent)
-		return b->ops->xent(b, rows, classes, Z, labels, P, dZ, loss, err);
+		return b->ops->xent(b, rows, classes, Z, labels, weights, P, dZ, loss, err);
 	if (hog_backend_is_host(b))
-		return hog_cpu_xent_bad(hog_cpu_xent(rows, classes, Z, labels, P, dZ, loss), classes, err);
-	size_t sz = (size_t)rows * classes * sizeof(float), sl = (size_t)rows * sizeof(int32_t);
-	int rc = stage_reserve(b, 3 * PAD(sz) + PAD(sl), err);
+		return hog_cpu_xent_bad(hog_cpu_xent(rows, classes, Z, labels, weights, P, dZ, loss), classes, err);
+	size_t sz = (size_t)rows * classes * sizeof(float), sl = (size_t)rows * sizeof(int32_t),
+	       sw = (size_t)rows * sizeof(float);
+	int rc = stage_reserve(b, 3 * PAD(sz) + PAD(sl) + PAD(sw), err);
 	if (rc)
 		return rc;
 	stage s = { b, 0 };
 	float *hZ = stage_take(&s, Z, sz, &rc, err);
 	int32_t *hl = labels ? stage_take(&s, labels, sl, &rc, err) : NULL;
+	float *hw = weights ? stage_take(&s, weights, sw, &rc, err) : NULL;
 	float *hP = stage_take(&s, NULL, sz, &rc, err), *hd = stage_take(&s, NULL, sz, &rc, err);
 	if (rc)
 		return rc;
-	if ((rc = hog_cpu_xent_bad(hog_cpu_xent(rows, classes, hZ, hl, P ? hP : NULL, dZ ? hd : NULL, loss), classes,
+	if ((rc = hog_cpu_xent_bad(hog_cpu_xent(rows, classes, hZ, hl, hw, P ? hP : NULL, dZ ? hd : NULL, loss), classes,
 	                           err)))
 		return rc;
 	if (P && (rc = hog_backend_upload(b, P, hP, sz, err)))

@@ -72,7 +72,7 @@ const cli_opt cli_opts[] = {
 	{ "l2", 0, REQ, OPT_L2, BOTH, 0, 0, COND_NONE, "X",
 	  "lambda of (lambda/2)|w|^2 beside the mean loss (1e-6; mf: 0.05, per update on the rows it touches, "
 	  "as LIBMF)" },
-	{ "class-weight", 0, REQ, OPT_CLASS_WEIGHT, BOTH, K(LINEAR), 0, COND_NONE, "SPEC",
+	{ "class-weight", 0, REQ, OPT_CLASS_WEIGHT, BOTH, K(LINEAR) | K(MLP), 0, COND_NONE, "SPEC",
 	  "binary and multiclass sets: weights of the classes, multiplying the examples' own: balanced (n / "
 	  "(classes * n_c), as scikit-learn's) or C=W,... (binary: 1 or pos, 0 or -1 or neg; multiclass: class "
 	  "numbers; others weigh 1). Regression and ratings sets refuse it" },

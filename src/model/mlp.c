@@ -76,15 +76,15 @@ int hog_mlp_forward(hog_backend *b, const hog_mlp_shape *s, const float *W, cons
 }
 
 int hog_mlp_loss(hog_backend *b, const hog_mlp_shape *s, int rows, float *const *A, const int32_t *labels,
-                 float *dZ, double *loss, hog_err *err)
+                 const float *weights, float *dZ, double *loss, hog_err *err)
 {
-	return hog_backend_xent(b, rows, (int)s->n[s->L], A[s->L - 1], labels, NULL, dZ, loss, err);
+	return hog_backend_xent(b, rows, (int)s->n[s->L], A[s->L - 1], labels, weights, NULL, dZ, loss, err);
 }
 
 int hog_mlp_probs(hog_backend *b, const hog_mlp_shape *s, int rows, float *const *A, hog_err *err)
 {
 	float *Z = A[s->L - 1];
-	return hog_backend_xent(b, rows, (int)s->n[s->L], Z, NULL, Z, NULL, NULL, err);
+	return hog_backend_xent(b, rows, (int)s->n[s->L], Z, NULL, NULL, Z, NULL, NULL, err);
 }
 
 int hog_mlp_backward(hog_backend *b, const hog_mlp_shape *s, const float *W, const hog_mlp_batch *x,
@@ -251,7 +251,7 @@ static void put_pred(const hog_model *m, uint64_t first, int rows, float *Z, voi
 static void put_proba(const hog_model *m, uint64_t first, int rows, float *Z, void *ud)
 {
 	const uint64_t C = m->shape[1];
-	hog_cpu_xent(rows, (int)C, Z, NULL, (float *)ud + first * C, NULL, NULL);
+	hog_cpu_xent(rows, (int)C, Z, NULL, NULL, (float *)ud + first * C, NULL, NULL);
 }
 
 /* Predictions: the class (softmax) or the margin (one sigmoid output); NaN when

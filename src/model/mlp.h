@@ -74,9 +74,11 @@ int hog_mlp_forward(hog_backend *b, const hog_mlp_shape *s, const float *W, cons
  * A[L-1] (softmax, or the sigmoid with one output) against @p labels (classes,
  * 0/1 with one output; a backend buffer), its mean over the batch in *loss and
  * its gradient dLoss/dlogits in @p dZ (rows x outputs), which
- * hog_mlp_backward() reads as D[0]. */
+ * hog_mlp_backward() reads as D[0]. @p weights (a backend buffer of rows
+ * floats, or NULL for the mean): each row's factor in place of 1/rows, the
+ * loss then sum_i weights[i] l_i (hog_backend_xent). */
 int hog_mlp_loss(hog_backend *b, const hog_mlp_shape *s, int rows, float *const *A, const int32_t *labels,
-                 float *dZ, double *loss, hog_err *err);
+                 const float *weights, float *dZ, double *loss, hog_err *err);
 /* The output layer's class probabilities after hog_mlp_forward(), written over
  * the logits A[L-1] (rows x outputs). */
 int hog_mlp_probs(hog_backend *b, const hog_mlp_shape *s, int rows, float *const *A, hog_err *err);

@@ -102,12 +102,19 @@ MF_INLINE void mf_unlock_rating(const enum hog_mode MODE, const mf_shared *s, ui
 	}
 }
 
-/* One SGD (or per-row AdaGrad) step on rating r of (u, i); returns the loss
- * 0.5 e^2 before the step. cp, cq: kp-float aligned scratch rows of the worker
- * (lockfree and atomic), zero beyond k. */
+/* One SGD (or per-row AdaGrad) step on rating r of (u, i) of weight @p wt;
+ * returns the weighted loss 0.5 wt e^2 before the step. cp, cq: kp-float
+ * aligned scratch rows of the worker (lockfree and atomic), zero beyond k.
+ * The weight multiplies the scalar error once (the loss's gradient is
+ * -wt e q and -wt e p), never inside the loops over the factors; 1.0f (an
+ * unweighted run) is exact, the steps bit for bit those of the kernel before
+ * weights. The l2 terms are not weighted (as the linear model's). AdaGrad's
+ * row accumulators sum the squares of the weighted gradient, the gradient of
+ * the weighted loss (a rating of weight 2 adds 4 times the square its
+ * unweighted self would). */
 MF_INLINE float mf_update(const enum hog_mode MODE, const enum hog_rule RULE, const int BIAS,
                           const mf_shared *s, float *cp, float *cq, uint32_t u,
-                          uint32_t i, float r, float lr)
+                          uint32_t i, float r, float wt, float lr)
 {
 	const int SHARED = MODE == HOG_MODE_LOCKFREE || MODE == HOG_MODE_ATOMIC;
 	const int CAS = MODE == HOG_MODE_ATOMIC;
@@ -135,7 +142,7 @@ MF_INLINE float mf_update(const enum hog_mode MODE, const enum hog_rule RULE, co
 		bi = SHARED ? mf_ald(&s->bi[i]) : s->bi[i];
 		pred += s->mu + bu + bi;
 	}
-	const float e = r - pred;
+	const float err = r - pred, e = wt * err;
 
 	/* the factor steps: deltas into the copies (atomic), new values in place
 	 * (the others: the copies for lockfree, the rows themselves when plain) */
@@ -216,7 +223,7 @@ MF_INLINE float mf_update(const enum hog_mode MODE, const enum hog_rule RULE, co
 	}
 
 	mf_unlock_rating(MODE, s, u, i);
-	return 0.5f * e * e;
+	return 0.5f * e * err;
 }
 
 #endif

@@ -67,6 +67,7 @@ typedef struct mf_state {
 	hog_mf_grid grid;
 	int has_grid;
 	mf_rec *grecs;       /* the ratings by block, each block shuffled */
+	float *gwts;         /* their effective weights (e->wts), or NULL: all 1 */
 	uint64_t *gstart;    /* G*G + 1 */
 	float *pred;         /* test predictions */
 	/* MPI: this rank's users [ulo, uhi) (all of them on one rank) and, on
@@ -78,6 +79,7 @@ typedef struct mf_state {
 
 typedef struct mf_worker {
 	mf_rec *recs;        /* this worker's ratings (not grid) */
+	float *wts;          /* their effective weights (e->wts), or NULL: all 1 */
 	float *cp, *cq;      /* scratch rows (lockfree, atomic) */
 } mf_worker;
 
@@ -99,6 +101,7 @@ static void mf_state_free(mf_state *st)
 	if (st->has_grid)
 		hog_mf_grid_free(&st->grid);
 	free(st->grecs);
+	free(st->gwts);
 	free(st->gstart);
 	free(st->pred);
 	free(st->mine);
@@ -152,12 +155,14 @@ static int mf_grid_build(hog_engine *e, mf_state *st, uint32_t G)
 		cnt[b + 1] += cnt[b];
 	st->gstart = malloc((nb + 1) * sizeof *st->gstart);
 	st->grecs = mf_aligned(nr * sizeof *st->grecs);
-	if (!st->gstart || !st->grecs)
+	if (!st->gstart || !st->grecs || (e->wts && !(st->gwts = malloc((nr ? nr : 1) * sizeof *st->gwts))))
 		goto out;
 	memcpy(st->gstart, cnt, (nb + 1) * sizeof *cnt);
 	for (uint64_t x = 0; x < nr; x++) {
 		const uint64_t j = MF_RATING(st, x);
 		uint64_t b = (uint64_t)bu[tr->users[j]] * G + bi[tr->items[j]];
+		if (st->gwts)
+			st->gwts[cnt[b]] = e->wts[j];
 		st->grecs[cnt[b]++] = (mf_rec){ tr->users[j], tr->items[j], tr->ratings[j] };
 	}
 	uint64_t *size = cnt; /* reuse: block sizes */
@@ -165,11 +170,17 @@ static int mf_grid_build(hog_engine *e, mf_state *st, uint32_t G)
 		mf_rec *a = st->grecs + st->gstart[b];
 		uint64_t n = st->gstart[b + 1] - st->gstart[b];
 		size[b] = n;
-		for (uint64_t j = n; j > 1; j--) { /* Fisher-Yates */
+		float *aw = st->gwts ? st->gwts + st->gstart[b] : NULL;
+		for (uint64_t j = n; j > 1; j--) { /* Fisher-Yates (the weights along) */
 			uint64_t x = eng_mix64(&seed) % j;
 			mf_rec t = a[j - 1];
 			a[j - 1] = a[x];
 			a[x] = t;
+			if (aw) {
+				float tw = aw[j - 1];
+				aw[j - 1] = aw[x];
+				aw[x] = tw;
+			}
 		}
 	}
 	if ((rc = hog_mf_grid_init(&st->grid, G, size, e->o.seed)))
@@ -288,11 +299,11 @@ static int mf_setup(hog_engine *e)
 	memset(st->params, 0, l->total * sizeof(float));
 	if (!(ucnt = calloc(l->users, sizeof *ucnt)) || !(icnt = calloc(l->items, sizeof *icnt)))
 		goto nomem;
-	double sum = 0;
+	double sum = 0; /* (weighted: sum w r over sum w, so that a rating of weight 2 counts as its duplicate) */
 	for (uint64_t j = 0; j < tr->n; j++) {
 		ucnt[tr->users[j]]++;
 		icnt[tr->items[j]]++;
-		sum += tr->ratings[j];
+		sum += e->wts ? (double)e->wts[j] * tr->ratings[j] : tr->ratings[j];
 	}
 	mf_init_params(st, o->seed, ucnt, icnt);
 	/* this rank's users and their ratings; the other users' rows are not this
@@ -312,7 +323,7 @@ static int mf_setup(hog_engine *e)
 			top = r;
 	st->probe_at = top;
 
-	st->mu = (float)(sum / (double)tr->n);
+	st->mu = (float)(sum / (e->wts ? e->weight_sum : (double)tr->n));
 	mf_shared_init(st, o);
 	if (o->mode == HOG_MODE_STRIPED) {
 		mf_shared *sh = &st->sh;
@@ -364,12 +375,15 @@ static int mf_worker_init(hog_engine *e, eng_worker *w)
 	memset(mw->cq, 0, kp * sizeof(float));
 	if (e->o.mode != HOG_MODE_GRID) {
 		/* a copy on the worker's own node (first touch) */
-		if (!(mw->recs = mf_aligned(w->n * sizeof *mw->recs)))
+		if (!(mw->recs = mf_aligned(w->n * sizeof *mw->recs)) ||
+		    (e->wts && !(mw->wts = malloc((w->n ? w->n : 1) * sizeof *mw->wts))))
 			return ENOMEM;
 		const hog_data *tr = e->tr;
 		for (uint64_t x = lo; x < hi; x++) {
 			const uint64_t j = MF_RATING(st, x);
 			mw->recs[x - lo] = (mf_rec){ tr->users[j], tr->items[j], tr->ratings[j] };
+			if (mw->wts)
+				mw->wts[x - lo] = e->wts[j];
 		}
 	}
 	return 0;
@@ -381,6 +395,7 @@ static void mf_worker_free(hog_engine *e, eng_worker *w)
 	mf_worker *mw = w->m;
 	if (mw) {
 		free(mw->recs);
+		free(mw->wts);
 		free(mw->cp);
 		free(mw->cq);
 		free(mw);
@@ -414,10 +429,11 @@ MF_INLINE uint64_t mf_order_round(hog_engine *e, eng_worker *w, int epoch, uint6
 	const mf_worker *mw = w->m;
 	const mf_shared *s = &st->sh;
 	const mf_rec *recs = mw->recs;
+	const float *const wts = mw->wts; /* NULL: unweighted, every weight 1 */
 	const uint32_t *ord = w->order;
 	const int measure = e->o.measure_delay;
 	const uint64_t T = (uint64_t)e->T * (uint64_t)e->ranks, base = (uint64_t)epoch * e->tr->n;
-	double loss = 0;
+	double loss = 0, wsum = 0;
 	uint64_t i = from;
 	while (i < to && !eng_stop_requested(e)) {
 		const uint64_t end = to - i > MF_STOP_CHECK ? i + MF_STOP_CHECK : to;
@@ -430,6 +446,8 @@ MF_INLINE uint64_t mf_order_round(hog_engine *e, eng_worker *w, int epoch, uint6
 				if (i + MF_AHEAD < to)
 					mf_prefetch(s, &recs[ord[i + MF_AHEAD]], BIAS);
 				const mf_rec x = recs[ord[i]];
+				const float wt = wts ? wts[ord[i]] : 1.0f;
+				wsum += wt;
 				const int sample = measure && (i & HOG_DELAY_SAMPLE_MASK) == 0;
 				if (measure && (MODE == HOG_MODE_LOCKED || MODE == HOG_MODE_STRIPED)) {
 					/* the count read once the rating's locks are held and this
@@ -439,7 +457,7 @@ MF_INLINE uint64_t mf_order_round(hog_engine *e, eng_worker *w, int epoch, uint6
 					 * the locks are already held. */
 					mf_lock_rating(MODE, s, x.u, x.i);
 					const uint64_t seen = sample ? eng_team_applied(e) : 0;
-					loss += mf_update(HOG_MODE_GRID, RULE, BIAS, s, mw->cp, mw->cq, x.u, x.i, x.r, lr);
+					loss += mf_update(HOG_MODE_GRID, RULE, BIAS, s, mw->cp, mw->cq, x.u, x.i, x.r, wt, lr);
 					eng_count_applied(w);
 					if (sample)
 						eng_note_delay(w, eng_team_applied(e) - seen - 1);
@@ -447,7 +465,7 @@ MF_INLINE uint64_t mf_order_round(hog_engine *e, eng_worker *w, int epoch, uint6
 					continue;
 				}
 				const uint64_t seen = sample ? eng_team_applied(e) : 0;
-				loss += mf_update(MODE, RULE, BIAS, s, mw->cp, mw->cq, x.u, x.i, x.r, lr);
+				loss += mf_update(MODE, RULE, BIAS, s, mw->cp, mw->cq, x.u, x.i, x.r, wt, lr);
 				if (measure) {
 					eng_count_applied(w);
 					if (sample)
@@ -457,6 +475,7 @@ MF_INLINE uint64_t mf_order_round(hog_engine *e, eng_worker *w, int epoch, uint6
 		}
 	}
 	w->loss += loss;
+	w->wdone += wsum;
 	w->ex_done += i - from;
 	w->units_done += i - from;
 	return i;
@@ -473,7 +492,7 @@ MF_INLINE uint64_t mf_grid_round(hog_engine *e, eng_worker *w, int epoch, uint64
 	const mf_shared *s = &st->sh;
 	const int measure = e->o.measure_delay;
 	const uint64_t T = (uint64_t)e->T * (uint64_t)e->ranks, base = (uint64_t)epoch * e->tr->n;
-	double loss = 0;
+	double loss = 0, wsum = 0;
 	uint64_t pos = from;
 	int stop = 0;
 	while (pos < to && !stop) {
@@ -486,6 +505,7 @@ MF_INLINE uint64_t mf_grid_round(hog_engine *e, eng_worker *w, int epoch, uint64
 			continue;
 		}
 		const mf_rec *br = st->grecs + st->gstart[b] + start;
+		const float *const bw = st->gwts ? st->gwts + st->gstart[b] + start : NULL; /* NULL: all 1 */
 		const uint64_t want = avail < to - pos ? avail : to - pos;
 		uint64_t j = 0;
 		while (j < want) {
@@ -502,8 +522,10 @@ MF_INLINE uint64_t mf_grid_round(hog_engine *e, eng_worker *w, int epoch, uint64
 						mf_prefetch(s, &br[j + MF_AHEAD], BIAS);
 					const int sample = measure && ((pos + j) & HOG_DELAY_SAMPLE_MASK) == 0;
 					const uint64_t seen = sample ? eng_team_applied(e) : 0;
+					const float wt = bw ? bw[j] : 1.0f;
+					wsum += wt;
 					loss += mf_update(HOG_MODE_GRID, RULE, BIAS, s, mw->cp, mw->cq, br[j].u, br[j].i,
-					                  br[j].r, lr);
+					                  br[j].r, wt, lr);
 					if (measure) {
 						eng_count_applied(w);
 						if (sample)
@@ -516,6 +538,7 @@ MF_INLINE uint64_t mf_grid_round(hog_engine *e, eng_worker *w, int epoch, uint64
 		pos += j;
 	}
 	w->loss += loss;
+	w->wdone += wsum;
 	w->ex_done += pos - from;
 	w->units_done += pos - from;
 	return pos;
@@ -708,6 +731,7 @@ static int mf_restore(hog_engine *e, const hog_model *m)
 const hog_trainer_ops hog_mf_trainer = {
 	.kind = HOG_MODEL_MF,
 	.unit = "ratings",
+	.weighs = 1, /* (example weights; --class-weight is refused: ratings have no classes) */
 	.default_mode = mf_opts_default_mode,
 	/* not buffered: an update touches one user row and one item row, there are
 	 * no hot coordinates to keep per worker */

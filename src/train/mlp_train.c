@@ -9,8 +9,9 @@
  * A worker's batch: gather B examples of its shard (dense rows, or a CSR block
  * whose first layer is a sparse-times-dense product), read the shared weights
  * into its own buffer, forward and backward on its backend handle (the gradient
- * of the batch's mean cross-entropy), then write the step into the shared
- * weights in the run's mode:
+ * of the batch's mean cross-entropy; with example or class weights, of
+ * sum w_i l_i / (B * the set's mean weight): batch_weights), then write the
+ * step into the shared weights in the run's mode:
  *   serial, lockfree  relaxed loads and stores (Hogwild!, as PyTorch's
  *                     mnist_hogwild): see "The race" below
  *   atomic            the weight change added with compare-and-swap
@@ -109,6 +110,7 @@ typedef struct mlp_worker {
 	uint32_t *off, *hoff, *ids, *hids;
 	float *vals, *hvals;        /* sparse batch */
 	int32_t *lab, *hlab;
+	float *wt, *hwt;            /* weighted runs: the rows' factors in the batch loss (B floats) */
 	uint32_t *idx;              /* B example numbers */
 	float *A[HOG_MLP_MAX_HIDDEN + 1], *D[2];
 	uint32_t *touched, ntouched, *mark, stamp; /* sparse: rows of W_0 in the batch */
@@ -375,10 +377,34 @@ static int gather(const mlp_state *M, mlp_worker *w, const hog_data *d, const ui
 	return 0;
 }
 
-/* One mini-batch: forward, backward, the step. Adds the batch's summed loss to
- * *loss and its flops to *units. */
+/* A weighted run's batch (issue 24): row i's factor in the batch loss is
+ * w_i / (rows * mean w), the mean weight the training set's, so the batch loss
+ * sum_i w_i l_i / (rows * mean w) is an unbiased estimate of the set's
+ * weighted mean loss sum w l / sum w whatever the batch: a batch of one still
+ * steps by its weight (a per-batch sum w_i l_i / sum_i w_i would not: its
+ * weights would cancel), the scale of the weights does not change the step
+ * (all weights 2 train as none), and a batch of the whole set is exactly the
+ * weighted mean, where an example of weight 2 is its duplicate. Returns the
+ * denominator, rows * mean w; adds the batch's weights to *wsum. */
+static int batch_weights(hog_engine *e, mlp_worker *w, int rows, double *den, double *wsum)
+{
+	/* (rows * sum / n, not rows * (sum / n): with the whole set, rows = n and den = sum exactly) */
+	*den = (double)rows * e->weight_sum / (double)e->tr->n;
+	const float f = (float)(1.0 / *den);
+	double s = 0;
+	for (int r = 0; r < rows; r++) {
+		const float wi = e->wts[w->idx[r]];
+		w->hwt[r] = wi * f;
+		s += wi;
+	}
+	*wsum += s;
+	return up(w, w->wt, w->hwt, rows * sizeof(float));
+}
+
+/* One mini-batch: forward, backward, the step. Adds the batch's summed loss
+ * (weighted: sum w l) to *loss, its weights to *wsum and its flops to *units. */
 static int batch_step(hog_engine *e, mlp_worker *w, const uint32_t *order, int rows, float lr, double *loss,
-                      uint64_t *units)
+                      double *wsum, uint64_t *units)
 {
 	mlp_state *M = e->model;
 	const hog_mlp_shape *s = &M->s;
@@ -392,8 +418,11 @@ static int batch_step(hog_engine *e, mlp_worker *w, const uint32_t *order, int r
 	hog_mlp_batch x;
 	hog_err *err = &w->err;
 	int rc = gather(M, w, d, idx, rows, 1, &x);
+	double den = rows; /* the loss's denominator: the mean's rows, or rows * mean w */
 	if (!rc)
 		rc = up(w, w->lab, w->hlab, rows * sizeof(int32_t));
+	if (!rc && e->wts)
+		rc = batch_weights(e, w, rows, &den, wsum);
 	if (rc)
 		return rc;
 	/* Dense: the weights this worker wrote after its last batch (each write-back
@@ -407,9 +436,9 @@ static int batch_step(hog_engine *e, mlp_worker *w, const uint32_t *order, int r
 	if ((rc = hog_mlp_forward(w->b, s, w->W, &x, w->A, err)))
 		return rc;
 	double bl = 0;
-	if ((rc = hog_mlp_loss(w->b, s, rows, w->A, w->lab, w->D[0], &bl, err)))
+	if ((rc = hog_mlp_loss(w->b, s, rows, w->A, w->lab, e->wts ? w->wt : NULL, w->D[0], &bl, err)))
 		return rc;
-	*loss += bl * rows;
+	*loss += bl * den;
 	if (s->sparse) /* spmm_grad adds into the rows of W_0 the batch touches */
 		for (uint32_t t = 0; t < w->ntouched; t++) {
 			uint64_t a = s->woff[0] + (uint64_t)w->touched[t] * s->n[1];
@@ -447,14 +476,14 @@ static uint64_t mlp_round_fn(hog_engine *e, eng_worker *ew, int epoch, uint64_t 
 	const uint64_t T = (uint64_t)e->T * (uint64_t)e->ranks, base = (uint64_t)epoch * e->tr->n;
 	const int buffered = e->o.mode == HOG_MODE_BUFFERED;
 	uint64_t i = from, units = 0;
-	double loss = 0;
+	double loss = 0, wsum = 0;
 	for (uint32_t nb = 1; i < to; nb++) {
 		if ((nb & 15) == 0 && eng_stop_requested(e))
 			break;
 		int rows = to - i < (uint64_t)w->B ? (int)(to - i) : w->B;
 		w->t = adam_t(w, w->B, i);
 		int rc = batch_step(e, w, ew->order + i, rows, (float)(eng_lr_at(e, epoch, base + i * T) * M->lr_mult),
-		                    &loss, &units);
+		                    &loss, &wsum, &units);
 		if (rc) {
 			eng_fail(e, rc, w->err.msg);
 			break;
@@ -466,6 +495,7 @@ static uint64_t mlp_round_fn(hog_engine *e, eng_worker *ew, int epoch, uint64_t 
 	ew->ex_done += i - from;
 	ew->units_done += units;
 	ew->loss += loss;
+	ew->wdone += wsum;
 	return i;
 }
 
@@ -610,6 +640,7 @@ static int mlp_worker_init(hog_engine *e, eng_worker *ew)
 	const int buffered = e->o.mode == HOG_MODE_BUFFERED;
 	if ((rc = wbuf(w, s->np * F, &w->W, &w->hW)) ||
 	    (rc = wbuf(w, s->np * F, &w->G, &w->hG)) || (rc = wbuf(w, B * 4, &w->lab, &w->hlab)) ||
+	    (e->wts && (rc = wbuf(w, B * F, &w->wt, &w->hwt))) ||
 	    (rc = wbuf(w, B * s->widest * F, &w->D[0], NULL)) || (rc = wbuf(w, B * s->widest * F, &w->D[1], NULL)))
 		return rc;
 	for (int l = 0; l < s->L; l++)
@@ -807,6 +838,7 @@ static size_t mlp_shared_params(hog_engine *e, eng_span *sp, size_t cap)
 const hog_trainer_ops hog_mlp_trainer = {
 	.kind = HOG_MODEL_MLP,
 	.unit = "flop",
+	.weighs = 1, /* (example and class weights: batch_weights) */
 	/* default mode lockfree (NULL): the only mode measured for the mlp
 	 * (bench/results/mlp.md, 1.6x one thread at 2 threads); each worker's
 	 * mini-batch gradient is one write of every weight, no hot coordinates */

@@ -124,11 +124,16 @@ enum hog_mode {
 	                            the global model by the same rule (node_sync) */
 	HOG_MODE_AUTO = 8,     /**< probe the model's modes on a sample and train with the fastest
 	                            that reaches serial's loss (hog_train_result says which, and why) */
+	HOG_MODE_DETERMINISTIC = 9, /**< linear: a fixed number of logical shards (shards), each
+	                            running K examples a round on a private sparse delta from the
+	                            round's model, merged in shard order: the model is a pure
+	                            function of the data, the options and the seed, whatever the
+	                            threads or their timing */
 };
 /** The modes every model takes are those below HOG_MODE_COUNT; model-specific
  * ones (grid) follow, up to HOG_MODE_ALL. */
 #define HOG_MODE_COUNT 6
-#define HOG_MODE_ALL 9
+#define HOG_MODE_ALL 10
 
 /** The models (docs/architecture.md §4): one training engine serves them all. */
 enum hog_model_kind {
@@ -340,6 +345,8 @@ typedef struct hog_train_opts {
 	uint64_t seed;             /**< shuffling and sharding; default 1 */
 	int delay;                 /**< apply each update K examples after its read; default 0
 	                                (linear; the other models refuse it) */
+	int shards;                /**< deterministic: logical shards (0, the default: 16); the
+	                                model depends on it, never on threads */
 	int flush_every;           /**< buffered, replica: examples between flushes (0, the default:
 	                                linear buffered 1024, replica 16384 with average, 4096
 	                                without; the mlp's buffered mode reads it too) */

@@ -1570,8 +1570,32 @@ if [ -f "$SRC/man/hogwild.1" ]; then
 		tr -s ' ' '\n' | grep . | sort >"$T/omm"
 	check_true "options: train -h and the man page's --mode list the same modes ($(tr '\n' ' ' <"$T/ohm"))" \
 		cmp -s "$T/ohm" "$T/omm"
-	check_true "options: ... replica among them, nine in all" test "$(grep -cx replica "$T/ohm")" = 1 -a "$(wc -l <"$T/ohm")" = 9
+	check_true "options: ... replica among them, ten in all" test "$(grep -cx replica "$T/ohm")" = 1 -a "$(wc -l <"$T/ohm")" = 10
 fi
+
+# ------------------------------------------------------------ deterministic mode (issue 25)
+"$H" data gen -q --examples 6000 --features 800 --nnz 15 --seed 3 "$T/dm.lmdb" >/dev/null 2>&1
+for rule in sgd adagrad adarevision; do
+	for t in 1 2 2 2 2 2 4; do
+		"$H" train --quiet --data "$T/dm.lmdb" --mode deterministic --shards 5 --optimizer $rule --epochs 2 \
+			--threads $t --save "$T/dm_$t.model" >/dev/null 2>&1
+		cksum <"$T/dm_$t.model" | cut -d' ' -f1
+	done | sort -u >"$T/dm_sums"
+	check_true "deterministic: $rule, 5 runs at 2 threads and 1, 4: one model file" test "$(wc -l <"$T/dm_sums")" = 1
+done
+"$H" train --quiet --data "$T/dm.lmdb" --mode deterministic --epochs 3 --threads 1 --save "$T/dm_s.model" >/dev/null 2>&1
+"$H" train --quiet --data "$T/dm.lmdb" --mode deterministic --epochs 1 --threads 2 --checkpoint "$T/dm.ckpt" >/dev/null 2>&1
+check "deterministic: resumed at 3 threads" 0 "$H" train --quiet --data "$T/dm.lmdb" --mode deterministic --epochs 3 \
+	--threads 3 --resume "$T/dm.ckpt" --save "$T/dm_r.model"
+check_true "deterministic: ... the straight run's model file" cmp -s "$T/dm_s.model" "$T/dm_r.model"
+check "deterministic: --shards 0" 2 "$H" train --data "$T/dm.lmdb" --mode deterministic --shards 0
+check_grep "deterministic: ... names the option" "$ERR" 'shards'
+check "deterministic: --shards without the mode" 2 "$H" train --data "$T/dm.lmdb" --mode replica --shards 4
+check_grep "deterministic: ... names the option" "$ERR" 'shards'
+check "deterministic: --delay refused" 2 "$H" train --data "$T/dm.lmdb" --mode deterministic --delay 2
+check "deterministic: compare shows it as a row" 0 "$H" compare --quiet --data "$T/dm.lmdb" --epochs 1 \
+	--modes deterministic --threads 2
+check_grep "deterministic: ... the row" "$OUT" 'deterministic'
 
 # ------------------------------------------------------------ (new sections go here)
 

@@ -122,6 +122,10 @@ static const icase issue_cases[] = {
 	{ T, MF, SQ, MD(STRIPED), SGD, BKF, NULL, NULL, "stripe-size", R, 0 }, /* mf locks rows */
 	{ T, LIN, LOG, MD(BUFFERED), SGD, BKF, NULL, NULL, "flush-every", A, 0 },
 	{ T, LIN, LOG, MD(REPLICA), SGD, BKF, NULL, NULL, "flush-every", A, 0 },
+	{ T, LIN, LOG, MD(DETERMINISTIC), SGD, BKF, NULL, NULL, "flush-every", A, 0 },
+	{ T, LIN, LOG, MD(DETERMINISTIC), ADA, BKF, NULL, NULL, "shards", A, 0 },
+	{ T, LIN, LOG, MD(REPLICA), SGD, BKF, NULL, NULL, "shards", R, 0 },
+	{ T, MF, SQ, MD(LOCKFREE), SGD, BKF, NULL, NULL, "shards", R, 0 },
 	{ T, MLP, LOG, MD(BUFFERED), SGD, BKF, NULL, NULL, "flush-every", A, 0 },
 	{ T, MLP, LOG, MD(BUFFERED), SGD, BKF, NULL, NULL, "hot", R, 0 },
 	{ T, LIN, LOG, MD(BUFFERED), SGD, BKF, NULL, NULL, "hot", A, 0 },
@@ -272,7 +276,8 @@ static const struct ref {
 	{ "normalize", "linear mlp softmax", "", "" },
 	{ "delay", "linear", "serial lockfree atomic striped locked", "" },
 	{ "measure-delay", "linear mf", "", "" }, { "hot", "linear", "buffered replica", "" },
-	{ "flush-every", "linear mlp softmax", "buffered replica", "" }, { "node-sync", "linear", "replica", "" },
+	{ "flush-every", "linear mlp softmax", "buffered replica deterministic", "" },
+	{ "shards", "linear", "deterministic", "" }, { "node-sync", "linear", "replica", "" },
 	{ "stripe-size", "linear", "striped", "" }, { "bind", "*", "", "" }, { "seed", "*", "", "" },
 	{ "topology", "*", "", "" }, { "sync-every", "*", "", "" }, { "compress", "*", "", "" }, { "no-shuffle", "*", "", "" },
 	{ "shuffle-chunk", "linear", "", "" },
@@ -294,7 +299,7 @@ static const struct ctx {
 	enum hog_loss loss;
 	const char *modes;
 } ctxs[] = {
-	{ "linear", LIN, LOG, "serial lockfree buffered atomic striped locked replica" },
+	{ "linear", LIN, LOG, "serial lockfree buffered atomic striped locked replica deterministic" },
 	{ "softmax", LIN, SMX, "serial lockfree buffered atomic locked" },
 	{ "mlp", MLP, LOG, "serial lockfree buffered atomic locked" },
 	{ "mf", MF, SQ, "serial lockfree atomic striped locked grid" },

@@ -27,7 +27,8 @@ const cli_opt cli_opts[] = {
 	{ "mode", 0, REQ, OPT_MODE, CLI_TRAIN, 0, 0, COND_NONE, "M",
 	  "{MODES} (lockfree: plain Hogwild!; buffered: lock-free with the hot coordinates kept per worker and "
 	  "averaged in every K examples; replica: every coordinate in a private replica per worker, merged every "
-	  "K examples; auto: probe the model's modes on a sample, take the fastest that reaches serial's loss) "
+	  "K examples; deterministic: a fixed count of logical shards merged in a fixed order, the same model "
+	  "bit for bit for any --threads; auto: probe the model's modes on a sample, take the fastest that reaches serial's loss) "
 	  "(the model's fastest measured mode: linear buffered, lockfree with adarevision or --delay; mf grid; "
 	  "mlp lockfree)" },
 	{ "modes", 0, REQ, OPT_MODES, CLI_COMPARE, 0, 0, COND_NONE, "LIST",
@@ -101,9 +102,14 @@ const cli_opt cli_opts[] = {
 	{ "hot", 0, REQ, OPT_HOT, BOTH, K(LINEAR), M(BUFFERED) | M(REPLICA), COND_NONE, "N",
 	  "buffered: hot coordinates (auto: written once per flush); replica: the most frequent features "
 	  "averaged at flushes besides the bias (0: none; the rest are summed)" },
-	{ "flush-every", 0, REQ, OPT_FLUSH_EVERY, BOTH, K(LINEAR) | K(MLP), M(BUFFERED) | M(REPLICA), COND_NONE, "K",
+	{ "flush-every", 0, REQ, OPT_FLUSH_EVERY, BOTH, K(LINEAR) | K(MLP), M(BUFFERED) | M(REPLICA) | M(DETERMINISTIC),
+	  COND_NONE, "K",
 	  "examples between flushes (buffered 1024, replica 16384; 4096 for replica with --average off; the linear "
-	  "model: at most a quarter of a worker's share of an epoch)" },
+	  "model: at most a quarter of a worker's share of an epoch); deterministic: each shard's examples in a "
+	  "round (1024, at most a quarter of a shard's epoch)" },
+	{ "shards", 0, REQ, OPT_SHARDS, BOTH, K(LINEAR), M(DETERMINISTIC), COND_NONE, "N",
+	  "logical shards, each its own slice of the examples, merged in shard order; the model depends on N, "
+	  "never on the thread count (16)" },
 	{ "node-sync", 0, REQ, OPT_NODE_SYNC, BOTH, K(LINEAR), M(REPLICA), COND_NONE, "K",
 	  "on several NUMA nodes: flushes of a node's first worker between syncs of its node replica with the "
 	  "global model, or off: no node replicas, one level as on one node (1)" },

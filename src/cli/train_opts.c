@@ -220,6 +220,10 @@ static int mode_option(const char *cmd, int c, const char *arg, hog_train_opts *
 		if (cli_parse_int(arg, 1, 1 << 24, &l)) return bad(cmd, "flush-every", arg, "a count 1..16777216");
 		o->flush_every = (int)l;
 		break;
+	case OPT_SHARDS:
+		if (cli_parse_int(arg, 1, 65536, &l)) return bad(cmd, "shards", arg, "a count 1..65536");
+		o->shards = (int)l;
+		break;
 	case OPT_NODE_SYNC:
 		if (!strcmp(arg, "off"))
 			l = -1;

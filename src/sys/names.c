@@ -33,7 +33,7 @@ enum hog_task hog_task_parse(const char *s)
 }
 
 static const char *const mode_names[] = { "serial", "lockfree", "buffered", "atomic", "striped", "locked", "grid", "replica",
-	                                          "auto" };
+	                                          "auto", "deterministic" };
 static const char *const loss_names[] = { "logistic", "hinge", "squared", "softmax" };
 static const char *const rule_names[] = { "sgd", "adagrad", "adarevision", "adam", "adamw" };
 static const char *const sched_names[] = { "constant", "backoff", "invt" };

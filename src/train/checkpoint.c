@@ -59,6 +59,8 @@ uint64_t eng_opts_hash(const hog_trainer_ops *ops, const hog_train_opts *o, int 
 		double c[] = { o->compress, o->compress_rank, o->compress == HOG_COMPRESS_TOPK ? o->compress_frac : 0 };
 		h = hog_fnv(hog_fnv(h, "compress", 8), c, sizeof c);
 	}
+	if (o->mode == HOG_MODE_DETERMINISTIC) /* (only there: every other run's hash is the one it was) */
+		h = hog_fnv(hog_fnv(h, "shards", 6), &o->shards, sizeof o->shards);
 	if (o->class_weight) /* (only when given: the hash of a run without them is the one it was) */
 		h = hog_fnv(hog_fnv(h, "class_weight", 12), o->class_weight, strlen(o->class_weight));
 	return ops && ops->opts_hash ? ops->opts_hash(o, h) : h;

@@ -121,6 +121,12 @@ typedef struct hog_trainer_ops {
 	 * evaluation): fold what the model keeps between the workers and the
 	 * shared parameters (linear replica mode's node replicas) into the latter */
 	void (*round_merge)(hog_engine *e, int epoch);
+	/* optional: every worker after the round's barrier, before round_merge: its
+	 * part of a merge that needs every worker's round done first (linear
+	 * deterministic mode: its share of the coordinates, every shard's delta in
+	 * shard order). Returns 1 when it did something, and the team then meets
+	 * again before thread 0 goes on; it must return the same on every worker */
+	int (*round_share)(hog_engine *e, eng_worker *w, int epoch);
 	/* optional: a worker when the run stops inside an epoch, before the
 	 * checkpoint: write back what it still holds (queued or private updates) */
 	void (*stop)(hog_engine *e, eng_worker *w, int epoch);

@@ -252,6 +252,8 @@ int lin_setup(hog_engine *e)
 		return hog_err_set(e->err, ENOMEM, "out of memory for the model");
 	if (e->o.mode == HOG_MODE_REPLICA && (rc = setup_nodes(e, L)))
 		return rc;
+	if (e->o.mode == HOG_MODE_DETERMINISTIC && (rc = lin_det_setup(e, L)))
+		return rc;
 	if (e->o.linear.average) {
 		if (!(L->A = hog_topo_alloc_interleaved(e->topo, L->D * sizeof *L->A)))
 			return hog_err_set(e->err, ENOMEM, "out of memory for the averaged model");

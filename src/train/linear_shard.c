@@ -130,11 +130,18 @@ static int shard_in_place(hog_engine *e, eng_worker *ew, lin_worker *w, const ui
 int lin_build_shard(hog_engine *e, eng_worker *ew, lin_worker *w)
 {
 	const lin_state *L = e->model;
-	const hog_data *d = e->tr;
 	uint64_t n0, n1;
-	eng_worker_share(e, ew, d->n, &n0, &n1); /* with MPI, this rank's slice */
-	const uint32_t *rows = L->perm + n0;
-	uint64_t n = n1 - n0, nnz = 0, nnz_max = 0;
+	eng_worker_share(e, ew, e->tr->n, &n0, &n1); /* with MPI, this rank's slice */
+	return lin_build_rows(e, ew, w, L->perm + n0, n1 - n0);
+}
+
+/* The same for the @p n examples @p rows (deterministic mode: the worker's
+ * logical shards, one after another). */
+int lin_build_rows(hog_engine *e, eng_worker *ew, lin_worker *w, const uint32_t *rows, uint64_t n)
+{
+	const lin_state *L = e->model;
+	const hog_data *d = e->tr;
+	uint64_t nnz = 0, nnz_max = 0;
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t k = d->offsets[rows[i] + 1] - d->offsets[rows[i]];
 		nnz += k;

@@ -268,6 +268,8 @@ eng_round_fn lin_in_memory_round(const hog_engine *e)
 
 static eng_round_fn lin_round(const hog_engine *e)
 {
+	if (e->o.mode == HOG_MODE_DETERMINISTIC)
+		return lin_det_round(e);
 	if (e->o.delay)
 		return lin_round_delayed;
 	return e->store ? lin_round_stream : lin_in_memory_round(e);
@@ -282,6 +284,8 @@ static void lin_epoch_begin(hog_engine *e, eng_worker *ew, int epoch)
 		atomic_store_explicit(&L->pos[ew->id].v, 0, memory_order_relaxed);
 	if (e->store)
 		lin_stream_order(e, ew, epoch);
+	if (L->det)
+		lin_det_epoch_order(e, ew, epoch);
 	w->k.loss = 0;
 	w->k.bias_sum = w->k.bias_abs = 0;
 	if (((lin_state *)e->model)->node)
@@ -354,6 +358,7 @@ static void lin_free(hog_engine *e)
 		hog_topo_free(e->topo, L->node[r].base, (size_t)L->D * L->S * 4);
 	}
 	free(L->node);
+	lin_det_free(L);
 	hog_topo_node_plan_free(&L->np);
 	if (L->A)
 		hog_topo_free(e->topo, (void *)L->A, L->D * sizeof *L->A);
@@ -368,7 +373,7 @@ static int lin_worker_init(hog_engine *e, eng_worker *ew)
 	if (!w)
 		return ENOMEM;
 	ew->m = w;
-	int rc = e->store ? lin_stream_shard(e, ew, w) : lin_build_shard(e, ew, w);
+	int rc = e->store ? lin_stream_shard(e, ew, w) : L->det ? lin_det_worker_init(e, ew, w) : lin_build_shard(e, ew, w);
 	if (rc)
 		return rc;
 	const uint32_t S = L->S;
@@ -408,6 +413,7 @@ static void lin_worker_free(hog_engine *e, eng_worker *ew)
 	lin_worker *w = ew->m;
 	if (!w)
 		return;
+	lin_det_worker_free(e, ew, w);
 	if (w->shard)
 		hog_topo_free(e->topo, w->shard, w->shard_bytes);
 	else if (e->own) /* a view: only the order is the worker's */
@@ -610,6 +616,8 @@ static int lin_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, 
 	if (o->rule == HOG_RULE_ADAM || o->rule == HOG_RULE_ADAMW)
 		return hog_err_set(err, HOG_ECONFIG, "--optimizer %s is for --model mlp (and --loss softmax); the "
 		                   "linear model takes sgd, adagrad or adarevision", hog_rule_name(o->rule));
+	if (o->mode == HOG_MODE_DETERMINISTIC && (rc = lin_det_check(o, tr, err)))
+		return rc;
 	if (lo->l1 > 0 && o->rule == HOG_RULE_ADAREVISION)
 		return hog_err_set(err, HOG_ECONFIG, "--l1 takes --optimizer sgd or adagrad, not adarevision "
 		                   "(its revisions assume the step without the threshold)");
@@ -699,7 +707,7 @@ const hog_trainer_ops hog_linear_trainer = {
 	.default_mode = lin_default_mode,
 	.route = lin_route,
 	.losses = 1u << HOG_LOSS_LOGISTIC | 1u << HOG_LOSS_HINGE | 1u << HOG_LOSS_SQUARED | 1u << HOG_LOSS_SOFTMAX,
-	.modes = ((1u << HOG_MODE_COUNT) - 1) | 1u << HOG_MODE_REPLICA, /* every common mode, replica; not grid */
+	.modes = ((1u << HOG_MODE_COUNT) - 1) | 1u << HOG_MODE_REPLICA | 1u << HOG_MODE_DETERMINISTIC, /* not grid */
 	.streams = 1,
 	.opts_init = lin_opts_init,
 	.opts_hash = lin_opts_hash,
@@ -712,6 +720,7 @@ const hog_trainer_ops hog_linear_trainer = {
 	.epoch_begin = lin_epoch_begin,
 	.round_end = lin_round_end,
 	.round_merge = lin_round_merge,
+	.round_share = lin_det_share,
 	.stop = lin_stop,
 	.holds_updates = lin_holds_updates,
 	.epoch_started = lin_epoch_started,

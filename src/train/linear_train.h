@@ -48,6 +48,7 @@ typedef struct lin_worker {
 	float *qsnap;               /* (delay+1) * (nnz_max+1) g-bar snapshots */
 	float *gsnap_own;           /* k.gsnap's own buffer (k.gsnap points into qsnap with --delay) */
 	uint32_t qhead, qlen;
+	struct lin_dwork *det;      /* deterministic mode: the private copy (linear_determ.c) */
 } lin_worker;
 
 typedef struct lin_pos { /* --average: a worker's position in the epoch, read by the others */
@@ -99,6 +100,8 @@ typedef struct lin_state {
 	                               replica's features averaged at flushes */
 	int node_replicas;          /* hog_train_result.node_replicas: np.nodes once the replicas are
 	                               made (0: none, the flat mode) */
+	struct lin_det *det;        /* deterministic mode: the shards and their deltas (NULL: another
+	                               mode) */
 } lin_state;
 
 /* --average: the examples the team has done in this epoch, from the workers'
@@ -141,6 +144,7 @@ double hog_default_lr(const hog_data *d, enum hog_rule rule);
  * scan of every block in setup, the worker's blocks (worker_init), its epoch's
  * order (epoch_begin), its round. */
 int lin_build_shard(hog_engine *e, eng_worker *ew, lin_worker *w);
+int lin_build_rows(hog_engine *e, eng_worker *ew, lin_worker *w, const uint32_t *rows, uint64_t n);
 int lin_stream_scan(hog_engine *e, lin_state *L, uint64_t *cnt, float **scales);
 int lin_stream_shard(hog_engine *e, eng_worker *ew, lin_worker *w);
 void lin_stream_order(hog_engine *e, eng_worker *ew, int epoch);
@@ -150,5 +154,17 @@ uint64_t lin_round_stream(hog_engine *e, eng_worker *ew, int epoch, uint64_t fro
  * end, a stop). */
 uint64_t lin_round_delayed(hog_engine *e, eng_worker *ew, int epoch, uint64_t from, uint64_t to);
 void lin_drain_pending(hog_engine *e, eng_worker *ew, float lr);
+
+/* linear_determ.c: deterministic mode -- its state (setup, free), a worker's
+ * shards (worker_init, worker_free), their orders (epoch_begin), the round and
+ * the merge (round_share). */
+int lin_det_check(hog_train_opts *o, const hog_data *tr, hog_err *err);
+int lin_det_setup(hog_engine *e, lin_state *L);
+void lin_det_free(lin_state *L);
+int lin_det_worker_init(hog_engine *e, eng_worker *ew, lin_worker *w);
+void lin_det_worker_free(hog_engine *e, eng_worker *ew, lin_worker *w);
+void lin_det_epoch_order(hog_engine *e, eng_worker *ew, int epoch);
+eng_round_fn lin_det_round(const hog_engine *e);
+int lin_det_share(hog_engine *e, eng_worker *ew, int epoch);
 
 #endif

@@ -378,6 +378,8 @@ static void run_team(hog_engine *e)
 			if (ops->round_end)
 				ops->round_end(e, w, ep, r + 1 == rounds);
 			hog_barrier_wait(&e->bar);
+			if (ops->round_share && ops->round_share(e, w, ep))
+				hog_barrier_wait(&e->bar);
 			if (k == 0) {
 				double synced = e->sync_seconds;
 				if (ops->round_merge)

@@ -1,0 +1,406 @@
+/* The linear model's deterministic mode (issue 25): the model after every
+ * epoch is a pure function of the data, the options and the seed -- the same
+ * bits from run to run and for any --threads, with the same --shards.
+ *
+ * The examples are dealt once (the seeded permutation every mode uses) to S
+ * logical shards, shard s the s-th slice of it (eng_share(n, s, S)). Each epoch
+ * shard s visits its slice in an order drawn from (seed, epoch, s), never from
+ * a thread. An epoch is rounds of K examples per shard (--flush-every K; the
+ * engine's round_examples is K and its position a shard's position): in each
+ * round every shard runs its next K examples serially, from the round's model,
+ * on a private copy, and keeps what it changed as a sparse delta; at the
+ * round's end the deltas are added to the shared model in shard order -- each
+ * coordinate by one thread (its bucket, id mod 64, dealt to the threads), the
+ * shards' deltas of it in the order 0..S-1 -- count-normalized: a weight
+ * moves by the mean of the changes of the shards that touched it in the round
+ * (the bias: all of them), the step rule's sums (AdaGrad's, AdaRevision's) by
+ * their sum. Why not replica's rule (the bias averaged, every feature summed):
+ * with 16 shards a feature present in most rows gets 16 shards' whole steps
+ * at once, and a9a diverged in its second epoch at the default step; averaged
+ * over its shards it ended 10 epochs at test loss 0.3240 against serial's
+ * 0.3247 (2 threads, replica 0.3256), while a rare feature, touched by one
+ * shard, still moves as in a serial run. With --l1 a shard whose weight the
+ * threshold zeroed hands its share up without crossing zero
+ * (kernel.h, l1_hand_up).
+ *
+ * Thread t runs shards t, t + T, t + 2T ... one after another, each on the
+ * thread's one dense copy of the model (taken from the shared model at the
+ * round's start, its touched coordinates put back after each shard). Nothing
+ * a shard computes depends on which thread runs it or when, and the merge's
+ * order is fixed: so the model does not depend on T. The step size of a shard
+ * at position i is the schedule's at epoch * n + i * S examples.
+ *
+ * The kernel is lockfree's (kernel.h, process_example) on the private copy,
+ * so every rule the linear model takes (sgd, adagrad, adarevision) and --l1
+ * work unchanged; on a private copy AdaRevision's delayed-gradient term is
+ * zero, as in a serial run.
+ *
+ * Memory, beyond the data: per thread one copy of the model (D x stride
+ * floats), a byte per coordinate (touched) and a list of the touched ones (D
+ * words); per shard its delta, one id and stride floats per coordinate its K
+ * examples touched: at most min(D, K x longest row + 1) entries, grown on
+ * demand and kept between rounds.
+ *
+ * --average: the model held during a round counts as the iterate of each of
+ * its examples; at the merge each changed coordinate's average takes in the
+ * value it held (kernel.h, avg_touch, at the clock of the round's end): the
+ * suffix average at round granularity, also a pure function of the options.
+ *
+ * Not with: --delay, --stream, several MPI ranks (refused). The reported epoch loss is summed per thread, so its
+ * last digits may change with T; the model does not.
+ */
+#include "sys/err.h"
+#include "train/engine.h"
+#include "train/kernel.h"
+#include "train/linear_train.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DET_BUCKETS 64u            /* the merge's buckets: coordinate i in bucket i mod 64 */
+#define DET_L1_ZEROED 0x80000000u  /* a delta id's flag: --l1 zeroed the shard's weight */
+
+typedef struct lin_dshard {
+	uint64_t n;                 /* its examples */
+	uint32_t *order;            /* n: this epoch's order (indices into the worker's rows) */
+	const uint32_t *items;      /* n: what the order is a shuffle of */
+	uint32_t *ids;              /* the delta: coordinates (| DET_L1_ZEROED), by bucket */
+	float *d;                   /* ... and stride floats each */
+	uint64_t cap;               /* room in ids (entries) */
+	uint64_t boff[DET_BUCKETS + 1]; /* bucket b's entries: [boff[b], boff[b + 1]) */
+} lin_dshard;
+
+struct lin_det {
+	uint32_t S;                 /* shards */
+	uint64_t maxn;              /* the largest shard's examples (the engine's w->n) */
+	lin_dshard *sh;
+	uint16_t *cnt;              /* D: the merge's count of shards per coordinate (0 between merges) */
+};
+
+struct lin_dwork {
+	float *rec;                 /* D x stride: the private copy */
+	uint8_t *mark;              /* D: touched by the shard running */
+	uint32_t *touched;          /* the touched coordinates, in first-touch order */
+	uint32_t *rows;             /* the worker's rows (data set row numbers) */
+	uint32_t *items;            /* copied shard: 0..n-1; in place: NULL (rows) */
+	uint32_t *dorder;           /* the shards' orders, one after another */
+	uint32_t *eorder;           /* the engine's ew->order (maxn entries, unused) */
+	uint32_t *chunks;           /* eng_chunk_order's scratch */
+	int own_order;              /* dorder was malloc'ed (in place), not in the shard block */
+};
+
+/* The options deterministic mode takes (check()); fills --shards' default (16)
+ * and the round: --flush-every K examples per shard, by default 1024 or a
+ * quarter of a shard's epoch when that is less (replica mode's cap). */
+int lin_det_check(hog_train_opts *o, const hog_data *tr, hog_err *err)
+{
+	if (o->shards == 0)
+		o->shards = 16;
+	if (o->shards < 1 || o->shards > 65536)
+		return hog_err_set(err, HOG_ECONFIG, "--shards must be 1..65536, not %d", o->shards);
+	if (o->delay)
+		return hog_err_set(err, HOG_ECONFIG, "--mode deterministic does not take --delay");
+	if (tr->nnz && !tr->ids)
+		return hog_err_set(err, HOG_ECONFIG, "--mode deterministic trains a loaded set, not --stream");
+	if (o->sync_every)
+		return hog_err_set(err, HOG_ECONFIG, "--mode deterministic trains on one MPI rank: no --sync-every");
+	if (tr->dim >= DET_L1_ZEROED - 1)
+		return hog_err_set(err, HOG_EMISMATCH, "--mode deterministic takes up to 2^31 - 2 features");
+	const uint64_t q = tr->n / (uint64_t)o->shards / 4;
+	o->round_examples = o->flush_every ? (uint32_t)o->flush_every : q >= 1024 ? 1024 : q < 8 ? 8 : (uint32_t)q;
+	return 0;
+}
+
+int lin_det_setup(hog_engine *e, lin_state *L)
+{
+	if (e->ranks > 1)
+		return hog_err_set(e->err, HOG_ENOTSUP, "--mode deterministic trains on one MPI rank");
+	struct lin_det *det = calloc(1, sizeof *det);
+	if (!det)
+		return hog_err_set(e->err, ENOMEM, "out of memory");
+	L->det = det;
+	det->S = (uint32_t)e->o.shards;
+	if (!(det->sh = calloc(det->S, sizeof *det->sh)) || !(det->cnt = calloc(L->D, sizeof *det->cnt)))
+		return hog_err_set(e->err, ENOMEM, "out of memory");
+	for (uint32_t s = 0; s < det->S; s++) {
+		uint64_t a, b;
+		eng_share(e->tr->n, (int)s, (int)det->S, &a, &b);
+		det->sh[s].n = b - a;
+		det->maxn = b - a > det->maxn ? b - a : det->maxn;
+	}
+	return 0;
+}
+
+void lin_det_free(lin_state *L)
+{
+	struct lin_det *det = L->det;
+	if (!det)
+		return;
+	for (uint32_t s = 0; det->sh && s < det->S; s++) {
+		free(det->sh[s].ids);
+		free(det->sh[s].d);
+	}
+	free(det->sh);
+	free(det->cnt);
+	free(det);
+	L->det = NULL;
+}
+
+/* The worker's shards' rows, copied (or rewritten in place) as one shard of the
+ * other modes, and its private copy. */
+int lin_det_worker_init(hog_engine *e, eng_worker *ew, lin_worker *w)
+{
+	const lin_state *L = e->model;
+	struct lin_det *det = L->det;
+	struct lin_dwork *dw = calloc(1, sizeof *dw);
+	if (!dw)
+		return ENOMEM;
+	w->det = dw;
+	uint64_t n = 0, at = 0, cmax = 0;
+	for (uint32_t s = (uint32_t)ew->id; s < det->S; s += (uint32_t)e->T)
+		n += det->sh[s].n;
+	if (!(dw->rows = malloc((n ? n : 1) * sizeof *dw->rows)))
+		return ENOMEM;
+	for (uint32_t s = (uint32_t)ew->id; s < det->S; s += (uint32_t)e->T) {
+		uint64_t a, b;
+		eng_share(e->tr->n, (int)s, (int)det->S, &a, &b);
+		memcpy(dw->rows + at, L->perm + a, (b - a) * sizeof *dw->rows);
+		at += b - a;
+	}
+	int rc = lin_build_rows(e, ew, w, dw->rows, n);
+	if (rc)
+		return rc;
+	dw->own_order = e->own != NULL;
+	dw->dorder = ew->order; /* (the shards' orders; the engine gets one of its own) */
+	ew->order = dw->eorder = malloc((det->maxn ? det->maxn : 1) * sizeof *ew->order);
+	ew->rows = NULL;
+	ew->n = det->maxn;
+	if (!dw->eorder)
+		return ENOMEM;
+	if (!e->own) {
+		if (!(dw->items = malloc((n ? n : 1) * sizeof *dw->items)))
+			return ENOMEM;
+		for (uint64_t i = 0; i < n; i++)
+			dw->items[i] = (uint32_t)i;
+	}
+	at = 0;
+	for (uint32_t s = (uint32_t)ew->id; s < det->S; s += (uint32_t)e->T) {
+		lin_dshard *sh = &det->sh[s];
+		sh->order = dw->dorder + at;
+		sh->items = (dw->items ? dw->items : dw->rows) + at;
+		at += sh->n;
+		cmax = eng_chunk_count(sh->n, e->o.shuffle_chunk) > cmax ? eng_chunk_count(sh->n, e->o.shuffle_chunk) : cmax;
+	}
+	const size_t D = L->D;
+	dw->rec = hog_topo_alloc_local(e->topo, D * L->S * sizeof *dw->rec);
+	dw->mark = calloc(D, 1);
+	dw->touched = malloc(D * sizeof *dw->touched);
+	dw->chunks = malloc((cmax + 1) * sizeof *dw->chunks);
+	return dw->rec && dw->mark && dw->touched && dw->chunks ? 0 : ENOMEM;
+}
+
+void lin_det_worker_free(hog_engine *e, eng_worker *ew, lin_worker *w)
+{
+	const lin_state *L = e->model;
+	struct lin_dwork *dw = w->det;
+	if (!dw)
+		return;
+	if (ew->order == dw->eorder) /* (lin_worker_free frees an in-place shard's order: the shards') */
+		ew->order = dw->own_order ? dw->dorder : NULL;
+	free(dw->eorder);
+	if (dw->rec)
+		hog_topo_free(e->topo, dw->rec, (size_t)L->D * L->S * sizeof *dw->rec);
+	free(dw->mark);
+	free(dw->touched);
+	free(dw->rows);
+	free(dw->items);
+	free(dw->chunks);
+	free(dw);
+	w->det = NULL;
+}
+
+/* Each shard's order for @p epoch, from (seed, epoch, shard). */
+void lin_det_epoch_order(hog_engine *e, eng_worker *ew, int epoch)
+{
+	const lin_state *L = e->model;
+	const struct lin_det *det = L->det;
+	const lin_worker *w = ew->m;
+	for (uint32_t s = (uint32_t)ew->id; s < det->S; s += (uint32_t)e->T) {
+		lin_dshard *sh = &det->sh[s];
+		if (e->o.no_shuffle) {
+			memcpy(sh->order, sh->items, sh->n * sizeof *sh->order);
+			continue;
+		}
+		uint64_t seed = e->o.seed ^ 0xDE7E5EEDull;
+		seed = eng_mix64(&seed) ^ ((uint64_t)epoch << 24) ^ s;
+		eng_chunk_order(sh->order, sh->items, sh->n, e->o.shuffle_chunk, eng_mix64(&seed), w->det->chunks);
+	}
+}
+
+/* The shard's delta from the private copy (bucketed), and the copy's touched
+ * coordinates put back to the round's model. */
+static int take_delta(const lin_state *L, struct lin_dwork *dw, lin_dshard *sh, uint32_t nt)
+{
+	const uint32_t S = L->S;
+	if (nt > sh->cap) {
+		uint64_t cap = sh->cap ? sh->cap : 1024;
+		while (cap < nt)
+			cap *= 2;
+		uint32_t *ids = realloc(sh->ids, cap * sizeof *ids);
+		if (ids)
+			sh->ids = ids;
+		float *d = realloc(sh->d, cap * S * sizeof *d);
+		if (d)
+			sh->d = d;
+		if (!ids || !d)
+			return ENOMEM;
+		sh->cap = cap;
+	}
+	uint64_t fill[DET_BUCKETS] = { 0 };
+	for (uint32_t k = 0; k < nt; k++)
+		fill[dw->touched[k] % DET_BUCKETS]++;
+	sh->boff[0] = 0;
+	for (uint32_t b = 0; b < DET_BUCKETS; b++) {
+		sh->boff[b + 1] = sh->boff[b] + fill[b];
+		fill[b] = sh->boff[b];
+	}
+	const int l1 = L->l1 != NULL;
+	for (uint32_t k = 0; k < nt; k++) {
+		const uint32_t i = dw->touched[k];
+		const uint64_t at = fill[i % DET_BUCKETS]++;
+		float *rec = dw->rec + (size_t)i * S;
+		const _Atomic float *P = L->P + (size_t)i * S;
+		sh->ids[at] = i | (l1 && i && rec[0] == 0.0f ? DET_L1_ZEROED : 0u);
+		for (uint32_t c = 0; c < S; c++) {
+			const float p = ald(&P[c]);
+			sh->d[at * S + c] = rec[c] - p;
+			rec[c] = p;
+		}
+		dw->mark[i] = 0;
+	}
+	return 0;
+}
+
+/* Examples [from, to) of every shard of the worker, each on the private copy
+ * from the round's model, each leaving its delta. Never stops inside a round:
+ * a stop comes at the round's end, where the model is merged. */
+#define DET_BODY(RULE, LOSS, VALS)                                                                   \
+	{                                                                                                \
+		const lin_state *L = e->model;                                                               \
+		const struct lin_det *det = L->det;                                                          \
+		lin_worker *w = ew->m;                                                                       \
+		struct lin_dwork *dw = w->det;                                                               \
+		kern_shared ks = L->ks;                                                                      \
+		ks.P = (_Atomic float *)dw->rec;                                                             \
+		ks.A = NULL;                                                                                 \
+		const float *const wts = w->wt;                                                              \
+		const uint64_t base = (uint64_t)epoch * e->tr->n;                                            \
+		uint64_t done = 0, nnz_done = 0;                                                             \
+		double wsum = 0;                                                                             \
+		/* the round's model (the barrier after the merge orders these reads) */                   \
+		memcpy(dw->rec, (const void *)L->P, (size_t)L->D * L->S * sizeof *dw->rec);                  \
+		for (uint32_t s = (uint32_t)ew->id; s < det->S; s += (uint32_t)e->T) {                       \
+			lin_dshard *sh = &det->sh[s];                                                            \
+			const uint64_t hi = to < sh->n ? to : sh->n;                                             \
+			uint32_t nt = hi > from; /* the bias, when the shard has examples in the round */        \
+			dw->touched[0] = 0;                                                                      \
+			dw->mark[0] = (uint8_t)nt;                                                               \
+			float lr = 0;                                                                            \
+			for (uint64_t i = from; i < hi; i++) {                                                   \
+				if ((i - from) % 64 == 0)                                                            \
+					lr = eng_lr_at(e, epoch, base + i * det->S);                                     \
+				const uint32_t r = sh->order[i];                                                     \
+				const uint64_t lo = w->off[r];                                                       \
+				const uint32_t nnz = (uint32_t)(w->off[r + 1] - lo);                                 \
+				if (i + 4 < hi) {                                                                    \
+					const uint32_t r4 = sh->order[i + 4];                                            \
+					__builtin_prefetch(&w->ids[w->off[r4]]);                                         \
+					if (VALS)                                                                        \
+						__builtin_prefetch(&w->xs[w->off[r4]]);                                      \
+				}                                                                                    \
+				const uint32_t *ids = w->ids + lo;                                                   \
+				for (uint32_t j = 0; j < nnz; j++)                                                   \
+					if (!dw->mark[ids[j]]) {                                                         \
+						dw->mark[ids[j]] = 1;                                                        \
+						dw->touched[nt++] = ids[j];                                                  \
+					}                                                                                \
+				const float wt = wts ? wts[r] : 1.0f;                                                \
+				wsum += wt;                                                                          \
+				nnz_done += nnz;                                                                     \
+				process_example(HOG_MODE_LOCKFREE, RULE, LOSS, VALS, &ks, &w->k, ids,                \
+				                VALS ? w->xs + lo : NULL, nnz, w->y[r], wt, lr);                     \
+			}                                                                                        \
+			done += hi > from ? hi - from : 0;                                                       \
+			if (take_delta(L, dw, sh, nt))                                                           \
+				eng_fail(e, ENOMEM, "out of memory for a shard's delta");                            \
+		}                                                                                            \
+		ew->ex_done += done;                                                                         \
+		ew->units_done += nnz_done;                                                                  \
+		ew->wdone += wsum;                                                                           \
+		ew->loss += w->k.loss;                                                                       \
+		w->k.loss = 0;                                                                               \
+		return to;                                                                                   \
+	}
+
+#define DEF_DET(R, L, V) \
+	static uint64_t det_##R##_##L##_##V(hog_engine *e, eng_worker *ew, int epoch, uint64_t from, uint64_t to) \
+	DET_BODY(HOG_RULE_##R, HOG_LOSS_##L, V)
+#define DEF_DET_V(R, L) DEF_DET(R, L, 0) DEF_DET(R, L, 1)
+#define DEF_DET_L(R) DEF_DET_V(R, LOGISTIC) DEF_DET_V(R, HINGE) DEF_DET_V(R, SQUARED)
+DEF_DET_L(SGD)
+DEF_DET_L(ADAGRAD)
+DEF_DET_L(ADAREVISION)
+#define REF_DET_V(R, L) { det_##R##_##L##_0, det_##R##_##L##_1 }
+#define REF_DET_L(R) { REF_DET_V(R, LOGISTIC), REF_DET_V(R, HINGE), REF_DET_V(R, SQUARED) }
+static const eng_round_fn det_table[3][3][2] = { REF_DET_L(SGD), REF_DET_L(ADAGRAD), REF_DET_L(ADAREVISION) };
+
+eng_round_fn lin_det_round(const hog_engine *e)
+{
+	return det_table[e->o.rule][e->o.loss][e->tr->vals != NULL];
+}
+
+/* The merge (hog_trainer_ops.round_share): the worker's buckets of
+ * coordinates, every shard's delta of them in shard order. */
+int lin_det_share(hog_engine *e, eng_worker *ew, int epoch)
+{
+	const lin_state *L = e->model;
+	const struct lin_det *det = L->det;
+	(void)epoch;
+	if (!det)
+		return 0;
+	const uint32_t S = L->S;
+	_Atomic float *P = L->P;
+	_Atomic uint64_t *const A = L->ks.A;
+	uint64_t clk = 0; /* --average: the epoch's examples at this round's end (every worker's pos is the round's) */
+	for (uint32_t s = 0; A && s < det->S; s++)
+		clk += ew->pos < det->sh[s].n ? ew->pos : det->sh[s].n;
+	const float inv_c = clk ? 1.0f / (float)clk : 0.0f;
+	const uint32_t b0 = (uint32_t)((uint64_t)DET_BUCKETS * (uint32_t)ew->id / (uint32_t)e->T),
+	               b1 = (uint32_t)((uint64_t)DET_BUCKETS * (uint32_t)(ew->id + 1) / (uint32_t)e->T);
+	uint16_t *cnt = det->cnt;
+	for (uint32_t b = b0; b < b1; b++) { /* the shards that touched each coordinate (saturating) */
+		for (uint32_t s = 0; s < det->S; s++)
+			for (uint64_t k = det->sh[s].boff[b]; k < det->sh[s].boff[b + 1]; k++) {
+				const uint32_t i = det->sh[s].ids[k] & ~DET_L1_ZEROED;
+				cnt[i] += cnt[i] < UINT16_MAX;
+			}
+		for (uint32_t s = 0; s < det->S; s++) {
+			const lin_dshard *sh = &det->sh[s];
+			for (uint64_t k = sh->boff[b]; k < sh->boff[b + 1]; k++) {
+				const uint32_t i = sh->ids[k] & ~DET_L1_ZEROED;
+				_Atomic float *rec = P + (size_t)i * S;
+				const float *d = sh->d + k * S;
+				const float p = ald(&rec[0]), q = p + (cnt[i] > 1 ? d[0] / (float)cnt[i] : d[0]);
+				if (A) /* (the first shard's touch of the round; the others' are no-ops: same clock) */
+					avg_touch(HOG_MODE_LOCKFREE, &A[i], p, (uint32_t)clk, inv_c);
+				ast(&rec[0], sh->ids[k] & DET_L1_ZEROED ? l1_hand_up(p, q) : q);
+				for (uint32_t c = 1; c < S; c++)
+					ast(&rec[c], ald(&rec[c]) + d[c]);
+			}
+		}
+		for (uint32_t s = 0; s < det->S; s++)
+			for (uint64_t k = det->sh[s].boff[b]; k < det->sh[s].boff[b + 1]; k++)
+				cnt[det->sh[s].ids[k] & ~DET_L1_ZEROED] = 0;
+	}
+	return 1;
+}

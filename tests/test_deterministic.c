@@ -1,0 +1,273 @@
+/* Tests of the linear model's deterministic mode (src/train/linear_determ.c,
+ * issue 25): the model files are the same bytes over 5 runs at 2 threads and
+ * at 1, 2 and 4 threads (more than this machine's cores) for every step rule,
+ * --l1 and --average; its arithmetic is a plain loop written here that runs
+ * S = 3 shards one after another and merges their deltas in shard order (each
+ * weight's averaged over the shards that changed it); a run resumed from an epoch's
+ * checkpoint at another thread count is the straight run; bad options are
+ * refused. */
+#include "hogwild.h"
+#include "model/linear.h"
+#include "model/model.h"
+#include "util.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t dt_mix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+#define DN 90   /* the plain loop's examples */
+#define DD 20   /* ... features */
+#define DK 4    /* ... nonzeros each */
+static uint32_t dids[DN][DK];
+static float dxs[DN][DK], dy[DN];
+
+/* @p n examples of @p dim features, @p k nonzeros each (ascending ids, the
+ * first one of the first 3 features: some are frequent). */
+static hog_data *write_set(const char *name, uint64_t n, uint32_t dim, uint32_t k, uint64_t seed, int keep)
+{
+	hog_writer_opts wo = { .kind = HOG_KIND_SPARSE, .task = HOG_TASK_BINARY, .features = dim };
+	hog_writer *w;
+	hog_err err;
+	const char *path = tu_path(name);
+	if (hog_writer_open(&w, path, &wo, &err))
+		return NULL;
+	uint32_t ids[64];
+	float xs[64];
+	for (uint64_t i = 0; i < n; i++) {
+		float m = 0.2f;
+		for (uint32_t q = 0; q < k; q++) {
+			uint32_t span = dim / k;
+			ids[q] = q * span + (uint32_t)(dt_mix(&seed) % (q ? span : 3));
+			xs[q] = (float)(dt_mix(&seed) % 1000) / 1000.0f;
+			m += (ids[q] % 2 ? 1.0f : -1.0f) * xs[q];
+		}
+		float y = m > 0 ? 1.0f : -1.0f;
+		if (keep && i < DN) {
+			memcpy(dids[i], ids, sizeof dids[i]);
+			memcpy(dxs[i], xs, sizeof dxs[i]);
+			dy[i] = y;
+		}
+		if (hog_writer_add_sparse(w, y, ids, xs, k, &err)) {
+			hog_writer_abort(w);
+			return NULL;
+		}
+	}
+	hog_data *d = NULL;
+	if (hog_writer_commit(w, &err) || hog_data_load(&d, path, &err))
+		fprintf(stderr, "\n%s: %s\n", name, err.msg);
+	return d;
+}
+
+static hog_data *big, *tiny;
+
+static int suite_init(void)
+{
+	big = write_set("det_big.lmdb", 3000, 400, 12, 5, 0);
+	tiny = write_set("det_tiny.lmdb", DN, DD, DK, 9, 1);
+	return !big || !tiny;
+}
+
+static int suite_clean(void)
+{
+	hog_data_free(big);
+	hog_data_free(tiny);
+	return 0;
+}
+
+static hog_train_opts det_opts(int threads, enum hog_rule rule)
+{
+	hog_train_opts o;
+	hog_train_opts_init(&o);
+	o.mode = HOG_MODE_DETERMINISTIC;
+	o.threads = threads;
+	o.rule = rule;
+	o.bind = HOG_BIND_NONE;
+	o.epochs = 3;
+	o.seed = 11;
+	o.shards = 5;
+	o.flush_every = 40;
+	return o;
+}
+
+static hog_model *train(const hog_data *d, const hog_train_opts *o)
+{
+	hog_model *m = NULL;
+	hog_err err = { 0 };
+	int rc = hog_train(d, NULL, o, &m, NULL, &err);
+	if (rc)
+		fprintf(stderr, "\ntrain: %s\n", err.msg);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	return m;
+}
+
+static int same(const hog_model *a, const hog_model *b)
+{
+	return a->nparams == b->nparams && !memcmp(a->params, b->params, a->nparams * sizeof *a->params);
+}
+
+/* 5 runs at 2 threads, and 1, 2 and 4 threads, for each rule, --l1, --average. */
+static void test_threads_identical(void)
+{
+	const enum hog_rule rules[] = { HOG_RULE_SGD, HOG_RULE_ADAGRAD, HOG_RULE_ADAREVISION, HOG_RULE_SGD,
+		                            HOG_RULE_ADAGRAD };
+	for (int c = 0; c < 5; c++) {
+		hog_train_opts o = det_opts(2, rules[c]);
+		if (c == 3)
+			o.linear.average = 1;
+		if (c == 4)
+			o.linear.l1 = 1e-3;
+		hog_model *ref = train(big, &o);
+		for (int run = 0; run < (c == 0 ? 4 : 0); run++) {
+			hog_model *m = train(big, &o);
+			CU_ASSERT(same(ref, m));
+			hog_model_free(m);
+		}
+		const int threads[] = { 1, 4 };
+		for (int t = 0; t < 2; t++) {
+			o.threads = threads[t];
+			hog_model *m = train(big, &o);
+			CU_ASSERT(same(ref, m));
+			if (!same(ref, m))
+				fprintf(stderr, "\ncase %d: %d threads differ from 2\n", c, threads[t]);
+			hog_model_free(m);
+		}
+		o.shards = 6; /* the shard count does change the model */
+		hog_model *m6 = train(big, &o);
+		CU_ASSERT(!same(ref, m6));
+		hog_model_free(m6);
+		hog_model_free(ref);
+	}
+}
+
+/* The plain loop: 3 shards (examples 0-29, 30-59, 60-89: no shuffle), rounds
+ * of K = 7 examples per shard from the round's model, deltas merged in shard
+ * order, each divided by the number of shards that touched the coordinate in
+ * the round; constant step, no l2. @p sum 1 sums them instead (to show that
+ * the test tells the rules apart). */
+static void plain_loop(float *w, int sum)
+{
+	const int S = 3, K = 7, ns = DN / 3;
+	const float lr = 0.5f;
+	memset(w, 0, (DD + 1) * sizeof *w); /* w[DD]: the bias */
+	for (int ep = 0; ep < 2; ep++)
+		for (int r = 0; r * K < ns; r++) {
+			float P0[DD + 1], d[3][DD + 1];
+			int touched[3][DD + 1] = { { 0 } };
+			memcpy(P0, w, sizeof P0);
+			for (int s = 0; s < S; s++) {
+				float rec[DD + 1];
+				memcpy(rec, P0, sizeof rec);
+				for (int i = r * K; i < (r + 1) * K && i < ns; i++) {
+					int j = s * ns + i;
+					float m = rec[DD], loss;
+					for (int q = 0; q < DK; q++)
+						m += rec[dids[j][q]] * dxs[j][q];
+					float g = hog_loss_both(HOG_LOSS_LOGISTIC, m, dy[j], &loss);
+					rec[DD] = rec[DD] - lr * g;
+					touched[s][DD] = 1;
+					for (int q = 0; q < DK; q++)
+						touched[s][dids[j][q]] = 1;
+					for (int q = 0; q < DK; q++)
+						rec[dids[j][q]] = rec[dids[j][q]] - lr * (g * dxs[j][q]);
+				}
+				for (int v = 0; v <= DD; v++)
+					d[s][v] = rec[v] - P0[v];
+			}
+			for (int v = 0; v <= DD; v++) {
+				int c = touched[0][v] + touched[1][v] + touched[2][v];
+				for (int s = 0; s < S; s++)
+					if (touched[s][v])
+						w[v] += sum || c < 2 ? d[s][v] : d[s][v] / (float)c;
+			}
+		}
+}
+
+static void test_plain_loop(void)
+{
+	float want[DD + 1], summed[DD + 1];
+	plain_loop(want, 0);
+	plain_loop(summed, 1);
+	hog_train_opts o = det_opts(2, HOG_RULE_SGD);
+	o.shards = 3;
+	o.flush_every = 7;
+	o.epochs = 2;
+	o.no_shuffle = 1;
+	o.sched = HOG_SCHED_CONSTANT;
+	o.lr = 0.5;
+	o.l2 = 0;
+	hog_model *m = train(tiny, &o);
+	CU_ASSERT_EQUAL_FATAL(m->nparams, DD + 1);
+	double worst = 0;
+	for (int v = 0; v <= DD; v++) {
+		double e = fabs((double)m->params[v] - want[v]) / (1e-3 + fabs(want[v]));
+		worst = e > worst ? e : worst;
+	}
+	CU_ASSERT(worst < 1e-4);
+	if (worst >= 1e-4)
+		fprintf(stderr, "\nworst relative error %g\n", worst);
+	double apart = 0;
+	for (int v = 0; v <= DD; v++)
+		apart += fabs((double)summed[v] - want[v]);
+	CU_ASSERT(apart > 1e-2); /* the rule matters */
+	hog_model_free(m);
+}
+
+/* Two epochs at 2 threads with a checkpoint, resumed at 3 to 4 epochs: the
+ * straight 4-epoch run at 1 thread, bit for bit. */
+static void test_resume(void)
+{
+	const enum hog_rule rules[] = { HOG_RULE_SGD, HOG_RULE_ADAREVISION };
+	for (int c = 0; c < 2; c++) {
+		hog_train_opts o = det_opts(1, rules[c]);
+		o.epochs = 4;
+		hog_model *straight = train(big, &o);
+		const char *ck = tu_path("det.ckpt");
+		o.threads = 2;
+		o.epochs = 2;
+		o.checkpoint = ck;
+		hog_model_free(train(big, &o));
+		o.threads = 3;
+		o.epochs = 4;
+		o.checkpoint = NULL;
+		o.resume = ck;
+		hog_model *resumed = train(big, &o);
+		CU_ASSERT(same(straight, resumed));
+		hog_model_free(straight);
+		hog_model_free(resumed);
+	}
+}
+
+static void test_refused(void)
+{
+	hog_err err = { 0 };
+	hog_model *m = NULL;
+	hog_train_opts o = det_opts(2, HOG_RULE_SGD);
+	o.shards = -1;
+	CU_ASSERT_EQUAL(hog_train(big, NULL, &o, &m, NULL, &err), HOG_ECONFIG);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--shards"));
+	o = det_opts(2, HOG_RULE_SGD);
+	o.delay = 2;
+	CU_ASSERT_EQUAL(hog_train(big, NULL, &o, &m, NULL, &err), HOG_ECONFIG);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--delay"));
+	CU_ASSERT_PTR_NULL(m);
+}
+
+int test_deterministic_register(void)
+{
+	CU_pSuite s = CU_add_suite("deterministic", suite_init, suite_clean);
+	if (!s)
+		return -1;
+	TU_ADD(s, test_threads_identical);
+	TU_ADD(s, test_plain_loop);
+	TU_ADD(s, test_resume);
+	TU_ADD(s, test_refused);
+	return 0;
+}

@@ -104,7 +104,7 @@ void cli_fit_note(const char *cmd, const hog_data_fit *fit, const hog_data *d, c
 int cli_split_overlap(const char *cmd, const char *an, const char *ax, const char *tn, const char *tx, int strict);
 /** The memory this process may still use: MemAvailable, or the memory
  * cgroup's limit less its use where that is less (each cgroup up the tree), or
- * HOGWILD_MEMORY (bytes, or with M or G) when set; 0 when none is known. What it
+ * HOGWILD_MEMORY (bytes, or with K, M or G) when set; 0 when none is known. What it
  * came from goes into @p why (may be NULL). */
 uint64_t cli_mem_available(char *why, size_t size);
 /** A data set's size decoded in memory (hog_data_load()'s arrays). */

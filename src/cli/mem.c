@@ -19,20 +19,34 @@ static uint64_t read_u64(const char *path)
 	return v;
 }
 
-/* This process's cgroup v2 directory (from /proc/self/cgroup's "0::/path"). */
-static int cgroup_dir(char *buf, size_t size)
+/* This process's memory cgroup directory: cgroup v2's ("0::/path"), else the
+ * v1 memory controller's ("N:memory:/path"); *v1 says which. */
+static int cgroup_dir(char *buf, size_t size, int *v1)
 {
 	FILE *f = fopen("/proc/self/cgroup", "r");
-	char line[4096];
+	char line[4096], v2[4096] = "";
 	int ok = 0;
-	while (f && fgets(line, sizeof line, f))
-		if (!strncmp(line, "0::", 3)) {
-			line[strcspn(line, "\n")] = 0;
-			ok = snprintf(buf, size, "/sys/fs/cgroup%s", line + 3) < (int)size;
+	while (f && fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = 0;
+		char *ctl = strchr(line, ':'), *path = ctl ? strchr(ctl + 1, ':') : NULL;
+		if (!path)
+			continue;
+		*path++ = 0;
+		if (!strcmp(ctl + 1, "") && !v2[0])
+			snprintf(v2, sizeof v2, "%s", path);
+		for (char *t = strtok(ctl + 1, ","); t && !ok; t = strtok(NULL, ","))
+			if (!strcmp(t, "memory"))
+				ok = snprintf(buf, size, "/sys/fs/cgroup/memory%s", path) < (int)size;
+		if (ok)
 			break;
-		}
+	}
 	if (f)
 		fclose(f);
+	*v1 = ok;
+	if (!ok && v2[0])
+		ok = snprintf(buf, size, "/sys/fs/cgroup%s", v2) < (int)size;
+	if (ok && buf[strlen(buf) - 1] == '/')
+		buf[strlen(buf) - 1] = 0;
 	return ok;
 }
 
@@ -52,23 +66,24 @@ uint64_t cli_mem_available(char *why, size_t size)
 		snprintf(why, size, "MemAvailable");
 	/* the cgroup's limit less its usage, for this cgroup and those above it */
 	char dir[4096], p[4200];
-	if (cgroup_dir(dir, sizeof dir))
-		for (;;) {
-			snprintf(p, sizeof p, "%s/memory.max", dir);
+	int v1;
+	if (cgroup_dir(dir, sizeof dir, &v1))
+		for (size_t root = strlen(v1 ? "/sys/fs/cgroup/memory" : "/sys/fs/cgroup");;) {
+			snprintf(p, sizeof p, "%s/%s", dir, v1 ? "memory.limit_in_bytes" : "memory.max");
 			uint64_t max = read_u64(p);
-			snprintf(p, sizeof p, "%s/memory.current", dir);
+			snprintf(p, sizeof p, "%s/%s", dir, v1 ? "memory.usage_in_bytes" : "memory.current");
 			uint64_t cur = read_u64(p);
 			if (max) {
 				uint64_t left = max > cur ? max - cur : 0;
 				if (!avail || left < avail) {
 					avail = left;
 					if (why)
-						snprintf(why, size, "the memory cgroup's limit (%s/memory.max) less its use",
-						         strlen(dir) > 200 ? "..." : dir);
+						snprintf(why, size, "the memory cgroup's limit (%s/%s) less its use",
+						         strlen(dir) > 200 ? "..." : dir, v1 ? "memory.limit_in_bytes" : "memory.max");
 				}
 			}
 			char *slash = strrchr(dir, '/');
-			if (!slash || slash - dir <= (long)strlen("/sys/fs/cgroup"))
+			if (!slash || (size_t)(slash - dir) < root)
 				break;
 			*slash = 0;
 		}
@@ -76,7 +91,9 @@ uint64_t cli_mem_available(char *why, size_t size)
 	if (env && *env) {
 		char *end;
 		unsigned long long v = strtoull(env, &end, 10);
-		if (*end == 'M' || *end == 'm')
+		if (*end == 'K' || *end == 'k')
+			v <<= 10;
+		else if (*end == 'M' || *end == 'm')
 			v <<= 20;
 		else if (*end == 'G' || *end == 'g')
 			v <<= 30;

@@ -570,10 +570,30 @@ int hog_model_confusion(const hog_model *m, const hog_data *d, uint64_t *counts,
  * files) are named in a refusal. @return 0, HOG_EMISMATCH or ENOMEM. */
 int hog_model_prepare(const hog_model *m, hog_data *d, const char *d_name, const char *m_name, hog_data_fit *fit,
                       hog_err *err);
+/** hog_model_prepare() for a set read in chunks: hog_data_match_begin()
+ * against what the model kept of its training set; each chunk then goes
+ * through hog_data_match_chunk(). @return as hog_model_prepare(). */
+int hog_model_match(const hog_model *m, hog_chunks *c, const char *d_name, const char *m_name, hog_data_match **x,
+                    hog_err *err);
 /** The original ids of a model's users and items (NULL, 0 when it kept none). */
 const uint64_t *hog_model_ids(const hog_model *m, int items, uint64_t *n);
 /** Evaluates @p m on @p d (prepared with hog_model_prepare()). @return 0 or ENOMEM. */
 int hog_model_eval(const hog_model *m, const hog_data *d, hog_eval *ev, hog_err *err);
+/** hog_model_eval() a chunk at a time (hog_chunks_next(), each chunk put in
+ * the model's terms by hog_data_match_chunk()): the figures of the whole set,
+ * to the last bit, the chunks taken in the set's order. Memory: one chunk's
+ * predictions, and 4 bytes an example of a binary set for its AUC. */
+typedef struct hog_eval_acc hog_eval_acc;
+/** Starts an evaluation of @p m on the set whose header is @p head;
+ * @p confusion: count the confusion matrix too (multiclass models).
+ * @return 0, HOG_EMISMATCH (unlabelled, not the model's kind), HOG_ENOTSUP, ENOMEM. */
+int hog_model_eval_begin(const hog_model *m, const hog_data *head, int confusion, hog_eval_acc **out,
+                         hog_err *err);
+/** Adds chunk @p d. @return 0, HOG_EMISMATCH or ENOMEM. */
+int hog_model_eval_add(hog_eval_acc *a, const hog_data *d, hog_err *err);
+/** The figures into @p ev and the confusion counts into @p confusion
+ * (either may be NULL: hog_model_confusion()'s layout); frees @p a (NULL is fine). */
+void hog_model_eval_end(hog_eval_acc *a, hog_eval *ev, uint64_t *confusion);
 /** Writes a model file atomically (temp, fsync, rename): magic, version, shapes,
  * hyper-parameters, training state, parameters, CRC-32. @return 0 or the errno
  * of the write, sync or rename (nothing is left at @p path then). */

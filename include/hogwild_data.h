@@ -207,6 +207,33 @@ int hog_data_sample(const hog_data *d, uint64_t n, uint64_t seed, hog_data **out
  * `hogwild tune` cuts its folds so. @return 0 or ENOMEM. */
 int hog_data_subset(const hog_data *d, const uint64_t *idx, uint64_t n, hog_data **out, hog_err *err);
 
+/** A data set read a chunk of examples at a time, for sets that need not or
+ * cannot be in memory whole (eval, predict, a streamed run's test set): each
+ * chunk is a hog_data decoded as hog_data_load() decodes it, in buffers reused
+ * from chunk to chunk. The chunks cut the set at fixed example counts (not at
+ * blocks), from its first example. */
+typedef struct hog_chunks hog_chunks;
+/** Opens @p path for chunks of @p examples (0: hog_chunks_size() of 8 MB).
+ * @return as hog_data_load_header(). */
+int hog_chunks_open(hog_chunks **out, const char *path, uint64_t examples, hog_err *err);
+/** The set's header (hog_data_load_header()'s: meta, id maps, columns, split;
+ * no examples). Each chunk's meta is a copy of this one's when it is read. */
+hog_data *hog_chunks_header(hog_chunks *c);
+/** The next chunk into @p *out (NULL after the last one): a view valid until
+ * the next call, meta the set's, n its examples, no id maps or columns.
+ * @return 0, HOG_ECORRUPT or HOG_ELMDB naming the file and block, ENOMEM. */
+int hog_chunks_next(hog_chunks *c, hog_data **out, hog_err *err);
+/** Chunks of @p examples from the next one on (0: no change). */
+void hog_chunks_resize(hog_chunks *c, uint64_t examples);
+/** The global index of the last chunk's first example. */
+uint64_t hog_chunks_first(const hog_chunks *c);
+/** Starts again from the set's first example. */
+void hog_chunks_rewind(hog_chunks *c);
+/** Closes the set; chunks become invalid. NULL is fine. */
+void hog_chunks_close(hog_chunks *c);
+/** Examples per chunk for chunks of about @p bytes decoded (a multiple of 256). */
+uint64_t hog_chunks_size(const hog_meta *m, uint64_t bytes);
+
 /** What a test set must agree with: a training set or a model's record of
  * one (hog_model_prepare()). Zero fields are not checked. */
 typedef struct hog_data_ref {
@@ -246,6 +273,22 @@ typedef struct hog_data_fit {
  * @return 0, HOG_EMISMATCH or ENOMEM. */
 int hog_data_reconcile(hog_data *d, const char *d_name, const hog_data_ref *ref, const char *ref_name,
                        hog_data_fit *fit, hog_err *err);
+/** hog_data_reconcile() for a set read in chunks (hog_chunks_open()). */
+typedef struct hog_data_match hog_data_match;
+/** Checks the set's header against @p ref as hog_data_reconcile() does, and
+ * for a ratings set reads its ids once (a pass over the chunks, then a rewind)
+ * to refuse what the whole set's reconcile would refuse before any chunk is
+ * used. The header's meta becomes what the reconciled set's would be (its id
+ * maps stay: the set's originals). @p ref's pointers must outlive the match,
+ * except its user_rated and item_rated, which the match takes (and frees at
+ * hog_data_match_end(); on failure they stay the caller's). @return 0, HOG_EMISMATCH, ENOMEM or a chunk's error. */
+int hog_data_match_begin(hog_data_match **out, hog_chunks *c, const char *d_name, const hog_data_ref *ref,
+                         const char *ref_name, hog_err *err);
+/** Puts chunk @p d in the reference's terms, in place, counting what does not fit. */
+void hog_data_match_chunk(hog_data_match *x, hog_data *d);
+/** Frees the match, the whole set's hog_data_fit into @p fit (may be NULL). */
+void hog_data_match_end(hog_data_match *x, hog_data_fit *fit);
+
 /** A data set's meta data, id maps and column names without its examples (the
  * arrays stay NULL; free with hog_data_free()): what a test set is matched
  * against when the training set is streamed. @return as hog_data_load(). */

@@ -2126,5 +2126,71 @@ got=$?
 check_true "tune: SIGTERM exits 143 ($got)" test "$got" -eq 143
 check_grep "tune: ... the stopped trials said" "$OUT" 'stopped'
 
+# ------------------------------------------------------------ eval and predict streamed (issue 23)
+# a chunk at a time: the same output as the whole set in memory, for every
+# model kind; HOGWILD_MEMORY=1M makes the chunks 256 examples, which cut the
+# sets' blocks of 1000 in the middle
+"$H" data gen -q --examples 3000 --features 300 --nnz 12 --seed 7 --block 1000 "$T/st.lmdb" >/dev/null 2>&1
+"$H" data gen -q --kind dense --examples 3000 --features 20 --classes 4 --block 1000 "$T/sd.lmdb" >/dev/null 2>&1
+"$H" data gen -q --kind ratings --examples 5000 --users 200 --items 100 --block 1000 "$T/sr.lmdb" >/dev/null 2>&1
+"$H" data split --fraction 0.3 --seed 1 "$T/sr.lmdb" "$T/srtr.lmdb" "$T/srte.lmdb" >/dev/null 2>&1
+"$H" train --quiet --epochs 2 --data "$T/st.lmdb" --save "$T/st-linear.model" >/dev/null 2>&1
+"$H" train --quiet --model mlp --epochs 1 --data "$T/st.lmdb" --save "$T/st-mlp.model" >/dev/null 2>&1
+"$H" train --quiet --model mlp --epochs 1 --data "$T/sd.lmdb" --save "$T/sd-mlp.model" >/dev/null 2>&1
+"$H" train --quiet --model mf --epochs 2 --data "$T/srtr.lmdb" --save "$T/sr-mf.model" >/dev/null 2>&1
+for c in "st-linear st" "st-mlp st" "sd-mlp sd" "sr-mf srte"; do
+	set -- $c
+	conf=; [ "$2" = sd ] && conf=--confusion
+	"$H" eval $conf --json --model "$T/$1.model" --data "$T/$2.lmdb" >"$T/ev-mem" 2>/dev/null
+	check "eval --stream: $1" 0 env HOGWILD_MEMORY=1M "$H" eval $conf --json --stream --model "$T/$1.model" --data "$T/$2.lmdb"
+	check_true "eval --stream: $1: the in-memory figures" cmp "$OUT" "$T/ev-mem"
+	check_grep "eval --stream: $1: ... which are figures" "$OUT" '"examples":[1-9]'
+	p=; [ "$1" = sr-mf ] || p=--probabilities
+	"$H" predict $p --model "$T/$1.model" --data "$T/$2.lmdb" --out "$T/pr-mem" 2>/dev/null
+	check "predict --stream: $1" 0 env HOGWILD_MEMORY=1M "$H" predict $p --stream --model "$T/$1.model" --data "$T/$2.lmdb" --out "$T/pr-st"
+	check_true "predict --stream: $1: the in-memory file, byte for byte" cmp "$T/pr-st" "$T/pr-mem"
+	check_true "predict --stream: $1: ... one line per example" test "$(wc -l <"$T/pr-st")" -ge 900
+done
+check "eval: automatic streaming" 0 env HOGWILD_MEMORY=100K "$H" eval --model "$T/st-linear.model" --data "$T/st.lmdb"
+check_grep "eval: ... said on stderr" "$ERR" 'more than half of the 0.1 MB available \(HOGWILD_MEMORY\): read a chunk at a time'
+check "predict --stream --pairs" 2 "$H" predict --stream --model "$T/sr-mf.model" --pairs /dev/null
+check "eval --stream: a set of another kind" 1 "$H" eval --stream --model "$T/st-linear.model" --data "$T/sd.lmdb"
+check "eval --stream: a missing set" 1 "$H" eval --stream --model "$T/st-linear.model" --data "$T/none.lmdb"
+
+# a set several times a memory cgroup's limit trains (--stream), evaluates and
+# predicts inside it; the in-memory eval is killed there (the limit bites)
+cg=
+for base in /sys/fs/cgroup /sys/fs/cgroup/memory; do
+	d=$base/hogwild-cli-$$
+	if mkdir "$d" 2>/dev/null; then
+		if [ -f "$d/memory.max" ] && echo $((32 << 20)) >"$d/memory.max" 2>/dev/null; then
+			echo 0 >"$d/memory.swap.max" 2>/dev/null
+			cg=$d
+			break
+		elif [ -f "$d/memory.limit_in_bytes" ] && echo $((32 << 20)) >"$d/memory.limit_in_bytes" 2>/dev/null; then
+			echo $((32 << 20)) >"$d/memory.memsw.limit_in_bytes" 2>/dev/null
+			cg=$d
+			break
+		fi
+		rmdir "$d"
+	fi
+done
+if [ -z "$cg" ]; then
+	echo "ok - cgroup memory test: SKIPPED (no memory cgroup can be created under /sys/fs/cgroup here)"
+else
+	"$H" data gen -q --examples 300000 --features 5000 --nnz 40 --seed 3 "$T/cg.lmdb" >/dev/null 2>&1
+	incg() { sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg" "$@"; }
+	check "cgroup 32 MB: train --stream on a 100 MB set" 0 incg "$H" train --quiet --stream --epochs 1 --data "$T/cg.lmdb" --save "$T/cg.model"
+	check "cgroup 32 MB: eval" 0 incg "$H" eval --model "$T/cg.model" --data "$T/cg.lmdb"
+	check_grep "cgroup 32 MB: eval ... streamed on its own" "$ERR" "memory cgroup's limit .* read a chunk at a time"
+	check_grep "cgroup 32 MB: eval ... all examples" "$OUT" '^examples +300000$'
+	check "cgroup 32 MB: predict" 0 incg "$H" predict --model "$T/cg.model" --data "$T/cg.lmdb" --out "$T/cg.pred"
+	check_true "cgroup 32 MB: predict ... every line" test "$(wc -l <"$T/cg.pred")" -eq 300000
+	incg env HOGWILD_MEMORY=100G "$H" eval --model "$T/cg.model" --data "$T/cg.lmdb" >/dev/null 2>&1
+	got=$?
+	check_true "cgroup 32 MB: the whole set in memory is killed there (exit $got: a signal)" test "$got" -ge 128
+	rmdir "$cg" 2>/dev/null
+fi
+
 echo "cli: $PASS passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]

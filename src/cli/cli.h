@@ -102,6 +102,20 @@ void cli_fit_note(const char *cmd, const hog_data_fit *fit, const hog_data *d, c
  * warning, or with @p strict as a refusal naming both. Returns 1 when refused,
  * else 0. */
 int cli_split_overlap(const char *cmd, const char *an, const char *ax, const char *tn, const char *tx, int strict);
+/** The memory this process may still use: MemAvailable, or the memory
+ * cgroup's limit less its use where that is less (each cgroup up the tree), or
+ * HOGWILD_MEMORY (bytes, or with K, M or G) when set; 0 when none is known. What it
+ * came from goes into @p why (may be NULL). */
+uint64_t cli_mem_available(char *why, size_t size);
+/** A data set's size decoded in memory (hog_data_load()'s arrays). */
+uint64_t cli_data_bytes(const hog_meta *m);
+/** The automatic rule: 1 (and a note on standard error naming @p path and the
+ * figures) when the set decoded would take more than half of
+ * cli_mem_available(), so that @p cmd reads it a chunk at a time; else 0. */
+int cli_stream_auto(const char *cmd, const char *path, const hog_meta *m);
+/** Examples per chunk of a streamed set: 8 MB decoded, or a sixteenth of
+ * cli_mem_available() when that is less (at least 256 examples). */
+uint64_t cli_chunk_examples(const hog_meta *m);
 /** SIGINT/SIGTERM/SIGHUP remove the registered temporary files (sys/file.h)
  * and end the process with the signal (exit status 130/143/129). For commands
  * that have nothing to save when stopped: the data subcommands. */

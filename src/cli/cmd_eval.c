@@ -10,6 +10,7 @@
 
 static const char eval_usage[] =
 	"usage: hogwild eval --model FILE --data D.lmdb [--json] [--confusion] [--strict]\n"
+	"                    [--stream]\n"
 	"Evaluates a saved model: loss, and for binary labels log loss, accuracy and AUC;\n"
 	"for multiclass labels log loss and accuracy; for regression and ratings (mf models)\n"
 	"RMSE and MAE. A ratings set's users and items are matched to the model's by\n"
@@ -25,11 +26,14 @@ static const char eval_usage[] =
 	"                     training examples: a half of another split of its\n"
 	"                     training set's input, or that set's own half (off: a\n"
 	"                     warning)\n"
+	"      --stream       read the set a chunk at a time (8 MB decoded), not whole:\n"
+	"                     the same figures in bounded memory; automatic when the\n"
+	"                     set would take over half the memory available\n"
 	"  -h, --help         this text\n";
 
 static const char predict_usage[] =
 	"usage: hogwild predict --model FILE (--data D.lmdb | --pairs FILE) [--out FILE]\n"
-	"                       [--labels|--probabilities]\n"
+	"                       [--labels|--probabilities] [--stream]\n"
 	"Writes one prediction per example: the margin w.x+b (default), the predicted\n"
 	"label (-1/+1) or the probability of the positive class (logistic models).\n"
 	"Multiclass models write the class (default, or --labels) or, with\n"
@@ -43,6 +47,9 @@ static const char predict_usage[] =
 	"      --out FILE        write here, atomically (default: standard output)\n"
 	"      --labels          print -1/+1 labels\n"
 	"      --probabilities   print sigmoid(margin)\n"
+	"      --stream          read --data a chunk at a time (8 MB decoded), not whole:\n"
+	"                        the same output in bounded memory; automatic when the\n"
+	"                        set would take over half the memory available\n"
 	"  -h, --help            this text\n";
 
 /* Loads the model and the data set and puts the set in the model's terms
@@ -102,6 +109,67 @@ static int load_both(const char *cmd, const char *model, const char *data, hog_m
 		return 1;
 	}
 	return prepare(cmd, model, data, m, d, fit);
+}
+
+/* ------------------------------------------------------------ streamed */
+
+/* Whether to read @p data a chunk at a time: asked (*stream), or the set would
+ * not fit (cli_stream_auto(), which says so). Returns 0 or an exit code. */
+static int want_stream(const char *cmd, const char *data, int *stream)
+{
+	hog_data *h;
+	hog_err err = { 0 };
+	if (*stream || !data)
+		return 0;
+	if (cli_check_input(cmd, "--data", data))
+		return 1;
+	if (hog_data_load_header(&h, data, &err))
+		return 0; /* (refused when it is loaded, with its message) */
+	*stream = cli_stream_auto(cmd, data, &h->meta);
+	hog_data_free(h);
+	return 0;
+}
+
+/* Opens @p data for chunks and matches its header to the model (*x; the
+ * chunks are matched one by one as they are read). Frees *m on failure. */
+static int open_stream(const char *cmd, const char *model, const char *data, hog_model **m, hog_chunks **c,
+                       hog_data_match **x)
+{
+	hog_err err = { 0 };
+	int rc = 0;
+	*c = NULL;
+	*x = NULL;
+	if (cli_check_input(cmd, "--data", data))
+		rc = 1;
+	else if ((rc = hog_chunks_open(c, data, 0, &err)) != 0)
+		rc = cli_fail(&err, rc);
+	else if (hog_chunks_resize(*c, cli_chunk_examples(&hog_chunks_header(*c)->meta)), 0)
+		rc = 1;
+	else if (strcmp(cmd, "predict") && cli_refuse_unlabelled(cmd, data, hog_chunks_header(*c)))
+		rc = 1;
+	else if ((rc = hog_model_match(*m, *c, data, model, x, &err)) != 0)
+		rc = cli_fail(&err, rc);
+	if (rc) {
+		hog_chunks_close(*c);
+		hog_model_free(*m);
+		*c = NULL;
+	}
+	return rc;
+}
+
+/* hog_model_eval() (and hog_model_confusion() into @p cm) over the chunks. */
+static int eval_chunks(const hog_model *m, hog_chunks *c, hog_data_match *x, hog_eval *ev, uint64_t *cm,
+                       hog_err *err)
+{
+	hog_eval_acc *a;
+	hog_data *d;
+	int rc = hog_model_eval_begin(m, hog_chunks_header(c), cm != NULL, &a, err);
+	while (!rc && !(rc = hog_chunks_next(c, &d, err)) && d) {
+		hog_data_match_chunk(x, d);
+		rc = hog_model_eval_add(a, d, err);
+	}
+	hog_model_eval_end(a, rc ? NULL : ev, rc ? NULL : cm);
+	return rc;
 }
 
 /* ------------------------------------------------------------ pairs */
@@ -241,12 +309,12 @@ static int read_pairs(const char *path, const hog_model *m, hog_data **out, uint
 /* A ratings set's original (user, item) per rating, before its ids are mapped
  * to a model's: from its id maps, or its dense ids when it has none. NULL for
  * other sets (and when out of memory: the output then has no ids). */
-static uint64_t *raw_pairs(const hog_data *d)
+static uint64_t *raw_pairs(const hog_data *d, const uint64_t *user_ids, const uint64_t *item_ids)
 {
 	uint64_t *v = d->users ? malloc((2 * d->n + 1) * sizeof *v) : NULL;
 	for (uint64_t j = 0; v && j < d->n; j++) {
-		v[2 * j] = d->user_ids ? d->user_ids[d->users[j]] : d->users[j];
-		v[2 * j + 1] = d->item_ids ? d->item_ids[d->items[j]] : d->items[j];
+		v[2 * j] = user_ids ? user_ids[d->users[j]] : d->users[j];
+		v[2 * j + 1] = item_ids ? item_ids[d->items[j]] : d->items[j];
 	}
 	return v;
 }
@@ -256,10 +324,11 @@ int cmd_eval(int argc, char **argv)
 	static const struct option lo[] = {
 		{ "model", required_argument, NULL, 'm' }, { "data", required_argument, NULL, 'd' },
 		{ "json", no_argument, NULL, 'j' }, { "confusion", no_argument, NULL, 'C' },
-		{ "strict", no_argument, NULL, 'S' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+		{ "strict", no_argument, NULL, 'S' }, { "help", no_argument, NULL, 'h' },
+		{ "stream", no_argument, NULL, 's' }, { NULL, 0, NULL, 0 },
 	};
 	const char *model = NULL, *data = NULL;
-	int json = 0, confusion = 0, strict = 0, c;
+	int json = 0, confusion = 0, strict = 0, stream = 0, c;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
@@ -269,6 +338,7 @@ int cmd_eval(int argc, char **argv)
 		case 'j': json = 1; break;
 		case 'C': confusion = 1; break;
 		case 'S': strict = 1; break;
+		case 's': stream = 1; break;
 		case 'h': fputs(eval_usage, stdout); return 0;
 		case ':': return cli_usage_error("eval", eval_usage, "%s needs a value", argv[optind - 1]);
 		default: return cli_usage_error("eval", eval_usage, "unknown option '%s'", argv[optind - 1]);
@@ -277,11 +347,22 @@ int cmd_eval(int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error("eval", eval_usage, "unexpected argument '%s'", argv[optind]);
 	hog_model *m;
-	hog_data *d;
+	hog_data *d, *own = NULL;
 	hog_data_fit fit;
-	int rc = load_both("eval", model, data, &m, &d, &fit);
+	hog_chunks *ch = NULL;
+	hog_data_match *x = NULL;
+	int rc = model && data ? want_stream("eval", data, &stream) : 0;
 	if (rc)
 		return rc;
+	if (stream && model && data) {
+		if ((rc = load_model("eval", model, &m)) || (rc = open_stream("eval", model, data, &m, &ch, &x)))
+			return rc;
+		d = hog_chunks_header(ch);
+	} else if ((rc = load_both("eval", model, data, &m, &d, &fit)) != 0) {
+		return rc;
+	} else {
+		own = d;
+	}
 	hog_eval ev;
 	hog_err err = { 0 };
 	hog_model_info info;
@@ -315,7 +396,18 @@ int cmd_eval(int argc, char **argv)
 		rc = 1;
 		goto done;
 	}
-	if ((rc = hog_model_eval(m, d, &ev, &err)) || (cm && (rc = hog_model_confusion(m, d, cm, &err)))) {
+	if (ch) {
+		rc = eval_chunks(m, ch, x, &ev, cm, &err);
+		hog_data_match_end(x, &fit);
+		x = NULL;
+		if (!rc)
+			cli_fit_note("eval", &fit, d, data, model);
+	} else {
+		rc = hog_model_eval(m, d, &ev, &err);
+		if (!rc && cm)
+			rc = hog_model_confusion(m, d, cm, &err);
+	}
+	if (rc) {
 		rc = cli_fail(&err, rc);
 	} else if (json) {
 		printf("{\"examples\":%llu", (unsigned long long)ev.examples);
@@ -372,8 +464,10 @@ int cmd_eval(int argc, char **argv)
 	}
 done:
 	free(cm);
+	hog_data_match_end(x, NULL);
+	hog_chunks_close(ch);
 	hog_model_free(m);
-	hog_data_free(d);
+	hog_data_free(own);
 	return rc;
 }
 
@@ -406,10 +500,10 @@ int cmd_predict(int argc, char **argv)
 		{ "model", required_argument, NULL, 'm' }, { "data", required_argument, NULL, 'd' },
 		{ "out", required_argument, NULL, 'o' }, { "labels", no_argument, NULL, 'l' },
 		{ "probabilities", no_argument, NULL, 'p' }, { "help", no_argument, NULL, 'h' },
-		{ "pairs", required_argument, NULL, 'P' }, { NULL, 0, NULL, 0 },
+		{ "pairs", required_argument, NULL, 'P' }, { "stream", no_argument, NULL, 's' }, { NULL, 0, NULL, 0 },
 	};
 	const char *model = NULL, *data = NULL, *out = NULL, *pairs = NULL;
-	int what = 0, c;
+	int what = 0, stream = 0, c;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
@@ -420,6 +514,7 @@ int cmd_predict(int argc, char **argv)
 		case 'l': what = 1; break;
 		case 'p': what = 2; break;
 		case 'P': pairs = optarg; break;
+		case 's': stream = 1; break;
 		case 'h': fputs(predict_usage, stdout); return 0;
 		case ':': return cli_usage_error("predict", predict_usage, "%s needs a value", argv[optind - 1]);
 		default: return cli_usage_error("predict", predict_usage, "unknown option '%s'", argv[optind - 1]);
@@ -431,13 +526,17 @@ int cmd_predict(int argc, char **argv)
 	hog_data *d = NULL;
 	hog_data_fit fit;
 	hog_err err = { 0 };
+	hog_chunks *ch = NULL;
+	hog_data_match *x = NULL;
 	uint64_t *raw = NULL; /* ratings: the original (user, item) of each prediction */
 	int rc;
 	if (!model || !data == !pairs)
 		return cli_usage_error("predict", predict_usage, "--model and one of --data and --pairs are required");
+	if (stream && pairs)
+		return cli_usage_error("predict", predict_usage, "--stream reads --data; --pairs is read whole");
 	if (out && ((rc = cli_check_output("predict", "--out", out, 0)) || (rc = cli_check_replace("predict", "--out", out, 0))))
 		return rc;
-	if ((rc = load_model("predict", model, &m)))
+	if ((rc = want_stream("predict", data, &stream)) || (rc = load_model("predict", model, &m)))
 		return rc;
 	hog_model_info info;
 	hog_model_info_get(m, &info);
@@ -448,32 +547,39 @@ int cmd_predict(int argc, char **argv)
 		                       "mlp models; a %s model predicts ratings" : "--pairs is for mf models, not %s",
 		                       hog_model_kind_name(info.kind));
 	}
-	if (pairs ? (rc = read_pairs(pairs, m, &d, &raw, &err)) != 0 : (rc = load_data("predict", data, &m, &d)) != 0) {
-		if (pairs) {
-			hog_model_free(m);
-			rc = cli_fail(&err, rc);
-		}
-		return rc;
-	}
-	if (!raw)
-		raw = raw_pairs(d);
-	if ((rc = prepare("predict", model, pairs ? pairs : data, &m, &d, &fit))) {
-		free(raw);
-		return rc;
-	}
 	const uint32_t C = info.classes; /* multiclass: classes, else 0 */
-	float *mg = malloc((d->n * (C && what == 2 ? C : 1) + 1) * sizeof *mg);
+	const uint64_t width = C && what == 2 ? C : 1;
+	float *mg = NULL;
 	char tmp[4200] = "";
 	int slot = -1;
 	FILE *f = stdout;
-	if (!mg) {
-		rc = 1;
-		fprintf(stderr, "hogwild: out of memory\n");
-		goto done;
-	}
-	if ((rc = C && what == 2 ? hog_model_predict_proba(m, d, mg, &err) : hog_model_predict(m, d, mg, &err))) {
-		rc = cli_fail(&err, rc);
-		goto done;
+	if (stream) {
+		if ((rc = open_stream("predict", model, data, &m, &ch, &x)))
+			return rc;
+		d = hog_chunks_header(ch);
+	} else {
+		if (pairs ? (rc = read_pairs(pairs, m, &d, &raw, &err)) != 0 : (rc = load_data("predict", data, &m, &d)) != 0) {
+			if (pairs) {
+				hog_model_free(m);
+				rc = cli_fail(&err, rc);
+			}
+			return rc;
+		}
+		if (!raw)
+			raw = raw_pairs(d, d->user_ids, d->item_ids);
+		if ((rc = prepare("predict", model, pairs ? pairs : data, &m, &d, &fit))) {
+			free(raw);
+			return rc;
+		}
+		if (!(mg = malloc((d->n * width + 1) * sizeof *mg))) {
+			rc = 1;
+			fprintf(stderr, "hogwild: out of memory\n");
+			goto done;
+		}
+		if ((rc = C && what == 2 ? hog_model_predict_proba(m, d, mg, &err) : hog_model_predict(m, d, mg, &err))) {
+			rc = cli_fail(&err, rc);
+			goto done;
+		}
 	}
 	if (out) {
 		snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out, (long)getpid());
@@ -485,9 +591,38 @@ int cmd_predict(int argc, char **argv)
 			goto done;
 		}
 	}
-	write_predictions(f, mg, d->n, C, what, raw);
+	if (ch) {
+		hog_data *k;
+		uint64_t cap = 0;
+		while (!rc && !(rc = hog_chunks_next(ch, &k, &err)) && k) {
+			if (k->n * width + 1 > cap) {
+				float *p = realloc(mg, (cap = k->n * width + 1) * sizeof *p);
+				if (!p) {
+					rc = hog_err_set(&err, ENOMEM, "out of memory");
+					break;
+				}
+				mg = p;
+			}
+			free(raw);
+			raw = raw_pairs(k, d->user_ids, d->item_ids); /* (before the ids become the model's) */
+			hog_data_match_chunk(x, k);
+			if ((rc = C && what == 2 ? hog_model_predict_proba(m, k, mg, &err) : hog_model_predict(m, k, mg, &err)))
+				break;
+			write_predictions(f, mg, k->n, C, what, raw);
+			if (ferror(f))
+				break;
+		}
+		hog_data_match_end(x, &fit);
+		x = NULL;
+		if (rc)
+			rc = cli_fail(&err, rc);
+		else
+			cli_fit_note("predict", &fit, d, data, model);
+	} else {
+		write_predictions(f, mg, d->n, C, what, raw);
+	}
 	errno = 0;
-	if (fflush(f) != 0 || ferror(f) || (out && fsync(fileno(f)) != 0)) {
+	if (!rc && (fflush(f) != 0 || ferror(f) || (out && fsync(fileno(f)) != 0))) {
 		int e = errno ? errno : EIO;
 		if (!out && (e == EPIPE || cli_stdout_gone()))
 			goto done; /* the reader (| head) had enough: quietly, like any filter */
@@ -512,7 +647,10 @@ done:
 	hog_tmp_untrack(slot);
 	free(raw);
 	free(mg);
+	hog_data_match_end(x, NULL);
+	hog_chunks_close(ch);
 	hog_model_free(m);
-	hog_data_free(d);
+	if (!ch)
+		hog_data_free(d);
 	return rc;
 }

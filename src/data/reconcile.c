@@ -241,10 +241,12 @@ static uint64_t extra_features(const hog_data *d, uint64_t features, uint64_t *n
 	return distinct;
 }
 
-int hog_data_reconcile(hog_data *d, const char *dn, const hog_data_ref *ref, const char *rn, hog_data_fit *fit,
-                       hog_err *err)
+/* What hog_data_reconcile() checks and changes in a set's header: kind,
+ * task (*relabel: labels read as binary are regression values), columns. */
+static int reconcile_head(hog_data *d, const char *dn, const hog_data_ref *ref, const char *rn, int *relabel,
+                          hog_err *err)
 {
-	memset(fit, 0, sizeof *fit);
+	*relabel = 0;
 	if (ref->kind && d->meta.kind != ref->kind)
 		return hog_err_set(err, HOG_EMISMATCH, "%s is a %s set and %s a %s one", rn, hog_kind_name(ref->kind), dn,
 		                   hog_kind_name(d->meta.kind));
@@ -253,10 +255,7 @@ int hog_data_reconcile(hog_data *d, const char *dn, const hog_data_ref *ref, con
 	if (ref->task && d->meta.task != ref->task) {
 		if (ref->task == HOG_TASK_REGRESSION && d->meta.task == HOG_TASK_BINARY) {
 			/* {0,1} (or two other values) read as binary: a regression set all the same */
-			for (uint64_t i = 0; i < d->n; i++)
-				d->labels[i] = (float)(d->labels[i] > 0 ? d->meta.label_max : d->meta.label_min);
-			d->meta.task = HOG_TASK_REGRESSION;
-			fit->relabelled = 1;
+			*relabel = 1;
 		} else if (!(ref->task == HOG_TASK_MULTICLASS && d->meta.task == HOG_TASK_BINARY)) {
 			return hog_err_set(err, HOG_EMISMATCH, "%s has %s labels and %s %s ones", rn, hog_task_name(ref->task),
 			                   dn, hog_task_name(d->meta.task));
@@ -266,12 +265,171 @@ int hog_data_reconcile(hog_data *d, const char *dn, const hog_data_ref *ref, con
 	if (ref->columns && d->columns && !(d->meta.unlabelled && columns_but_one(ref->columns, d->columns)) &&
 	    columns_differ(ref->columns, d->columns, what, sizeof what, rn, dn))
 		return hog_err_set(err, HOG_EMISMATCH, "the column names differ: %s", what);
+	return 0;
+}
+
+static void relabel(hog_data *d, double lmin, double lmax)
+{
+	for (uint64_t i = 0; i < d->n; i++)
+		d->labels[i] = (float)(d->labels[i] > 0 ? lmax : lmin);
+}
+
+int hog_data_reconcile(hog_data *d, const char *dn, const hog_data_ref *ref, const char *rn, hog_data_fit *fit,
+                       hog_err *err)
+{
+	memset(fit, 0, sizeof *fit);
+	int rl, rc = reconcile_head(d, dn, ref, rn, &rl, err);
+	if (rc)
+		return rc;
+	if (rl) {
+		relabel(d, d->meta.label_min, d->meta.label_max);
+		d->meta.task = HOG_TASK_REGRESSION;
+		fit->relabelled = 1;
+	}
 	if (d->meta.kind == HOG_KIND_RATINGS && ref->users && ref->items) {
-		int rc = reconcile_ids(d, dn, ref, rn, fit, err);
+		rc = reconcile_ids(d, dn, ref, rn, fit, err);
 		if (rc)
 			return rc;
 	}
 	if (d->meta.kind == HOG_KIND_SPARSE && ref->features)
 		fit->extra_features = extra_features(d, ref->features, &fit->extra_nnz);
 	return 0;
+}
+
+/* ------------------------------------------------------------ chunk by chunk */
+
+struct hog_data_match {
+	hog_data_ref ref;           /* (the caller's pointers) */
+	int relabel, ids, maps;
+	double lmin, lmax;
+	uint32_t *tu, *ti;          /* maps: the set's dense ids -> the reference's */
+	unsigned char *seen;        /* sparse: the extra features met so far */
+	uint64_t nseen;
+	hog_data_fit fit;
+};
+
+/* The ratings' ids, a pass over the chunks: what reconcile_ids() finds on a
+ * whole set (refusals included), before any chunk is used. */
+static int match_ids(hog_data_match *x, hog_chunks *c, const char *dn, const char *rn, hog_err *err)
+{
+	hog_data *h = hog_chunks_header(c), *d;
+	const hog_data_ref *ref = &x->ref;
+	unsigned char *su = calloc(h->meta.users + 1, 1), *si = calloc(h->meta.items + 1, 1);
+	uint32_t mu = 0, mi = 0;
+	int rc = su && si ? 0 : hog_err_set(err, ENOMEM, "out of memory matching the ids");
+	while (!rc && !(rc = hog_chunks_next(c, &d, err)) && d) {
+		mu = d->n && max_id(d->users, d->n) > mu ? max_id(d->users, d->n) : mu;
+		mi = d->n && max_id(d->items, d->n) > mi ? max_id(d->items, d->n) : mi;
+		for (uint64_t j = 0; j < d->n; j++) {
+			su[d->users[j]] = 1;
+			si[d->items[j]] = 1;
+		}
+	}
+	hog_chunks_rewind(c);
+	x->maps = h->user_ids && h->item_ids && ref->user_ids && ref->item_ids;
+	if (!rc && x->maps) {
+		x->tu = translate(h->user_ids, h->meta.users, ref->user_ids, ref->users);
+		x->ti = translate(h->item_ids, h->meta.items, ref->item_ids, ref->items);
+		if (!x->tu || !x->ti)
+			rc = hog_err_set(err, ENOMEM, "out of memory matching the ids");
+	} else if (!rc && h->n && (ref->user_ids || h->user_ids) && (mu >= ref->users || mi >= ref->items)) {
+		rc = hog_err_set(err, HOG_EMISMATCH, "%s has id maps and %s has none, and %s's ids (users to %u, "
+		                 "items to %u) exceed %s's ranges (%llu users, %llu items): its ids cannot be "
+		                 "matched (import both with this hogwild, which keeps the original ids)",
+		                 ref->user_ids ? rn : dn, ref->user_ids ? dn : rn, dn, mu, mi, rn,
+		                 (unsigned long long)ref->users, (unsigned long long)ref->items);
+	}
+	uint64_t ku = 0, ki = 0;
+	for (uint64_t u = 0; !rc && u < h->meta.users; u++)
+		if (su[u]) {
+			uint64_t t = x->tu ? x->tu[u] : u;
+			(rated(t, ref->users, ref->user_rated) ? ku++ : x->fit.new_users++);
+		}
+	for (uint64_t i = 0; !rc && i < h->meta.items; i++)
+		if (si[i]) {
+			uint64_t t = x->ti ? x->ti[i] : i;
+			(rated(t, ref->items, ref->item_rated) ? ki++ : x->fit.new_items++);
+		}
+	if (!rc && x->maps && h->n && !ku && !ki)
+		rc = hog_err_set(err, HOG_EMISMATCH, "none of the %llu users and %llu items of %s is in %s: not ids "
+		                 "from the same source?", (unsigned long long)x->fit.new_users,
+		                 (unsigned long long)x->fit.new_items, dn, rn);
+	free(su);
+	free(si);
+	return rc;
+}
+
+int hog_data_match_begin(hog_data_match **out, hog_chunks *c, const char *dn, const hog_data_ref *ref,
+                         const char *rn, hog_err *err)
+{
+	*out = NULL;
+	hog_data *h = hog_chunks_header(c);
+	hog_data_match *x = calloc(1, sizeof *x);
+	if (!x)
+		return hog_err_set(err, ENOMEM, "out of memory");
+	x->ref = *ref;
+	x->lmin = h->meta.label_min;
+	x->lmax = h->meta.label_max;
+	int rc = reconcile_head(h, dn, ref, rn, &x->relabel, err);
+	if (!rc && x->relabel) {
+		h->meta.task = HOG_TASK_REGRESSION;
+		x->fit.relabelled = 1;
+	}
+	if (!rc && h->meta.kind == HOG_KIND_RATINGS && ref->users && ref->items) {
+		x->ids = 1;
+		rc = match_ids(x, c, dn, rn, err);
+		/* the chunks' ids are the reference's from here on (the header keeps
+		 * the set's maps: the caller's originals for what it prints) */
+		if (!rc && x->maps) {
+			h->meta.users = ref->users;
+			h->meta.items = ref->items;
+			x->fit.mapped = 1;
+		}
+	}
+	if (!rc && h->meta.kind == HOG_KIND_SPARSE && ref->features && h->dim > ref->features &&
+	    !(x->seen = calloc(h->dim - ref->features + 1, 1)))
+		rc = hog_err_set(err, ENOMEM, "out of memory");
+	if (rc) {
+		x->ref.user_rated = x->ref.item_rated = NULL; /* (the caller's still) */
+		hog_data_match_end(x, NULL);
+		return rc;
+	}
+	*out = x;
+	return 0;
+}
+
+void hog_data_match_chunk(hog_data_match *x, hog_data *d)
+{
+	const hog_data_ref *ref = &x->ref;
+	if (x->relabel)
+		relabel(d, x->lmin, x->lmax);
+	if (x->ids)
+		for (uint64_t j = 0; j < d->n; j++) {
+			if (x->maps) {
+				d->users[j] = x->tu[d->users[j]];
+				d->items[j] = x->ti[d->items[j]];
+			}
+			x->fit.unseen += !rated(d->users[j], ref->users, ref->user_rated) ||
+			                 !rated(d->items[j], ref->items, ref->item_rated);
+		}
+	if (x->seen)
+		for (uint64_t j = 0; j < d->nnz; j++)
+			if (d->ids[j] >= ref->features) {
+				x->fit.extra_nnz++;
+				if (!x->seen[d->ids[j] - ref->features]++)
+					x->fit.extra_features++;
+			}
+}
+
+void hog_data_match_end(hog_data_match *x, hog_data_fit *fit)
+{
+	if (!x)
+		return;
+	if (fit)
+		*fit = x->fit;
+	hog_data_ref_free(&x->ref);
+	free(x->tu);
+	free(x->ti);
+	free(x->seen);
+	free(x);
 }

@@ -76,73 +76,10 @@ static void linear_predict(const hog_model *m, const hog_data *d, float *out)
 		out[i] = margin(m, d, i);
 }
 
-static int cmp_pair(const void *a, const void *b)
+static void linear_eval(const hog_model *m, const hog_data *d, const float *pred, hog_eval_acc *a)
 {
-	const float *x = a, *y = b;
-	return x[0] < y[0] ? -1 : x[0] > y[0];
-}
-
-/* ROC AUC by ranking (ties get the mean rank): the Mann-Whitney statistic. */
-static double auc_of(const float *margins, const float *labels, uint64_t n)
-{
-	float *pairs = malloc(n * 2 * sizeof(float));
-	if (!pairs)
-		return NAN;
-	for (uint64_t i = 0; i < n; i++) {
-		pairs[2 * i] = margins[i];
-		pairs[2 * i + 1] = labels[i];
-	}
-	qsort(pairs, n, 2 * sizeof(float), cmp_pair);
-	double rank_sum = 0, pos = 0;
-	for (uint64_t i = 0; i < n;) {
-		uint64_t j = i;
-		while (j < n && pairs[2 * j] == pairs[2 * i])
-			j++;
-		double mean_rank = (i + 1 + j) / 2.0; /* ranks i+1..j */
-		for (uint64_t k = i; k < j; k++)
-			if (pairs[2 * k + 1] > 0) {
-				rank_sum += mean_rank;
-				pos++;
-			}
-		i = j;
-	}
-	free(pairs);
-	double neg = (double)n - pos;
-	if (pos == 0 || neg == 0)
-		return NAN;
-	return (rank_sum - pos * (pos + 1) / 2) / (pos * neg);
-}
-
-int hog_model_eval_margins(enum hog_loss loss, const float *margins, const float *labels, uint64_t n,
-                           int binary, hog_eval *ev)
-{
-	double sl = 0, sll = 0, sse = 0, sae = 0;
-	uint64_t right = 0;
-	for (uint64_t i = 0; i < n; i++) {
-		float m = margins[i], y = labels[i];
-		sl += hog_loss_value(loss, m, y);
-		if (binary) {
-			sll += hog_loss_value(HOG_LOSS_LOGISTIC, m, y);
-			right += (m > 0) == (y > 0);
-		} else {
-			sse += (double)(m - y) * (m - y);
-			sae += fabs((double)m - y);
-		}
-	}
-	memset(ev, 0, sizeof *ev);
-	ev->examples = n;
-	ev->loss = n ? sl / n : NAN;
-	ev->logloss = binary && n ? sll / n : NAN;
-	ev->accuracy = binary && n ? (double)right / n : NAN;
-	ev->auc = binary ? auc_of(margins, labels, n) : NAN;
-	ev->rmse = !binary && n ? sqrt(sse / n) : NAN;
-	ev->mae = !binary && n ? sae / n : NAN;
-	return 0;
-}
-
-static void linear_eval(const hog_model *m, const hog_data *d, const float *pred, hog_eval *ev)
-{
-	hog_model_eval_margins(m->loss, pred, d->labels, d->n, d->meta.task == HOG_TASK_BINARY, ev);
+	(void)m;
+	hog_acc_margins(a, pred, d->labels, d->n);
 }
 
 /* Dump records: one per feature, "ID w [state]" with the LIBSVM id (the stored

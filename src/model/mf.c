@@ -110,21 +110,10 @@ static void mf_predict(const hog_model *m, const hog_data *d, float *out)
 		out[j] = hog_mf_predict_one(&l, m->params, mu, d->users[j], d->items[j]);
 }
 
-static void mf_eval(const hog_model *m, const hog_data *d, const float *pred, hog_eval *ev)
+static void mf_eval(const hog_model *m, const hog_data *d, const float *pred, hog_eval_acc *a)
 {
 	(void)m;
-	double se = 0, ae = 0;
-	for (uint64_t j = 0; j < d->n; j++) {
-		double e = (double)pred[j] - d->ratings[j];
-		se += e * e;
-		ae += fabs(e);
-	}
-	memset(ev, 0, sizeof *ev);
-	ev->examples = d->n;
-	ev->loss = d->n ? 0.5 * se / d->n : NAN;
-	ev->rmse = d->n ? sqrt(se / d->n) : NAN;
-	ev->mae = d->n ? ae / d->n : NAN;
-	ev->logloss = ev->accuracy = ev->auc = NAN;
+	hog_acc_ratings(a, pred, d->ratings, d->n);
 }
 
 static void mf_info(const hog_model *m, hog_model_info *info)

@@ -118,39 +118,10 @@ int hog_mlp_backward(hog_backend *b, const hog_mlp_shape *s, const float *W, con
 
 void hog_mlp_eval_probs(const float *prob, uint64_t outputs, const hog_data *d, hog_eval *ev)
 {
-	memset(ev, 0, sizeof *ev);
-	ev->examples = d->n;
-	ev->auc = ev->rmse = ev->mae = NAN;
-	if (d->meta.task == HOG_TASK_BINARY) {
-		/* back to margins (the logit, or z1 - z0 of two softmax outputs: the same
-		 * ranking) so that binary figures are the linear model's, AUC included */
-		float *mg = malloc((d->n + 1) * sizeof *mg);
-		if (mg) {
-			for (uint64_t i = 0; i < d->n; i++) {
-				double p = outputs == 1 ? prob[i] : prob[i * 2 + 1];
-				p = p < 1e-30 ? 1e-30 : p > 1 - 1e-7 ? 1 - 1e-7 : p;
-				mg[i] = (float)log(p / (1 - p));
-			}
-			hog_model_eval_margins(HOG_LOSS_LOGISTIC, mg, d->labels, d->n, 1, ev);
-			free(mg);
-			return;
-		}
-	}
-	double ll = 0;
-	uint64_t right = 0;
-	for (uint64_t i = 0; i < d->n; i++) {
-		const float *p = prob + i * outputs;
-		int y = hog_mlp_class(d, i);
-		uint64_t best = 0;
-		for (uint64_t j = 1; j < outputs; j++)
-			best = p[j] > p[best] ? j : best;
-		right += (int)best == y;
-		double py = (uint64_t)y < outputs ? p[y] : 0;
-		ll -= log(py > 1e-30 ? py : 1e-30);
-	}
-	ev->classes = (uint32_t)outputs;
-	ev->loss = ev->logloss = d->n ? ll / d->n : NAN;
-	ev->accuracy = d->n ? (double)right / d->n : NAN;
+	hog_eval_acc a;
+	hog_acc_init(&a, HOG_LOSS_LOGISTIC, 0);
+	hog_acc_probs(&a, prob, outputs, d);
+	hog_acc_finish(&a, ev);
 }
 
 /* ------------------------------------------------------------ the kind */
@@ -270,17 +241,16 @@ static void mlp_proba(const hog_model *m, const hog_data *d, float *out)
 			out[i] = NAN;
 }
 
-static void mlp_eval(const hog_model *m, const hog_data *d, const float *pred, hog_eval *ev)
+static void mlp_eval(const hog_model *m, const hog_data *d, const float *pred, hog_eval_acc *a)
 {
 	(void)pred; /* classes lose the probabilities: recompute them */
 	float *p = malloc((d->n * m->shape[1] + 1) * sizeof *p);
 	if (!p) {
-		memset(ev, 0, sizeof *ev);
-		ev->loss = ev->logloss = ev->accuracy = ev->auc = ev->rmse = ev->mae = NAN;
+		a->oom = 1;
 		return;
 	}
 	mlp_proba(m, d, p);
-	hog_mlp_eval_probs(p, m->shape[1], d, ev);
+	hog_acc_probs(a, p, m->shape[1], d);
 	free(p);
 }
 

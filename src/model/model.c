@@ -160,20 +160,13 @@ int hog_model_predict(const hog_model *m, const hog_data *d, float *out, hog_err
 
 int hog_model_eval(const hog_model *m, const hog_data *d, hog_eval *ev, hog_err *err)
 {
-	const hog_model_kind_ops *k = hog_model_kind_get(m->kind);
-	if (d->meta.unlabelled)
-		return hog_err_set(err, HOG_EMISMATCH, "the data set has no labels (imported without them): there is "
-		                   "nothing to evaluate against; predictions need none");
-	int rc = k->fits(m, d, err);
-	if (rc)
-		return rc;
-	float *pred = malloc((d->n + 1) * sizeof(float));
-	if (!pred)
-		return hog_err_set(err, ENOMEM, "out of memory");
-	k->predict(m, d, pred);
-	k->eval(m, d, pred, ev);
-	free(pred);
-	return 0;
+	hog_eval_acc *a;
+	int rc = hog_model_eval_begin(m, d, 0, &a, err);
+	if (!rc && (rc = hog_model_eval_add(a, d, err)) == 0)
+		hog_model_eval_end(a, ev, NULL);
+	else
+		hog_model_eval_end(a, NULL, NULL);
+	return rc;
 }
 
 int hog_model_prepare(const hog_model *m, hog_data *d, const char *d_name, const char *m_name, hog_data_fit *fit,
@@ -199,6 +192,34 @@ int hog_model_prepare(const hog_model *m, hog_data *d, const char *d_name, const
 		hog_data_ref_free(&ref);
 	rc = hog_data_reconcile(d, d_name, &ref, m_name, fit, err);
 	hog_data_ref_free(&ref);
+	return rc;
+}
+
+int hog_model_match(const hog_model *m, hog_chunks *c, const char *d_name, const char *m_name, hog_data_match **x,
+                    hog_err *err)
+{
+	*x = NULL;
+	hog_data *h = hog_chunks_header(c);
+	hog_model_info info;
+	hog_model_info_get(m, &info);
+	hog_data_ref ref = { .task = m->task, .features = info.dim, .users = info.users, .items = info.items,
+		                 .user_ids = m->user_ids, .item_ids = m->item_ids, .columns = m->columns };
+	const hog_model_kind_ops *k = hog_model_kind_get(m->kind);
+	if (h->meta.unlabelled && m->task)
+		h->meta.task = m->task;
+	int rc = k->fits(m, h, err);
+	if (rc) {
+		hog_err_prefix(err, "%s and %s", m_name, d_name);
+		return rc;
+	}
+	if (k->rated && info.users && (ref.user_rated = calloc(info.users + 1, 1)) &&
+	    (ref.item_rated = calloc(info.items + 1, 1)))
+		k->rated(m, ref.user_rated, ref.item_rated);
+	else
+		hog_data_ref_free(&ref);
+	rc = hog_data_match_begin(x, c, d_name, &ref, m_name, err); /* (which takes the rated arrays) */
+	if (rc)
+		hog_data_ref_free(&ref);
 	return rc;
 }
 

@@ -85,8 +85,9 @@ typedef struct hog_model_kind_ops {
 	void (*predict)(const hog_model *m, const hog_data *d, float *out);
 	/* optional: class probabilities, d->n * classes (hog_model_info.classes) */
 	void (*proba)(const hog_model *m, const hog_data *d, float *out);
-	/* Figures from the predictions of predict(). */
-	void (*eval)(const hog_model *m, const hog_data *d, const float *pred, hog_eval *ev);
+	/* Adds the figures of @p d's examples, from the predictions of predict(),
+	 * to @p a (hog_acc_margins(), _ratings() or _probs()). */
+	void (*eval)(const hog_model *m, const hog_data *d, const float *pred, hog_eval_acc *a);
 	/* The kind's part of hog_model_info. */
 	void (*info)(const hog_model *m, hog_model_info *info);
 	/* optional, kinds with users and items (hog_model_info.users): 1 in
@@ -122,6 +123,34 @@ int hog_model_save_ckpt(const hog_model *m, const hog_ckpt *ck, const char *path
 /* hog_model_load() that also returns the bookkeeping (@p ck may be NULL; free
  * ck->positions). */
 int hog_model_load_ckpt(hog_model **m, hog_ckpt *ck, const char *path, hog_err *err);
+
+/* Evaluation figures summed example by example (evalacc.c): a set in chunks
+ * gets the whole set's figures to the last bit. */
+enum { HOG_ACC_MARGINS = 1, HOG_ACC_RATINGS, HOG_ACC_CLASSES };
+struct hog_eval_acc {
+	int mode, binary, oom, auc_oom;
+	enum hog_loss loss;
+	uint32_t classes;          /* HOG_ACC_CLASSES: the outputs */
+	uint64_t n, right;
+	double sl, sll, sse, sae;
+	float *pos, *neg;          /* binary: the margins of the positives and the negatives (AUC) */
+	uint64_t npos, nneg, cpos, cneg;
+	const hog_model *m;        /* hog_model_eval_begin()'s */
+	float *pred;
+	uint64_t cap;
+	uint64_t *cm;              /* confusion counts, C * C, or NULL */
+	uint32_t C;
+};
+void hog_acc_init(hog_eval_acc *a, enum hog_loss loss, int binary);
+/* Margins against labels: loss (a->loss), and log loss, accuracy and AUC when
+ * binary, else squared and absolute errors. */
+void hog_acc_margins(hog_eval_acc *a, const float *margins, const float *labels, uint64_t n);
+/* Predicted ratings against true ones (mf). */
+void hog_acc_ratings(hog_eval_acc *a, const float *pred, const float *ratings, uint64_t n);
+/* Class probabilities (@p outputs a row; one: the sigmoid's) against d's labels (mlp). */
+void hog_acc_probs(hog_eval_acc *a, const float *prob, uint64_t outputs, const hog_data *d);
+/* The figures (and frees the AUC's margins). */
+void hog_acc_finish(hog_eval_acc *a, hog_eval *ev);
 
 /** Loss, accuracy and AUC (binary) or RMSE and MAE from precomputed margins. */
 int hog_model_eval_margins(enum hog_loss loss, const float *margins, const float *labels, uint64_t n,

@@ -1496,7 +1496,7 @@ for v in "--layers 8@--layers applies to the mlp model, not to the linear model"
          "--grid 3@--grid applies to the mf model, grid mode, not to the linear model" \
          "--device cpu@--device applies to the mlp model .*not to the linear model" \
          "--mode lockfree --stripe-size 64@--stripe-size applies to striped mode; the linear model in lockfree mode would ignore it" \
-         "--mode lockfree --flush-every 100@--flush-every applies to buffered and replica modes; the linear model in lockfree mode" \
+         "--mode lockfree --flush-every 100@--flush-every applies to buffered, replica and deterministic modes; the linear model in lockfree mode" \
          "--mode lockfree --hot 3@--hot applies to buffered and replica modes; the linear model in lockfree mode" \
          "--mode lockfree --node-sync 2@--node-sync applies to replica mode; the linear model in lockfree mode" \
          "--schedule constant --backoff 0.5@--backoff applies only with --schedule backoff" \

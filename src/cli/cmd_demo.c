@@ -119,6 +119,12 @@ int cmd_demo(int argc, char **argv)
 			plan.threads[plan.nthreads++] = (int)l;
 		}
 	}
+	/* the lock-free and locking modes; not deterministic, whose trade is
+	 * reproducibility, not speed (compare shows it) */
+	const unsigned takes = hog_train_modes(&plan.base);
+	for (int m = HOG_MODE_SERIAL + 1; m < HOG_MODE_ALL && plan.nmodes < CMP_MAX_MODES; m++)
+		if ((takes & 1u << m) && m != HOG_MODE_DETERMINISTIC)
+			plan.modes[plan.nmodes++] = m;
 	cli_train_args a = { .data = tr, .test = te };
 	hog_data *dtr, *dte;
 	if ((rc = cli_load_data("demo", &a, &dtr, &dte, 0)))

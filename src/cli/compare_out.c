@@ -114,15 +114,18 @@ void cmp_print_table(const cmp_report *r, FILE *f)
 	snprintf(rate, sizeof rate, "M%s/s", report_unit(r));
 	const int rw = strlen(rate) > 7 ? (int)strlen(rate) : 7;
 	const char *lname = r->loss == HOG_LOSS_SQUARED ? "mse/2" : "loss";
-	fprintf(f, "%-8s %3s %8s %7s %6s %*s %8s %8s %6s %8s\n", "mode", "thr", "s/epoch", "speedup", "Mex/s", rw,
+	int mw = 8; /* the mode column: as wide as its longest name ("deterministic") */
+	for (int i = 0; i < r->ncells; i++)
+		mw = (int)strlen(hog_mode_name(r->cells[i].mode)) > mw ? (int)strlen(hog_mode_name(r->cells[i].mode)) : mw;
+	fprintf(f, "%-*s %3s %8s %7s %6s %*s %8s %8s %6s %8s\n", mw, "mode", "thr", "s/epoch", "speedup", "Mex/s", rw,
 	        rate, "train", r->test ? "test" : "", r->test ? binary ? "acc%" : "rmse" : "", "to target");
-	fprintf(f, "%-8s %3s %8s %7s %6s %*s %8s %8s %6s %8s\n", "", "", "", "", "", rw, "/thread", lname,
+	fprintf(f, "%-*s %3s %8s %7s %6s %*s %8s %8s %6s %8s\n", mw, "", "", "", "", "", rw, "/thread", lname,
 	        r->test ? lname : "", "", "");
 	for (int i = 0; i < r->ncells; i++) {
 		const cmp_cell *c = &r->cells[i];
 		char ep[16], sp[16], ex[16], nz[16], trl[16], tl[16], acc[16], tt[16];
 		if (!c->done) {
-			fprintf(f, "%-8s %3d  diverged in every run", hog_mode_name(c->mode), c->threads);
+			fprintf(f, "%-*s %3d  diverged in every run", mw, hog_mode_name(c->mode), c->threads);
 			fprintf(f, c->ranks > 1 ? "  x%d ranks\n" : "\n", c->ranks);
 			continue;
 		}
@@ -143,7 +146,7 @@ void cmp_print_table(const cmp_report *r, FILE *f)
 		if (c->ndiverged) /* (the others' figures) */
 			snprintf(rk + strlen(rk), sizeof rk - strlen(rk), "  %d of %d runs diverged", c->ndiverged,
 			         r->plan->repeat);
-		fprintf(f, "%-8s %3d %8s %7s %6s %*s %8s %8s %6s %8s%s\n", hog_mode_name(c->mode), c->threads, ep, sp, ex,
+		fprintf(f, "%-*s %3d %8s %7s %6s %*s %8s %8s %6s %8s%s\n", mw, hog_mode_name(c->mode), c->threads, ep, sp, ex,
 		        rw, nz, trl, r->test ? tl : "", r->test ? acc : "", isfinite(c->time_to_target) ? tt : "never", rk);
 	}
 	/* staleness and lost updates: where more than one thread races */
@@ -154,7 +157,7 @@ void cmp_print_table(const cmp_report *r, FILE *f)
 	if (any) {
 		fprintf(f, "\nstaleness: updates landing between a worker's read and its write (sampled),\n"
 		        "and the share of bias changes lost to races (last epoch):\n");
-		fprintf(f, "%-8s %3s %10s %8s %8s %12s\n", "mode", "thr", "mean", "p99", "max", "bias lost");
+		fprintf(f, "%-*s %3s %10s %8s %8s %12s\n", mw, "mode", "thr", "mean", "p99", "max", "bias lost");
 		for (int i = 1; i < r->ncells; i++) {
 			const cmp_cell *c = &r->cells[i];
 			if (c->threads < 2 || !c->done)
@@ -164,7 +167,7 @@ void cmp_print_table(const cmp_report *r, FILE *f)
 			fmt_num(dm, sizeof dm, "%.2f", c->delay_mean);
 			fmt_num(dp, sizeof dp, "%.0f", c->delay_p99);
 			fmt_num(dx, sizeof dx, "%.0f", c->delay_max);
-			fprintf(f, "%-8s %3d %10s %8s %8s %12s\n", hog_mode_name(c->mode), c->threads, dm, dp, dx, lost);
+			fprintf(f, "%-*s %3d %10s %8s %8s %12s\n", mw, hog_mode_name(c->mode), c->threads, dm, dp, dx, lost);
 		}
 	}
 	print_verdict(r, f);

@@ -340,6 +340,8 @@ typedef struct hog_import_opts {
 	 * skipped, with its FILE:LINE); the library prints nothing itself. May be NULL. */
 	void (*note)(void *ud, const char *msg);
 	void *note_ud;
+	int value_precision;      /**< enum hog_value_precision (hog_writer_opts.value_precision) */
+	int raw_blocks;           /**< no packed blocks (hog_writer_opts.raw_blocks) */
 } hog_import_opts;
 
 /** Imports @p nin input files (plain or gzip) into a new data set at @p out.

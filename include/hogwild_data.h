@@ -32,9 +32,12 @@ enum hog_task {
  * Sets without example weights are written as version 1 (readable by every
  * hogwild), sets with weights as #HOG_FORMAT_WEIGHTS, which older readers
  * refuse as newer rather than train on without the weights. */
-#define HOG_FORMAT_VERSION 2
+#define HOG_FORMAT_VERSION 3
 /** The format version of a data set with example weights. */
 #define HOG_FORMAT_WEIGHTS 2
+/** The format version of a data set with packed blocks (varint ids, narrow
+ * values: hogwild-data(5)); a set whose blocks are all raw keeps 1 or 2. */
+#define HOG_FORMAT_PACKED 3
 /** Default number of examples per block. */
 #define HOG_BLOCK_EXAMPLES 4096
 
@@ -83,7 +86,18 @@ typedef struct hog_block {
 	const float *xf;         /**< dense float: n*cols values, row-major */
 	const uint8_t *xu8;      /**< dense u8: n*cols bytes, row-major */
 	const float *weights;    /**< any kind: n example weights (finite, > 0), or NULL when all are 1 */
+	int packed;              /**< 1: a packed block (format version 3), its arrays decoded into a
+	                              buffer (the store's or the caller's), not a view of the map */
 } hog_block;
+
+/** A caller's buffer that packed blocks are decoded into (hog_store_block_buf()):
+ * zeroed to start, grown as needed, freed by hog_blockbuf_free(). */
+typedef struct hog_blockbuf {
+	void *p;
+	size_t cap;
+} hog_blockbuf;
+/** Frees @p bb's memory (and zeroes it). NULL is fine. */
+void hog_blockbuf_free(hog_blockbuf *bb);
 
 /** A data set opened for reading (read-only, no lock: any number of readers). */
 typedef struct hog_store hog_store;
@@ -95,8 +109,17 @@ int hog_store_open(hog_store **out, const char *path, hog_err *err);
 /** The meta data read at open. */
 const hog_meta *hog_store_meta(const hog_store *s);
 /** Reads block @p index, checks its checksum and every count, offset and id, and
- * fills @p b. @return 0, HOG_ECORRUPT naming the block, or HOG_ELMDB. */
+ * fills @p b. A packed block is decoded once into memory the store keeps until
+ * it is closed (its decoded size: 4 bytes an id, value, label, offset), so that
+ * the view is valid until close like any other; to stream a packed set with
+ * bounded memory use hog_store_block_buf().
+ * @return 0, HOG_ECORRUPT naming the block, ENOMEM or HOG_ELMDB. */
 int hog_store_block(hog_store *s, uint64_t index, hog_block *b, hog_err *err);
+/** hog_store_block(), a packed block decoded into the caller's @p bb instead:
+ * its view is valid until @p bb is used again or freed (a raw block's view
+ * points into the map, valid until close, as hog_store_block()'s). One buffer
+ * per reader thread: the memory is the largest block's decoded size. */
+int hog_store_block_buf(hog_store *s, uint64_t index, hog_block *b, hog_blockbuf *bb, hog_err *err);
 /** Done with @p b for now: the pages of the memory map under its arrays leave
  * this process's resident set (the page cache keeps them while memory allows).
  * The view stays valid: reading it again faults them back in. Safe to call from
@@ -128,7 +151,16 @@ typedef struct hog_writer_opts {
 	const char *source;      /**< recorded in meta (copied at open; up to 255 bytes) */
 	int unlabelled;          /**< a set without labels (hog_meta.unlabelled): add every example
 	                              with label 0; hog_writer_set_unlabelled() says so later */
+	int value_precision;     /**< enum hog_value_precision: how packed blocks may round values */
+	int raw_blocks;          /**< 1: no packed blocks (a set older readers read: version 1 or 2) */
 } hog_writer_opts;
+
+/** How a writer may store the values of packed blocks (sparse values, ratings).
+ * Exact: only packings that give back every value bit for bit (a byte times a
+ * scale, f16 or bf16 when they hold it, else f32). F16/BF16: values rounded to
+ * that type when each comes back within its rounding (relative 2^-11, 2^-8);
+ * a block where one does not (out of range, tiny) keeps them exact. */
+enum hog_value_precision { HOG_PREC_EXACT = 0, HOG_PREC_F16 = 1, HOG_PREC_BF16 = 2 };
 
 /** Creates a writer. @return 0 or an errno/HOG_ELMDB code. */
 int hog_writer_open(hog_writer **out, const char *path, const hog_writer_opts *o, hog_err *err);
@@ -351,6 +383,8 @@ typedef struct hog_import_opts {
 	 * skipped, with its FILE:LINE); the library prints nothing itself. May be NULL. */
 	void (*note)(void *ud, const char *msg);
 	void *note_ud;
+	int value_precision;      /**< enum hog_value_precision (hog_writer_opts.value_precision) */
+	int raw_blocks;           /**< no packed blocks (hog_writer_opts.raw_blocks) */
 } hog_import_opts;
 
 /** Imports @p nin input files (plain or gzip) into a new data set at @p out.

@@ -33,7 +33,7 @@ static struct enc enc_block(const hog_block *b, uint32_t flags)
 static int dec(const struct enc *e, size_t len, const hog_meta *m, hog_block *out, hog_err *err)
 {
 	memset(err, 0, sizeof *err);
-	return hog_block_decode(e->buf, len, BLOCK_INDEX, FIRST, m, out, err);
+	return hog_block_decode(e->buf, len, BLOCK_INDEX, FIRST, m, out, NULL, err);
 }
 
 /* Decoding must fail with @p code and a message naming block 7 and @p what. */
@@ -473,13 +473,13 @@ static void test_block_misaligned(void)
 	unsigned char *p = raw + (8 - ((uintptr_t)raw & 7)) + 4; /* 4 mod 8 */
 	memcpy(p, e.buf, e.len);
 	memset(&err, 0, sizeof err);
-	CU_ASSERT_EQUAL(hog_block_decode(p, e.len, BLOCK_INDEX, FIRST, &m, &out, &err), HOG_ECORRUPT);
+	CU_ASSERT_EQUAL(hog_block_decode(p, e.len, BLOCK_INDEX, FIRST, &m, &out, NULL, &err), HOG_ECORRUPT);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "block 7"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "aligned"));
 	/* copied back to an aligned address it decodes */
 	unsigned char *q = raw + (8 - ((uintptr_t)raw & 7));
 	memmove(q, p, e.len);
-	CU_ASSERT_EQUAL(hog_block_decode(q, e.len, BLOCK_INDEX, FIRST, &m, &out, &err), 0);
+	CU_ASSERT_EQUAL(hog_block_decode(q, e.len, BLOCK_INDEX, FIRST, &m, &out, NULL, &err), 0);
 	free(raw);
 	free(e.buf);
 }

@@ -246,7 +246,7 @@ static void test_round_trip(void)
 	CU_ASSERT_EQUAL_FATAL(hog_import(&in, 1, tu_path("rt.lmdb"), &io, &err), 0);
 	hog_data *d;
 	CU_ASSERT_EQUAL_FATAL(hog_data_load(&d, tu_path("rt.lmdb"), &err), 0);
-	CU_ASSERT(d->meta.weighted && d->meta.version == 2 && d->weights);
+	CU_ASSERT(d->meta.weighted && d->meta.version == HOG_FORMAT_PACKED && d->weights);
 	CU_ASSERT(d->weights[0] == 2 && d->weights[1] == 1 && d->weights[2] == 0.25f && d->weights[3] == 3);
 	CU_ASSERT(fabs(d->meta.weight_sum - 6.25) < 1e-12);
 	hog_data_free(d);

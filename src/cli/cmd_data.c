@@ -285,6 +285,16 @@ static const char import_usage[] =
 	"                        gives); weights are finite numbers > 0\n"
 	"      --max-line BYTES  longest line accepted, K/M/G suffixes (default 16M)\n"
 	"  -b, --block N         examples per block (default 4096)\n"
+	"      --encoding E      packed | raw (default packed: a block's ids as\n"
+	"                        varint gaps and its values narrowed where exact,\n"
+	"                        when that is smaller, format version 3; raw: 4\n"
+	"                        bytes an id and a value, a set hogwild before\n"
+	"                        version 3 of the format reads)\n"
+	"      --value-precision P  exact | f16 | bf16 (default exact: packed values\n"
+	"                        come back bit for bit, as a byte times a scale,\n"
+	"                        f16 or bf16 when they hold them, else f32; f16,\n"
+	"                        bf16: rounded to that type, within relative 2^-11\n"
+	"                        or 2^-8, a block where that fails stays exact)\n"
 	"  -q, --quiet           no progress line on stderr\n"
 	"  -h, --help            this text\n";
 
@@ -298,6 +308,8 @@ static int data_import(int argc, char **argv)
 		{ "skip", required_argument, 0, OPT_SKIP }, { "no-label", no_argument, 0, OPT_NO_LABEL },
 		{ "bits", required_argument, 0, OPT_BITS }, { "quadratic", required_argument, 0, OPT_QUADRATIC },
 		{ "weight-col", required_argument, 0, OPT_WEIGHT_COL }, { "weights", required_argument, 0, OPT_WEIGHTS },
+		{ "value-precision", required_argument, 0, OPT_VALUE_PRECISION },
+		{ "encoding", required_argument, 0, OPT_ENCODING },
 		{ "quiet", no_argument, 0, 'q' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	const char *cmd = "data import", *U = import_usage;
@@ -366,6 +378,14 @@ static int data_import(int argc, char **argv)
 			o.weight_given = 1;
 			break;
 		case OPT_WEIGHTS: o.weights_file = optarg; break;
+		case OPT_VALUE_PRECISION:
+			rc = data_pick(cmd, U, "--value-precision", optarg, "exact|f16|bf16", &k);
+			o.value_precision = k; /* the order of enum hog_value_precision */
+			break;
+		case OPT_ENCODING:
+			rc = data_pick(cmd, U, "--encoding", optarg, "packed|raw", &k);
+			o.raw_blocks = k == 1;
+			break;
 		case 'q': quiet = 1; break;
 		case 'h': fputs(U, stdout); return 0;
 		default: return data_opt_error(cmd, U, c, argv);

@@ -15,6 +15,7 @@
  * The CRC-32 (zlib's) covers the whole block with the crc field read as zero. */
 #include "data/block.h"
 #include "sys/err.h"
+#include "sys/names.h"
 #include <math.h>
 #include <string.h>
 #include <zlib.h>
@@ -70,14 +71,12 @@ static uint32_t block_crc(const unsigned char *buf, size_t len)
 	return (uint32_t)c;
 }
 
-void hog_block_encode(void *buf, const hog_block *b, uint32_t flags)
+void hog_block_header(unsigned char *h, const hog_block *b, uint32_t flags, uint16_t ver, size_t total)
 {
-	unsigned char *h = buf;
 	uint64_t m = b->kind == HOG_KIND_SPARSE ? b->nnz : b->kind == HOG_KIND_DENSE ? b->cols : 0;
-	size_t total = hog_block_bytes(b->kind, b->n, m, flags);
 	memset(h, 0, HOG_BLOCK_HEADER);
 	put32(h, HOG_BLOCK_MAGIC);
-	uint16_t ver = flags & HOG_BLOCK_F_WEIGHTS ? HOG_FORMAT_WEIGHTS : 1, kind = (uint16_t)b->kind;
+	uint16_t kind = (uint16_t)b->kind;
 	memcpy(h + 4, &ver, 2);
 	memcpy(h + 6, &kind, 2);
 	put32(h + 8, flags);
@@ -86,6 +85,16 @@ void hog_block_encode(void *buf, const hog_block *b, uint32_t flags)
 	put64(h + 32, b->first);
 	memcpy(h + 40, &b->scale, 4);
 	put64(h + 48, total - HOG_BLOCK_HEADER);
+}
+
+void hog_block_seal(unsigned char *h, size_t total) { put32(h + 12, block_crc(h, total)); }
+
+void hog_block_encode(void *buf, const hog_block *b, uint32_t flags)
+{
+	unsigned char *h = buf;
+	uint64_t m = b->kind == HOG_KIND_SPARSE ? b->nnz : b->kind == HOG_KIND_DENSE ? b->cols : 0;
+	size_t total = hog_block_bytes(b->kind, b->n, m, flags);
+	hog_block_header(h, b, flags, flags & HOG_BLOCK_F_WEIGHTS ? HOG_FORMAT_WEIGHTS : 1, total);
 	unsigned char *p = h + HOG_BLOCK_HEADER;
 	size_t n = b->n;
 	switch (b->kind) {
@@ -111,7 +120,14 @@ void hog_block_encode(void *buf, const hog_block *b, uint32_t flags)
 	}
 	if (flags & HOG_BLOCK_F_WEIGHTS)
 		p = put_array(p, b->weights, 4 * n);
-	put32(h + 12, block_crc(h, total));
+	hog_block_seal(h, total);
+}
+
+size_t hog_block_stored_bytes(const void *buf, enum hog_kind kind, uint32_t n, uint64_t m, uint32_t flags)
+{
+	if (flags & HOG_BLOCK_F_PACKED)
+		return hog_block_packed_bytes(buf, kind, n, m, flags);
+	return hog_block_bytes(kind, n, m, flags);
 }
 
 int hog_block_peek(const void *buf, size_t len, uint32_t *n, uint64_t *first, uint64_t *m, uint32_t *flags)
@@ -144,7 +160,7 @@ static int check_floats(const float *v, size_t n)
 }
 
 int hog_block_decode(const void *buf, size_t len, uint64_t index, uint64_t expect_first,
-                     const hog_meta *meta, hog_block *b, hog_err *err)
+                     const hog_meta *meta, hog_block *b, hog_blockbuf *bb, hog_err *err)
 {
 	const unsigned char *h = buf;
 	if (((uintptr_t)buf & 7) != 0)
@@ -171,13 +187,18 @@ int hog_block_decode(const void *buf, size_t len, uint64_t index, uint64_t expec
 	if (first != expect_first)
 		return CORRUPT("block %llu: first example %llu, expected %llu", (unsigned long long)index,
 		               (unsigned long long)first, (unsigned long long)expect_first);
-	if (flags & ~(uint32_t)(HOG_BLOCK_F_VALUES | HOG_BLOCK_F_U8 | HOG_BLOCK_F_WEIGHTS))
+	if (flags & ~(uint32_t)(HOG_BLOCK_F_VALUES | HOG_BLOCK_F_U8 | HOG_BLOCK_F_WEIGHTS | HOG_BLOCK_F_PACKED))
 		return CORRUPT("block %llu: unknown flags 0x%x", (unsigned long long)index, flags);
+	const int packed = (flags & HOG_BLOCK_F_PACKED) != 0;
+	if (packed && (ver < HOG_FORMAT_PACKED || meta->version < HOG_FORMAT_PACKED || kind == HOG_KIND_DENSE))
+		return CORRUPT("block %llu: packed in a version %u block of a version %u %s set: packed blocks are "
+		               "version %d, sparse or ratings", (unsigned long long)index, ver, meta->version,
+		               hog_kind_name((enum hog_kind)meta->kind), HOG_FORMAT_PACKED);
 	if ((flags & HOG_BLOCK_F_WEIGHTS) && !meta->weighted)
 		return CORRUPT("block %llu: example weights in a data set whose meta data says it has none",
 		               (unsigned long long)index);
-	size_t need = hog_block_bytes(kind, (uint32_t)n, m, flags);
-	if (payload != need - HOG_BLOCK_HEADER || len != need)
+	size_t need = hog_block_stored_bytes(h, kind, (uint32_t)n, m, flags);
+	if (need < HOG_BLOCK_HEADER || payload != need - HOG_BLOCK_HEADER || len != need)
 		return CORRUPT("block %llu: %zu bytes, its counts need %zu", (unsigned long long)index, len, need);
 	if (block_crc(h, len) != get32(h + 12))
 		return CORRUPT("block %llu: checksum mismatch", (unsigned long long)index);
@@ -188,10 +209,18 @@ int hog_block_decode(const void *buf, size_t len, uint64_t index, uint64_t expec
 	b->first = first;
 	b->n = (uint32_t)n;
 	const unsigned char *p = h + HOG_BLOCK_HEADER;
-	int bad;
+	int bad, rc;
+	if (packed) {
+		b->packed = 1;
+		b->nnz = kind == HOG_KIND_SPARSE ? m : 0;
+		if ((rc = hog_block_unpack(h, len, index, meta, b, bb, err)))
+			return rc;
+	}
 	switch (kind) {
 	case HOG_KIND_SPARSE: {
 		b->nnz = m;
+		if (packed)
+			goto sparse_floats;
 		b->labels = (const float *)p; p += pad8(4 * n);
 		b->offsets = (const uint32_t *)p; p += pad8(4 * (n + 1));
 		b->ids = (const uint32_t *)p; p += pad8(4 * m);
@@ -211,6 +240,7 @@ int hog_block_decode(const void *buf, size_t len, uint64_t index, uint64_t expec
 					               (unsigned long long)index, (unsigned long long)(first + i), b->ids[j]);
 			}
 		}
+	sparse_floats:
 		if (b->vals && (bad = check_floats(b->vals, m)))
 			return CORRUPT("block %llu: value %d is not finite", (unsigned long long)index, bad - 1);
 		if ((bad = check_floats(b->labels, n)))
@@ -219,9 +249,11 @@ int hog_block_decode(const void *buf, size_t len, uint64_t index, uint64_t expec
 		break;
 	}
 	case HOG_KIND_RATINGS:
-		b->users = (const uint32_t *)p; p += pad8(4 * n);
-		b->items = (const uint32_t *)p; p += pad8(4 * n);
-		b->ratings = (const float *)p;
+		if (!packed) {
+			b->users = (const uint32_t *)p; p += pad8(4 * n);
+			b->items = (const uint32_t *)p; p += pad8(4 * n);
+			b->ratings = (const float *)p;
+		}
 		for (uint64_t i = 0; i < n; i++)
 			if (b->users[i] >= meta->users || b->items[i] >= meta->items)
 				return CORRUPT("block %llu, rating %llu: user or item id out of range",
@@ -254,7 +286,8 @@ int hog_block_decode(const void *buf, size_t len, uint64_t index, uint64_t expec
 		return CORRUPT("block %llu: unknown kind %u", (unsigned long long)index, kind);
 	}
 	if (flags & HOG_BLOCK_F_WEIGHTS) {
-		b->weights = (const float *)(h + need - pad8(4 * n));
+		if (!packed)
+			b->weights = (const float *)(h + need - pad8(4 * n));
 		for (uint64_t i = 0; i < n; i++)
 			if (!(isfinite(b->weights[i]) && b->weights[i] > 0))
 				return CORRUPT("block %llu, example %llu: weight %g is not a finite positive number",

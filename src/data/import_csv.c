@@ -245,7 +245,8 @@ static int csv_first_line(csv_state *st, const hog_input *in, uint32_t nf, hog_e
 			return hog_err_set(err, ENOMEM, "out of memory for %u columns", nf);
 		hog_import_source(st->c, st->src, sizeof st->src);
 		hog_writer_opts wo = { .kind = HOG_KIND_SPARSE, .task = o->task, .features = nf, .unlabelled = 1,
-		                       .block_examples = o->block_examples, .source = st->src };
+		                       .block_examples = o->block_examples, .value_precision = o->value_precision,
+	                       .raw_blocks = o->raw_blocks, .source = st->src };
 		return hog_writer_open(&st->w, st->c->out, &wo, err);
 	}
 	if (o->label_name && st->named < 0)
@@ -273,7 +274,8 @@ static int csv_first_line(csv_state *st, const hog_input *in, uint32_t nf, hog_e
 		return hog_err_set(err, ENOMEM, "out of memory for %u columns", nf);
 	hog_import_source(st->c, st->src, sizeof st->src);
 	hog_writer_opts wo = { .kind = HOG_KIND_SPARSE, .task = o->task, .features = nf - 1 - (st->wcol != UINT32_MAX),
-	                       .block_examples = o->block_examples, .source = st->src };
+	                       .block_examples = o->block_examples, .value_precision = o->value_precision,
+	                       .raw_blocks = o->raw_blocks, .source = st->src };
 	return hog_writer_open(&st->w, st->c->out, &wo, err);
 }
 

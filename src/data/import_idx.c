@@ -178,6 +178,7 @@ int hog_import_idx(hog_import_ctx *c, hog_err *err)
 	hog_import_source(c, src, sizeof src);
 	hog_writer_opts wo = { .kind = HOG_KIND_DENSE, .task = c->o->task ? c->o->task : HOG_TASK_MULTICLASS,
 	                       .features = (uint64_t)img->rows * img->cols, .block_examples = c->o->block_examples,
+	                       .value_precision = c->o->value_precision, .raw_blocks = c->o->raw_blocks,
 	                       .dense_u8 = 1, .dense_scale = 1 / 255.f, .source = src };
 	if ((rc = hog_writer_open(&w, c->out, &wo, err)))
 		goto done;

@@ -340,7 +340,8 @@ int hog_import_ratings(hog_import_ctx *c, hog_err *err)
 	char src[256];
 	hog_import_source(c, src, sizeof src);
 	hog_writer_opts wo = { .kind = HOG_KIND_RATINGS, .task = HOG_TASK_RATINGS, .unlabelled = c->o->no_label,
-	                       .block_examples = c->o->block_examples, .source = src };
+	                       .block_examples = c->o->block_examples,
+	                       .value_precision = c->o->value_precision, .raw_blocks = c->o->raw_blocks, .source = src };
 	rat_state st = { .c = c };
 	int rc = hog_writer_open(&st.w, c->out, &wo, err);
 	if (rc)

@@ -291,7 +291,8 @@ int hog_import_vw(hog_import_ctx *c, hog_err *err)
 	char src[256];
 	hog_import_source(c, src, sizeof src);
 	hog_writer_opts wo = { .kind = HOG_KIND_SPARSE, .task = c->o->task, .features = 1ull << bits,
-	                       .block_examples = c->o->block_examples, .source = src };
+	                       .block_examples = c->o->block_examples,
+	                       .value_precision = c->o->value_precision, .raw_blocks = c->o->raw_blocks, .source = src };
 	hog_writer *w;
 	if ((rc = hog_writer_open(&w, c->out, &wo, err)))
 		return rc;

@@ -191,10 +191,11 @@ static void *load_worker(void *arg)
 {
 	load_job *j = arg;
 	j->bad = UINT64_MAX;
+	hog_blockbuf bb = { 0 }; /* this thread's packed blocks, decoded then copied */
 	for (uint64_t i = j->k; i < j->nblocks; i += j->T) {
 		hog_block b;
 		hog_err e = { 0 };
-		int rc = hog_block_decode(j->ptr[i], j->len[i], i, j->ex_at[i], &j->s->meta, &b, &e);
+		int rc = hog_block_decode(j->ptr[i], j->len[i], i, j->ex_at[i], &j->s->meta, &b, &bb, &e);
 		if (!rc) {
 			struct load_state ls = { .d = j->d, .at = j->ex_at[i], .nnz_at = j->nnz_at[i] };
 			rc = load_block(&ls, &b, &e);
@@ -210,6 +211,7 @@ static void *load_worker(void *arg)
 			break; /* later blocks of this thread have higher numbers */
 		}
 	}
+	hog_blockbuf_free(&bb);
 	return NULL;
 }
 

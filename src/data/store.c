@@ -146,13 +146,14 @@ static int store_check_counts(hog_store *s, hog_err *err)
 			rc = BAD_COUNT("%s: block %llu: bad header", p, (ull)i);
 			break;
 		}
-		/* each example takes at least 4 bytes, each nonzero or cell at least 1:
-		 * counts beyond the value's length cannot be right, and below that bound
+		/* each example takes at least 2 bytes (a packed rating: two varints and
+		 * a byte; else 4 and more), each nonzero or cell at least 1: counts
+		 * beyond the value's length cannot be right, and below that bound
 		 * hog_block_bytes() cannot overflow */
 		uint64_t cells = 0;
-		if (n == 0 || (uint64_t)n > v.mv_size / 4 || bm > v.mv_size ||
+		if (n == 0 || (uint64_t)n > v.mv_size / 2 || bm > v.mv_size ||
 		    (m->kind == HOG_KIND_DENSE && (__builtin_mul_overflow((uint64_t)n, bm, &cells) || cells > v.mv_size)) ||
-		    hog_block_bytes(m->kind, n, bm, flags) != v.mv_size) {
+		    hog_block_stored_bytes(v.mv_data, m->kind, n, bm, flags) != v.mv_size) {
 			rc = BAD_COUNT("%s: block %llu: its header's counts (n=%u, m=%llu) do not fit its %zu bytes", p,
 			               (ull)i, n, (ull)bm, v.mv_size);
 			break;
@@ -347,37 +348,74 @@ const uint64_t *hog_store_idmap(hog_store *s, const char *which, uint64_t *n)
 	return p;
 }
 
-/* Views a stored value as a block, copying it to aligned memory if needed. */
+/* Views a stored value as a block, copying it to aligned memory if needed; a
+ * packed block is decoded into @p bb, and its pages of the map released. */
 static int store_view(hog_store *s, uint64_t index, MDB_val *v, uint64_t expect_first,
-                      hog_block *b, hog_err *err)
+                      hog_block *b, hog_blockbuf *bb, hog_err *err)
 {
 	const void *p = store_aligned(s, v, index);
 	if (!p)
 		return hog_err_set(err, ENOMEM, "%s: out of memory", s->path);
-	int rc = hog_block_decode(p, v->mv_size, index, expect_first, &s->meta, b, err);
+	int rc = hog_block_decode(p, v->mv_size, index, expect_first, &s->meta, b, bb, err);
 	if (rc)
 		return hog_err_prefix(err, "%s", s->path);
+	if (b->packed && p == v->mv_data)
+		hog_map_release(p, v->mv_size);
 	if (b->first + b->n > s->meta.examples)
 		return hog_err_set(err, HOG_ECORRUPT, "%s: block %llu: runs past the %llu examples the data set has",
 		                   s->path, (unsigned long long)index, (unsigned long long)s->meta.examples);
 	return 0;
 }
 
-int hog_store_block(hog_store *s, uint64_t index, hog_block *b, hog_err *err)
+/* Block @p index's value and the first example its header names. */
+static int store_get(hog_store *s, uint64_t index, MDB_val *v, uint64_t *first, uint32_t *flags, hog_err *err)
 {
 	unsigned char kb[8];
 	key_be(index, kb);
-	MDB_val k = { 8, kb }, v;
-	int rc = mdb_get(s->txn, s->blocks_dbi, &k, &v);
+	MDB_val k = { 8, kb };
+	int rc = mdb_get(s->txn, s->blocks_dbi, &k, v);
 	if (rc == MDB_NOTFOUND)
 		return hog_err_set(err, HOG_ECORRUPT, "%s: block %llu is missing", s->path, (unsigned long long)index);
 	if (rc)
 		return hog_err_lmdb(err, rc, "reading a block", s->path);
-	uint32_t n;
-	uint64_t first;
-	if (hog_block_peek(v.mv_data, v.mv_size, &n, &first, NULL, NULL) != 0)
+	if (hog_block_peek(v->mv_data, v->mv_size, NULL, first, NULL, flags) != 0)
 		return hog_err_set(err, HOG_ECORRUPT, "%s: block %llu: bad header", s->path, (unsigned long long)index);
-	return store_view(s, index, &v, first, b, err);
+	return 0;
+}
+
+int hog_store_block(hog_store *s, uint64_t index, hog_block *b, hog_err *err)
+{
+	MDB_val v;
+	uint64_t first;
+	uint32_t flags;
+	int rc = store_get(s, index, &v, &first, &flags, err);
+	if (rc)
+		return rc;
+	if (!(flags & HOG_BLOCK_F_PACKED) || index >= s->meta.blocks)
+		return store_view(s, index, &v, first, b, NULL, err);
+	/* packed: decoded once, kept until close (the view's promise) */
+	if (!s->decoded && (!(s->decoded = calloc(s->meta.blocks, sizeof *s->decoded)) ||
+	                    !(s->decoded_view = calloc(s->meta.blocks, sizeof *s->decoded_view)))) {
+		free(s->decoded);
+		s->decoded = NULL;
+		return hog_err_set(err, ENOMEM, "%s: out of memory", s->path);
+	}
+	if (s->decoded_view[index].packed) {
+		*b = s->decoded_view[index];
+		return 0;
+	}
+	if ((rc = store_view(s, index, &v, first, b, &s->decoded[index], err)))
+		return rc;
+	s->decoded_view[index] = *b;
+	return 0;
+}
+
+int hog_store_block_buf(hog_store *s, uint64_t index, hog_block *b, hog_blockbuf *bb, hog_err *err)
+{
+	MDB_val v;
+	uint64_t first;
+	int rc = store_get(s, index, &v, &first, NULL, err);
+	return rc ? rc : store_view(s, index, &v, first, b, bb, err);
 }
 
 void hog_store_release(hog_store *s, const hog_block *b)
@@ -386,8 +424,9 @@ void hog_store_release(hog_store *s, const hog_block *b)
 	const size_t len[] = { b->n * 4u, (b->n + 1u) * 4u, b->nnz * 4, b->nnz * 4, b->n * 4u, b->n * 4u, b->n * 4u,
 		                   (size_t)b->n * b->cols * 4, (size_t)b->n * b->cols };
 	/* a copy of ours must never be released (its contents would be lost): only a
-	 * block known to have none (without the table of copies, none is released) */
-	if (!s->block_copy || b->index >= s->meta.blocks || s->block_copy[b->index])
+	 * block known to have none (without the table of copies, none is released);
+	 * a packed block's arrays are the heap's, not the map's */
+	if (b->packed || !s->block_copy || b->index >= s->meta.blocks || s->block_copy[b->index])
 		return;
 	uintptr_t lo = UINTPTR_MAX, hi = 0;
 	for (size_t i = 0; i < sizeof arr / sizeof *arr; i++)
@@ -410,6 +449,7 @@ int store_each(hog_store *s, block_fn fn, void *ud, hog_err *err)
 	MDB_val k, v;
 	uint64_t index = 0, next = 0;
 	int ours = 0; /* rc came from us, not from the cursor */
+	hog_blockbuf bb = { 0 }; /* packed blocks, one at a time */
 	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0; rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
 		ours = 1;
 		unsigned char kb[8];
@@ -420,13 +460,14 @@ int store_each(hog_store *s, block_fn fn, void *ud, hog_err *err)
 			break;
 		}
 		hog_block b;
-		if ((rc = store_view(s, index, &v, next, &b, err)) || (rc = fn(ud, &b, err)))
+		if ((rc = store_view(s, index, &v, next, &b, &bb, err)) || (rc = fn(ud, &b, err)))
 			break;
 		next += b.n;
 		index++;
 		ours = 0;
 	}
 	mdb_cursor_close(cur);
+	hog_blockbuf_free(&bb);
 	if (rc == MDB_NOTFOUND) {
 		rc = 0;
 		if (next != s->meta.examples)
@@ -450,6 +491,10 @@ void hog_store_close(hog_store *s)
 		free(s->copies[i]);
 	free(s->copies);
 	free(s->block_copy);
+	for (uint64_t i = 0; s->decoded && i < s->meta.blocks; i++)
+		hog_blockbuf_free(&s->decoded[i]);
+	free(s->decoded);
+	free(s->decoded_view);
 	free(s->path);
 	free(s);
 }

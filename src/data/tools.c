@@ -122,7 +122,9 @@ static int hog_tools_split_open(hog_writer **w, hog_store *s, const char *in, co
 	snprintf(src, sizeof src, "split %c of %.200s", part, hog_tools_base(in));
 	hog_writer_opts wo = { .kind = m->kind, .task = m->task, .source = src, .dense_u8 = (int)m->dense_u8,
 	                       .dense_scale = m->dense_scale, .users = m->users, .items = m->items,
-	                       .classes = m->classes, .unlabelled = m->unlabelled };
+	                       .classes = m->classes, .unlabelled = m->unlabelled,
+	                       /* a set older readers read stays one; a packed set's values are exact as they are */
+	                       .raw_blocks = m->version < HOG_FORMAT_PACKED };
 	if (m->kind != HOG_KIND_RATINGS)
 		wo.features = m->features;
 	int rc = hog_writer_open(w, out, &wo, err);
@@ -189,6 +191,7 @@ static int hog_tools_split(const char *in, const char *out_a, const char *out_b,
 		return hog_err_set(err, HOG_ECONFIG, "split: the input and the two outputs must be three different files");
 	hog_store *s;
 	hog_writer *wa = NULL, *wb = NULL;
+	hog_blockbuf bb = { 0 }; /* packed blocks, one at a time */
 	int rc = hog_store_open(&s, in, err);
 	if (rc)
 		return rc;
@@ -209,7 +212,7 @@ static int hog_tools_split(const char *in, const char *out_a, const char *out_b,
 		goto fail;
 	for (uint64_t bi = 0; bi < m->blocks; bi++) {
 		hog_block b;
-		if ((rc = hog_store_block(s, bi, &b, err)))
+		if ((rc = hog_store_block_buf(s, bi, &b, &bb, err)))
 			goto fail;
 		for (uint32_t i = 0; i < b.n; i++) {
 			hog_writer *w = hog_tools_coin(seed, b.first + i) < fraction ? wb : wa;
@@ -259,12 +262,14 @@ static int hog_tools_split(const char *in, const char *out_a, const char *out_b,
 		goto fail;
 	}
 	hog_store_close(s);
+	hog_blockbuf_free(&bb);
 	free(seen);
 	return 0;
 fail:
 	hog_writer_abort(wa);
 	hog_writer_abort(wb);
 	hog_store_close(s);
+	hog_blockbuf_free(&bb);
 	free(seen);
 	return rc;
 }
@@ -359,10 +364,11 @@ int hog_export_libsvm(const char *in, int fd, hog_err *err)
 		return hog_err_set(err, ENOMEM, "export: out of memory");
 	}
 	/* one token (" id:value" or the label) is at most 1 + 20 + 1 + 16 bytes */
+	hog_blockbuf bb = { 0 }; /* packed blocks, one at a time */
 	const size_t room = 64;
 	for (uint64_t bi = 0; bi < m->blocks && !rc; bi++) {
 		hog_block b;
-		if ((rc = hog_store_block(s, bi, &b, err)))
+		if ((rc = hog_store_block_buf(s, bi, &b, &bb, err)))
 			break;
 		for (uint32_t i = 0; i < b.n && !rc; i++) {
 			if (o.pos + room > HOG_TOOLS_BUF && (rc = hog_tools_flush(&o, err)))
@@ -392,6 +398,7 @@ int hog_export_libsvm(const char *in, int fd, hog_err *err)
 	if (!rc)
 		rc = hog_tools_flush(&o, err);
 	free(o.buf);
+	hog_blockbuf_free(&bb);
 	hog_store_close(s);
 	return rc;
 }

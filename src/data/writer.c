@@ -52,6 +52,7 @@ struct hog_writer {
 	size_t txn_bytes, committed, mapsize;
 	double lmin, lmax, lsum, wsum;
 	int weighted;           /* some example's weight is not 1 */
+	int packed;             /* some block is packed (format version 3) */
 	int all_pm1, all_01, all_small_int;
 	struct meta_kv *kv;
 	size_t nkv;
@@ -179,6 +180,14 @@ static int flush_block(hog_writer *w, hog_err *err)
 		flags |= HOG_BLOCK_F_U8;
 	uint64_t m = w->o.kind == HOG_KIND_SPARSE ? w->nnz : w->o.kind == HOG_KIND_DENSE ? w->o.features : 0;
 	size_t bytes = hog_block_bytes(w->o.kind, w->n, m, flags);
+	/* packed when that is smaller (the narrowest values the precision allows) */
+	hog_pack_plan plan;
+	int packed = !w->o.raw_blocks && hog_block_pack_plan(&b, flags, w->o.value_precision, &plan) == 0 &&
+	             plan.bytes < bytes;
+	if (packed) {
+		bytes = plan.bytes;
+		w->packed = 1;
+	}
 	int rc;
 	/* Grow the map before it can fill: LMDB can only resize between transactions,
 	 * and reserving a huge map up front fails where address space is short
@@ -212,7 +221,10 @@ static int flush_block(hog_writer *w, hog_err *err)
 			return w_oom(w, err);
 		dst = tmpbuf;
 	}
-	hog_block_encode(dst, &b, flags);
+	if (packed)
+		hog_block_pack(dst, &b, flags, &plan);
+	else
+		hog_block_encode(dst, &b, flags);
 	if (tmpbuf) {
 		memcpy(v.mv_data, tmpbuf, bytes);
 		free(tmpbuf);
@@ -501,7 +513,7 @@ int hog_writer_finish(hog_writer *w, hog_err *err)
 	}
 	const char *src = w->o.source ? w->o.source : "";
 	if ((rc = put_meta(w, "format", "hogwild-data", 12, err)) ||
-	    (rc = put_meta_fmt(w, "version", err, "%d", w->weighted ? HOG_FORMAT_WEIGHTS : 1)) ||
+	    (rc = put_meta_fmt(w, "version", err, "%d", w->packed ? HOG_FORMAT_PACKED : w->weighted ? HOG_FORMAT_WEIGHTS : 1)) ||
 	    (rc = put_meta_fmt(w, "kind", err, "%s", hog_kind_name(w->o.kind))) ||
 	    (rc = put_meta_fmt(w, "task", err, "%s", hog_task_name(task))) ||
 	    (rc = put_meta_fmt(w, "examples", err, "%llu", (unsigned long long)w->examples)) ||

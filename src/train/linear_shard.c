@@ -212,9 +212,10 @@ int lin_stream_scan(hog_engine *e, lin_state *L, uint64_t *cnt, float **scales)
 	}
 	int rc = 0;
 	uint64_t ex = 0;
+	hog_blockbuf bb = { 0 }; /* packed blocks: decoded one at a time, again in stream_load() */
 	for (uint64_t b = 0; b < L->nb && !rc; b++) {
 		hog_block *k = &L->blk[b];
-		if ((rc = hog_store_block(e->store, b, k, e->err)))
+		if ((rc = hog_store_block_buf(e->store, b, k, &bb, e->err)))
 			break;
 		if (k->kind != HOG_KIND_SPARSE || k->first != ex) {
 			rc = hog_err_set(e->err, HOG_ECORRUPT, "block %llu does not follow on from the one before",
@@ -237,7 +238,11 @@ int lin_stream_scan(hog_engine *e, lin_state *L, uint64_t *cnt, float **scales)
 			sq[v] += (double)x * x;
 		}
 		hog_store_release(e->store, k);
+		if (k->packed) /* its arrays were bb's: only the counts are kept */
+			*k = (hog_block){ .kind = k->kind, .index = k->index, .first = k->first, .n = k->n, .nnz = k->nnz,
+			                  .packed = 1 };
 	}
+	hog_blockbuf_free(&bb);
 	if (!rc && ex != e->tr->n)
 		rc = hog_err_set(e->err, HOG_ECORRUPT, "the blocks hold %llu examples, the meta data says %llu",
 		                 (unsigned long long)ex, (unsigned long long)e->tr->n);
@@ -323,10 +328,20 @@ void lin_stream_order(hog_engine *e, eng_worker *ew, int epoch)
 }
 
 /* Decodes the worker's block @p slot into its arrays, as lin_build_shard() copies rows. */
-static void stream_load(hog_engine *e, lin_worker *w, uint32_t slot)
+static int stream_load(hog_engine *e, lin_worker *w, uint32_t slot)
 {
 	const lin_state *L = e->model;
 	const hog_block *b = &L->blk[w->sblk[slot]];
+	hog_block dec;
+	if (b->packed) { /* decoded again into the worker's buffer (checked once by the scan) */
+		hog_err err = { 0 };
+		int rc = hog_store_block_buf(e->store, b->index, &dec, &w->sbb, &err);
+		if (rc) {
+			eng_fail(e, rc, err.msg); /* the team stops after this round */
+			return rc;
+		}
+		b = &dec;
+	}
 	const int binary = e->tr->meta.task == HOG_TASK_BINARY;
 	float *tmp = w->stmp;
 	w->off[0] = 0;
@@ -350,6 +365,7 @@ static void stream_load(hog_engine *e, lin_worker *w, uint32_t slot)
 	}
 	hog_store_release(e->store, b);
 	w->loaded = slot;
+	return 0;
 }
 
 uint64_t lin_round_stream(hog_engine *e, eng_worker *ew, int epoch, uint64_t from, uint64_t to)
@@ -362,8 +378,8 @@ uint64_t lin_round_stream(hog_engine *e, eng_worker *ew, int epoch, uint64_t fro
 		while (w->cur_seg > 0 && w->seg[w->cur_seg].from > from) /* (resumed inside an epoch) */
 			w->cur_seg--;
 		const lin_seg *g = &w->seg[w->cur_seg];
-		if (w->loaded != (int64_t)g->slot)
-			stream_load(e, w, g->slot);
+		if (w->loaded != (int64_t)g->slot && stream_load(e, w, g->slot))
+			return from; /* (eng_fail: as a stop) */
 		uint64_t end = g->to < to ? g->to : to, got = fn(e, ew, epoch, from, end);
 		if (got < end)
 			return got; /* a stop request */

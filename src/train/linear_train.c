@@ -421,6 +421,7 @@ static void lin_worker_free(hog_engine *e, eng_worker *ew)
 	free(w->sfirst);
 	free(w->seg);
 	free(w->stmp);
+	hog_blockbuf_free(&w->sbb);
 	if (w->k.hrec)
 		hog_topo_free(e->topo, w->k.hrec, (size_t)L->ks.hot * L->S * 4);
 	if (w->k.hbase)

@@ -32,6 +32,7 @@ typedef struct lin_worker {
 	uint64_t nseg, cur_seg;
 	int64_t loaded;             /* the slot whose block is in the arrays, -1: none */
 	float *stmp;                /* buffered: hot_first()'s room */
+	hog_blockbuf sbb;           /* a packed block decoded (the largest block's size) */
 	/* the shard, in memory on the worker's node */
 	uint64_t nnz, nnz_max;
 	float *y;

@@ -47,13 +47,20 @@ static void decode(void *buf, size_t size)
 	}
 	hog_block b;
 	hog_err err = { 0 };
-	int rc = hog_block_decode(buf, size, 0, first, &meta, &b, &err);
+	static hog_blockbuf bb; /* packed blocks (format version 3) decode into it */
+	int rc = hog_block_decode(buf, size, 0, first, &meta, &b, &bb, &err);
 	fz_check(rc, &err);
 	if (rc == 0) { /* touch every array the block claims */
 		volatile double sum = 0;
 		const float *y = b.kind == HOG_KIND_RATINGS ? b.ratings : b.labels;
 		for (uint32_t i = 0; i < b.n; i++)
 			sum += y[i];
+		if (b.weights)
+			for (uint32_t i = 0; i < b.n; i++)
+				sum += b.weights[i];
+		if (b.kind == HOG_KIND_SPARSE)
+			for (uint32_t i = 0; i <= b.n; i++)
+				sum += b.offsets[i];
 		if (b.kind == HOG_KIND_SPARSE)
 			for (uint64_t j = 0; j < b.nnz; j++)
 				sum += b.ids[j] + (b.vals ? b.vals[j] : 1);

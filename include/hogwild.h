@@ -319,6 +319,9 @@ typedef struct hog_mlp_opts {
 } hog_mlp_opts;
 /** @} */
 
+struct hog_model;
+struct hog_eval;
+
 /** Everything that says how to train; hog_train_opts_init() fills the defaults. */
 typedef struct hog_train_opts {
 	enum hog_model_kind model; /**< default linear */
@@ -415,6 +418,14 @@ typedef struct hog_train_opts {
 	/** a line for the user before training starts (the mode --mode auto chose,
 	 * and what it measured); may be NULL */
 	void (*on_note)(void *ud, const char *note);
+	/** optional, instead of a @p test set in memory (which is then NULL): the
+	 * caller's held-out set (the CLI's, read a chunk at a time), evaluated
+	 * after every epoch on thread 0 while the team waits: @p m is the model
+	 * as it stands (the one an early stop keeps, with its hyper-parameters and
+	 * origin), *ev its figures; they count as the test figures (the table,
+	 * early stopping). Nonzero fails the run with that code and @p err's
+	 * message. One MPI rank (HOG_ENOTSUP otherwise). */
+	int (*test_eval)(void *ud, const struct hog_model *m, struct hog_eval *ev, hog_err *err);
 	void *ud;
 } hog_train_opts;
 

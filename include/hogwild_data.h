@@ -311,13 +311,16 @@ typedef struct hog_data_match hog_data_match;
  * for a ratings set reads its ids once (a pass over the chunks, then a rewind)
  * to refuse what the whole set's reconcile would refuse before any chunk is
  * used. The header's meta becomes what the reconciled set's would be (its id
- * maps stay: the set's originals). @p ref's pointers must outlive the match,
- * except its user_rated and item_rated, which the match takes (and frees at
- * hog_data_match_end(); on failure they stay the caller's). @return 0, HOG_EMISMATCH, ENOMEM or a chunk's error. */
+ * maps stay: the set's originals). @p ref's pointers are read during the call
+ * only, except its user_rated and item_rated, which the match takes (and frees
+ * at hog_data_match_end(); on failure they stay the caller's). @return 0, HOG_EMISMATCH, ENOMEM or a chunk's error. */
 int hog_data_match_begin(hog_data_match **out, hog_chunks *c, const char *d_name, const hog_data_ref *ref,
                          const char *ref_name, hog_err *err);
 /** Puts chunk @p d in the reference's terms, in place, counting what does not fit. */
 void hog_data_match_chunk(hog_data_match *x, hog_data *d);
+/** What did not fit in the chunks matched so far (a set read over again, a
+ * pass per epoch, counts again: take it after the first pass). */
+void hog_data_match_fit(const hog_data_match *x, hog_data_fit *fit);
 /** Frees the match, the whole set's hog_data_fit into @p fit (may be NULL). */
 void hog_data_match_end(hog_data_match *x, hog_data_fit *fit);
 

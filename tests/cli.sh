@@ -2167,6 +2167,33 @@ check "predict --stream --pairs" 2 "$H" predict --stream --model "$T/sr-mf.model
 check "eval --stream: a set of another kind" 1 "$H" eval --stream --model "$T/st-linear.model" --data "$T/sd.lmdb"
 check "eval --stream: a missing set" 1 "$H" eval --stream --model "$T/st-linear.model" --data "$T/none.lmdb"
 
+# train's held-out set a chunk at a time (--test, --validation FILE; here on
+# its own, HOGWILD_MEMORY=20K making it too large, in chunks of 256): every epoch's test figures in
+# --metrics those of the set in memory, for each model kind; early stopping
+# keeps the same epoch's model
+"$H" data split --fraction 0.3 --seed 2 "$T/st.lmdb" "$T/sttr.lmdb" "$T/stte.lmdb" >/dev/null 2>&1
+tfig() { grep -o '"test_[a-z]*":[^,}]*' "$1"; }
+for c in "linear sttr stte --test" "linear sttr stte --validation" "mlp sttr stte --test" "mlp sd sd --test" \
+         "mf srtr srte --test"; do
+	set -- $c
+	rm -f "$T/tm-mem" "$T/tm-st"
+	"$H" train --quiet --mode serial --model $1 --epochs 3 --data "$T/$2.lmdb" $4 "$T/$3.lmdb" --metrics "$T/tm-mem" >/dev/null 2>&1
+	check "train $4 a chunk at a time: $1 on $2" 0 env HOGWILD_MEMORY=20K "$H" train --quiet --mode serial --model $1 \
+		--epochs 3 --data "$T/$2.lmdb" $4 "$T/$3.lmdb" --metrics "$T/tm-st"
+	check_grep "train $4 a chunk at a time: $1 on $2: said" "$ERR" "$3.lmdb holds .* read a chunk at a time"
+	tfig "$T/tm-mem" >"$T/tf-mem"
+	tfig "$T/tm-st" >"$T/tf-st"
+	check_true "train $4 a chunk at a time: $1 on $2: every epoch's test figures those in memory" cmp "$T/tf-st" "$T/tf-mem"
+	check_true "train $4 a chunk at a time: $1 on $2: ... three epochs of them" \
+		test "$(grep -c '"test_loss":[0-9]' "$T/tf-st")" -eq 3
+done
+"$H" train --quiet --mode serial --epochs 30 --early-stop 1 --data "$T/srtr.lmdb" --test "$T/srte.lmdb" --save "$T/es-mem.model" >/dev/null 2>&1
+check "train --early-stop, the test set a chunk at a time" 0 env HOGWILD_MEMORY=20K "$H" train --quiet --mode serial --epochs 30 \
+	--early-stop 1 --data "$T/srtr.lmdb" --test "$T/srte.lmdb" --save "$T/es-st.model"
+check_true "train --early-stop, the test set a chunk at a time: the model kept in memory's" cmp "$T/es-st.model" "$T/es-mem.model"
+check "train --stream --test: streamed too" 0 "$H" train --stream --mode serial --epochs 2 --data "$T/sttr.lmdb" --test "$T/stte.lmdb"
+check_grep "train --stream --test: ... with its figures" "$OUT" '^ +2 .*[0-9]\.[0-9]+ +[0-9]+\.[0-9][0-9] +0\.[0-9]+$'
+
 # a set several times a memory cgroup's limit trains (--stream), evaluates and
 # predicts inside it; the in-memory eval is killed there (the limit bites)
 cg=
@@ -2196,6 +2223,9 @@ else
 	check_grep "cgroup 32 MB: eval ... all examples" "$OUT" '^examples +300000$'
 	check "cgroup 32 MB: predict" 0 incg "$H" predict --model "$T/cg.model" --data "$T/cg.lmdb" --out "$T/cg.pred"
 	check_true "cgroup 32 MB: predict ... every line" test "$(wc -l <"$T/cg.pred")" -eq 300000
+	check "cgroup 32 MB: train --stream --test on the 100 MB set" 0 incg "$H" train --quiet --stream --epochs 1 --data "$T/cg.lmdb" \
+		--test "$T/cg.lmdb" --metrics "$T/cg.json"
+	check_grep "cgroup 32 MB: train --stream --test ... its figures" "$T/cg.json" '"test_loss":[0-9]'
 	incg env HOGWILD_MEMORY=100G "$H" eval --model "$T/cg.model" --data "$T/cg.lmdb" >/dev/null 2>&1
 	got=$?
 	check_true "cgroup 32 MB: the whole set in memory is killed there (exit $got: a signal)" test "$got" -ge 128

@@ -28,7 +28,14 @@ typedef struct train_ui {
 	int metrics_errno;      /* first failed write to --metrics, 0 if none */
 	const hog_train_opts *o;
 	int validation;         /* the test columns are --validation's */
+	cli_held *held;         /* the held-out set read a chunk at a time (NULL: in memory) */
 } train_ui;
+
+/* hog_train_opts.test_eval: the held-out set read a chunk at a time. */
+static int held_eval(void *ud, const struct hog_model *m, struct hog_eval *ev, hog_err *err)
+{
+	return cli_held_eval(((train_ui *)ud)->held, m, ev, err);
+}
 
 /* The workers hog_train() will start: one for serial, --threads, or every core
  * of the topology it plans on (the same rule as the trainer's). */
@@ -410,7 +417,8 @@ static int load_fraction(const train_args *t, uint64_t seed, hog_data **tr, hog_
  * held-out set the run evaluates every epoch and stops early on (*held:
  * --validation, else --test), and with --validation the --test set, evaluated
  * once at the end (*te). */
-static int load_sets(const train_args *t, const hog_train_opts *o, hog_data **tr, hog_data **held, hog_data **te)
+static int load_sets(const train_args *t, const hog_train_opts *o, hog_data **tr, hog_data **held, hog_data **te,
+                     cli_held *hs, int streamed)
 {
 	const cli_train_args *a = &t->a;
 	int rc = 0;
@@ -426,21 +434,28 @@ static int load_sets(const train_args *t, const hog_train_opts *o, hog_data **tr
 		else if (!t->stream && (rc = hog_data_load(tr, a->data, &err)))
 			rc = cli_fail(&err, rc);
 		if (!rc && t->vfrac == 0)
-			rc = load_matched(t, *tr, t->validation, held);
+			rc = streamed ? cli_held_open(hs, "train", *tr, a->data, t->validation, a->strict)
+			              : load_matched(t, *tr, t->validation, held);
 		if (!rc && a->test)
 			rc = load_final_test(t, te);
 		return rc;
 	}
-	if (!t->stream)
-		return cli_load_data("train", a, tr, held, a->quiet);
-	hog_data **te_ = held;
 	cli_train_args ta = *a;
+	if (streamed) /* (the test set: below) */
+		ta.test = NULL;
+	if (!t->stream && !(rc = cli_load_data("train", &ta, tr, held, a->quiet)) && streamed)
+		rc = cli_held_open(hs, "train", *tr, a->data, a->test, a->strict);
+	if (!t->stream)
+		return rc;
+	hog_data **te_ = held;
 	ta.data = a->test;
 	ta.test = NULL;
 	if (!a->data)
 		rc = cli_usage_error("train", NULL, "--data is required (a data set made by 'hogwild data import' or 'gen')");
 	else if (cli_refuse_unlabelled("train", a->data, NULL))
 		rc = 1;
+	else if (a->test && streamed)
+		rc = cli_held_open(hs, "train", NULL, a->data, a->test, a->strict);
 	else if (a->test && !(rc = cli_load_data("train", &ta, te_, tr, a->quiet)))
 		rc = cli_match_test("train", NULL, a->data, *te_, a->test, a->quiet, a->strict);
 	return rc;
@@ -521,8 +536,19 @@ int cmd_train(int argc0, char **argv0)
 	train_ui ui = { .quiet = a->quiet || !cli_progress_wanted(0), .o = &o, .metrics_path = t.metrics,
 	                .validation = t.validation != NULL };
 	hog_data *tr = NULL, *held = NULL, *te = NULL;
-	if ((rc = check_files(&t, &o, rank, &ui)) || (rc = load_sets(&t, &o, &tr, &held, &te)))
+	cli_held hs = { 0 };
+	/* the held-out set read a chunk at a time: with --stream, or when it would
+	 * not fit (a --validation fraction is cut from the loaded training set) */
+	const char *heldp = t.validation ? (t.vfrac > 0 ? NULL : t.validation) : a->test;
+	int streamed = 0;
+	if ((rc = check_files(&t, &o, rank, &ui)))
 		goto out;
+	if ((streamed = cli_held_wanted("train", heldp, t.stream && heldp)))
+		ui.held = &hs;
+	if ((rc = load_sets(&t, &o, &tr, &held, &te, &hs, streamed)))
+		goto out;
+	if (streamed)
+		o.test_eval = held_eval;
 	ui.threads = train_threads(&o);
 	o.on_epoch = on_epoch;
 	o.on_progress = on_progress;
@@ -578,6 +604,7 @@ out:
 	hog_data_free(tr);
 	hog_data_free(held);
 	hog_data_free(te);
+	cli_held_close(&hs, "train", a->data, a->quiet || rank);
 	cli_config_free(argc, argv);
 	hog_mpi_finish();
 	return rc;

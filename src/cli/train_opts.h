@@ -48,6 +48,27 @@ int cli_load_data(const char *cmd, const cli_train_args *a, hog_data **tr, hog_d
 int cli_match_test(const char *cmd, const hog_data *tr, const char *trn, hog_data *te, const char *ten, int quiet,
                    int strict);
 
+/* train's held-out set read a chunk at a time (train_held.c): matched to the
+ * training set once, evaluated after every epoch (hog_train_opts.test_eval). */
+typedef struct cli_held {
+	hog_chunks *c;
+	hog_data_match *x;
+	const char *path;
+	int passes;
+	hog_data_fit fit;   /* what did not fit, counted on the first pass */
+} cli_held;
+/* Whether held-out set @p path is read a chunk at a time: asked (@p stream),
+ * or it would not fit (cli_stream_auto(), which says so). */
+int cli_held_wanted(const char *cmd, const char *path, int stream);
+/* Opens @p path and matches it to training set @p tr (file @p trn; NULL: its
+ * header read from trn) as cli_match_test() does. Returns 0 or an exit code
+ * after the message (cli_held_close() it either way). */
+int cli_held_open(cli_held *h, const char *cmd, const hog_data *tr, const char *trn, const char *path, int strict);
+/* The figures of model @p m on the whole set (hog_train_opts.test_eval's work). */
+int cli_held_eval(cli_held *h, const hog_model *m, hog_eval *ev, hog_err *err);
+/* Notes what did not fit (unless @p quiet; after a pass) and frees. */
+void cli_held_close(cli_held *h, const char *cmd, const char *trn, int quiet);
+
 /* Under mpirun: starts MPI (a build without MPI refuses to run as several
  * ranks, which would each train alone). Returns 0 or an exit code after
  * printing the problem. */

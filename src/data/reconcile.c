@@ -234,8 +234,10 @@ static uint64_t extra_features(const hog_data *d, uint64_t features, uint64_t *n
 	for (uint64_t j = 0; j < d->nnz; j++)
 		if (d->ids[j] >= features) {
 			(*nnz)++;
-			if (seen && !seen[d->ids[j] - features]++)
+			if (seen && !seen[d->ids[j] - features]) { /* (a flag: a count would wrap at 256) */
+				seen[d->ids[j] - features] = 1;
 				distinct++;
+			}
 		}
 	free(seen);
 	return distinct;
@@ -394,6 +396,11 @@ int hog_data_match_begin(hog_data_match **out, hog_chunks *c, const char *dn, co
 		hog_data_match_end(x, NULL);
 		return rc;
 	}
+	/* the chunks need the ranges and the rated flags only: nothing borrowed
+	 * outlives the call (train's training set is freed while its test set is
+	 * read epoch after epoch) */
+	x->ref.user_ids = x->ref.item_ids = NULL;
+	x->ref.columns = NULL;
 	*out = x;
 	return 0;
 }
@@ -416,9 +423,16 @@ void hog_data_match_chunk(hog_data_match *x, hog_data *d)
 		for (uint64_t j = 0; j < d->nnz; j++)
 			if (d->ids[j] >= ref->features) {
 				x->fit.extra_nnz++;
-				if (!x->seen[d->ids[j] - ref->features]++)
+				if (!x->seen[d->ids[j] - ref->features]) {
+					x->seen[d->ids[j] - ref->features] = 1;
 					x->fit.extra_features++;
+				}
 			}
+}
+
+void hog_data_match_fit(const hog_data_match *x, hog_data_fit *fit)
+{
+	*fit = x->fit;
 }
 
 void hog_data_match_end(hog_data_match *x, hog_data_fit *fit)

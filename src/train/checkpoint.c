@@ -74,7 +74,7 @@ uint64_t eng_run_hash(const hog_engine *e)
 	double d[] = { o->lr, o->backoff, o->t0, o->l2, o->adagrad_beta };
 	int64_t v[] = { o->loss, o->rule, o->sched, (int64_t)o->warmup, (int64_t)o->seed, o->epochs,
 		            (int64_t)o->sync_every, o->measure_delay,
-		            /* (collectives depend on these) */ o->checkpoint != NULL, e->te != NULL,
+		            /* (collectives depend on these) */ o->checkpoint != NULL, eng_has_test(e),
 		            o->keep_diverged };
 	uint64_t h = hog_fnv(e->opts_hash, d, sizeof d);
 	return hog_fnv(h, v, sizeof v);

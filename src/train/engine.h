@@ -210,6 +210,8 @@ struct hog_engine {
 	double lr_factor;           /* --lr-scale: the step's factor for the team's size (1: none) */
 	double loss_best;           /* this run's best epoch's training loss (NaN: none yet) */
 	hog_model *best;            /* early_stop: the best epoch's model (thread 0 keeps it) */
+	hog_model *held;            /* o.test_eval: the model its last figures are of (early_check
+	                               keeps it rather than take another snapshot) */
 	double best_loss;           /* ... its test loss (NaN: none yet) */
 	int best_epoch;             /* ... and its epoch, 0-based (-1: none) */
 	uint64_t ckpt_bytes;        /* rank 0: the space reserved for the next checkpoint */
@@ -222,6 +224,13 @@ struct hog_engine {
 	                               all 1, or a streamed set: eng_weight per block) */
 	double weight_sum;          /* the sum of wts */
 };
+
+/* Whether the run has a held-out set to report on after every epoch: one in
+ * memory (e->te), or the caller's (o.test_eval, a set read a chunk at a time). */
+static inline int eng_has_test(const hog_engine *e)
+{
+	return e->te || e->o.test_eval;
+}
 
 /* An example's effective weight: its own @p w times its class's (label > 0 is
  * binary's positive class; a multiclass label is its class number). */

@@ -317,7 +317,7 @@ static void lin_epoch_started(hog_engine *e, int epoch)
 	 * the last epoch's reaches the model handed back: without a test set to
 	 * report on after every epoch, the earlier epochs skip the work (measured:
 	 * +60-80% a serial epoch on 71-nonzero rows, bench/results/bias-step.md). */
-	L->ks.A = e->te || epoch == e->o.epochs - 1 ? L->A : NULL;
+	L->ks.A = eng_has_test(e) || epoch == e->o.epochs - 1 ? L->A : NULL;
 	if (L->ks.A)
 		for (uint64_t v = 0; v < L->D; v++)
 			atomic_store_explicit(&L->A[v], 0, memory_order_relaxed);

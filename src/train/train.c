@@ -64,6 +64,35 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static void team_fail(hog_engine *e, int rc, const char *what);
+
+/* Thread 0 after an epoch, o.test_eval: the caller's held-out set evaluated
+ * on the model as it stands (what early_check keeps: the --average model
+ * where there is one), its figures the epoch's test figures. */
+static void held_eval(hog_engine *e, hog_epoch_stats *s)
+{
+	hog_model_free(e->held);
+	e->held = e->ops->result ? e->ops->result(e) : e->ops->snapshot(e);
+	if (!e->held) {
+		team_fail(e, ENOMEM, "evaluating the test set");
+		return;
+	}
+	eng_model_hyper(e, e->held);
+	hog_eval ev;
+	int rc = e->o.test_eval(e->o.ud, e->held, &ev, &e->werr);
+	if (rc) {
+		if (!e->werr.code)
+			hog_err_set(&e->werr, rc, "evaluating the test set: %s", hog_strerror(rc));
+		atomic_store(&e->action, 3);
+		return;
+	}
+	s->test_loss = ev.loss;
+	s->test_acc = ev.accuracy;
+	s->test_auc = ev.auc;
+	s->test_rmse = ev.rmse;
+	s->test_mae = ev.mae;
+}
+
 static void delay_stats(hog_engine *e, hog_epoch_stats *s)
 {
 	uint64_t total = 0;
@@ -169,6 +198,8 @@ static void epoch_report(hog_engine *e, int ep, double spent)
 	 * checkpoint is written of it */
 	eng_check_diverged(e, ep, s.train_loss, 1);
 	e->ops->epoch_stats(e, &s);
+	if (e->o.test_eval)
+		held_eval(e, &s);
 	delay_stats(e, &s);
 	e->last = s;
 	if (e->o.on_epoch && e->rank == 0)
@@ -296,7 +327,8 @@ static void early_check(hog_engine *e, int ep)
 {
 	const double loss = e->last.test_loss;
 	if (isfinite(loss) && (e->best_epoch < 0 || loss < e->best_loss - 1e-6 * fabs(e->best_loss))) {
-		hog_model *m = e->ops->result ? e->ops->result(e) : e->ops->snapshot(e);
+		hog_model *m = e->held ? e->held : e->ops->result ? e->ops->result(e) : e->ops->snapshot(e);
+		e->held = NULL; /* (the evaluated model: taken) */
 		if (!m) {
 			team_fail(e, ENOMEM, "keeping the best epoch's model");
 			return;
@@ -611,6 +643,7 @@ static void engine_free(hog_engine *e)
 	if (e->model)
 		ops->free(e);
 	hog_model_free(e->best);
+	hog_model_free(e->held);
 	free(e->w);
 	free(e->plan);
 	free(e->start_pos);
@@ -662,9 +695,16 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 		e->o.round_examples = 1u << 15;
 	e->rank = hog_mpi_rank();
 	e->ranks = hog_mpi_size();
-	if (e->o.early_stop && (!test || e->ranks > 1)) {
-		rc = hog_err_set(err, HOG_ECONFIG, "early stopping needs %s", !test ? "a test (validation) set to watch"
+	if (e->o.early_stop && (!eng_has_test(e) || e->ranks > 1)) {
+		rc = hog_err_set(err, HOG_ECONFIG, "early stopping needs %s", !eng_has_test(e) ? "a test (validation) set to watch"
 		                 : "one MPI rank (several are not supported yet)");
+		free(e);
+		return rc;
+	}
+	if (e->o.test_eval && (test || e->ranks > 1)) {
+		rc = hog_err_set(err, test ? HOG_ECONFIG : HOG_ENOTSUP, "%s", test
+		                 ? "a test set in memory and one evaluated by the caller (test_eval): give one"
+		                 : "a test set read a chunk at a time needs one MPI rank (several are not supported yet)");
 		free(e);
 		return rc;
 	}

@@ -24,6 +24,7 @@ struct hog_chunks {
 	uint32_t off;       /* examples of b already copied */
 	int have;           /* b holds a block */
 	hog_block b;
+	hog_blockbuf bb;    /* a packed block's decoded arrays (b points into it until the next block) */
 	uint64_t cap_n, cap_nnz;
 	float *vbuf;        /* values (chunk.vals points here when the chunk has any) */
 	char *path;
@@ -221,7 +222,7 @@ int hog_chunks_next(hog_chunks *c, hog_data **out, hog_err *err)
 			if (c->next_block >= m->blocks)
 				return hog_err_set(err, HOG_ECORRUPT, "%s: the blocks hold fewer examples than the meta data's %llu",
 				                   c->path, (unsigned long long)m->examples);
-			int rc = hog_store_block(c->s, c->next_block, &c->b, err);
+			int rc = hog_store_block_buf(c->s, c->next_block, &c->b, &c->bb, err);
 			if (rc) {
 				if (strncmp(err ? err->msg : "", c->path, strlen(c->path)) != 0)
 					hog_err_prefix(err, "%s", c->path);
@@ -257,6 +258,7 @@ void hog_chunks_close(hog_chunks *c)
 	if (c->have)
 		hog_store_release(c->s, &c->b);
 	hog_store_close(c->s);
+	hog_blockbuf_free(&c->bb);
 	hog_data_free(c->head);
 	hog_data *d = &c->chunk;
 	d->vals = NULL;

@@ -20,6 +20,8 @@
  *                     since the last flush to the shared weights every
  *                     --flush-every examples (and at the end of each round);
  *                     then takes the shared weights back
+ *   deterministic     mlp_determ.c: the shards' gradients summed in a fixed
+ *                     order, one step with one optimizer state
  * The step rule's state (momentum's velocity, AdaGrad's sums, Adam's moments)
  * is each worker's own, as each process of PyTorch's mnist_hogwild has its own
  * optimizer; it is stored beside the shared weights after each round for

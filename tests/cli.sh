@@ -1606,6 +1606,37 @@ check "deterministic: --delay refused" 2 "$H" train --data "$T/dm.lmdb" --mode d
 check "deterministic: compare shows it as a row" 0 "$H" compare --quiet --data "$T/dm.lmdb" --epochs 1 \
 	--modes deterministic --threads 2
 check_grep "deterministic: ... the row" "$OUT" 'deterministic'
+# the mlp (and softmax regression): synchronous steps on the shards' summed gradients
+"$H" data gen -q --kind dense --examples 3000 --features 20 --classes 4 --seed 3 "$T/dmd.lmdb" >/dev/null 2>&1
+for rule in sgd momentum adagrad adam adamw; do
+	case $rule in momentum) opt="--optimizer sgd --momentum 0.9" ;; sgd) opt="--optimizer sgd --momentum 0" ;;
+	*) opt="--optimizer $rule" ;; esac
+	for t in 1 2 2 2 4; do
+		"$H" train --quiet --data "$T/dmd.lmdb" --model mlp --layers 16 --mode deterministic --shards 5 --batch 8 \
+			$opt --epochs 2 --threads $t --save "$T/dmd_$t.model" >/dev/null 2>&1
+		cksum <"$T/dmd_$t.model" | cut -d' ' -f1
+	done | sort -u >"$T/dm_sums"
+	check_true "deterministic mlp: $rule, 3 runs at 2 threads and 1, 4: one model file" \
+		test "$(wc -l <"$T/dm_sums")" = 1
+done
+for t in 1 3; do
+	"$H" train --quiet --data "$T/dm.lmdb" --loss softmax --mode deterministic --shards 4 --epochs 2 --threads $t \
+		--save "$T/dms_$t.model" >/dev/null 2>&1
+done
+check_true "deterministic softmax (sparse): 1 and 3 threads, one model file" cmp -s "$T/dms_1.model" "$T/dms_3.model"
+"$H" train --quiet --data "$T/dmd.lmdb" --model mlp --optimizer adam --mode deterministic --epochs 3 --threads 1 \
+	--save "$T/dmd_s.model" >/dev/null 2>&1
+"$H" train --quiet --data "$T/dmd.lmdb" --model mlp --optimizer adam --mode deterministic --epochs 1 --threads 2 \
+	--checkpoint "$T/dmd.ckpt" >/dev/null 2>&1
+check "deterministic mlp: resumed at 3 threads" 0 "$H" train --quiet --data "$T/dmd.lmdb" --model mlp --optimizer adam \
+	--mode deterministic --epochs 3 --threads 3 --resume "$T/dmd.ckpt" --save "$T/dmd_r.model"
+check_true "deterministic mlp: ... the straight run's model file" cmp -s "$T/dmd_s.model" "$T/dmd_r.model"
+check "deterministic mlp: --batch auto refused" 2 "$H" train --data "$T/dmd.lmdb" --model mlp --mode deterministic \
+	--batch auto
+check_grep "deterministic mlp: ... names the option" "$ERR" 'batch'
+check "deterministic mlp: --flush-every refused" 2 "$H" train --data "$T/dmd.lmdb" --model mlp --mode deterministic \
+	--flush-every 64
+check_grep "deterministic mlp: ... names the option" "$ERR" 'flush-every'
 
 # ------------------------------------------------------------ (new sections go here)
 

@@ -126,6 +126,8 @@ static const icase issue_cases[] = {
 	{ T, LIN, LOG, MD(DETERMINISTIC), ADA, BKF, NULL, NULL, "shards", A, 0 },
 	{ T, LIN, LOG, MD(REPLICA), SGD, BKF, NULL, NULL, "shards", R, 0 },
 	{ T, MF, SQ, MD(LOCKFREE), SGD, BKF, NULL, NULL, "shards", R, 0 },
+	{ T, MLP, LOG, MD(DETERMINISTIC), ADA, BKF, NULL, NULL, "shards", A, 0 },
+	{ T, MLP, LOG, MD(LOCKFREE), SGD, BKF, NULL, NULL, "shards", R, 0 },
 	{ T, MLP, LOG, MD(BUFFERED), SGD, BKF, NULL, NULL, "flush-every", A, 0 },
 	{ T, MLP, LOG, MD(BUFFERED), SGD, BKF, NULL, NULL, "hot", R, 0 },
 	{ T, LIN, LOG, MD(BUFFERED), SGD, BKF, NULL, NULL, "hot", A, 0 },
@@ -277,7 +279,7 @@ static const struct ref {
 	{ "delay", "linear", "serial lockfree atomic striped locked", "" },
 	{ "measure-delay", "linear mf", "", "" }, { "hot", "linear", "buffered replica", "" },
 	{ "flush-every", "linear mlp softmax", "buffered replica deterministic", "" },
-	{ "shards", "linear", "deterministic", "" }, { "node-sync", "linear", "replica", "" },
+	{ "shards", "linear mlp softmax", "deterministic", "" }, { "node-sync", "linear", "replica", "" },
 	{ "stripe-size", "linear", "striped", "" }, { "bind", "*", "", "" }, { "seed", "*", "", "" },
 	{ "topology", "*", "", "" }, { "sync-every", "*", "", "" }, { "compress", "*", "", "" }, { "no-shuffle", "*", "", "" },
 	{ "shuffle-chunk", "linear", "", "" },
@@ -300,8 +302,8 @@ static const struct ctx {
 	const char *modes;
 } ctxs[] = {
 	{ "linear", LIN, LOG, "serial lockfree buffered atomic striped locked replica deterministic" },
-	{ "softmax", LIN, SMX, "serial lockfree buffered atomic locked" },
-	{ "mlp", MLP, LOG, "serial lockfree buffered atomic locked" },
+	{ "softmax", LIN, SMX, "serial lockfree buffered atomic locked deterministic" },
+	{ "mlp", MLP, LOG, "serial lockfree buffered atomic locked deterministic" },
 	{ "mf", MF, SQ, "serial lockfree atomic striped locked grid" },
 };
 

@@ -5,6 +5,7 @@
  * layers), with the default step size. */
 #include "train/engine.h"
 #include "train/mlp_opts.h"
+#include "train/mlp_train.h"
 #include "model/mlp.h"
 #include "sys/err.h"
 #include "sys/hash.h"
@@ -65,6 +66,8 @@ uint64_t mlp_opts_hash(const hog_train_opts *o, uint64_t h)
  * gradient's scale). */
 static double mlp_default_lr(const hog_train_opts *o, const hog_data *tr, const float *sc)
 {
+	/* (deterministic: a step's batch is --batch of each of the shards) */
+	const double B = (double)o->mlp.batch * (o->mode == HOG_MODE_DETERMINISTIC ? o->shards : 1);
 	if (is_adam(o->rule))
 		return 0.001;
 	if (o->mlp.nlayers)
@@ -84,7 +87,7 @@ static double mlp_default_lr(const hog_train_opts *o, const hog_data *tr, const 
 		}
 	else
 		sq = (double)tr->nnz;
-	return (double)o->mlp.batch / ((double)o->mlp.batch + sq / (double)tr->n);
+	return B / (B + sq / (double)tr->n);
 }
 
 int mlp_opts_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err *err)
@@ -154,6 +157,8 @@ int mlp_opts_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, ho
 	if (o->mlp.lars > 0 && o->rule != HOG_RULE_SGD)
 		return hog_err_set(err, HOG_ECONFIG, "--lars goes with --optimizer sgd (LARS is SGD's layer-wise rule; "
 		                   "Adam's is LAMB)");
+	if (o->mode == HOG_MODE_DETERMINISTIC && (rc = mlp_det_check(o, tr, err)))
+		return rc;
 	if (o->mlp.batch_auto && o->resume)
 		return hog_err_set(err, HOG_ECONFIG, "--batch auto cannot --resume yet: the batches it grew and its step's "
 		                   "factor are not in the checkpoint (resume with --batch set to the last epoch's)");

@@ -20,6 +20,8 @@
  *                     since the last flush to the shared weights every
  *                     --flush-every examples (and at the end of each round);
  *                     then takes the shared weights back
+ *   deterministic     mlp_determ.c: the shards' gradients summed in a fixed
+ *                     order, one step with one optimizer state
  * The step rule's state (momentum's velocity, AdaGrad's sums, Adam's moments)
  * is each worker's own, as each process of PyTorch's mnist_hogwild has its own
  * optimizer; it is stored beside the shared weights after each round for
@@ -53,6 +55,7 @@
 #include "train/engine.h"
 #include "train/mlp_opts.h"
 #include "train/mlp_step.h"
+#include "train/mlp_train.h"
 #include "train/noise.h"
 #include <errno.h>
 #include <stdlib.h>
@@ -60,66 +63,7 @@
 
 /* ald, ast, cas_add (relaxed accessors) and the spin lock: train/sync.h, through engine.h */
 
-enum { NOISE_K = 4, NOISE_EVERY = 32 };           /* the noise scale's windows */
-#define MAX_BUFS 32
-
-typedef struct mlp_state {
-	hog_mlp_shape s;
-	uint32_t flags;             /* HOG_MLP_* */
-	int state;                  /* blocks of np floats of rule state after the weights (snapshots):
-	                               hog_mlp_states() */
-	uint64_t nrec;              /* np * (1 + state) */
-	_Atomic float *P;
-	uint32_t *perm;             /* examples dealt to the workers */
-	hog_spin lock;              /* locked mode */
-	float *test_prob;           /* te->n x outputs */
-	uint32_t max_row;           /* sparse: most nonzeros in a row (train and test) */
-	float *xscale;              /* --normalize: n[0] factors on the inputs (powers of two), or
-	                               NULL; W_0 is kept for the scaled inputs, handed back for the
-	                               raw ones (snapshot) */
-	int rk;
-	float l2, mu, beta;
-	double b1, b2;              /* adam, adamw: the moments' decays */
-	float eps;
-	uint32_t batch;             /* this epoch's batch (thread 0 sets it between epochs) */
-	uint32_t cap;               /* the largest batch the buffers take */
-	double lr_mult;             /* --batch auto: the step's factor for the batch grown */
-	double noise;               /* the last epoch's noise scale (NAN: none) */
-	double lars;                /* --lars: the trust coefficient eta (0: off) */
-} mlp_state;
-
-
-typedef struct mlp_worker {
-	hog_backend *b;
-	int host;                   /* backend buffers are host memory: no staging */
-	const uint32_t *rows;       /* its examples (indices into the training set) */
-	int B;
-	uint32_t cap_nnz;
-	float *W, *hW;              /* weights (buffered: the replica) */
-	int fresh;                  /* hW holds what this worker last wrote */
-	float *rs;                  /* the step rule's state (np floats per state), or NULL */
-	double t;                   /* adam: this batch's step number, from 1 (adam_t) */
-	double t_base;              /* adam: the worker's batches before this epoch */
-	float *acc;                 /* the noise window's sum of gradients (np floats) */
-	uint64_t nb;                /* batches this epoch, for the windows' phase */
-	double win_g2;              /* the window's sum of squared batch-gradient norms */
-	int win_full;               /* every batch of the window had B rows */
-	noise_sums ns;              /* this epoch's windows */
-	float *G, *hG;              /* gradient, np floats */
-	float *X, *hX;              /* dense batch */
-	uint32_t *off, *hoff, *ids, *hids;
-	float *vals, *hvals;        /* sparse batch */
-	int32_t *lab, *hlab;
-	float *wt, *hwt;            /* weighted runs: the rows' factors in the batch loss (B floats) */
-	uint32_t *idx;              /* B example numbers */
-	float *A[HOG_MLP_MAX_HIDDEN + 1], *D[2];
-	uint32_t *touched, ntouched, *mark, stamp; /* sparse: rows of W_0 in the batch */
-	float *base;                /* buffered: the replica at the last flush */
-	uint64_t since_flush;
-	hog_err err;
-	void *bufs[MAX_BUFS][2];
-	int nbufs;
-} mlp_worker;
+/* mlp_state, mlp_worker: train/mlp_train.h */
 
 /* A backend buffer and its host view (the same memory on a host backend). */
 static int wbuf(mlp_worker *w, size_t bytes, void *dev, void *host)
@@ -401,10 +345,9 @@ static int batch_weights(hog_engine *e, mlp_worker *w, int rows, double *den, do
 	return up(w, w->wt, w->hwt, rows * sizeof(float));
 }
 
-/* One mini-batch: forward, backward, the step. Adds the batch's summed loss
- * (weighted: sum w l) to *loss, its weights to *wsum and its flops to *units. */
-static int batch_step(hog_engine *e, mlp_worker *w, const uint32_t *order, int rows, float lr, double *loss,
-                      double *wsum, uint64_t *units)
+/* One mini-batch's gradient (mlp_train.h). */
+int mlp_batch_grad(hog_engine *e, mlp_worker *w, const uint32_t *order, int rows, int ready, double *loss,
+                   double *wsum, uint64_t *units)
 {
 	mlp_state *M = e->model;
 	const hog_mlp_shape *s = &M->s;
@@ -429,9 +372,9 @@ static int batch_step(hog_engine *e, mlp_worker *w, const uint32_t *order, int r
 	 * also loads what the others wrote; a fresh read would see at most one
 	 * batch's more of their updates, at the cost of another pass over every
 	 * weight). Sparse: the rows of W_0 this batch touches, read now. */
-	if (e->o.mode != HOG_MODE_BUFFERED)
+	if (!ready && e->o.mode != HOG_MODE_BUFFERED)
 		read_weights(M, w, w->fresh);
-	if ((rc = up(w, w->W, w->hW, s->np * sizeof(float))))
+	if (!ready && (rc = up(w, w->W, w->hW, s->np * sizeof(float))))
 		return rc;
 	if ((rc = hog_mlp_forward(w->b, s, w->W, &x, w->A, err)))
 		return rc;
@@ -451,11 +394,26 @@ static int batch_step(hog_engine *e, mlp_worker *w, const uint32_t *order, int r
 		return rc;
 	if ((rc = down(w, w->hG, w->G, s->np * sizeof(float))))
 		return rc;
-	noise_window(M, w, rows);
-	apply_step(e, w, lr);
 	for (int l = 0; l < L; l++) /* the forward's products: rows x n_l times n_l x n_l+1 */
 		flops += 2ull * s->n[l + 1] * (l == 0 && s->sparse ? w->hoff[rows] : (uint64_t)rows * s->n[l]);
 	*units += flops;
+	return 0;
+}
+
+int mlp_upload(mlp_worker *w, void *d, const void *h, size_t bytes)
+{
+	return up(w, d, h, bytes);
+}
+
+/* One mini-batch: the gradient, then the step. */
+static int batch_step(hog_engine *e, mlp_worker *w, const uint32_t *order, int rows, float lr, double *loss,
+                      double *wsum, uint64_t *units)
+{
+	int rc = mlp_batch_grad(e, w, order, rows, 0, loss, wsum, units);
+	if (rc)
+		return rc;
+	noise_window(e->model, w, rows);
+	apply_step(e, w, lr);
 	return 0;
 }
 
@@ -501,8 +459,7 @@ static uint64_t mlp_round_fn(hog_engine *e, eng_worker *ew, int epoch, uint64_t 
 
 static eng_round_fn mlp_round(const hog_engine *e)
 {
-	(void)e;
-	return mlp_round_fn;
+	return e->o.mode == HOG_MODE_DETERMINISTIC ? mlp_det_round(e) : mlp_round_fn;
 }
 
 /* Before each epoch: the epoch's batch (thread 0 set it after the last),
@@ -520,6 +477,8 @@ static void mlp_epoch_begin(hog_engine *e, eng_worker *ew, int epoch)
 	w->B = (int)M->batch;
 	w->nb = 0;
 	w->ns = (noise_sums){ 0 };
+	if (M->det)
+		mlp_det_epoch_order(e, ew, epoch);
 }
 
 /* After each round: buffered flushes, and every worker stores its step-rule
@@ -604,6 +563,9 @@ static int mlp_setup(hog_engine *e)
 	eng_shuffle_u32(M->perm, tr->n, o->seed ^ 0xD1CEull);
 	if (o->normalize && !(M->xscale = eng_feature_scales(tr, o->normalize, NULL)))
 		return hog_err_set(e->err, ENOMEM, "out of memory");
+	int rc;
+	if (o->mode == HOG_MODE_DETERMINISTIC && (rc = mlp_det_setup(e, M)))
+		return rc;
 	if (M->s.sparse) {
 		const hog_data *sets[2] = { tr, e->te };
 		for (int k = 0; k < 2; k++)
@@ -627,6 +589,8 @@ static int mlp_worker_init(hog_engine *e, eng_worker *ew)
 	eng_worker_share(e, ew, e->tr->n, &lo, &hi);
 	w->rows = M->perm + lo;
 	ew->n = hi - lo;
+	if (M->det) /* (its shards: w->rows the whole permutation, ew->n the largest shard's) */
+		mlp_det_worker_init(e, ew);
 	if (!(ew->order = malloc((ew->n + 1) * sizeof *ew->order)) || !(w->idx = malloc(M->cap * sizeof *w->idx)))
 		return ENOMEM;
 	int rc = hog_backend_open(&w->b, e->o.mlp.device, 0, &w->err);
@@ -668,7 +632,7 @@ static int mlp_worker_init(hog_engine *e, eng_worker *ew)
 		for (uint64_t k = 0; k < s->np; k++)
 			w->hW[k] = w->base[k] = ald(&M->P[k]);
 	}
-	if (M->state) { /* from the checkpoint, or zero */
+	if (M->state && !M->det) { /* from the checkpoint, or zero (deterministic: the one state in M->P) */
 		if (!(w->rs = malloc(s->np * M->state * F)))
 			return ENOMEM;
 		for (uint64_t k = 0; k < s->np * M->state; k++)
@@ -707,6 +671,7 @@ static void mlp_free(hog_engine *e)
 	free(M->perm);
 	free(M->test_prob);
 	free(M->xscale);
+	mlp_det_free(M);
 	free(M);
 	e->model = NULL;
 }
@@ -844,7 +809,7 @@ const hog_trainer_ops hog_mlp_trainer = {
 	 * mini-batch gradient is one write of every weight, no hot coordinates */
 	.losses = 1u << HOG_LOSS_LOGISTIC | 1u << HOG_LOSS_SOFTMAX, /* cross-entropy */
 	.modes = 1u << HOG_MODE_SERIAL | 1u << HOG_MODE_LOCKFREE | 1u << HOG_MODE_BUFFERED | 1u << HOG_MODE_ATOMIC |
-	         1u << HOG_MODE_LOCKED,
+	         1u << HOG_MODE_LOCKED | 1u << HOG_MODE_DETERMINISTIC,
 	.opts_init = mlp_opts_init,
 	.opts_hash = mlp_opts_hash,
 	.opts_names = "--batch, --layers, --momentum",
@@ -855,6 +820,7 @@ const hog_trainer_ops hog_mlp_trainer = {
 	.round = mlp_round,
 	.epoch_begin = mlp_epoch_begin,
 	.round_end = mlp_round_end,
+	.round_share = mlp_det_share,
 	.stop = mlp_stop,
 	.probe = mlp_probe,
 	.eval_slice = mlp_eval_slice,

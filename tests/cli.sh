@@ -204,6 +204,10 @@ check_grep "data info: examples" "$OUT" '^examples +5$'
 check_grep "data info: features" "$OUT" '^features +7$'
 check_grep "data info: nonzeros" "$OUT" '^nonzeros +11 '
 check_grep "data info: format version (packed blocks: 3)" "$OUT" 'version 3'
+check_grep "data info: positives" "$OUT" '^positives +3 \(60\.0%\)'
+check_grep "data info: Delta" "$OUT" '^Delta '
+check_grep "data info: rho" "$OUT" '^rho '
+check_true "data info: lines under 80 columns" test -z "$(awk 'length > 79' "$OUT")"
 check "data import --encoding raw" 0 "$H" data import --format libsvm --quiet --encoding raw "$T/small.txt" "$T/small_raw.lmdb"
 check "data info (raw)" 0 "$H" data info "$T/small_raw.lmdb"
 check_grep "data info: a raw set stays version 1" "$OUT" 'version 1'
@@ -214,10 +218,6 @@ check "data verify (packed, f16)" 0 "$H" data verify "$T/small_f16.lmdb"
 check "data export (packed)" 0 "$H" data export --out "$T/small_p.txt" "$T/small.lmdb"
 check "data export (raw)" 0 "$H" data export --out "$T/small_r.txt" "$T/small_raw.lmdb"
 check_true "data export: packed and raw sets give the same text" cmp -s "$T/small_p.txt" "$T/small_r.txt"
-check_grep "data info: positives" "$OUT" '^positives +3 \(60\.0%\)'
-check_grep "data info: Delta" "$OUT" '^Delta '
-check_grep "data info: rho" "$OUT" '^rho '
-check_true "data info: lines under 80 columns" test -z "$(awk 'length > 79' "$OUT")"
 check "data info --sample 0" 0 "$H" data info --sample 0 "$T/small.lmdb"
 check_true "data info --sample 0 skips the statistics" test -z "$(grep '^Delta' "$OUT")"
 check "data info --json" 0 "$H" data info --json "$T/small.lmdb"

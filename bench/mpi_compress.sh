@@ -25,17 +25,17 @@ W=$WORK/cz
 mkdir -p "$W"
 if [ ! -f "$W/ml-te.lmdb/data.mdb" ] && [ ! -f "$W/ml-te.lmdb" ]; then
 	"$H" data import -q --format ratings "$ML" "$W/ml.lmdb" >/dev/null
-	"$H" data split -q --per-user --fraction 0.2 --seed 1 "$W/ml.lmdb" "$W/ml-tr.lmdb" "$W/ml-te.lmdb" >/dev/null
+	"$H" data split --per-user --fraction 0.2 --seed 1 "$W/ml.lmdb" "$W/ml-tr.lmdb" "$W/ml-te.lmdb" >/dev/null
 fi
 if [ ! -f "$W/fm-te.lmdb/data.mdb" ] && [ ! -f "$W/fm-te.lmdb" ]; then
-	"$H" data import -q --format idx "$FM/train-images-idx3-ubyte" "$FM/train-labels-idx1-ubyte" "$W/fm-tr.lmdb" >/dev/null
-	"$H" data import -q --format idx "$FM/t10k-images-idx3-ubyte" "$FM/t10k-labels-idx1-ubyte" "$W/fm-te.lmdb" >/dev/null
+	"$H" data import -q --format idx "$FM/train-images-idx3-ubyte.gz" "$FM/train-labels-idx1-ubyte.gz" "$W/fm-tr.lmdb" >/dev/null
+	"$H" data import -q --format idx "$FM/t10k-images-idx3-ubyte.gz" "$FM/t10k-labels-idx1-ubyte.gz" "$W/fm-te.lmdb" >/dev/null
 fi
 RCV=${CZ_RCV_EXAMPLES:-200000}
 [ "$QUICK" = 1 ] && RCV=20000
 if [ ! -f "$W/rcv$RCV-te.lmdb/data.mdb" ] && [ ! -f "$W/rcv$RCV-te.lmdb" ]; then
 	"$H" data gen -q --examples "$RCV" --seed 11 "$W/rcv$RCV.lmdb" >/dev/null
-	"$H" data split -q --fraction 0.1 --seed 1 "$W/rcv$RCV.lmdb" "$W/rcv$RCV-tr.lmdb" "$W/rcv$RCV-te.lmdb" >/dev/null
+	"$H" data split --fraction 0.1 --seed 1 "$W/rcv$RCV.lmdb" "$W/rcv$RCV-tr.lmdb" "$W/rcv$RCV-te.lmdb" >/dev/null
 fi
 
 # name | options | compressed scheme

@@ -208,6 +208,7 @@ check_grep "data info: positives" "$OUT" '^positives +3 \(60\.0%\)'
 check_grep "data info: Delta" "$OUT" '^Delta '
 check_grep "data info: rho" "$OUT" '^rho '
 check_true "data info: lines under 80 columns" test -z "$(awk 'length > 79' "$OUT")"
+check_grep "data info: fits in memory here" "$OUT" '^in memory +[0-9.]+ MB decoded, [0-9.]+ MB available here: fits$'
 check "data import --encoding raw" 0 "$H" data import --format libsvm --quiet --encoding raw "$T/small.txt" "$T/small_raw.lmdb"
 check "data info (raw)" 0 "$H" data info "$T/small_raw.lmdb"
 check_grep "data info: a raw set stays version 1" "$OUT" 'version 1'
@@ -218,10 +219,14 @@ check "data verify (packed, f16)" 0 "$H" data verify "$T/small_f16.lmdb"
 check "data export (packed)" 0 "$H" data export --out "$T/small_p.txt" "$T/small.lmdb"
 check "data export (raw)" 0 "$H" data export --out "$T/small_r.txt" "$T/small_raw.lmdb"
 check_true "data export: packed and raw sets give the same text" cmp -s "$T/small_p.txt" "$T/small_r.txt"
+check "data info under a 100-byte budget" 0 env HOGWILD_MEMORY=100 "$H" data info "$T/small.lmdb"
+check_grep "data info: ... too large, and which commands stream" "$OUT" 'available here: too large$'
+check_grep "data info: ... naming them" "$OUT" 'eval, predict, --test stream it; train: --stream'
 check "data info --sample 0" 0 "$H" data info --sample 0 "$T/small.lmdb"
 check_true "data info --sample 0 skips the statistics" test -z "$(grep '^Delta' "$OUT")"
 check "data info --json" 0 "$H" data info --json "$T/small.lmdb"
 check_true "data info --json: one line" test "$(wc -l <"$OUT")" -eq 1
+check_grep "data info --json: whether it fits" "$OUT" '"decoded_bytes":[0-9]+,"available_bytes":[0-9]+,"fits":true'
 check_grep "data info --json: an object with the counts" "$OUT" '^\{.*"examples":5,.*"features":7,.*\}$'
 check_grep "data info --json: stats" "$OUT" '"stats":\{.*"delta":'
 if command -v python3 >/dev/null 2>&1; then

@@ -72,6 +72,12 @@ static void info_json(const struct info *f)
 	}
 	json_u64("nnz", m->nnz);
 	json_u64("blocks", m->blocks);
+	const uint64_t need = cli_data_bytes(m), avail = cli_mem_available(NULL, 0);
+	json_u64("decoded_bytes", need);
+	if (avail) {
+		json_u64("available_bytes", avail);
+		printf(",\"fits\":%s", need <= avail / 2 ? "true" : "false");
+	}
 	fputs(",\"source\":", stdout);
 	cli_json_str(stdout, m->source);
 	if (m->task == HOG_TASK_BINARY) {
@@ -142,6 +148,13 @@ static void info_text(const struct info *f)
 		break;
 	}
 	ROW("blocks", "%llu", (ull)m->blocks);
+	const uint64_t need = cli_data_bytes(m), avail = cli_mem_available(NULL, 0);
+	if (avail) { /* the rule eval, predict and train's test sets follow (cli_stream_auto) */
+		ROW("in memory", "%.1f MB decoded, %.1f MB available here: %s", need / 1e6, avail / 1e6,
+		    need <= avail / 2 ? "fits" : "too large");
+		if (need > avail / 2)
+			ROW("", "eval, predict, --test stream it; train: --stream (linear model)");
+	}
 	ROW("source", "%.60s%s", m->source[0] ? m->source : "-", strlen(m->source) > 60 ? "..." : "");
 	if (m->task == HOG_TASK_BINARY && !m->unlabelled)
 		ROW("positives", "%llu (%.1f%%)", (ull)m->positives, 100.0 * m->positives / n);

@@ -2119,7 +2119,7 @@ check "tune: a grid on a validation file" 0 "$H" tune --quiet --data "$T/tua.lmd
 cp "$OUT" "$T/tu.table"
 check_grep "tune: ... a row per configuration" "$T/tu.table" '^ +1 +4 +0\.8 +0\.01 '
 check_grep "tune: ... the best marked" "$T/tu.table" ' \*$'
-check_grep "tune: ... json" "$T/tu.json" '"trials":\[\{"round":1,"epochs":4,"lr":0.10000000000000001,"l2":9.9999999999999995e-07'
+check_grep "tune: ... json" "$T/tu.json" '"trials":\[\{"round":1,"epochs":4,"lr":0.1,"l2":1e-06'
 check_grep "tune: ... config for train" "$T/tu.ini" '^\[train\]$'
 check_grep "tune: ... config keeps the fixed options" "$T/tu.ini" '^mode = serial$'
 check "tune: the config trains" 0 "$H" train --quiet -c "$T/tu.ini" --data "$T/tua.lmdb" --save "$T/tu2.model"

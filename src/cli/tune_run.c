@@ -210,14 +210,26 @@ void tune_apply(const tune_plan *pl, int c, hog_train_opts *o)
 		o->lr = pl->ax[TP_LR].v[at[TP_LR]] * (pl->ax[TP_LR].rel ? default_lr(o, sq_of_plan) : 1.0);
 }
 
+/* @p v in the fewest digits that read back as the same double ("0.03", not
+ * "0.029999999999999999"): what the table, the best line and the config file
+ * show, and the config still retrains the same model. */
+static void shortest(char *buf, size_t n, double v)
+{
+	for (int digits = 6; digits <= 17; digits++) {
+		snprintf(buf, n, "%.*g", digits, v);
+		if (strtod(buf, NULL) == v)
+			return;
+	}
+}
+
 void tune_value(const tune_plan *pl, int c, int p, char *buf, size_t n)
 {
 	hog_train_opts o;
 	tune_apply(pl, c, &o);
 	switch (p) {
-	case TP_LR: snprintf(buf, n, "%.17g", o.lr); break;
-	case TP_L2: snprintf(buf, n, "%.17g", o.l2); break;
-	case TP_L1: snprintf(buf, n, "%.17g", o.linear.l1); break;
+	case TP_LR: shortest(buf, n, o.lr); break;
+	case TP_L2: shortest(buf, n, o.l2); break;
+	case TP_L1: shortest(buf, n, o.linear.l1); break;
 	case TP_RANK: snprintf(buf, n, "%u", o.mf.rank); break;
 	default: snprintf(buf, n, "%s", pl->ax[TP_LAYERS].n ? pl->ax[TP_LAYERS].layers[pl->cfgs[c].at[p]] : "none");
 	}

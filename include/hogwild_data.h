@@ -434,6 +434,11 @@ typedef struct hog_stats {
 /** Computes #hog_stats for a loaded sparse data set; @p sample examples for rho.
  * @return 0, HOG_ENOTSUP (a set that is not sparse) or ENOMEM. */
 int hog_data_stats(const hog_data *d, uint64_t sample, uint64_t seed, hog_stats *st, hog_err *err);
+/** hog_data_stats() read a block at a time from an open store, packed blocks
+ * included: the same numbers for the same @p sample and @p seed, in memory for
+ * a count per feature and the sampled examples' rows, not the set.
+ * @return 0, HOG_ENOTSUP, ENOMEM or the codes of hog_store_block_buf(). */
+int hog_store_stats(hog_store *s, uint64_t sample, uint64_t seed, hog_stats *st, hog_err *err);
 
 /** Checks every block of a data set, then the meta data against the blocks: nonzeros,
  * multiclass labels in 0..classes-1, positives and label min, max and sum.

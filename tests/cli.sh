@@ -2267,6 +2267,8 @@ else
 	check "cgroup 32 MB: train --stream --test on the 100 MB set" 0 incg "$H" train --quiet --stream --epochs 1 --data "$T/cg.lmdb" \
 		--test "$T/cg.lmdb" --metrics "$T/cg.json"
 	check_grep "cgroup 32 MB: train --stream --test ... its figures" "$T/cg.json" '"test_loss":[0-9]'
+	check "cgroup 32 MB: data info reads the 100 MB set a block at a time" 0 incg "$H" data info "$T/cg.lmdb"
+	check_grep "cgroup 32 MB: data info ... its statistics" "$OUT" '^Delta +[0-9]'
 	incg env HOGWILD_MEMORY=100G "$H" eval --model "$T/cg.model" --data "$T/cg.lmdb" >/dev/null 2>&1
 	got=$?
 	check_true "cgroup 32 MB: the whole set in memory is killed there (exit $got: a signal)" test "$got" -ge 128

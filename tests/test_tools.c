@@ -1,5 +1,6 @@
 /* Tests of the data set tools: hog_data_stats() against numbers worked out by hand
- * on a four-example set, hog_data_split() (counts add up, the fraction holds, the
+ * on a four-example set, hog_store_stats() giving the same numbers block by block
+ * (raw and packed sets), hog_data_split() (counts add up, the fraction holds, the
  * order of examples is kept on both sides, dimensions and id maps carry over,
  * empty sides are refused) and hog_export_libsvm() (LIBSVM -> LMDB -> LIBSVM ->
  * LMDB gives the same floats bit for bit; ratings are refused; a closed pipe is
@@ -114,6 +115,59 @@ static void test_stats_not_sparse(void)
 	CU_ASSERT_EQUAL(hog_data_stats(d, 10, 1, &st, &e), HOG_ENOTSUP);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "ratings"));
 	hog_data_free(d);
+}
+
+/* hog_store_stats() reads the blocks one at a time; it must give the numbers
+ * hog_data_stats() gives on the loaded set, bit for bit, for every sample size. */
+static void tt_stats_same(const char *path, int want_packed)
+{
+	hog_data *d = tt_load(path);
+	hog_store *s = NULL;
+	hog_err e;
+	if (!d)
+		return;
+	CU_ASSERT_EQUAL_FATAL(hog_store_open(&s, path, &e), 0);
+	CU_ASSERT_EQUAL(hog_store_meta(s)->version == HOG_FORMAT_PACKED, want_packed);
+	CU_ASSERT(hog_store_meta(s)->blocks > 3);
+	const uint64_t samples[] = { 0, 1, 2, 100, 2999, 3000, 10000 };
+	for (size_t i = 0; i < sizeof samples / sizeof *samples; i++)
+		for (uint64_t seed = 1; seed <= 2; seed++) {
+			hog_stats a, b;
+			CU_ASSERT_EQUAL(hog_data_stats(d, samples[i], seed, &a, &e), 0);
+			CU_ASSERT_EQUAL(hog_store_stats(s, samples[i], seed, &b, &e), 0);
+			CU_ASSERT(memcmp(&a, &b, sizeof a) == 0);
+			if (samples[i] > 1)
+				CU_ASSERT(b.rho_max > 0);
+		}
+	hog_store_close(s);
+	hog_data_free(d);
+}
+
+static void test_stats_store_same(void)
+{
+	hog_gen_opts o = { .kind = HOG_KIND_SPARSE, .examples = 3000, .features = 2000, .nnz_per_example = 12,
+	                   .block_examples = 256, .seed = 5 };
+	hog_err e;
+	const char *packed = tu_path("st_packed.lmdb"), *txt = tu_path("st_gen.svm"), *raw = tu_path("st_raw.lmdb");
+	CU_ASSERT_EQUAL_FATAL(hog_gen(packed, &o, &e), 0);
+	tt_stats_same(packed, 1);
+	/* the same examples in raw blocks of another size */
+	int fd = open(txt, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL_FATAL(hog_export_libsvm(packed, fd, &e), 0);
+	close(fd);
+	hog_import_opts io = { .format = HOG_FORMAT_LIBSVM, .features = 2000, .raw_blocks = 1, .block_examples = 700 };
+	const char *in[1] = { txt };
+	CU_ASSERT_EQUAL_FATAL(hog_import(in, 1, raw, &io, &e), 0);
+	tt_stats_same(raw, 0);
+	/* not sparse: refused like hog_data_stats() */
+	hog_gen_opts r = { .kind = HOG_KIND_RATINGS, .examples = 100, .users = 10, .items = 10 };
+	hog_store *s;
+	hog_stats st;
+	CU_ASSERT_EQUAL_FATAL(hog_gen(tu_path("st_r2.lmdb"), &r, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(hog_store_open(&s, tu_path("st_r2.lmdb"), &e), 0);
+	CU_ASSERT_EQUAL(hog_store_stats(s, 10, 1, &st, &e), HOG_ENOTSUP);
+	hog_store_close(s);
 }
 
 /* ---------------------------------------------------------------- split */
@@ -551,6 +605,7 @@ int test_tools_register(void)
 	TU_ADD(s, test_stats_hand);
 	TU_ADD(s, test_stats_all_shared);
 	TU_ADD(s, test_stats_not_sparse);
+	TU_ADD(s, test_stats_store_same);
 	TU_ADD(s, test_split_sparse);
 	TU_ADD(s, test_split_ratings);
 	TU_ADD(s, test_split_dense);

@@ -15,12 +15,13 @@
 static const char info_usage[] =
 	"usage: hogwild data info [--json] [--sample N] D.lmdb\n"
 	"\n"
-	"Says what a data set holds. For sparse sets it also loads the whole set and\n"
-	"gives its statistics in the Hogwild! paper's terms (Delta, rho, Omega).\n"
+	"Says what a data set holds. For sparse sets it also reads the set, a block at\n"
+	"a time, and gives its statistics in the Hogwild! paper's terms (Delta, rho,\n"
+	"Omega).\n"
 	"\n"
 	"  -j, --json        one JSON object instead of text\n"
 	"      --sample N    sparse: examples sampled to estimate rho (default 1000;\n"
-	"                    0 skips the statistics and the load they need)\n"
+	"                    0 skips the statistics and the pass they need)\n"
 	"  -h, --help        this text\n";
 
 struct info {
@@ -222,20 +223,18 @@ int data_info(int argc, char **argv)
 	if (hog_store_meta_get(s, "format", f.format, sizeof f.format) != 0)
 		strcpy(f.format, "?");
 	info_split(s, &f);
+	/* block by block: the set may be larger than memory (issue 23) */
+	if (f.m.kind == HOG_KIND_SPARSE && f.sample > 0) {
+		if ((rc = hog_store_stats(s, f.sample, 1, &f.st, &err))) {
+			hog_store_close(s);
+			return cli_fail(&err, rc);
+		}
+		f.has_stats = 1;
+	}
 	hog_store_close(s);
 	struct stat st;
 	if (stat(f.path, &st) == 0)
 		f.size = (uint64_t)st.st_size;
-	if (f.m.kind == HOG_KIND_SPARSE && f.sample > 0) {
-		hog_data *d;
-		if ((rc = hog_data_load(&d, f.path, &err)))
-			return cli_fail(&err, rc);
-		rc = hog_data_stats(d, f.sample, 1, &f.st, &err);
-		hog_data_free(d);
-		if (rc)
-			return cli_fail(&err, rc);
-		f.has_stats = 1;
-	}
 	if (json)
 		info_json(&f);
 	else

@@ -201,7 +201,7 @@ int hog_data_stats(const hog_data *d, uint64_t sample, uint64_t seed, hog_stats 
 	int rc = hog_stats_begin(&d->meta, d->n, d->dim, d->nnz, st, err);
 	if (rc)
 		return rc > 0 ? 0 : rc;
-	uint64_t n = d->n, dim = d->dim, m, *s = NULL, *cnt = calloc(dim, 8);
+	uint64_t n = d->n, dim = d->dim, m = 0, *s = NULL, *cnt = calloc(dim, 8);
 	if (!cnt)
 		return hog_err_set(err, ENOMEM, "stats: out of memory for %llu feature counts", (unsigned long long)dim);
 	for (uint64_t i = 0; i < n; i++) {

@@ -367,6 +367,12 @@ int eng_check_mode_opts(const hog_train_opts *o, hog_err *err);
 /* A worker's run-time error inside a round (a backend call that failed): the
  * team stops after the round and hog_train returns @p rc with @p msg. */
 void eng_fail(hog_engine *e, int rc, const char *msg);
+/* MPI averaging (train/average.c), on thread 0: its state for --compress
+ * after setup; the ranks' models averaged (between rounds); the whole
+ * averaging that ends a --compress run. 0 or an error code. */
+int eng_averaging_setup(hog_engine *e);
+int eng_average_models(hog_engine *e);
+int eng_average_finish(hog_engine *e);
 
 /* --normalize (scale.c): the scale of each of the dim + 1 features of @p d (a
  * power of two bringing its largest |value| into (1/2, 1]; 1 for a feature that

@@ -83,6 +83,10 @@ int mlp_upload(mlp_worker *w, void *d, const void *h, size_t bytes);
 struct mlp_det;
 int mlp_det_check(hog_train_opts *o, const hog_data *tr, hog_err *err);
 int mlp_det_setup(hog_engine *e, mlp_state *M);
+/* train/mlp_noise.c: a batch's gradient into the noise windows; thread 0's
+ * epoch figures (noise scale, batch, step) and --batch auto's next batch */
+void mlp_noise_window(const mlp_state *M, mlp_worker *w, int rows);
+void mlp_noise_epoch(hog_engine *e, hog_epoch_stats *s);
 void mlp_det_free(mlp_state *M);
 int mlp_det_worker_init(hog_engine *e, eng_worker *ew);
 void mlp_det_epoch_order(hog_engine *e, eng_worker *ew, int epoch);

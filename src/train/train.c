@@ -206,64 +206,6 @@ static void epoch_report(hog_engine *e, int ep, double spent)
 		e->o.on_epoch(e->o.ud, &s);
 }
 
-enum { MAX_SPANS = 32 };
-
-/* The model's shared spans as the averaging takes them; returns how many, or
- * -1 (too many: HOG_ENOTSUP in e->werr). */
-static long shared_spans(hog_engine *e, cmp_shape *out)
-{
-	eng_span sp[MAX_SPANS];
-	size_t n = e->ops->shared_params(e, sp, MAX_SPANS);
-	if (n > MAX_SPANS) {
-		hog_err_set(&e->werr, HOG_ENOTSUP, "the %s model shares more than %d runs of parameters",
-		            hog_model_kind_name(e->ops->kind), MAX_SPANS);
-		return -1;
-	}
-	for (size_t i = 0; i < n; i++)
-		out[i] = (cmp_shape){ sp[i].p, sp[i].n, sp[i].rows, sp[i].cols };
-	return (long)n;
-}
-
-/* Thread 0 of every rank, after setup and resume (the model every rank starts
- * from): the averaging's state for --compress (none too: it counts the
- * bytes). A scheme that does not fit the model is HOG_ECONFIG naming the option. */
-static int averaging_setup(hog_engine *e)
-{
-	cmp_shape sh[MAX_SPANS];
-	long n = shared_spans(e, sh);
-	if (n < 0)
-		return hog_err_set(e->err, e->werr.code, "%s", e->werr.msg);
-	if (!(e->cmp = calloc(1, sizeof *e->cmp)))
-		return hog_err_set(e->err, ENOMEM, "out of memory");
-	char why[160] = "";
-	int rc = cmp_init(e->cmp, e->o.compress, e->o.compress_rank, e->o.compress_frac, e->o.seed ^ 0xC0113C7ull, sh,
-	                  (size_t)n, why, sizeof why);
-	if (rc == EINVAL)
-		return hog_err_set(e->err, HOG_ECONFIG, "--compress: %s", why);
-	if (rc)
-		return hog_err_set(e->err, ENOMEM, "out of memory for --compress's residuals and copies of the model");
-	return 0;
-}
-
-static int mpi_sum(void *ctx, float *p, size_t n)
-{
-	return hog_mpi_sum_f32(p, n, ctx);
-}
-
-/* Thread 0, MPI: the ranks' models replaced by their mean, in place, or with
- * --compress by the model at the last sync plus the decompressed mean change. */
-static int average_models(hog_engine *e)
-{
-	cmp_shape sh[MAX_SPANS];
-	long n = shared_spans(e, sh);
-	if (n < 0)
-		return e->werr.code;
-	double t0 = eng_now();
-	int rc = cmp_sync(e->cmp, sh, e->ranks, mpi_sum, &e->werr);
-	e->sync_seconds += eng_now() - t0;
-	return rc;
-}
-
 /* Thread 0, MPI: every rank takes the gravest action any rank wants (error >
  * diverged > stop > go on), so all of them stay in step; a rank that learns of
  * another's trouble says so. *due (when not NULL): a checkpoint is due on some
@@ -307,7 +249,7 @@ static void between_rounds(hog_engine *e, int ep, int last_round, double t_epoch
 	          !(e->ops->holds_updates && e->ops->holds_updates(e)) && eng_now() - e->last_ckpt >= e->o.checkpoint_every;
 	if (e->ranks > 1) {
 		share_action(e, &due);
-		if (atomic_load(&e->action) == 0 && (rc = average_models(e)))
+		if (atomic_load(&e->action) == 0 && (rc = eng_average_models(e)))
 			atomic_store(&e->action, 3);
 	}
 	if (!atomic_load(&e->action) && due) {
@@ -427,7 +369,7 @@ static void run_team(hog_engine *e)
 			if (ops->stop)
 				ops->stop(e, w, ep);
 			hog_barrier_wait(&e->bar);
-			if (k == 0 && e->ranks > 1 && average_models(e)) /* what the checkpoint holds */
+			if (k == 0 && e->ranks > 1 && eng_average_models(e)) /* what the checkpoint holds */
 				return;
 			if (k == 0 && (rc = eng_write_checkpoint(e, 1)))
 				team_fail(e, rc, "writing a checkpoint");
@@ -488,13 +430,10 @@ static int hand_back(hog_engine *e, int rc, hog_model **model_out, hog_err *err)
 	/* rank 0 gets what the ranks kept for themselves (the action was shared:
 	 * every rank is here with the same rc) */
 	int grc = 0;
-	cmp_shape sh[MAX_SPANS];
-	long nsh;
 	/* --compress: the ranks' models differ by their residuals; one whole
 	 * averaging makes them the mean (not counted in the bytes per sync) */
 	if (e->ranks > 1 && e->cmp && e->cmp->scheme && (rc == 0 || rc == HOG_EINTR || keep) &&
-	    ((nsh = shared_spans(e, sh)) < 0 || (grc = cmp_finish(e->cmp, sh, e->ranks, mpi_sum, &e->werr)))) {
-		grc = grc ? grc : e->werr.code;
+	    (grc = eng_average_finish(e))) {
 		hog_err_set(err, grc, "%s", e->werr.msg);
 		return grc;
 	}
@@ -748,7 +687,7 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 	if (rc == 0)
 		rc = eng_reserve(e);
 	if (rc == 0 && e->ranks > 1)
-		rc = averaging_setup(e);
+		rc = eng_averaging_setup(e);
 	if (e->ranks > 1)
 		rc = ranks_agree(e, rc);
 	if (rc)

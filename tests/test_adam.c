@@ -78,6 +78,31 @@ static hog_model *train_ok(const hog_data *tr, const hog_train_opts *o)
 	return m;
 }
 
+/* The mean cross-entropy's gradient of softmax regression w over all N
+ * examples, in double: w[j*C+c] input j's weight to class c, then the C
+ * biases (the mlp's layout). */
+static void softmax_grad(const double *w, double *g)
+{
+	memset(g, 0, (D * C + C) * sizeof *g);
+	for (int i = 0; i < N; i++) {
+		double z[C], mx = -1e300, sum = 0;
+		for (int c = 0; c < C; c++) {
+			z[c] = w[D * C + c];
+			for (int j = 0; j < D; j++)
+				z[c] += X[i][j] * w[j * C + c];
+			mx = z[c] > mx ? z[c] : mx;
+		}
+		for (int c = 0; c < C; c++)
+			sum += exp(z[c] - mx);
+		for (int c = 0; c < C; c++) {
+			double dz = (exp(z[c] - mx) / sum - (c == Y[i])) / N;
+			for (int j = 0; j < D; j++)
+				g[j * C + c] += dz * X[i][j];
+			g[D * C + c] += dz;
+		}
+	}
+}
+
 /* The plain loop: softmax regression from zero weights, T steps on the mean
  * cross-entropy of all N examples, with Kingma and Ba's update in double;
  * w[j*C+c] input j's weight to class c, then the C biases (the mlp's layout). */
@@ -89,24 +114,8 @@ static void reference(int adamw, double lr, double l2, double b1, double b2, dou
 	memset(m, 0, P * sizeof *m);
 	memset(v, 0, P * sizeof *v);
 	for (int t = 1; t <= T; t++) {
-		double g[D * C + C] = { 0 };
-		for (int i = 0; i < N; i++) {
-			double z[C], mx = -1e300, sum = 0;
-			for (int c = 0; c < C; c++) {
-				z[c] = w[D * C + c];
-				for (int j = 0; j < D; j++)
-					z[c] += X[i][j] * w[j * C + c];
-				mx = z[c] > mx ? z[c] : mx;
-			}
-			for (int c = 0; c < C; c++)
-				sum += exp(z[c] - mx);
-			for (int c = 0; c < C; c++) {
-				double dz = (exp(z[c] - mx) / sum - (c == Y[i])) / N;
-				for (int j = 0; j < D; j++)
-					g[j * C + c] += dz * X[i][j];
-				g[D * C + c] += dz;
-			}
-		}
+		double g[D * C + C];
+		softmax_grad(w, g);
 		for (int k = 0; k < P; k++) {
 			double gk = adamw ? g[k] : g[k] + l2 * w[k];
 			m[k] = b1 * m[k] + (1 - b1) * gk;
@@ -294,24 +303,8 @@ static void test_lars_plain_loop(void)
 	hog_model *mod = train_ok(small, &o);
 	double w[D * C + C] = { 0 };
 	for (int t = 0; t < 5; t++) {
-		double g[D * C + C] = { 0 };
-		for (int i = 0; i < N; i++) {
-			double z[C], mx = -1e300, sum = 0;
-			for (int c = 0; c < C; c++) {
-				z[c] = w[D * C + c];
-				for (int j = 0; j < D; j++)
-					z[c] += X[i][j] * w[j * C + c];
-				mx = z[c] > mx ? z[c] : mx;
-			}
-			for (int c = 0; c < C; c++)
-				sum += exp(z[c] - mx);
-			for (int c = 0; c < C; c++) {
-				double dz = (exp(z[c] - mx) / sum - (c == Y[i])) / N;
-				for (int j = 0; j < D; j++)
-					g[j * C + c] += dz * X[i][j];
-				g[D * C + c] += dz;
-			}
-		}
+		double g[D * C + C];
+		softmax_grad(w, g);
 		double ww = 0, gg = 0;
 		for (int k = 0; k < D * C; k++) {
 			ww += w[k] * w[k];

@@ -61,6 +61,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: cacheline [A B [ROUNDS [REPS 1..99]]]\n");
 		return 2;
 	}
+	/* both CPUs must exist and be ours before the responder starts: a responder
+	 * that cannot pin never answers, and the loop below would wait for ever */
+	if (pin(b) || pin(a)) {
+		fprintf(stderr, "cacheline: cannot run on CPUs %d and %d\n", a, b);
+		return 1;
+	}
 	double ns[99];
 	for (int r = 0; r < reps; r++) {
 		atomic_store(&line, 0);

@@ -31,7 +31,9 @@ machine_header() {
 # cacheline: the measured cost of moving a cache line between CPUs 0 and 1
 # (bench/cacheline.c, built here once), or why it could not be measured.
 cacheline() {
-	if [ ! -x "$WORK/cacheline" ] || [ "$ROOT/bench/cacheline.c" -nt "$WORK/cacheline" ]; then
+	if [ -n "${CACHELINE_BIN:-}" ]; then # built elsewhere (bench/device-prep.sh)
+		cp "$CACHELINE_BIN" "$WORK/cacheline"
+	elif [ ! -x "$WORK/cacheline" ] || [ "$ROOT/bench/cacheline.c" -nt "$WORK/cacheline" ]; then
 		cc -std=c11 -O2 -pthread -o "$WORK/cacheline" "$ROOT/bench/cacheline.c" 2>/dev/null ||
 			{ echo "cache-line transfer: not measured (bench/cacheline.c did not build)"; return; }
 	fi

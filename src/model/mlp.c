@@ -111,7 +111,7 @@ int hog_mlp_backward(hog_backend *b, const hog_mlp_shape *s, const float *W, con
 			                           err);
 		if (!rc)
 			rc = hog_backend_bias_grad(b, rows, out, D[c], 0.0f, G + s->boff[0], err);
-		*flops += 2ull * (x->offsets[rows] - x->offsets[0]) * out;
+		*flops += 2ull * x->nnz * out; /* x->offsets may be device memory: never read here */
 	}
 	return rc;
 }
@@ -189,6 +189,7 @@ static int forward_all(const hog_model *m, const hog_data *d, out_fn fn, void *u
 			x.offsets = off;
 			x.ids = d->ids + d->offsets[i];
 			x.vals = d->vals ? d->vals + d->offsets[i] : NULL;
+			x.nnz = d->offsets[i + x.rows] - d->offsets[i];
 		} else {
 			x.x = d->x + i * d->dim;
 		}

@@ -60,8 +60,9 @@ int hog_mlp_shape_of(const uint64_t shape[4], uint32_t flags, hog_mlp_shape *s);
 typedef struct hog_mlp_batch {
 	int rows;
 	const float *x;
-	const uint32_t *offsets, *ids;
+	const uint32_t *offsets, *ids; /* backend buffers: device memory on a GPU */
 	const float *vals;
+	uint64_t nnz; /* offsets[rows] - offsets[0], known on the host (sparse input) */
 } hog_mlp_batch;
 
 /* The forward pass on backend @p b: A[l] (rows x n[l+1], backend buffers) gets

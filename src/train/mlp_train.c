@@ -255,6 +255,7 @@ static int gather(const mlp_state *M, mlp_worker *w, const hog_data *d, const ui
 		x->offsets = w->off;
 		x->ids = w->ids;
 		x->vals = w->vals;
+		x->nnz = at;
 		if ((rc = up(w, w->off, w->hoff, (rows + 1) * 4)) || (rc = up(w, w->ids, w->hids, at * 4)) ||
 		    (w->vals && (rc = up(w, w->vals, w->hvals, at * 4))))
 			return rc;

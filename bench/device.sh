@@ -1,0 +1,112 @@
+#!/bin/bash
+# What the accelerator machine runs (one call of the device tool, carry [".dev"]),
+# after bench/device-prep.sh staged .dev/ here. Each step has its own time limit
+# and writes under $OUT as it goes, so a call stopped at its limit still brings
+# back what was done. Steps (STEPS="cuda fmnist gemm cpu scaling", the default):
+#   cuda     the backend cross-check (tests/test_backend.c: every op of the CUDA
+#            backend, FP32 and TF32, against the CPU) and the mlp suite, whose
+#            test_cuda_matches_cpu trains the same serial run on both devices;
+#   fmnist   Fashion-MNIST 784-256-256-10, SGD with momentum, --device cuda beside
+#            PyTorch on the same GPU (same network, batch, step, epochs), batch 128
+#            and 1024;
+#   gemm     sgemm GFLOP/s on the mlp's shapes: the CUDA backend against cuBLAS
+#            alone, FP32 and TF32, and the CPU backend on one thread;
+#   cpu      the mlp on 16 CPU workers beside PyTorch with 16 intra-op threads;
+#   scaling  bench/scaling.sh at THREADS (1 2 4 8 16) on SETS (rcv1), REPEAT rounds,
+#            with the cache-line transfer between CPU pairs.
+#   usage (device tool): bash bench/device.sh     env: STEPS, THREADS, SETS, REPEAT,
+#   EPOCHS, MODES, SCALE_LIMIT (seconds for the scaling step)
+set -u
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+D=$ROOT/.dev
+O=${OUT:-/tmp/hogwild-device}
+mkdir -p "$O"
+LOG=$O/log.txt
+STEPS=${STEPS:-"cuda fmnist gemm cpu scaling"}
+T0=$(date +%s)
+say() { echo "[$(($(date +%s) - T0))s] $*" | tee -a "$LOG"; }
+has() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
+
+# libraries: this machine has none of hogwild's; they came from Debian in .dev
+L=/tmp/hogwild-libs
+mkdir -p "$L" && tar xJf "$D/libs.tar.xz" -C "$L"
+export LD_LIBRARY_PATH=$L${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+if ldd "$D/bin/libhogwild-cuda.so" | grep -q 'not found'; then
+	c=$(find / -name 'libcublas.so.13' -not -path '*/proc/*' 2>/dev/null | head -1)
+	[ -n "$c" ] && export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$(dirname "$c")
+fi
+export HOG_BIN=$D/bin/hogwild HOG_CUDA_PLUGIN=$D/bin/libhogwild-cuda.so
+H=$HOG_BIN
+PY=$(command -v python3)
+{
+	echo "# device run: $(cat "$D/commit")"
+	echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
+	nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv,noheader 2>&1
+	lscpu | grep -E '^(Model name|CPU\(s\)|Thread|Core|Socket|NUMA node|L2|L3)'
+	free -g | head -2
+	ldd "$D/bin/libhogwild-cuda.so" | grep -E 'cublas|cudart'
+	"$H" topo 2>&1 | tail -6
+} >>"$LOG" 2>&1
+say "start: steps $STEPS"
+
+if has cuda; then
+	HOG_TEST_VERBOSE=1 timeout 120 "$D/bin/run_tests" backend >"$O/backend.txt" 2>&1
+	say "backend suite: rc=$? $(grep -E '^ *(tests|asserts)' "$O/backend.txt" | tr -s ' ' | tr '\n' ';')"
+	HOG_TEST_VERBOSE=1 timeout 120 "$D/bin/run_tests" mlp >"$O/mlp.txt" 2>&1
+	say "mlp suite: rc=$? $(grep -E '^ *(tests|asserts)' "$O/mlp.txt" | tr -s ' ' | tr '\n' ';')"
+	grep -E 'cuda vs cpu|skipped' "$O/mlp.txt" | tee -a "$LOG"
+fi
+
+W=/tmp/hogwild-fm
+if has fmnist || has cpu; then
+	mkdir -p "$W"
+	timeout 90 "$H" data import -q --format idx "$D/fm/train-images-idx3-ubyte.gz" "$D/fm/train-labels-idx1-ubyte.gz" "$W/tr.lmdb" >>"$LOG" 2>&1
+	timeout 30 "$H" data import -q --format idx "$D/fm/t10k-images-idx3-ubyte.gz" "$D/fm/t10k-labels-idx1-ubyte.gz" "$W/te.lmdb" >>"$LOG" 2>&1
+	say "fashion-mnist imported: $(ls "$W")"
+fi
+# fm NAME LIMIT BATCH LR EPOCHS DEVICE THREADS: hogwild and PyTorch, one jsonl line per epoch each
+fm() {
+	n=$1 lim=$2 b=$3 lr=$4 e=$5 dev=$6 t=$7
+	timeout "$lim" "$H" train --quiet --data "$W/tr.lmdb" --test "$W/te.lmdb" --model mlp --layers 256,256 \
+		--batch "$b" --optimizer sgd --momentum 0.9 --lr "$lr" --schedule constant --l2 0 --device "$dev" \
+		--threads "$t" --epochs "$e" --metrics "$W/h.jsonl" >>"$LOG" 2>&1
+	echo "rc=$?" >>"$LOG"
+	sed "s/^/hogwild $n /" "$W/h.jsonl" >>"$O/fmnist.txt" 2>/dev/null
+	rm -f "$W/h.jsonl"
+	timeout "$lim" "$PY" bench/mlp_torch.py --dir "$D/fm" --device "$dev" --threads "$t" --epochs "$e" --batch "$b" \
+		--lr "$lr" --momentum 0.9 2>>"$LOG" | sed "s/^/torch $n /" >>"$O/fmnist.txt"
+	say "fmnist $n done"
+}
+if has fmnist; then
+	fm cuda-b128 60 128 0.01 10 cuda 1
+	fm cuda-b1024 60 1024 0.08 10 cuda 1
+fi
+if has gemm; then
+	for b in 32 128 512 1024; do
+		for dev in cpu cuda; do
+			timeout 20 "$D/bin/bench_gemm" --device "$dev" --batch "$b" --seconds 0.2 | sed "s/^/$dev b$b /"
+		done
+		timeout 20 "$D/bin/bench_cublas" --batch "$b" --seconds 0.2 | sed "s/^/cublas b$b /"
+		timeout 20 "$D/bin/bench_gemm" --device cuda --tf32 --batch "$b" --seconds 0.2 | sed "s/^/cuda-tf32 b$b /"
+		timeout 20 "$D/bin/bench_cublas" --tf32 --batch "$b" --seconds 0.2 | sed "s/^/cublas-tf32 b$b /"
+	done >"$O/gemm.txt" 2>&1
+	say "gemm done"
+fi
+if has cpu; then
+	fm cpu16-b128 60 128 0.01 3 cpu 16
+fi
+if has scaling; then
+	n=$(nproc)
+	for b in 1 2 $((n / 2)) $((n - 1)); do
+		[ "$b" -ge 1 ] && [ "$b" -lt "$n" ] && timeout 20 "$D/bin/cacheline" 0 "$b" 200000 3 2>&1 | tee -a "$LOG"
+	done
+	BW=${BENCH_WORK:-/tmp/hogwild-device-bench}
+	env BENCH_WORK="$BW" BOUND_BIN="$D/bin/bound" CACHELINE_BIN="$D/bin/cacheline" \
+		THREADS="${THREADS:-1 2 4 8 16}" SETS="${SETS:-rcv1}" REPEAT="${REPEAT:-1}" EPOCHS="${EPOCHS:-3}" \
+		${MODES:+MODES="$MODES"} ${EXAMPLES:+EXAMPLES="$EXAMPLES"} OUT="$O/scaling.md" \
+		timeout "${SCALE_LIMIT:-150}" sh bench/scaling.sh >/dev/null 2>>"$LOG"
+	say "scaling rc=$?"
+	cp "$BW"/sc-*.raw "$O/" 2>/dev/null
+fi
+say "end"

@@ -5,6 +5,7 @@
  * labels, rows), and the choice auto makes -- a mode the model takes, reported
  * with what was measured; serial on one thread without probing. */
 #include "hogwild.h"
+#include "train/linear_train.h"
 #include "util.h"
 #include <math.h>
 #include <stdio.h>
@@ -154,6 +155,8 @@ static void test_replica_reaches_serial(void)
 	double replica = test_loss_of(HOG_MODE_REPLICA, 2, -1, &rr);
 	CU_ASSERT_EQUAL(rr.threads, 2);
 	CU_ASSERT_EQUAL(rr.hot, 0); /* the bias alone averaged */
+	if (!(replica <= serial * 1.005))
+		fprintf(stderr, "\nreplica %.6f against serial %.6f\n", replica, serial);
 	CU_ASSERT(replica <= serial * 1.005);
 	/* on one thread a flush hands back what the worker wrote: serial's loss to
 	 * float rounding (base + (rec - base) need not be rec exactly) */
@@ -243,6 +246,60 @@ static void test_replica_takes_on_touch(void)
 		}
 }
 
+/* A flush's factor on a worker's change (lin_merge_share) against a plain loop
+ * of the merge it is for: T workers each take K gradient steps of size lr on
+ * the quadratic (w - 1)^2 h / 2 from the same shared w (a coordinate that every
+ * worker corrects, as the bias), then the shared value moves by the factor
+ * times the sum of their changes; 30 such flushes. With the factor the error
+ * shrinks at every flush and ends within twice serial SGD's after as many
+ * steps (a plain loop too); where the sum alone corrects at
+ * most 1.5 times the error the factor is 1 (the sum, whole); the unfactored
+ * sum (the rule before, for every feature) diverges at T = 16. */
+static double merge_run(int T, int K, double lr, double h, int factored, int flushes)
+{
+	double a = -K * log(1.0 - lr * h), share = factored ? lin_merge_share(a, T) : 1.0, shared = 0, worst = 0;
+	for (int f = 0; f < flushes; f++) {
+		double sum = 0;
+		for (int t = 0; t < T; t++) {
+			double w = shared;
+			for (int k = 0; k < K; k++)
+				w -= lr * h * (w - 1.0);
+			sum += w - shared;
+		}
+		double before = fabs(shared - 1.0);
+		shared += share * sum;
+		if (factored && f > 0 && fabs(shared - 1.0) > before * (1 + 1e-9))
+			worst = 1; /* the error grew */
+	}
+	return worst ? INFINITY : fabs(shared - 1.0);
+}
+
+static void test_merge_share(void)
+{
+	const int Ts[] = { 2, 4, 16 };
+	const int Ks[] = { 1, 10, 100, 1000 };
+	const double lr = 0.01, h = 0.5;
+	for (int ti = 0; ti < 3; ti++)
+		for (int ki = 0; ki < 4; ki++) {
+			int T = Ts[ti], K = Ks[ki];
+			double a = -K * log(1.0 - lr * h), c = T * -expm1(-a);
+			/* serial SGD's error after the same T K 30 steps */
+			double err = merge_run(T, K, lr, h, 1, 30), serial = pow(1.0 - lr * h, (double)T * K * 30);
+			if (!(err <= 2 * serial + 1e-6))
+				fprintf(stderr, "\nmerge T=%d K=%d: error %g after 30 flushes, serial's %g\n", T, K, err, serial);
+			CU_ASSERT(err <= 2 * serial + 1e-6);
+			if (c <= 1.5) {
+				CU_ASSERT_EQUAL(lin_merge_share(a, T), 1.0f);
+			} else {
+				CU_ASSERT_DOUBLE_EQUAL(lin_merge_share(a, T) * c, 1.5, 1e-5);
+			}
+		}
+	CU_ASSERT(merge_run(16, 100, lr, h, 0, 30) > 1e3); /* the plain sum: overshoots 15-fold, grows */
+	CU_ASSERT_EQUAL(lin_merge_share(0.0, 16), 1.0f);
+	CU_ASSERT_EQUAL(lin_merge_share(3.0, 1), 1.0f);
+	CU_ASSERT_DOUBLE_EQUAL(lin_merge_share(50.0, 16), 1.5 / 16, 1e-7);
+}
+
 int test_scaling_register(void)
 {
 	CU_pSuite s = CU_add_suite("scaling", setup, teardown);
@@ -250,6 +307,7 @@ int test_scaling_register(void)
 		return -1;
 	TU_ADD(s, test_replica_reaches_serial);
 	TU_ADD(s, test_replica_takes_on_touch);
+	TU_ADD(s, test_merge_share);
 	TU_ADD(s, test_sample_rows);
 	TU_ADD(s, test_auto_picks);
 	return 0;

@@ -39,10 +39,21 @@ typedef struct kern_shared {
 	const float *l1;        /* --l1: per coordinate l1 * n / d_v (0 for the bias); NULL when off */
 } kern_shared;
 
+/* Replica mode's touched blocks: 16 floats, a cache line. */
+#define KERN_TBLK_SHIFT 4
+/* Modes whose worker keeps private records: buffered (the hot coordinates) and
+ * replica (every coordinate: its own kernel, with no shared access at all
+ * between flushes and the changed blocks marked) */
+#define KERN_PRIVATE(MODE) ((MODE) == HOG_MODE_BUFFERED || (MODE) == HOG_MODE_REPLICA)
+/* The mode a kernel uses for the shared model */
+#define KERN_SHARED_MODE(MODE) (KERN_PRIVATE(MODE) ? HOG_MODE_LOCKFREE : (MODE))
+
 /* What the kernel keeps per worker. */
 typedef struct kern_worker {
 	float *hrec, *hbase;    /* buffered: private records of the hot coordinates, and the
 	                           shared values they started from at the last flush */
+	uint8_t *tmark;         /* replica: 1 for each block of KERN_TBLK floats of hrec the worker
+	                           changed since its last flush (the flush's sweep, linear_train.c) */
 	float *gsnap;           /* adarevision: g-bar of each coordinate read, until written */
 	double loss;            /* progressive loss of this epoch */
 	double bias_sum;        /* sgd: sum of the changes this worker made to the bias */
@@ -283,14 +294,14 @@ HOG_INLINE float read_margin(const enum hog_mode MODE, const enum hog_rule RULE,
 	const uint32_t S = hog_rule_stride(RULE);
 	_Atomic float *P = sh->P;
 	float m;
-	if (MODE == HOG_MODE_BUFFERED)
+	if (KERN_PRIVATE(MODE))
 		m = wk->hrec[0];
 	else
 		m = ald(&P[0]);
 	if (RULE == HOG_RULE_ADAREVISION)
 		wk->gsnap[0] = ald(&P[1]);
 	uint32_t j = 0;
-	if (MODE == HOG_MODE_BUFFERED)
+	if (KERN_PRIVATE(MODE))
 		for (; j < nhot; j++)
 			m += wk->hrec[(size_t)ids[j] * S] * (VALS ? xs[j] : 1.0f);
 	for (; j < nnz; j++) {
@@ -323,7 +334,13 @@ HOG_INLINE void write_update(const enum hog_mode MODE, const enum hog_rule RULE,
 	/* (A: a branch the predictor always gets right, rather than twice the rounds;
 	 * buffered's hot coordinates change in the shared model only when flushed,
 	 * and are averaged there) */
-	if (MODE == HOG_MODE_BUFFERED) {
+	if (KERN_PRIVATE(MODE)) {
+		if (MODE == HOG_MODE_REPLICA) { /* the blocks this example changes (the bias's: block 0) */
+			uint8_t *const tm = wk->tmark;
+			tm[0] = 1;
+			for (uint32_t q = 0; q < nhot; q++)
+				tm[((size_t)ids[q] * S) >> KERN_TBLK_SHIFT] = 1;
+		}
 		upd_private(RULE, wk->hrec, g, 0.0f, lr, beta);
 		if (l1) /* (two loops, as below: a test per hot coordinate cost buffered ~4% without --l1) */
 			for (; j < nhot; j++) {
@@ -344,20 +361,20 @@ HOG_INLINE void write_update(const enum hog_mode MODE, const enum hog_rule RULE,
 	           * the one it was (measured: a test per coordinate cost serial ~4%) */
 		for (; j < nnz; j++) {
 			uint32_t id = ids[j];
-			float w = upd_shared_l1(MODE == HOG_MODE_BUFFERED ? HOG_MODE_LOCKFREE : MODE, RULE, &P[(size_t)id * S],
+			float w = upd_shared_l1(KERN_SHARED_MODE(MODE), RULE, &P[(size_t)id * S],
 			                        g * (VALS ? xs[j] : 1.0f), reg[id], l1[id], lr, beta);
 			if (A)
-				avg_touch(MODE == HOG_MODE_BUFFERED ? HOG_MODE_LOCKFREE : MODE, &A[id], w, c, inv_c);
+				avg_touch(KERN_SHARED_MODE(MODE), &A[id], w, c, inv_c);
 		}
 		return;
 	}
 	for (; j < nnz; j++) {
 		uint32_t id = ids[j];
-		float w = upd_shared(MODE == HOG_MODE_BUFFERED ? HOG_MODE_LOCKFREE : MODE, RULE, &P[(size_t)id * S],
+		float w = upd_shared(KERN_SHARED_MODE(MODE), RULE, &P[(size_t)id * S],
 		                     g * (VALS ? xs[j] : 1.0f), reg[id],
 		                     RULE == HOG_RULE_ADAREVISION ? wk->gsnap[j + 1] : 0.0f, lr, beta);
 		if (A)
-			avg_touch(MODE == HOG_MODE_BUFFERED ? HOG_MODE_LOCKFREE : MODE, &A[id], w, c, inv_c);
+			avg_touch(KERN_SHARED_MODE(MODE), &A[id], w, c, inv_c);
 	}
 }
 
@@ -372,7 +389,9 @@ HOG_INLINE void process_example(const enum hog_mode MODE, const enum hog_rule RU
                                 const float *xs, uint32_t nnz, float y, float wt, float lr)
 {
 	uint32_t nhot = 0;
-	if (MODE == HOG_MODE_BUFFERED)
+	if (MODE == HOG_MODE_REPLICA) /* every coordinate private */
+		nhot = nnz;
+	else if (MODE == HOG_MODE_BUFFERED)
 		while (nhot < nnz && ids[nhot] < sh->hot)
 			nhot++;
 	lock_example(MODE, sh, ids, nnz);

@@ -36,6 +36,7 @@
 #include "train/replica.h"
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Buffered and replica modes: add to each private coordinate's shared value
  * this worker's change since the last flush -- divided by the number of workers
@@ -58,36 +59,76 @@
  * ~2000 coordinates every 256 examples; a change can be lost when two workers
  * flush one coordinate at the same instant, so each starts its sweep elsewhere. */
 static void node_flush(const hog_engine *e, int id, lin_worker *w, int may_sync);
+static void flush_hot_sweep(const hog_engine *e, int id, lin_worker *w, int full);
+
+/* One float of a flush (flush_hot): the worker's change since its last flush
+ * into the shared value, averaged by its factor (L->share, merge_shares in
+ * linear_setup.c; without it the records below navg by 1/T), and the shared
+ * value back into the private copy. */
+HOG_INLINE void flush_one(const lin_state *L, lin_worker *w, uint32_t i, uint32_t S, uint32_t navg, float share,
+                          int l1)
+{
+	float *rec = w->k.hrec, *base = w->k.hbase;
+	float d = rec[i] - base[i], p = ald(&L->P[i]);
+	if (d != 0.0f) {
+		const float *sh = L->share;
+		if (L->ks.A && (S == 1 || i % S == 0)) /* the shared value changes here only */
+			avg_touch(HOG_MODE_LOCKFREE, &L->ks.A[i / S], p, w->k.avg_c, w->k.avg_inv);
+		float f = S == 1 || i % S == 0 ? (sh ? sh[i / S] : i < navg ? share : 1.0f) : 1.0f;
+		float q = p + d * f;
+		p = l1 && rec[i] == 0.0f && rep_l1_weight(i, S) ? l1_hand_up(p, q) : q; /* (replica.h) */
+		ast(&L->P[i], p);
+	}
+	rec[i] = base[i] = p;
+}
+
+/* Replica mode's flushes inside a round sweep only the blocks the worker
+ * changed since its last flush (kernel.h's marks); the flush at each round's
+ * end (and the epoch's start) sweeps the whole model. The cost of a flush then
+ * follows what was touched, not the model's width, and a coordinate the worker
+ * did not touch takes the others' changes at most a round late. */
 
 static void flush_hot(const hog_engine *e, int id, lin_worker *w)
+{
+	flush_hot_sweep(e, id, w, 1);
+}
+
+static void flush_hot_sweep(const hog_engine *e, int id, lin_worker *w, int full)
 {
 	const lin_state *L = e->model;
 	if (L->node) { /* replica on several nodes (a branch at every flush) */
 		node_flush(e, id, w, 1);
 		return;
 	}
-	/* replica.h's rep_flush with --average's touch: not a call to it, which
-	 * would read L->ks.A up front; here it is read only for a coordinate that
-	 * changed, never in the epoch's opening flush (nothing changed), which runs
-	 * while thread 0 sets ks.A for the epoch (lin_epoch_started; TSan) */
+	/* --average's accumulator is read only for a coordinate that changed, never in
+	 * the epoch's opening flush (nothing changed), which runs while thread 0 sets
+	 * ks.A for the epoch (lin_epoch_started; TSan) */
 	const uint32_t S = L->S, n = L->ks.hot * S, navg = L->avg * S;
 	const float share = 1.0f / (float)e->T;
 	const int l1 = L->l1 != NULL; /* (read once: the stores below would make the compiler read it again) */
-	_Atomic float *P = L->P;
-	float *rec = w->k.hrec, *base = w->k.hbase;
+	uint8_t *tm = w->k.tmark;
+	if (tm && !full) {
+		const uint32_t nb = (n + (1u << KERN_TBLK_SHIFT) - 1) >> KERN_TBLK_SHIFT;
+		const uint32_t b0 = (uint32_t)((uint64_t)nb * (uint32_t)id / (uint32_t)e->T);
+		for (uint32_t k = 0; k < nb; k++) {
+			uint32_t b = b0 + k < nb ? b0 + k : b0 + k - nb;
+			if (!tm[b])
+				continue;
+			tm[b] = 0;
+			uint32_t lo = b << KERN_TBLK_SHIFT, hi = lo + (1u << KERN_TBLK_SHIFT) < n ? lo + (1u << KERN_TBLK_SHIFT) : n;
+			for (uint32_t i = lo; i < hi; i++)
+				flush_one(L, w, i, S, navg, share, l1);
+		}
+		w->since_flush = 0;
+		return;
+	}
 	uint32_t start = (uint32_t)((uint64_t)L->ks.hot * (uint32_t)id / (uint32_t)e->T) * S;
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t i = start + k < n ? start + k : start + k - n;
-		float d = rec[i] - base[i], p = ald(&P[i]);
-		if (d != 0.0f) {
-			if (L->ks.A && (S == 1 || i % S == 0)) /* the shared value changes here only */
-				avg_touch(HOG_MODE_LOCKFREE, &L->ks.A[i / S], p, w->k.avg_c, w->k.avg_inv);
-			float q = p + (i < navg && (S == 1 || i % S == 0) ? d * share : d);
-			p = l1 && rec[i] == 0.0f && rep_l1_weight(i, S) ? l1_hand_up(p, q) : q; /* (replica.h) */
-			ast(&P[i], p);
-		}
-		rec[i] = base[i] = p;
+		flush_one(L, w, i, S, navg, share, l1);
 	}
+	if (tm)
+		memset(tm, 0, (n + (1u << KERN_TBLK_SHIFT) - 1) >> KERN_TBLK_SHIFT);
 	w->since_flush = 0;
 }
 
@@ -219,8 +260,8 @@ HOG_INLINE void measured_locked(const enum hog_mode MODE, const enum hog_rule RU
 					eng_count_applied(ew);                                                       \
 					if (sample) eng_note_delay(ew, eng_team_applied(e) - seen - 1);              \
 				}                                                                                \
-				if (MODE == HOG_MODE_BUFFERED && ++w->since_flush >= L->flush_every)             \
-					flush_hot(e, ew->id, w);                                                     \
+				if (KERN_PRIVATE(MODE) && ++w->since_flush >= L->flush_every)                    \
+					flush_hot_sweep(e, ew->id, w, 0);                                            \
 			}                                                                                    \
 		}                                                                                        \
 		ew->ex_done += i - from;                                                                 \
@@ -243,6 +284,8 @@ DEF_ROUND_R(STRIPED)
 DEF_ROUND_R(LOCKED)
 DEF_ROUND_L(BUFFERED, SGD)
 DEF_ROUND_L(BUFFERED, ADAGRAD)
+DEF_ROUND_L(REPLICA, SGD)
+DEF_ROUND_L(REPLICA, ADAGRAD)
 
 #define REF_V(M, R, L) { round_##M##_##R##_##L##_0, round_##M##_##R##_##L##_1 }
 #define REF_L(M, R) { REF_V(M, R, LOGISTIC), REF_V(M, R, HINGE), REF_V(M, R, SQUARED) }
@@ -251,8 +294,8 @@ static const eng_round_fn round_table[HOG_MODE_ALL][3][3][2] = {
 	[HOG_MODE_SERIAL] = REF_R(LOCKFREE), /* one worker: the same loop, bit for bit */
 	[HOG_MODE_LOCKFREE] = REF_R(LOCKFREE),
 	[HOG_MODE_BUFFERED] = { REF_L(BUFFERED, SGD), REF_L(BUFFERED, ADAGRAD) },
-	/* replica is buffered's kernel with every coordinate private */
-	[HOG_MODE_REPLICA] = { REF_L(BUFFERED, SGD), REF_L(BUFFERED, ADAGRAD) },
+	/* replica: buffered's kernel with every coordinate private, no shared access */
+	[HOG_MODE_REPLICA] = { REF_L(REPLICA, SGD), REF_L(REPLICA, ADAGRAD) },
 	[HOG_MODE_ATOMIC] = REF_R(ATOMIC),
 	[HOG_MODE_STRIPED] = REF_R(STRIPED),
 	[HOG_MODE_LOCKED] = REF_R(LOCKED),
@@ -342,6 +385,7 @@ static void lin_free(hog_engine *e)
 		hog_topo_free(e->topo, (void *)L->P, L->P_bytes);
 	free(L->reg);
 	free(L->l1);
+	free(L->share);
 	free(L->map);
 	free(L->inv);
 	free(L->perm);
@@ -383,6 +427,10 @@ static int lin_worker_init(hog_engine *e, eng_worker *ew)
 		if (!w->k.hrec || !w->k.hbase)
 			return ENOMEM;
 	}
+	/* replica's kernel marks the blocks it changes (flush_hot_sweep reads them) */
+	if (e->o.mode == HOG_MODE_REPLICA &&
+	    !(w->k.tmark = calloc((((size_t)L->ks.hot * S) >> KERN_TBLK_SHIFT) + 1, 1)))
+		return ENOMEM;
 	if (L->node && L->np.owner[L->np.replica[ew->id]] == ew->id) {
 		/* the node replica, from the bound owner: on its node; the others read
 		 * the pointers after the barrier that follows worker_init */
@@ -427,6 +475,7 @@ static void lin_worker_free(hog_engine *e, eng_worker *ew)
 	if (w->k.hbase)
 		hog_topo_free(e->topo, w->k.hbase, (size_t)L->ks.hot * L->S * 4);
 	free(w->gsnap_own);
+	free(w->k.tmark);
 	free(w->q);
 	free(w->qsnap);
 	free(w);

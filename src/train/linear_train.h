@@ -90,6 +90,9 @@ typedef struct lin_state {
 	uint32_t avg;               /* ... and flush records 0..avg-1 averaged (divided by T) and the
 	                               rest summed */
 	uint32_t flush_every;       /* examples between flushes */
+	float *share;               /* buffered, replica (flat): per record, the factor on a worker's
+	                               change to component 0 at a flush (merge_shares in
+	                               linear_setup.c); NULL: records < avg 1/T, the rest 1 */
 	/* replica on several NUMA nodes (replica.h); np.nodes <= 1: none, flat mode */
 	hog_node_plan np;
 	struct lin_node {           /* one per node: set by its owner in worker_init */
@@ -104,6 +107,13 @@ typedef struct lin_state {
 	struct lin_det *det;        /* deterministic mode: the shards and their deltas (NULL: another
 	                               mode) */
 } lin_state;
+
+/* The factor on a worker's change to a feature at a flush of buffered or
+ * replica mode with T workers, where a = F p lr h measures how much of a
+ * coordinate's error one worker corrects in an interval: 1, or less where the
+ * T changes together would correct more than LIN_MERGE_CMAX times the error
+ * (linear_setup.c). */
+float lin_merge_share(double a, int T);
 
 /* --average: the examples the team has done in this epoch, from the workers'
  * positions, published and read every 64 examples (between two readings each

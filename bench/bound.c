@@ -8,7 +8,10 @@
  *   bound DATA.lmdb THREADS EPOCHS [SEED [ORDER]]
  *
  * ORDER: rows (default: every epoch visits the thread's share in a new shuffled
- * order, as hogwild's default) or none (the data set's order). Threads are
+ * order), none (the data set's order) or chunk:C (the thread's share copied
+ * once, in the shuffled order, into its own memory; every epoch visits chunks of
+ * C consecutive rows of that copy in a new shuffled order: hogwild's
+ * --shuffle-chunk C). Threads are
  * OpenMP threads: pin them with OMP_PROC_BIND=true OMP_PLACES=cores. Each
  * thread first-touches its own model and prefetches the rows it will visit
  * next (a random row is a cache miss otherwise). The data set is read with hogwild's
@@ -62,12 +65,13 @@ static int cmp_d(const void *a, const void *b)
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
-		fprintf(stderr, "usage: bound DATA.lmdb THREADS EPOCHS [SEED [rows|none]]\n");
+		fprintf(stderr, "usage: bound DATA.lmdb THREADS EPOCHS [SEED [rows|none|chunk:C]]\n");
 		return 2;
 	}
 	const int T = atoi(argv[2]), E = atoi(argv[3]);
 	const uint64_t seed = argc > 4 ? strtoull(argv[4], NULL, 10) : 1;
 	const int shuffled = !(argc > 5 && !strcmp(argv[5], "none"));
+	const uint64_t chunk = argc > 5 && !strncmp(argv[5], "chunk:", 6) ? strtoull(argv[5] + 6, NULL, 10) : 0;
 	if (T < 1 || E < 1) {
 		fprintf(stderr, "bound: THREADS and EPOCHS must be at least 1\n");
 		return 2;
@@ -107,30 +111,67 @@ int main(int argc, char **argv)
 		uint32_t *order = malloc((b - a ? b - a : 1) * sizeof *order);
 		if (!w || !order)
 			abort();
+		/* chunk:C: the share copied in the shuffled order, then read in place */
+		const uint64_t *offs = d->offsets;
+		const uint32_t *sids = d->ids;
+		const float *svals = d->vals, *slab = d->labels;
+		uint64_t nch = chunk > 1 ? (b - a + chunk - 1) / chunk : 0;
+		uint32_t *corder = nch ? malloc(nch * sizeof *corder) : NULL;
+		if (nch) {
+			uint64_t nz = 0;
+			for (uint64_t i = a; i < b; i++)
+				nz += d->offsets[perm[i] + 1] - d->offsets[perm[i]];
+			uint64_t *o2 = malloc((b - a + 1) * sizeof *o2);
+			uint32_t *i2 = malloc((nz ? nz : 1) * sizeof *i2);
+			float *v2 = d->vals ? malloc((nz ? nz : 1) * sizeof *v2) : NULL, *l2 = malloc((b - a + 1) * sizeof *l2);
+			if (!corder || !o2 || !i2 || (d->vals && !v2) || !l2)
+				abort();
+			o2[0] = 0;
+			for (uint64_t i = a; i < b; i++) {
+				const uint32_t r = perm[i];
+				const uint64_t lo = d->offsets[r], k2 = d->offsets[r + 1] - lo, at = o2[i - a];
+				memcpy(i2 + at, d->ids + lo, k2 * sizeof *i2);
+				if (v2)
+					memcpy(v2 + at, d->vals + lo, k2 * sizeof *v2);
+				l2[i - a] = d->labels[r];
+				o2[i - a + 1] = at + k2;
+			}
+			offs = o2, sids = i2, svals = v2, slab = l2;
+		}
 		for (int ep = 0; ep < E; ep++) {
-			memcpy(order, perm + a, (b - a) * sizeof *order);
-			if (shuffled)
-				shuffle(order, b - a, seed ^ ((uint64_t)ep << 20) ^ (uint64_t)k);
+			if (nch) { /* rows of the copy: chunks of consecutive ones, the chunks shuffled */
+				for (uint64_t c = 0; c < nch; c++)
+					corder[c] = (uint32_t)c;
+				shuffle(corder, nch, seed ^ ((uint64_t)ep << 20) ^ (uint64_t)k);
+				uint64_t at = 0;
+				for (uint64_t c = 0; c < nch; c++)
+					for (uint64_t i = corder[c] * chunk; i < corder[c] * chunk + chunk && i < b - a; i++)
+						order[at++] = (uint32_t)i;
+			} else {
+				memcpy(order, perm + a, (b - a) * sizeof *order);
+				if (shuffled)
+					shuffle(order, b - a, seed ^ ((uint64_t)ep << 20) ^ (uint64_t)k);
+			}
 			const float lr = (float)(lr0 * pow(0.9, ep));
 #pragma omp barrier
 			double t0 = now(), l = 0;
 			for (uint64_t i = 0; i < b - a; i++) {
 				if (i + AHEAD < b - a) { /* a random row is a cache miss: ask for it early */
 					const uint32_t q = order[i + AHEAD];
-					for (uint64_t p = d->offsets[q]; p < d->offsets[q + 1]; p += 16) {
-						__builtin_prefetch(d->ids + p);
-						if (d->vals)
-							__builtin_prefetch(d->vals + p);
+					for (uint64_t p = offs[q]; p < offs[q + 1]; p += 16) {
+						__builtin_prefetch(sids + p);
+						if (svals)
+							__builtin_prefetch(svals + p);
 					}
-					__builtin_prefetch(d->labels + q);
+					__builtin_prefetch(slab + q);
 				}
 				if (i + 4 * AHEAD < b - a)
-					__builtin_prefetch(d->offsets + order[i + 4 * AHEAD]);
+					__builtin_prefetch(offs + order[i + 4 * AHEAD]);
 				const uint32_t r = order[i];
-				const uint64_t lo = d->offsets[r], hi = d->offsets[r + 1];
-				const uint32_t *ids = d->ids + lo;
-				const float *xs = d->vals ? d->vals + lo : NULL;
-				const float y = d->labels[r];
+				const uint64_t lo = offs[r], hi = offs[r + 1];
+				const uint32_t *ids = sids + lo;
+				const float *xs = svals ? svals + lo : NULL;
+				const float y = slab[r];
 				float m = 0;
 				for (uint64_t j = 0; j < hi - lo; j++)
 					m += w[ids[j]] * (xs ? xs[j] : 1.0f);
@@ -148,6 +189,13 @@ int main(int argc, char **argv)
 		}
 		free(order);
 		free(w);
+		free(corder);
+		if (nch) {
+			free((void *)offs);
+			free((void *)sids);
+			free((void *)svals);
+			free((void *)slab);
+		}
 	}
 	for (int ep = 0; ep < E; ep++)
 		printf("epoch %d seconds %.6f loss %.6f\n", ep + 1, secs[ep], loss[ep] / (double)(d->n ? d->n : 1));

@@ -230,7 +230,8 @@ HOG_INLINE void measured_locked(const enum hog_mode MODE, const enum hog_rule RU
 				break;                                                                           \
 			const float lr = eng_lr_at(e, epoch, base + i * T);                                  \
 			const uint64_t end = to - i > 64 ? i + 64 : to;                                      \
-			const uint64_t c0 = sh->A ? lin_team_pos(e, ew, i) - i * T : 0;                      \
+			/* (replica reads the clock at its flushes only: nothing shared in between) */     \
+			const uint64_t c0 = sh->A && MODE != HOG_MODE_REPLICA ? lin_team_pos(e, ew, i) - i * T : 0; \
 			for (; i < end; i++) {                                                               \
 				uint32_t r = order[i];                                                           \
 				uint64_t lo = w->off[r];                                                         \
@@ -241,7 +242,7 @@ HOG_INLINE void measured_locked(const enum hog_mode MODE, const enum hog_rule RU
 					prefetch_row(w, order[i + PREFETCH_AHEAD], VALS);                            \
 				uint64_t seen = 0;                                                               \
 				int sample = measure && (i & HOG_DELAY_SAMPLE_MASK) == 0;                        \
-				if (L->A) { /* the average's clock, read only with --average */                  \
+				if (L->A && MODE != HOG_MODE_REPLICA) { /* the average's clock (--average) */    \
 					w->k.avg_c = (uint32_t)(c0 + i * T);                                         \
 					w->k.avg_inv = 1.0f / (float)w->k.avg_c;                                     \
 				}                                                                                \
@@ -260,9 +261,18 @@ HOG_INLINE void measured_locked(const enum hog_mode MODE, const enum hog_rule RU
 					eng_count_applied(ew);                                                       \
 					if (sample) eng_note_delay(ew, eng_team_applied(e) - seen - 1);              \
 				}                                                                                \
-				if (KERN_PRIVATE(MODE) && ++w->since_flush >= L->flush_every)                    \
+				if (KERN_PRIVATE(MODE) && ++w->since_flush >= L->flush_every) {                  \
+					if (MODE == HOG_MODE_REPLICA && sh->A) { /* the clock, for the flush's touches */ \
+						w->k.avg_c = (uint32_t)lin_team_pos(e, ew, i + 1);                       \
+						w->k.avg_inv = 1.0f / (float)w->k.avg_c;                                 \
+					}                                                                            \
 					flush_hot_sweep(e, ew->id, w, 0);                                            \
+				}                                                                                \
 			}                                                                                    \
+		}                                                                                        \
+		if (MODE == HOG_MODE_REPLICA && sh->A && i > from) { /* the round-end flush's clock */  \
+			w->k.avg_c = (uint32_t)lin_team_pos(e, ew, i);                                       \
+			w->k.avg_inv = 1.0f / (float)w->k.avg_c;                                             \
 		}                                                                                        \
 		ew->ex_done += i - from;                                                                 \
 		ew->units_done += nnz_done;                                                              \

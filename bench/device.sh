@@ -12,6 +12,9 @@
 #   gemm     sgemm GFLOP/s on the mlp's shapes: the CUDA backend against cuBLAS
 #            alone, FP32 and TF32, and the CPU backend on one thread;
 #   cpu      the mlp on 16 CPU workers beside PyTorch with 16 intra-op threads;
+#   replica16, auto (not in the default list): replica and buffered at every
+#            core against the build staged as .dev/bin/hogwild-old, 3 seeds;
+#            --mode auto's choice at every core;
 #   scaling  bench/scaling.sh at THREADS (1 2 4 8 16) on SETS (rcv1), REPEAT rounds,
 #            with the cache-line transfer between CPU pairs.
 #   usage (device tool): bash bench/device.sh     env: STEPS, THREADS, SETS, REPEAT,
@@ -96,6 +99,34 @@ fi
 if has cpu; then
 	fm cpu16-b128 60 128 0.01 3 cpu 16
 fi
+# replica16: replica at every core, 3 seeds, with this build and with the one
+# staged as .dev/bin/hogwild-old (the build before the merge factor), on the
+# scaling benchmark's RCV1-shaped set: the divergence check
+if has replica16 && [ -x "$D/bin/hogwild-old" ]; then
+	BW=${BENCH_WORK:-/tmp/hogwild-device-bench}
+	mkdir -p "$BW"
+	[ -f "$BW/sc-rcv1_tr.lmdb" ] || {
+		"$H" data gen -q --seed 1 --examples "${EXAMPLES:-781265}" "$BW/sc-rcv1.lmdb"
+		"$H" data split --fraction 0.1 --seed 1 "$BW/sc-rcv1.lmdb" "$BW/sc-rcv1_tr.lmdb" "$BW/sc-rcv1_te.lmdb" >/dev/null
+	}
+	n=$(nproc)
+	for b in hogwild-old hogwild; do
+		for m in replica buffered; do
+			for seed in 1 2 3; do
+				r=$(timeout 60 "$D/bin/$b" train --data "$BW/sc-rcv1_tr.lmdb" --test "$BW/sc-rcv1_te.lmdb" --epochs 3 \
+					--average off --mode $m --threads "$n" --seed $seed 2>&1 | awk '$1 == 3 { print $2, $7 }')
+				echo "$b $m threads $n seed $seed: s/epoch, test loss ${r:-failed}"
+			done
+		done
+	done | tee "$O/replica16.txt" >>"$LOG"
+	say "replica16 done"
+fi
+if has auto; then
+	BW=${BENCH_WORK:-/tmp/hogwild-device-bench}
+	timeout 90 "$H" train --data "$BW/sc-rcv1_tr.lmdb" --test "$BW/sc-rcv1_te.lmdb" --epochs 3 --mode auto \
+		--threads "$(nproc)" 2>&1 | tail -4 >>"$LOG"
+	say "auto done"
+fi
 if has scaling; then
 	n=$(nproc)
 	for b in 1 2 $((n / 2)) $((n - 1)); do
@@ -104,6 +135,7 @@ if has scaling; then
 	BW=${BENCH_WORK:-/tmp/hogwild-device-bench}
 	env BENCH_WORK="$BW" BOUND_BIN="$D/bin/bound" CACHELINE_BIN="$D/bin/cacheline" \
 		THREADS="${THREADS:-1 2 4 8 16}" SETS="${SETS:-rcv1}" REPEAT="${REPEAT:-1}" EPOCHS="${EPOCHS:-3}" \
+		${BOUND_ORDER:+BOUND_ORDER="$BOUND_ORDER"} ${EXTRA:+EXTRA="$EXTRA"} \
 		${MODES:+MODES="$MODES"} ${EXAMPLES:+EXAMPLES="$EXAMPLES"} OUT="$O/scaling.md" \
 		timeout "${SCALE_LIMIT:-150}" sh bench/scaling.sh >/dev/null 2>>"$LOG"
 	say "scaling rc=$?"

@@ -30,6 +30,11 @@ MODES=${MODES:-"lockfree buffered replica atomic striped locked"}
 EXAMPLES=${EXAMPLES:-781265}
 OUT=${OUT:-$RESULTS/scaling.md}
 AVERAGE=${AVERAGE:-off}
+# BOUND_ORDER: the bound's row order (bench/bound.c: rows, none, chunk:C), to
+# match the order hogwild's runs use (its default, or EXTRA's)
+BOUND_ORDER=${BOUND_ORDER:-rows}
+# EXTRA: options added to every hogwild run (--shuffle-chunk C, say)
+EXTRA=${EXTRA:-}
 
 make_set() { # name -> $WORK/sc-NAME_tr.lmdb, _te.lmdb
 	tr=$WORK/sc-$1_tr.lmdb
@@ -64,12 +69,12 @@ run() {
 	set=$1
 	shift
 	if [ "$1" = bound ]; then
-		OMP_PROC_BIND=true OMP_PLACES=cores "$WORK/bound" "$WORK/sc-${set}_tr.lmdb" "$2" "$EPOCHS" "$4" 2>/dev/null |
+		OMP_PROC_BIND=true OMP_PLACES=cores "$WORK/bound" "$WORK/sc-${set}_tr.lmdb" "$2" "$EPOCHS" "$4" "$BOUND_ORDER" 2>/dev/null |
 			awk '$1 == "epoch" { print $2, $4 }' | epoch_median | awk '{ print $1, "nan" }'
 		return
 	fi
 	"$H" train --data "$WORK/sc-${set}_tr.lmdb" --test "$WORK/sc-${set}_te.lmdb" --epochs "$EPOCHS" --quiet --average "$AVERAGE" \
-		--metrics "$WORK/sc.json" "$@" >/dev/null 2>&1 || { echo "nan nan"; rm -f "$WORK/sc.json"; return; }
+		--metrics "$WORK/sc.json" $EXTRA "$@" >/dev/null 2>&1 || { echo "nan nan"; rm -f "$WORK/sc.json"; return; }
 	s=$(awk -F'"seconds":' 'NF > 1 { split($2, a, ","); sub(/.*"epoch":/, "", $1); split($1, b, ","); print b[1], a[1] }' \
 		"$WORK/sc.json" | epoch_median)
 	l=$(awk '/"test_loss"/ { sub(/.*"test_loss":/, ""); split($0, b, ","); l = b[1] } END { print l }' "$WORK/sc.json")
@@ -98,8 +103,8 @@ fi
 
 machine_header "$OUT" "Scaling: every mode against the no-sharing bound ($EPOCHS epochs, $REPEAT rounds, per-round ratios)"
 {
-	echo "Command: \`THREADS=\"$THREADS\" REPEAT=$REPEAT EPOCHS=$EPOCHS AVERAGE=$AVERAGE MODES=\"$MODES\" sh bench/scaling.sh\`; each cell"
-	echo "\`hogwild train --data SET_tr.lmdb --test SET_te.lmdb --epochs $EPOCHS --average $AVERAGE --seed R ARGS\` in round R = 1..$REPEAT,"
+	echo "Command: \`THREADS=\"$THREADS\" REPEAT=$REPEAT EPOCHS=$EPOCHS AVERAGE=$AVERAGE BOUND_ORDER=$BOUND_ORDER EXTRA=\"$EXTRA\" MODES=\"$MODES\" sh bench/scaling.sh\`; each cell"
+	echo "\`hogwild train --data SET_tr.lmdb --test SET_te.lmdb --epochs $EPOCHS --average $AVERAGE --seed R $EXTRA ARGS\` in round R = 1..$REPEAT,"
 	echo "beside \`bench/bound.c\` (a plain loop of logistic SGD written for the benchmark: a private model and a"
 	echo "shuffled share of the rows per thread, nothing shared) with the same seed. s/epoch: the median over the rounds of"
 	echo "each run's median epoch (epochs 2..). Speed-up (over serial) and share of the bound are taken in each round;"

@@ -266,17 +266,16 @@ int lin_setup(hog_engine *e)
 	}
 	L->ks.A = L->A; /* (per epoch: lin_epoch_started) */
 	if (L->perm) {
+		/* the deal: a seeded shuffle of the rows, whatever the epochs' order, so
+		 * that a worker's shard (copied in this order) is in random order once;
+		 * --shuffle-chunk then visits chunks of consecutive shard rows, which
+		 * stream from memory (issue 22: chunks of the data set's own order
+		 * visited a set stored sorted, by label or time, in long runs of one
+		 * kind). The same permutation as before for the row shuffle. */
 		for (uint64_t i = 0; i < tr->n; i++)
 			L->perm[i] = (uint32_t)i;
-		uint32_t *scratch = NULL;
-		const uint64_t nc = eng_chunk_count(tr->n, e->o.shuffle_chunk);
-		if (!e->o.no_shuffle && nc && !(scratch = malloc(nc * sizeof *scratch)))
-			return hog_err_set(e->err, ENOMEM, "out of memory");
-		/* --shuffle-chunk: the workers' shares are dealt in chunks of the data
-		 * set's order, so that a chunk of their epoch's order is consecutive rows */
 		if (!e->o.no_shuffle)
-			eng_chunk_order(L->perm, NULL, tr->n, e->o.shuffle_chunk, e->o.seed, scratch);
-		free(scratch);
+			eng_shuffle_u32(L->perm, tr->n, e->o.seed);
 	}
 	L->ks.P = L->P;
 	L->ks.reg = L->reg;

@@ -11,13 +11,15 @@
 # (epochs 2..) and of its final test loss, with --average on (the default) and
 # off; every run's own figures follow each table.
 #   CHUNKS="1 64 256 1024 4096"  MODES="serial replica:2"  REPEAT=3  EPOCHS=5
-#   SETS="rcv1 zipf a9a sorted"
+#   SETS="rcv1 zipf a9a sorted"  AVGS="on off" (one of them: a file of its own
+#   rows, order-SET-AVG.raw; the tables read every such file in $WORK)
 . "$(dirname "$0")/common.sh"
 REPEAT=${REPEAT:-3}
 EPOCHS=${EPOCHS:-5}
 CHUNKS=${CHUNKS:-"1 64 256 1024 4096"}
 MODES=${MODES:-"serial replica:2"}
 SETS=${SETS:-"rcv1 zipf a9a sorted"}
+AVGS=${AVGS:-"on off"}
 OUT=${OUT:-$RESULTS/order.md}
 
 make_set() {
@@ -65,7 +67,8 @@ run() {
 
 machine_header "$OUT" "Data order: the row shuffle, chunks of consecutive shard rows and the file's order ($REPEAT rounds)"
 {
-	echo "Command: \`CHUNKS=\"$CHUNKS\" MODES=\"$MODES\" REPEAT=$REPEAT EPOCHS=$EPOCHS sh bench/order.sh\`. Each cell:"
+	echo "Command: \`SETS=\"$SETS\" AVGS=\"$AVGS\" CHUNKS=\"$CHUNKS\" MODES=\"$MODES\" REPEAT=$REPEAT EPOCHS=$EPOCHS sh bench/order.sh\`"
+	echo "(tables also read the rows of earlier runs with the other --average in $WORK). Each cell:"
 	echo "\`hogwild train --data SET_tr.lmdb --test SET_te.lmdb --epochs $EPOCHS --mode M --threads T --average A"
 	echo "--seed R\` with \`--shuffle-chunk C\` (C = 1: the row shuffle) or \`--no-shuffle\`, rounds"
 	echo "R = 1..$REPEAT interleaved. s/epoch: median over the rounds of each run's median epoch (2..); loss: median"
@@ -75,17 +78,17 @@ machine_header "$OUT" "Data order: the row shuffle, chunks of consecutive shard 
 } >> "$OUT"
 for set in $SETS; do
 	make_set "$set" || continue
-	: > "$WORK/order-$set.raw"
+	for avg in $AVGS; do : > "$WORK/order-$set-$avg.raw"; done
 	r=1
 	while [ $r -le "$REPEAT" ]; do
-		for avg in on off; do
+		for avg in $AVGS; do
 			for mt in $MODES; do
 				m=${mt%%:*} t=1
 				case $mt in *:*) t=${mt#*:} ;; esac
 				for c in $CHUNKS none; do
 					if [ "$c" = none ]; then ord=--no-shuffle; else ord="--shuffle-chunk $c"; fi
 					echo "$avg $m $t $c $r $(run "$set" --mode "$m" --threads "$t" --average "$avg" $ord --seed $r)" \
-						>> "$WORK/order-$set.raw"
+						>> "$WORK/order-$set-$avg.raw"
 				done
 			done
 		done
@@ -97,11 +100,12 @@ for set in $SETS; do
 		echo "| --average | mode | threads | order | s/epoch | vs rows | test loss (median; min-max) | vs rows |"
 		echo "|---|---|---|---|---|---|---|---|"
 		for avg in on off; do
+			[ -s "$WORK/order-$set-$avg.raw" ] || continue
 			for mt in $MODES; do
 				m=${mt%%:*} t=1
 				case $mt in *:*) t=${mt#*:} ;; esac
 				sel() { awk -v a="$avg" -v m="$m" -v t="$t" -v c="$1" -v f="$2" \
-					'$1 == a && $2 == m && $3 == t && $4 == c { print $f }' "$WORK/order-$set.raw"; }
+					'$1 == a && $2 == m && $3 == t && $4 == c { print $f }' "$WORK/order-$set-$avg.raw"; }
 				s1=$(sel 1 6 | median)
 				l1=$(sel 1 7 | median)
 				for c in $CHUNKS none; do
@@ -122,7 +126,7 @@ for set in $SETS; do
 		echo "<details><summary>$set: every run (average, mode, threads, chunk, seed, s/epoch, test loss)</summary>"
 		echo
 		echo '```'
-		cat "$WORK/order-$set.raw"
+		cat "$WORK/order-$set-on.raw" "$WORK/order-$set-off.raw" 2>/dev/null || :
 		echo '```'
 		echo "</details>"
 		echo

@@ -400,18 +400,25 @@ static void test_last_epoch_is_best(void)
 
 /* hog_train_consume() trains on the data set in place: the same model as
  * hog_train() on a copy, in the modes that rewrite rows (striped sorts them,
- * buffered puts hot coordinates first), with --average and --normalize. */
+ * buffered puts hot coordinates first), with --average and --normalize; and
+ * with --shuffle-chunk, where it copies the shards when they fit (issue 22),
+ * deterministic mode too. */
 static void test_consume_equals_copy(void)
 {
 	hog_gen_opts g = { .kind = HOG_KIND_SPARSE, .seed = 8, .examples = 6000, .features = 400,
 	                   .nnz_per_example = 15, .noise = 0.05 };
 	hog_data *d = load_gen("consume", &g, 0, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
-	const enum hog_mode modes[] = { HOG_MODE_SERIAL, HOG_MODE_STRIPED, HOG_MODE_BUFFERED, HOG_MODE_LOCKFREE };
-	for (size_t k = 0; k < sizeof modes / sizeof *modes; k++) {
+	const enum hog_mode modes[] = { HOG_MODE_SERIAL, HOG_MODE_STRIPED, HOG_MODE_BUFFERED, HOG_MODE_LOCKFREE,
+		                            HOG_MODE_DETERMINISTIC };
+	for (size_t j = 0; j < 2 * sizeof modes / sizeof *modes; j++) {
+		const size_t k = j % (sizeof modes / sizeof *modes);
+		if (modes[k] == HOG_MODE_DETERMINISTIC && j == k)
+			continue; /* (the row shuffle's in deterministic mode: test_deterministic) */
 		hog_train_opts o = serial_opts(2);
 		o.mode = modes[k];
 		o.threads = 1;
+		o.shuffle_chunk = j == k ? 0 : 64;
 		o.linear.average = k != 3;
 		o.normalize = k >= 2;
 		hog_model *a = NULL, *b = NULL;

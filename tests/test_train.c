@@ -523,6 +523,7 @@ static void test_sorted_set_chunks(void)
 	s.offsets[d->n] = at;
 	CU_ASSERT_FATAL(i == d->n && npos > d->n / 4 && npos < 3 * d->n / 4);
 	hog_train_opts o = base_opts(HOG_MODE_SERIAL, 1, 4);
+	o.shuffle_chunk = 1;
 	hog_train_result rows, chunks, file;
 	hog_model *m = NULL;
 	hog_err err = { 0 };
@@ -547,6 +548,7 @@ static void test_sorted_set_chunks(void)
 static void test_chunked_training(void)
 {
 	hog_train_opts o = base_opts(HOG_MODE_SERIAL, 1, 4);
+	o.shuffle_chunk = 1; /* the row shuffle */
 	hog_train_result rr, rc;
 	hog_model *rows = train_ok(&o, &rr);
 	o.shuffle_chunk = 16;
@@ -565,6 +567,7 @@ static void test_chunked_training(void)
 	CU_ASSERT(same_params(a, resumed));
 	/* a checkpoint of the row shuffle is refused by a chunked run (another order) */
 	hog_train_opts r = base_opts(HOG_MODE_SERIAL, 1, 2);
+	r.shuffle_chunk = 1;
 	r.checkpoint = ck;
 	unlink(ck);
 	hog_model *m = train_ok(&r, NULL);
@@ -581,6 +584,50 @@ static void test_chunked_training(void)
 	hog_model_free(half);
 	hog_model_free(resumed);
 	hog_model_free(m);
+}
+
+/* A checkpoint written before issue 22 by a run with the default order (the
+ * row shuffle then: the same deal, orders and hash as --shuffle-chunk 1 now)
+ * resumes with the same flags -- the default, chunks now -- and goes on with
+ * the row shuffle: the straight row-shuffle run's parameters, and a note. An
+ * explicit chunk is another order: refused. */
+static int notes_seen;
+static void count_note(void *ud, const char *msg)
+{
+	(void)ud;
+	notes_seen += strstr(msg, "row shuffle") != NULL;
+}
+
+static void test_resume_old_default_order(void)
+{
+	hog_train_opts o = base_opts(HOG_MODE_SERIAL, 1, 4);
+	o.shuffle_chunk = 1;
+	hog_model *straight = train_ok(&o, NULL);
+	const char *ck = tu_path("ckpt-old-default.bin");
+	unlink(ck);
+	o.epochs = 2;
+	o.checkpoint = ck;
+	hog_model *half = train_ok(&o, NULL);
+	hog_train_opts r = base_opts(HOG_MODE_SERIAL, 1, 4); /* the default order */
+	CU_ASSERT_EQUAL(r.shuffle_chunk, 0);
+	r.resume = ck;
+	r.on_note = count_note;
+	notes_seen = 0;
+	hog_model *resumed = train_ok(&r, NULL);
+	CU_ASSERT(same_params(straight, resumed));
+	CU_ASSERT_EQUAL(notes_seen, 1);
+	hog_train_opts d = base_opts(HOG_MODE_SERIAL, 1, 4); /* the default's own run differs */
+	hog_model *chunked = train_ok(&d, NULL);
+	CU_ASSERT(!same_params(straight, chunked));
+	r.shuffle_chunk = HOG_SHUFFLE_CHUNK_DEFAULT; /* asked for: kept, and refused */
+	hog_model *x = NULL;
+	hog_err err = { 0 };
+	CU_ASSERT_EQUAL(hog_train(small_tr, small_te, &r, &x, NULL, &err), HOG_EMISMATCH);
+	CU_ASSERT(strstr(err.msg, "shuffle-chunk") != NULL);
+	hog_model_free(straight);
+	hog_model_free(half);
+	hog_model_free(resumed);
+	hog_model_free(chunked);
 }
 
 /* A stop request mid-run writes a checkpoint inside the epoch; resuming finishes
@@ -731,6 +778,7 @@ int test_train_register(void)
 	TU_ADD(s, test_chunk_order);
 	TU_ADD(s, test_chunked_training);
 	TU_ADD(s, test_epoch_order);
+	TU_ADD(s, test_resume_old_default_order);
 	TU_ADD(s, test_sorted_set_chunks);
 	TU_ADD(s, test_bad_options);
 	TU_ADD(s, test_divergence_named);

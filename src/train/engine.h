@@ -180,6 +180,8 @@ extern const hog_trainer_ops hog_linear_trainer, hog_mf_trainer, hog_mlp_trainer
 struct hog_engine {
 	hog_train_opts o;           /* with the model's defaults filled in */
 	const hog_trainer_ops *ops;
+	int chunk_default;          /* o.shuffle_chunk was 0, the model's default order: a checkpoint
+	                               of the row shuffle (the default before issue 22) resumes with it */
 	const hog_data *tr, *te;
 	hog_data *own;              /* hog_train_consume(): tr, the model's to rearrange and train
 	                               on in place rather than copy (NULL: tr is read-only) */

@@ -261,7 +261,8 @@ typedef struct hog_progress {
 /** hog_train_opts.shuffle_chunk = 0 for the linear model in memory: chunks of this many
  * consecutive shard rows (bench/results/order.md: the final test loss with --average
  * within 0.1% of the row shuffle's on every set measured, a label-sorted one included,
- * as with 4096, whose epochs were as fast within 1%; 1024 was not, nor 64). */
+ * as with 4096, 1% faster an epoch, where a shard of up to 4096 rows would be one chunk,
+ * the same order every epoch; 1024 and 64 were not). */
 #define HOG_SHUFFLE_CHUNK_DEFAULT 256
 
 /** @name Each model's own options

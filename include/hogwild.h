@@ -258,7 +258,8 @@ typedef struct hog_progress {
  * run as over 20 epochs. */
 #define HOG_EPOCHS_VISITS (1u << 18)
 
-/** hog_train_opts.shuffle_chunk = 0 for the linear model in memory: chunks of this many
+/** hog_train_opts.shuffle_chunk = 0 for the linear model in memory with --average (the
+ * command line's default; without it the last iterate ends up to 2% worse in chunks): chunks of this many
  * consecutive shard rows (bench/results/order.md: the final test loss with --average
  * within 0.1% of the row shuffle's on every set measured, a label-sorted one included,
  * as with 4096, 1% faster an epoch, where a shard of up to 4096 rows would be one chunk,
@@ -379,8 +380,9 @@ typedef struct hog_train_opts {
 	int no_shuffle;            /**< visit the examples in the data set's order, the same every
 	                                epoch (tests that compare against a written-out order) */
 	uint32_t shuffle_chunk;    /**< 0 (the default): the model's default order, for the linear
-	                                model in memory chunks of HOG_SHUFFLE_CHUNK_DEFAULT, else
-	                                (mf, the mlp, hog_train_stream) the row shuffle. 1: every
+	                                model in memory with linear.average chunks of
+	                                HOG_SHUFFLE_CHUNK_DEFAULT, else (without averaging, mf, the
+	                                mlp, hog_train_stream) the row shuffle. 1: every
 	                                epoch visits each worker's examples in a new random order
 	                                (the default before issue 22). C > 1 (the linear model):
 	                                in chunks of C examples consecutive in the worker's shard

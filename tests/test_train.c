@@ -588,9 +588,9 @@ static void test_chunked_training(void)
 
 /* A checkpoint written before issue 22 by a run with the default order (the
  * row shuffle then: the same deal, orders and hash as --shuffle-chunk 1 now)
- * resumes with the same flags -- the default, chunks now -- and goes on with
- * the row shuffle: the straight row-shuffle run's parameters, and a note. An
- * explicit chunk is another order: refused. */
+ * resumes with the same flags -- the default, chunks now with --average --
+ * and goes on with the row shuffle: the straight row-shuffle run's
+ * parameters, and a note. An explicit chunk is another order: refused. */
 static int notes_seen;
 static void count_note(void *ud, const char *msg)
 {
@@ -601,6 +601,7 @@ static void count_note(void *ud, const char *msg)
 static void test_resume_old_default_order(void)
 {
 	hog_train_opts o = base_opts(HOG_MODE_SERIAL, 1, 4);
+	o.linear.average = 1; /* (the default order is chunks only with it) */
 	o.shuffle_chunk = 1;
 	hog_model *straight = train_ok(&o, NULL);
 	const char *ck = tu_path("ckpt-old-default.bin");
@@ -609,6 +610,7 @@ static void test_resume_old_default_order(void)
 	o.checkpoint = ck;
 	hog_model *half = train_ok(&o, NULL);
 	hog_train_opts r = base_opts(HOG_MODE_SERIAL, 1, 4); /* the default order */
+	r.linear.average = 1;
 	CU_ASSERT_EQUAL(r.shuffle_chunk, 0);
 	r.resume = ck;
 	r.on_note = count_note;
@@ -617,8 +619,22 @@ static void test_resume_old_default_order(void)
 	CU_ASSERT(same_params(straight, resumed));
 	CU_ASSERT_EQUAL(notes_seen, 1);
 	hog_train_opts d = base_opts(HOG_MODE_SERIAL, 1, 4); /* the default's own run differs */
+	d.linear.average = 1;
 	hog_model *chunked = train_ok(&d, NULL);
 	CU_ASSERT(!same_params(straight, chunked));
+	d.shuffle_chunk = HOG_SHUFFLE_CHUNK_DEFAULT; /* (it is the chunks) */
+	hog_model *asked = train_ok(&d, NULL);
+	CU_ASSERT(same_params(chunked, asked));
+	hog_model_free(asked);
+	d.shuffle_chunk = 0; /* and without --average the default is the row shuffle */
+	d.linear.average = 0;
+	o.linear.average = 0;
+	o.checkpoint = NULL;
+	o.epochs = 4;
+	hog_model *rows = train_ok(&o, NULL), *dflt = train_ok(&d, NULL);
+	CU_ASSERT(same_params(rows, dflt));
+	hog_model_free(rows);
+	hog_model_free(dflt);
 	r.shuffle_chunk = HOG_SHUFFLE_CHUNK_DEFAULT; /* asked for: kept, and refused */
 	hog_model *x = NULL;
 	hog_err err = { 0 };

@@ -130,7 +130,7 @@ const cli_opt cli_opts[] = {
 	  "visit the examples in the data set's order every epoch" },
 	{ "shuffle-chunk", 0, REQ, OPT_SHUFFLE_CHUNK, BOTH, K(LINEAR), 0, COND_NONE, "C",
 	  "visit each worker's examples (dealt by a seeded shuffle) in chunks of C consecutive ones, the chunks "
-	  "in a new random order every epoch: the rows stream from memory (default 256; 1: every example "
+	  "in a new random order every epoch: the rows stream from memory (default 256 with --average, else 1; 1: every example "
 	  "shuffled, the default before, which a checkpoint written with it keeps)" },
 	{ "quiet", 0, NO, OPT_QUIET, BOTH, 0, 0, COND_NONE, NULL, "no progress line" },
 	{ "strict", 0, NO, OPT_STRICT, BOTH, 0, 0, COND_TEST, NULL,

@@ -258,6 +258,14 @@ typedef struct hog_progress {
  * run as over 20 epochs. */
 #define HOG_EPOCHS_VISITS (1u << 18)
 
+/** hog_train_opts.shuffle_chunk = 0 for the linear model in memory with --average (the
+ * command line's default; without it the last iterate ends up to 2% worse in chunks): chunks of this many
+ * consecutive shard rows (bench/results/order.md: the final test loss with --average
+ * within 0.1% of the row shuffle's on every set measured, a label-sorted one included,
+ * as with 4096, 1% faster an epoch, where a shard of up to 4096 rows would be one chunk,
+ * the same order every epoch; 1024 and 64 were not). */
+#define HOG_SHUFFLE_CHUNK_DEFAULT 256
+
 /** @name Each model's own options
  * hog_train_opts keeps the options every model (or the engine) reads at its top
  * level, and each model's own in a group named after the model, read by that
@@ -371,11 +379,19 @@ typedef struct hog_train_opts {
 	double compress_frac;      /**< HOG_COMPRESS_TOPK: the fraction F of coordinates sent */
 	int no_shuffle;            /**< visit the examples in the data set's order, the same every
 	                                epoch (tests that compare against a written-out order) */
-	uint32_t shuffle_chunk;    /**< 0 or 1: every epoch visits the examples in a new random
-	                                order; C > 1: in chunks of C examples consecutive in
-	                                the data set, the chunks in a new random order each
-	                                epoch, each chunk's examples in turn (the rows stream
-	                                from memory instead of one random row per example) */
+	uint32_t shuffle_chunk;    /**< 0 (the default): the model's default order, for the linear
+	                                model in memory with linear.average chunks of
+	                                HOG_SHUFFLE_CHUNK_DEFAULT, else (without averaging, mf, the
+	                                mlp, hog_train_stream) the row shuffle. 1: every
+	                                epoch visits each worker's examples in a new random order
+	                                (the default before issue 22). C > 1 (the linear model):
+	                                in chunks of C examples consecutive in the worker's shard
+	                                -- dealt by a seeded shuffle of the rows, so a chunk is
+	                                not a run of the data set's own order --, the chunks in a
+	                                new random order each epoch, each chunk's examples in
+	                                turn (the rows stream from memory instead of one random
+	                                row per example). A checkpoint of the row shuffle
+	                                resumes with 0 (its run goes on with the row shuffle) */
 	const char *class_weight;  /**< binary and multiclass sets: weights of the classes, which
 	                                multiply the examples' own (hog_block.weights): "balanced"
 	                                (class c weighs n / (classes * n_c), as scikit-learn's) or

@@ -369,7 +369,23 @@ check_true "train: resumed model equals the straight one" cmp "$T/s4.bin" "$T/r4
 "$H" train --data "$T/ttr.lmdb" --mode serial --epochs 4 --shuffle-chunk 32 --save "$T/c4.bin" >/dev/null 2>&1
 check "train: --shuffle-chunk 32" 0 "$H" train --data "$T/ttr.lmdb" --mode serial --epochs 4 --shuffle-chunk 32 --save "$T/c4b.bin"
 check_true "train: ... the same model twice" cmp "$T/c4.bin" "$T/c4b.bin"
-check_true "train: ... another order than the row shuffle" sh -c "! cmp -s '$T/c4.bin' '$T/s4.bin'"
+"$H" train --data "$T/ttr.lmdb" --mode serial --epochs 4 --shuffle-chunk 1 --save "$T/rs4.bin" >/dev/null 2>&1
+check_true "train: ... another order than the row shuffle" sh -c "! cmp -s '$T/c4.bin' '$T/rs4.bin'"
+check_true "train: ... and than the default's chunks" sh -c "! cmp -s '$T/c4.bin' '$T/s4.bin' && ! cmp -s '$T/rs4.bin' '$T/s4.bin'"
+"$H" train --data "$T/ttr.lmdb" --mode serial --epochs 4 --shuffle-chunk 256 --save "$T/c256.bin" >/dev/null 2>&1
+check_true "train: ... the default is chunks of 256 (with --average, the default)" cmp "$T/s4.bin" "$T/c256.bin"
+"$H" train --data "$T/ttr.lmdb" --mode serial --epochs 4 --average off --save "$T/ao4.bin" >/dev/null 2>&1
+"$H" train --data "$T/ttr.lmdb" --mode serial --epochs 4 --average off --shuffle-chunk 1 --save "$T/ao4r.bin" >/dev/null 2>&1
+check_true "train: ... and the row shuffle with --average off" cmp "$T/ao4.bin" "$T/ao4r.bin"
+# a checkpoint of the row shuffle (what a default run wrote before issue 22) resumes
+# with the default flags and goes on with the row shuffle, saying so
+"$H" train --data "$T/ttr.lmdb" --mode serial --epochs 2 --shuffle-chunk 1 --checkpoint "$T/rck.bin" >/dev/null 2>&1
+check "train: a row-shuffle checkpoint resumes with the default order" 0 "$H" train --data "$T/ttr.lmdb" --mode serial \
+	--epochs 4 --resume "$T/rck.bin" --save "$T/rr4.bin"
+check_true "train: ... equal to the straight row-shuffle run" cmp "$T/rs4.bin" "$T/rr4.bin"
+check_grep "train: ... with a note" "$ERR" 'row shuffle'
+"$H" train --help > "$T/help.txt" 2>&1
+check_grep "train --help: the default chunk" "$T/help.txt" 'default 256' 
 "$H" train --data "$T/ttr.lmdb" --mode serial --epochs 2 --shuffle-chunk 32 --checkpoint "$T/cck.bin" >/dev/null 2>&1
 cp "$T/cck.bin" "$T/cck2.bin"
 check "train: --shuffle-chunk --resume" 0 "$H" train --data "$T/ttr.lmdb" --mode serial --epochs 4 --shuffle-chunk 32 \
@@ -377,7 +393,7 @@ check "train: --shuffle-chunk --resume" 0 "$H" train --data "$T/ttr.lmdb" --mode
 check_true "train: ... equals the straight run" cmp "$T/c4.bin" "$T/cr4.bin"
 check "train: ... resumed without it is refused" 1 "$H" train --data "$T/ttr.lmdb" --mode serial --epochs 4 --resume "$T/cck2.bin"
 check_grep "train: ... naming the option" "$ERR" 'shuffle-chunk'
-a1=$("$H" eval --model "$T/s4.bin" --data "$T/tte.lmdb" | awk '/^accuracy/ { print $2 + 0 }')
+a1=$("$H" eval --model "$T/rs4.bin" --data "$T/tte.lmdb" | awk '/^accuracy/ { print $2 + 0 }')
 a2=$("$H" eval --model "$T/c4.bin" --data "$T/tte.lmdb" | awk '/^accuracy/ { print $2 + 0 }')
 check_true "train: ... accuracy $a2% against the row shuffle's $a1%" awk -v a="$a1" -v b="$a2" 'BEGIN { exit !(b > a - 1) }'
 check "train: --shuffle-chunk with --stream refused" 2 "$H" train --data "$T/ttr.lmdb" --stream --shuffle-chunk 32

@@ -177,7 +177,8 @@ static void test_sparse_informative(void)
  * as documented: after a coordinate's step of size eta, its weight moves
  * eta * l1 * n / d_v towards zero and stops at zero; l2 as test_average's
  * reference (l2 * n / d_v, clamped at 1/lr for sgd, beta/lr for adagrad); the
- * bias unregularized. The visiting order is the documented one (test_average.c). */
+ * bias unregularized. The visiting order is the documented row shuffle
+ * (test_average.c; the runs compared ask for it: --shuffle-chunk 1). */
 static void ref_shuffle(uint32_t *a, uint64_t n, uint64_t seed)
 {
 	for (uint64_t i = 0; i < n; i++)
@@ -256,6 +257,7 @@ static void test_plain_loop(void)
 	for (int ada = 0; ada < 2; ada++) {
 		hog_train_opts o = base_opts(HOG_MODE_SERIAL, 1);
 		o.linear.average = 0;
+		o.shuffle_chunk = 1; /* (ref_train's order; the default chunks: test_average.c) */
 		o.epochs = 3;
 		o.rule = ada ? HOG_RULE_ADAGRAD : HOG_RULE_SGD;
 		o.lr = ada ? 0.5 : 0.3;

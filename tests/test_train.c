@@ -408,11 +408,147 @@ static void test_chunk_order(void)
 		CU_ASSERT_EQUAL(b[i], i);
 }
 
+/* Issue 22's order: the deal (eng_deal) is a full permutation of the rows,
+ * a pure function of the seed, the identity with --no-shuffle; an epoch's order
+ * (eng_epoch_order) visits every example of the worker once, a pure function
+ * of (seed, epoch, worker), chunks of consecutive shard positions with
+ * --shuffle-chunk (a copied shard: items NULL) and the same chunks of the dealt
+ * rows for a view (items: the worker's slice of the deal). The row shuffle's
+ * order is the one run_team drew before the functions were moved (checkpoints
+ * of it resume to the same examples). */
+static void test_epoch_order(void)
+{
+	enum { N = 5000, C = 64, NC = (N + C - 1) / C };
+	static uint32_t perm[N], perm2[N], a[N], b[N], v[N], seen[N];
+	uint32_t scratch[NC + 1];
+	eng_deal(perm, N, 0, 3);
+	eng_deal(perm2, N, 0, 3);
+	CU_ASSERT(!memcmp(perm, perm2, sizeof perm));
+	memset(seen, 0, sizeof seen);
+	uint32_t fixed = 0, runs = 0; /* (a chunked deal would keep runs of consecutive rows) */
+	for (uint32_t i = 0; i < N; i++) {
+		CU_ASSERT_FATAL(perm[i] < N);
+		seen[perm[i]]++;
+		fixed += perm[i] == i;
+		runs += i && perm[i] == perm[i - 1] + 1;
+	}
+	for (uint32_t i = 0; i < N; i++)
+		CU_ASSERT_EQUAL(seen[i], 1);
+	CU_ASSERT(fixed < 10 && runs < 10);
+	eng_deal(perm2, N, 0, 4);
+	CU_ASSERT(memcmp(perm, perm2, sizeof perm) != 0);
+	eng_deal(perm2, N, 1, 3);
+	for (uint32_t i = 0; i < N; i++)
+		CU_ASSERT_EQUAL(perm2[i], i);
+
+	hog_train_opts o;
+	hog_train_opts_init(&o);
+	o.seed = 11;
+	o.shuffle_chunk = C;
+	eng_epoch_order(&o, a, NULL, N, 2, 1, scratch);
+	eng_epoch_order(&o, b, NULL, N, 2, 1, scratch);
+	CU_ASSERT(!memcmp(a, b, sizeof a));
+	memset(seen, 0, sizeof seen);
+	int bad = 0;
+	for (uint32_t i = 0; i < N; i++) {
+		CU_ASSERT_FATAL(a[i] < N);
+		seen[a[i]]++;
+		if (a[i] % C && (i == 0 || a[i - 1] != a[i] - 1))
+			bad++; /* a chunk entered in its middle */
+	}
+	for (uint32_t i = 0; i < N; i++)
+		CU_ASSERT_EQUAL(seen[i], 1);
+	CU_ASSERT_EQUAL(bad, 0);
+	eng_epoch_order(&o, b, NULL, N, 3, 1, scratch); /* another epoch */
+	CU_ASSERT(memcmp(a, b, sizeof a) != 0);
+	eng_epoch_order(&o, b, NULL, N, 2, 0, scratch); /* another worker */
+	CU_ASSERT(memcmp(a, b, sizeof a) != 0);
+	o.seed = 12; /* another seed */
+	eng_epoch_order(&o, b, NULL, N, 2, 1, scratch);
+	CU_ASSERT(memcmp(a, b, sizeof a) != 0);
+	o.seed = 11;
+	/* a view over the dealt rows: the same positions' rows, every row once */
+	eng_epoch_order(&o, v, perm, N, 2, 1, scratch);
+	for (uint32_t i = 0; i < N; i++)
+		CU_ASSERT_EQUAL(v[i], perm[a[i]]);
+	/* the row shuffle: run_team's formula before issue 22 */
+	o.shuffle_chunk = 1;
+	eng_epoch_order(&o, a, NULL, N, 4, 2, NULL);
+	uint64_t seed = 11 ^ 0x5EEDull;
+	seed = eng_mix64(&seed) ^ (4ull << 20) ^ 2u;
+	eng_chunk_order(b, NULL, N, 1, eng_mix64(&seed), NULL);
+	CU_ASSERT(!memcmp(a, b, sizeof a));
+	memset(seen, 0, sizeof seen);
+	for (uint32_t i = 0; i < N; i++)
+		seen[a[i]]++;
+	for (uint32_t i = 0; i < N; i++)
+		CU_ASSERT_EQUAL(seen[i], 1);
+	/* --no-shuffle: the items in turn, whatever the chunk */
+	o.no_shuffle = 1;
+	o.shuffle_chunk = C;
+	eng_epoch_order(&o, a, perm, N, 4, 2, scratch);
+	CU_ASSERT(!memcmp(a, perm, sizeof a));
+}
+
+/* The set stored sorted by label (issue 22): with --shuffle-chunk the workers'
+ * shards are dealt by a row shuffle, so chunks of them mix the labels and the
+ * run ends near the row shuffle's loss; chunks of the set's own order would
+ * visit one label for a whole chunk. The set's order itself (--no-shuffle)
+ * shows that the sorting matters on this set. */
+static void test_sorted_set_chunks(void)
+{
+	const hog_data *d = small_tr;
+	hog_data s = *d;
+	s.labels = malloc(d->n * sizeof *s.labels);
+	s.offsets = malloc((d->n + 1) * sizeof *s.offsets);
+	s.ids = malloc(d->nnz * sizeof *s.ids);
+	s.vals = d->vals ? malloc(d->nnz * sizeof *s.vals) : NULL;
+	s.weights = NULL;
+	CU_ASSERT_FATAL(s.labels && s.offsets && s.ids && (s.vals || !d->vals) && !d->weights);
+	uint64_t at = 0, i = 0, npos = 0;
+	for (int pass = 0; pass < 2; pass++) /* the negative examples first, then the positive */
+		for (uint64_t r = 0; r < d->n; r++) {
+			if ((d->labels[r] > 0) != pass)
+				continue;
+			uint64_t lo = d->offsets[r], k = d->offsets[r + 1] - lo;
+			s.labels[i] = d->labels[r];
+			s.offsets[i] = at;
+			memcpy(s.ids + at, d->ids + lo, k * sizeof *s.ids);
+			if (s.vals)
+				memcpy(s.vals + at, d->vals + lo, k * sizeof *s.vals);
+			at += k;
+			i++;
+			npos += pass;
+		}
+	s.offsets[d->n] = at;
+	CU_ASSERT_FATAL(i == d->n && npos > d->n / 4 && npos < 3 * d->n / 4);
+	hog_train_opts o = base_opts(HOG_MODE_SERIAL, 1, 4);
+	o.shuffle_chunk = 1;
+	hog_train_result rows, chunks, file;
+	hog_model *m = NULL;
+	hog_err err = { 0 };
+	CU_ASSERT_EQUAL_FATAL(hog_train(&s, small_te, &o, &m, &rows, &err), 0);
+	hog_model_free(m);
+	o.shuffle_chunk = 1024;
+	CU_ASSERT_EQUAL_FATAL(hog_train(&s, small_te, &o, &m, &chunks, &err), 0);
+	hog_model_free(m);
+	o.no_shuffle = 1; /* the set's order: what a chunked deal of it approaches */
+	CU_ASSERT_EQUAL_FATAL(hog_train(&s, small_te, &o, &m, &file, &err), 0);
+	hog_model_free(m);
+	CU_ASSERT(chunks.last.test_loss < rows.last.test_loss * 1.01);
+	CU_ASSERT(file.last.test_loss > rows.last.test_loss * 1.05);
+	free(s.labels);
+	free(s.offsets);
+	free(s.ids);
+	free(s.vals);
+}
+
 /* Training in chunks: reproducible, resumable from a checkpoint to the straight
  * run's parameters, and as good as the row shuffle on shuffled data. */
 static void test_chunked_training(void)
 {
 	hog_train_opts o = base_opts(HOG_MODE_SERIAL, 1, 4);
+	o.shuffle_chunk = 1; /* the row shuffle */
 	hog_train_result rr, rc;
 	hog_model *rows = train_ok(&o, &rr);
 	o.shuffle_chunk = 16;
@@ -431,6 +567,7 @@ static void test_chunked_training(void)
 	CU_ASSERT(same_params(a, resumed));
 	/* a checkpoint of the row shuffle is refused by a chunked run (another order) */
 	hog_train_opts r = base_opts(HOG_MODE_SERIAL, 1, 2);
+	r.shuffle_chunk = 1;
 	r.checkpoint = ck;
 	unlink(ck);
 	hog_model *m = train_ok(&r, NULL);
@@ -447,6 +584,66 @@ static void test_chunked_training(void)
 	hog_model_free(half);
 	hog_model_free(resumed);
 	hog_model_free(m);
+}
+
+/* A checkpoint written before issue 22 by a run with the default order (the
+ * row shuffle then: the same deal, orders and hash as --shuffle-chunk 1 now)
+ * resumes with the same flags -- the default, chunks now with --average --
+ * and goes on with the row shuffle: the straight row-shuffle run's
+ * parameters, and a note. An explicit chunk is another order: refused. */
+static int notes_seen;
+static void count_note(void *ud, const char *msg)
+{
+	(void)ud;
+	notes_seen += strstr(msg, "row shuffle") != NULL;
+}
+
+static void test_resume_old_default_order(void)
+{
+	hog_train_opts o = base_opts(HOG_MODE_SERIAL, 1, 4);
+	o.linear.average = 1; /* (the default order is chunks only with it) */
+	o.shuffle_chunk = 1;
+	hog_model *straight = train_ok(&o, NULL);
+	const char *ck = tu_path("ckpt-old-default.bin");
+	unlink(ck);
+	o.epochs = 2;
+	o.checkpoint = ck;
+	hog_model *half = train_ok(&o, NULL);
+	hog_train_opts r = base_opts(HOG_MODE_SERIAL, 1, 4); /* the default order */
+	r.linear.average = 1;
+	CU_ASSERT_EQUAL(r.shuffle_chunk, 0);
+	r.resume = ck;
+	r.on_note = count_note;
+	notes_seen = 0;
+	hog_model *resumed = train_ok(&r, NULL);
+	CU_ASSERT(same_params(straight, resumed));
+	CU_ASSERT_EQUAL(notes_seen, 1);
+	hog_train_opts d = base_opts(HOG_MODE_SERIAL, 1, 4); /* the default's own run differs */
+	d.linear.average = 1;
+	hog_model *chunked = train_ok(&d, NULL);
+	CU_ASSERT(!same_params(straight, chunked));
+	d.shuffle_chunk = HOG_SHUFFLE_CHUNK_DEFAULT; /* (it is the chunks) */
+	hog_model *asked = train_ok(&d, NULL);
+	CU_ASSERT(same_params(chunked, asked));
+	hog_model_free(asked);
+	d.shuffle_chunk = 0; /* and without --average the default is the row shuffle */
+	d.linear.average = 0;
+	o.linear.average = 0;
+	o.checkpoint = NULL;
+	o.epochs = 4;
+	hog_model *rows = train_ok(&o, NULL), *dflt = train_ok(&d, NULL);
+	CU_ASSERT(same_params(rows, dflt));
+	hog_model_free(rows);
+	hog_model_free(dflt);
+	r.shuffle_chunk = HOG_SHUFFLE_CHUNK_DEFAULT; /* asked for: kept, and refused */
+	hog_model *x = NULL;
+	hog_err err = { 0 };
+	CU_ASSERT_EQUAL(hog_train(small_tr, small_te, &r, &x, NULL, &err), HOG_EMISMATCH);
+	CU_ASSERT(strstr(err.msg, "shuffle-chunk") != NULL);
+	hog_model_free(straight);
+	hog_model_free(half);
+	hog_model_free(resumed);
+	hog_model_free(chunked);
 }
 
 /* A stop request mid-run writes a checkpoint inside the epoch; resuming finishes
@@ -596,6 +793,9 @@ int test_train_register(void)
 	TU_ADD(s, test_stop_and_resume);
 	TU_ADD(s, test_chunk_order);
 	TU_ADD(s, test_chunked_training);
+	TU_ADD(s, test_epoch_order);
+	TU_ADD(s, test_resume_old_default_order);
+	TU_ADD(s, test_sorted_set_chunks);
 	TU_ADD(s, test_bad_options);
 	TU_ADD(s, test_divergence_named);
 	TU_ADD(s, test_lr_scale);

@@ -129,9 +129,9 @@ const cli_opt cli_opts[] = {
 	{ "no-shuffle", 0, NO, OPT_NO_SHUFFLE, BOTH, 0, 0, COND_NONE, NULL,
 	  "visit the examples in the data set's order every epoch" },
 	{ "shuffle-chunk", 0, REQ, OPT_SHUFFLE_CHUNK, BOTH, K(LINEAR), 0, COND_NONE, "C",
-	  "visit the examples in chunks of C consecutive ones of the data set, the chunks in a new random order "
-	  "every epoch, instead of every example in a random order: the rows stream from memory (1: every "
-	  "example shuffled)" },
+	  "visit each worker's examples (dealt by a seeded shuffle) in chunks of C consecutive ones, the chunks "
+	  "in a new random order every epoch: the rows stream from memory (default 256 with --average, else 1; 1: every example "
+	  "shuffled, the default before, which a checkpoint written with it keeps)" },
 	{ "quiet", 0, NO, OPT_QUIET, BOTH, 0, 0, COND_NONE, NULL, "no progress line" },
 	{ "strict", 0, NO, OPT_STRICT, BOTH, 0, 0, COND_TEST, NULL,
 	  "refuse (exit 1) a test set that may hold training examples: a half of another split of the training "

@@ -276,6 +276,33 @@ static const char *ckpt_ranks(const hog_engine *e, const hog_ckpt *ck)
 	return NULL;
 }
 
+/* A checkpoint of a run that took the default order before issue 22 (the row
+ * shuffle) resumed by a run that takes it now (the linear model's chunks): the
+ * run goes on with the row shuffle, which the checkpoint's hash fits, instead
+ * of refusing it (-- "the same flags" resume). An explicit --shuffle-chunk is
+ * kept (and refused by the hash if it is another order). */
+static void ckpt_default_order(hog_engine *e, uint64_t h)
+{
+	if (!e->chunk_default || e->o.shuffle_chunk <= 1 || e->o.no_shuffle || !h)
+		return;
+	for (int r = 1; r <= 4096; r++)
+		if (ckpt_opts_fit(e, h, r))
+			return; /* (this run's order, or only the rank count differs) */
+	const uint32_t c = e->o.shuffle_chunk;
+	const uint64_t was = e->opts_hash;
+	e->o.shuffle_chunk = 1;
+	e->opts_hash = eng_opts_hash(e->ops, &e->o, e->ranks);
+	for (int r = 1; r <= 4096; r++)
+		if (ckpt_opts_fit(e, h, r)) {
+			if (e->o.on_note)
+				e->o.on_note(e->o.ud, "resume: the checkpoint was written with the row shuffle, the default "
+				                      "order before chunks (--shuffle-chunk 1); the run goes on with it");
+			return;
+		}
+	e->o.shuffle_chunk = c;
+	e->opts_hash = was;
+}
+
 int eng_load_resume(hog_engine *e)
 {
 	hog_model *m;
@@ -285,6 +312,7 @@ int eng_load_resume(hog_engine *e)
 	if (rc)
 		return rc;
 	const char *what;
+	ckpt_default_order(e, ck.opts_hash);
 	if (m->kind != e->o.model) {
 		rc = hog_err_set(e->err, HOG_EMISMATCH, "%s: the checkpoint holds a %s model; this run trains %s", path,
 		                 hog_model_kind_name(m->kind), hog_model_kind_name(e->o.model));

@@ -180,6 +180,8 @@ extern const hog_trainer_ops hog_linear_trainer, hog_mf_trainer, hog_mlp_trainer
 struct hog_engine {
 	hog_train_opts o;           /* with the model's defaults filled in */
 	const hog_trainer_ops *ops;
+	int chunk_default;          /* o.shuffle_chunk was 0, the model's default order: a checkpoint
+	                               of the row shuffle (the default before issue 22) resumes with it */
 	const hog_data *tr, *te;
 	hog_data *own;              /* hog_train_consume(): tr, the model's to rearrange and train
 	                               on in place rather than copy (NULL: tr is read-only) */
@@ -335,6 +337,17 @@ int eng_settle_opts(const hog_data *train, const hog_train_opts **opts, hog_trai
  * eng_chunk_count(n, chunk) entries. */
 void eng_chunk_order(uint32_t *out, const uint32_t *items, uint64_t n, uint64_t chunk, uint64_t seed,
                      uint32_t *scratch);
+/* The linear model's deal: @p perm = 0..n-1, shuffled from @p seed unless
+ * @p no_shuffle; the workers' shares are slices of it, whatever
+ * --shuffle-chunk (a shard is copied in this order, so its chunks are chunks
+ * of a random order, not of the data set's). */
+void eng_deal(uint32_t *perm, uint64_t n, int no_shuffle, uint64_t seed);
+/* Worker @p worker's order of its @p n items (NULL: 0..n-1) for @p epoch: the
+ * items in turn with --no-shuffle, else eng_chunk_order() with o->shuffle_chunk
+ * from a seed drawn from (o->seed, epoch, worker) -- a pure function of them,
+ * so that a resumed run visits the same order. @p scratch as eng_chunk_order's. */
+void eng_epoch_order(const hog_train_opts *o, uint32_t *out, const uint32_t *items, uint64_t n, int epoch,
+                     int worker, uint32_t *scratch);
 static inline uint64_t eng_chunk_count(uint64_t n, uint64_t chunk)
 {
 	return chunk > 1 ? (n + chunk - 1) / chunk : 0;

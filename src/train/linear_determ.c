@@ -170,14 +170,14 @@ int lin_det_worker_init(hog_engine *e, eng_worker *ew, lin_worker *w)
 	int rc = lin_build_rows(e, ew, w, dw->rows, n);
 	if (rc)
 		return rc;
-	dw->own_order = e->own != NULL;
+	dw->own_order = L->in_place;
 	dw->dorder = ew->order; /* (the shards' orders; the engine gets one of its own) */
 	ew->order = dw->eorder = malloc((det->maxn ? det->maxn : 1) * sizeof *ew->order);
 	ew->rows = NULL;
 	ew->n = det->maxn;
 	if (!dw->eorder)
 		return ENOMEM;
-	if (!e->own) {
+	if (!L->in_place) {
 		if (!(dw->items = malloc((n ? n : 1) * sizeof *dw->items)))
 			return ENOMEM;
 		for (uint64_t i = 0; i < n; i++)

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 static int cmp_key(const void *a, const void *b)
 {
@@ -338,18 +339,24 @@ int lin_setup(hog_engine *e)
 			atomic_init(&L->pos[q].v, 0);
 	}
 	L->ks.A = L->A; /* (per epoch: lin_epoch_started) */
-	if (L->perm) {
-		for (uint64_t i = 0; i < tr->n; i++)
-			L->perm[i] = (uint32_t)i;
-		uint32_t *scratch = NULL;
-		const uint64_t nc = eng_chunk_count(tr->n, e->o.shuffle_chunk);
-		if (!e->o.no_shuffle && nc && !(scratch = malloc(nc * sizeof *scratch)))
-			return hog_err_set(e->err, ENOMEM, "out of memory");
-		/* --shuffle-chunk: the workers' shares are dealt in chunks of the data
-		 * set's order, so that a chunk of their epoch's order is consecutive rows */
-		if (!e->o.no_shuffle)
-			eng_chunk_order(L->perm, NULL, tr->n, e->o.shuffle_chunk, e->o.seed, scratch);
-		free(scratch);
+	/* the deal: a seeded shuffle of the rows, whatever the epochs' order, so
+	 * that a worker's shard (copied in this order) is in random order once;
+	 * --shuffle-chunk then visits chunks of consecutive shard rows, which
+	 * stream from memory (issue 22: chunks of the data set's own order visited
+	 * a set stored sorted, by label or time, in long runs of one kind). The
+	 * same permutation as before for the row shuffle. */
+	if (L->perm)
+		eng_deal(L->perm, tr->n, e->o.no_shuffle, e->o.seed);
+	/* A handed-over set (hog_train_consume) is trained on in place, one copy in
+	 * memory, except with --shuffle-chunk when the shards' copies fit in half
+	 * the free memory: in place, a chunk of a shard is rows scattered over the
+	 * set, and the chunks' locality is lost (the same examples in the same
+	 * order either way, so the same model). */
+	if (e->own) {
+		const uint64_t bytes = tr->nnz * (tr->vals ? 8 : 4) + tr->n * 16;
+		const long pages = sysconf(_SC_AVPHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+		L->in_place = !(e->o.shuffle_chunk > 1 && !e->o.no_shuffle && pages > 0 && psz > 0 &&
+		                bytes <= (uint64_t)pages * (uint64_t)psz / 2);
 	}
 	L->ks.P = L->P;
 	L->ks.reg = L->reg;

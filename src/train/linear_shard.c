@@ -88,7 +88,9 @@ static int shard_alloc(hog_engine *e, eng_worker *ew, lin_worker *w, uint64_t ro
  * rows are disjoint: no two touch one). The engine visits a shuffle of the rows'
  * numbers (ew->rows), which makes the same swaps as the shuffle of 0..n-1 that
  * a copied shard gets: the same examples in the same order. What is lost is
- * the copy's placement on the worker's NUMA node. */
+ * the copy's placement on the worker's NUMA node, and --shuffle-chunk's
+ * locality (a chunk is rows scattered over the set: lin_setup copies the
+ * shards then, when they fit). */
 static int shard_in_place(hog_engine *e, eng_worker *ew, lin_worker *w, const uint32_t *rows)
 {
 	const lin_state *L = e->model;
@@ -151,7 +153,7 @@ int lin_build_rows(hog_engine *e, eng_worker *ew, lin_worker *w, const uint32_t 
 	ew->n = n;
 	w->nnz = nnz;
 	w->nnz_max = nnz_max;
-	if (e->own)
+	if (L->in_place)
 		return shard_in_place(e, ew, w, rows);
 	int rc = shard_alloc(e, ew, w, n, nnz, d->vals != NULL, n);
 	if (rc)

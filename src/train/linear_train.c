@@ -474,7 +474,7 @@ static void lin_worker_free(hog_engine *e, eng_worker *ew)
 	lin_det_worker_free(e, ew, w);
 	if (w->shard)
 		hog_topo_free(e->topo, w->shard, w->shard_bytes);
-	else if (e->own) /* a view: only the order is the worker's */
+	else if (L->in_place) /* a view: only the order is the worker's */
 		free(ew->order);
 	free(w->sfirst);
 	free(w->seg);

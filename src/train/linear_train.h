@@ -67,6 +67,8 @@ typedef struct lin_state {
 	uint32_t *map;              /* data set feature id -> internal id */
 	uint32_t *inv;              /* internal id -> data set feature id (0 = bias) */
 	uint32_t *perm;             /* examples dealt to workers */
+	int in_place;               /* hog_train_consume: the shards are views of the set, rewritten in
+	                               place (lin_setup says when they are copies instead) */
 	uint32_t *test_ids;         /* test ids mapped to internal ids (UINT32_MAX: unknown) */
 	float *test_margins;
 	hog_spin *locks;

@@ -324,14 +324,7 @@ static void run_team(hog_engine *e)
 	const eng_round_fn fn = ops->round(e);
 	const uint64_t rounds = e->rounds;
 	for (int ep = e->start_epoch; ep < e->o.epochs; ep++) {
-		uint64_t seed = e->o.seed ^ 0x5EEDull;
-		seed = eng_mix64(&seed) ^ ((uint64_t)ep << 20) ^ (uint64_t)k;
-		/* (the same swaps whatever the items) */
-		if (e->o.no_shuffle)
-			for (uint64_t i = 0; i < w->n; i++)
-				w->order[i] = w->rows ? w->rows[i] : (uint32_t)i;
-		else
-			eng_chunk_order(w->order, w->rows, w->n, e->o.shuffle_chunk, eng_mix64(&seed), w->chunks);
+		eng_epoch_order(&e->o, w->order, w->rows, w->n, ep, k, w->chunks);
 		w->pos = ep == e->start_epoch ? e->start_pos[k] : 0;
 		w->ex_done = w->units_done = 0;
 		w->loss = w->wdone = 0;
@@ -619,6 +612,12 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 		return hog_err_set(err, ENOMEM, "out of memory");
 	e->o = *opts;
 	e->ops = ops;
+	if (!e->o.shuffle_chunk) { /* the model's default order: chunks where the shards are in memory and
+		                              the model averaged (the last iterate ends worse in chunks) */
+		e->chunk_default = 1;
+		e->o.shuffle_chunk =
+			ops->kind == HOG_MODEL_LINEAR && !store && e->o.linear.average ? HOG_SHUFFLE_CHUNK_DEFAULT : 1;
+	}
 	e->tr = train;
 	e->own = own;
 	e->store = store;

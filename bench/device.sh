@@ -124,7 +124,7 @@ fi
 if has auto; then
 	BW=${BENCH_WORK:-/tmp/hogwild-device-bench}
 	timeout 90 "$H" train --data "$BW/sc-rcv1_tr.lmdb" --test "$BW/sc-rcv1_te.lmdb" --epochs 3 --mode auto \
-		--threads "$(nproc)" 2>&1 | tail -4 >>"$LOG"
+		--threads "$(nproc)" 2>&1 | grep -E '^hogwild|auto' >>"$LOG"
 	say "auto done"
 fi
 if has scaling; then

@@ -526,6 +526,9 @@ typedef struct hog_train_result {
 	                                stopped improving */
 	uint64_t syncs;            /**< MPI: averagings of the ranks' models (0: one rank) */
 	uint64_t sync_bytes;       /**< MPI: payload bytes one rank sends per averaging */
+	int damped;                /**< buffered and replica with sgd: features whose change a flush
+	                                scales down, where the workers' changes together would
+	                                overshoot (the merge factor; the bias not counted) */
 } hog_train_result;
 
 /** Trains the model o->model names: linear on sparse sets (binary or regression

@@ -484,11 +484,15 @@ static void report_run(const hog_train_result *res, const hog_train_opts *o, int
 	if (ranks > 1) /* the allreduce payloads: what --compress changes */
 		fprintf(stderr, "hogwild: %llu averagings, %llu bytes sent per averaging by each rank (--compress %s)\n",
 		        (unsigned long long)res->syncs, (unsigned long long)res->sync_bytes, cli_compress_str(o, cz, sizeof cz));
+	char dz[160] = "";
+	if (res->damped)
+		snprintf(dz, sizeof dz, "; %d frequent feature%s scaled down at flushes, where the workers' changes "
+		         "together would overshoot", res->damped, res->damped == 1 ? "" : "s");
 	if (res->mode == HOG_MODE_BUFFERED)
-		fprintf(stderr, "hogwild: buffered mode kept %d hot coordinates per worker\n", res->hot);
+		fprintf(stderr, "hogwild: buffered mode kept %d hot coordinates per worker%s\n", res->hot, dz);
 	if (res->mode == HOG_MODE_REPLICA)
 		fprintf(stderr, "hogwild: replica mode averaged the bias and %d features at flushes, summed "
-		        "the rest%s\n", res->hot, res->node_replicas > 1 ? ", through the node replicas" : "");
+		        "the rest%s%s\n", res->hot, dz, res->node_replicas > 1 ? ", through the node replicas" : "");
 }
 
 int cmd_train(int argc0, char **argv0)

@@ -111,6 +111,7 @@ static int merge_shares(hog_engine *e, lin_state *L, const uint64_t *cnt, const 
 			x2 *= (double)L->xscale[r] * L->xscale[r];
 		const double p = c / n < 1.0 ? c / n : 1.0;
 		L->share[r] = lin_merge_share(F * p * lr * h * x2, e->T);
+		L->damped += L->share[r] < 1.0f;
 	}
 	return 0;
 }

@@ -546,6 +546,7 @@ static void lin_report(const hog_engine *e, hog_train_result *res)
 {
 	const lin_state *L = e->model;
 	res->hot = L->hot_shown;
+	res->damped = L->damped;
 	res->node_replicas = L->node_replicas;
 }
 

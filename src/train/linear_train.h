@@ -102,6 +102,7 @@ typedef struct lin_state {
 		float *base;            /* the global values N last took (the owner's) */
 	} *node;
 	uint32_t node_sync;         /* the owner's flushes between syncs */
+	int damped;                 /* hog_train_result.damped: features whose share is below 1 */
 	int hot_shown;              /* hog_train_result.hot: buffered's hot coordinates a worker keeps,
 	                               replica's features averaged at flushes */
 	int node_replicas;          /* hog_train_result.node_replicas: np.nodes once the replicas are

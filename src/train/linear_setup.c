@@ -287,6 +287,9 @@ static int setup_nodes(hog_engine *e, lin_state *L)
 		return rc;
 	if (!(L->node = calloc((size_t)L->np.nodes, sizeof *L->node)))
 		return hog_err_set(e->err, ENOMEM, "out of memory");
+	free(L->share); /* the node replicas' flushes keep replica.h's rule: the bias averaged, the rest summed */
+	L->share = NULL;
+	L->damped = 0;
 	L->node_replicas = L->np.nodes;
 	if (e->o.on_note) {
 		char note[512];

@@ -12,6 +12,7 @@
 #   gemm     sgemm GFLOP/s on the mlp's shapes: the CUDA backend against cuBLAS
 #            alone, FP32 and TF32, and the CPU backend on one thread;
 #   cpu      the mlp on 16 CPU workers beside PyTorch with 16 intra-op threads;
+#   cpuscale (not in the default list): the mlp on 1-16 CPU workers beside PyTorch;
 #   replica16, auto (not in the default list): replica and buffered at every
 #            core against the build staged as .dev/bin/hogwild-old, 3 seeds;
 #            --mode auto's choice at every core;
@@ -62,7 +63,7 @@ if has cuda; then
 fi
 
 W=/tmp/hogwild-fm
-if has fmnist || has cpu; then
+if has fmnist || has cpu || has cpuscale; then
 	mkdir -p "$W"
 	timeout 90 "$H" data import -q --format idx "$D/fm/train-images-idx3-ubyte.gz" "$D/fm/train-labels-idx1-ubyte.gz" "$W/tr.lmdb" >>"$LOG" 2>&1
 	timeout 30 "$H" data import -q --format idx "$D/fm/t10k-images-idx3-ubyte.gz" "$D/fm/t10k-labels-idx1-ubyte.gz" "$W/te.lmdb" >>"$LOG" 2>&1
@@ -98,6 +99,13 @@ if has gemm; then
 fi
 if has cpu; then
 	fm cpu16-b128 60 128 0.01 3 cpu 16
+fi
+# cpuscale (not in the default list): the mlp on 1, 2, 4, 8, 16 CPU workers beside
+# PyTorch with as many intra-op threads, batch 128, 3 epochs
+if has cpuscale; then
+	for t in 1 2 4 8 16; do
+		fm cpu$t-b128 60 128 0.01 3 cpu "$t"
+	done
 fi
 # replica16: replica at every core, 3 seeds, with this build and with the one
 # staged as .dev/bin/hogwild-old (the build before the merge factor), on the

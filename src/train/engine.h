@@ -79,6 +79,10 @@ typedef struct hog_trainer_ops {
 	 * measurements in bench/results (NULL: lockfree); one of `modes` that
 	 * takes these options */
 	enum hog_mode (*default_mode)(const hog_train_opts *o);
+	/* optional: the --shuffle-chunk a run takes when it asks for none
+	 * (hog_train_opts.shuffle_chunk 0), @p stream 1 for hog_train_stream (NULL:
+	 * 1, the row shuffle) */
+	uint32_t (*default_chunk)(const hog_train_opts *o, int stream);
 	/* optional: the trainer that trains these options when it is another
 	 * model's (linear --loss softmax: the mlp's, with no hidden layers, so that
 	 * multiclass training has one code path; that check() makes the run's

@@ -335,23 +335,26 @@ HOG_INLINE void write_update(const enum hog_mode MODE, const enum hog_rule RULE,
 	 * buffered's hot coordinates change in the shared model only when flushed,
 	 * and are averaged there) */
 	if (KERN_PRIVATE(MODE)) {
-		if (MODE == HOG_MODE_REPLICA) { /* the blocks this example changes (the bias's: block 0) */
-			uint8_t *const tm = wk->tmark;
+		/* replica marks the blocks this example changes (the bias's: block 0) */
+		uint8_t *const tm = MODE == HOG_MODE_REPLICA ? wk->tmark : NULL;
+		if (MODE == HOG_MODE_REPLICA)
 			tm[0] = 1;
-			for (uint32_t q = 0; q < nhot; q++)
-				tm[((size_t)ids[q] * S) >> KERN_TBLK_SHIFT] = 1;
-		}
 		upd_private(RULE, wk->hrec, g, 0.0f, lr, beta);
 		if (l1) /* (two loops, as below: a test per hot coordinate cost buffered ~4% without --l1) */
 			for (; j < nhot; j++) {
 				upd_private(RULE, wk->hrec + (size_t)ids[j] * S, g * (VALS ? xs[j] : 1.0f), reg[ids[j]], lr,
 				            beta);
 				l1_private(RULE, wk->hrec + (size_t)ids[j] * S, l1[ids[j]], lr, beta);
+				if (MODE == HOG_MODE_REPLICA)
+					tm[((size_t)ids[j] * S) >> KERN_TBLK_SHIFT] = 1;
 			}
 		else
-			for (; j < nhot; j++)
+			for (; j < nhot; j++) {
 				upd_private(RULE, wk->hrec + (size_t)ids[j] * S, g * (VALS ? xs[j] : 1.0f), reg[ids[j]], lr,
 				            beta);
+				if (MODE == HOG_MODE_REPLICA)
+					tm[((size_t)ids[j] * S) >> KERN_TBLK_SHIFT] = 1;
+			}
 	} else {
 		float w = upd_shared(MODE, RULE, &P[0], g, 0.0f, RULE == HOG_RULE_ADAREVISION ? wk->gsnap[0] : 0.0f, lr, beta);
 		if (A)

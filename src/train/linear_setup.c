@@ -55,9 +55,6 @@ static uint32_t lin_flush_cap(uint32_t dflt, uint64_t cap)
 	return cap >= dflt ? dflt : cap < 8 ? 8 : (uint32_t)cap;
 }
 
-/* Buffered and replica modes: which coordinates a worker keeps private (ks.hot),
- * which of them a flush averages (avg), and the examples between flushes, from
- * the features' counts @p cnt (data set ids). */
 /* The factor on a worker's change to a feature at a flush, for plain SGD
  * (merge_shares). Within a flush interval each of the T workers moves a
  * coordinate from the same shared value with its own examples. Where the
@@ -85,24 +82,24 @@ float lin_merge_share(double a, int T)
 	return c > LIN_MERGE_CMAX ? (float)(LIN_MERGE_CMAX / c) : 1.0f;
 }
 
-/* L->share for buffered and replica modes with SGD: merge_share per feature
- * from its frequency p = cnt / n, the mean of its squared values @p sq (NULL:
- * 1, binary features or a --stream set), the step size and the loss's
- * curvature (1 for squared loss, at most 1/4 for logistic and hinge's smooth
- * part: the cap then holds where the curvature is highest); the bias and
- * --hot's features (records < avg) 1/T, as before. Other rules keep the
- * bias-only rule: AdaGrad's own step shrinks as a coordinate is touched. */
+/* L->share for buffered and replica modes, the factor of every private record:
+ * the bias and --hot's features (records < avg) 1/T, as before; with SGD,
+ * merge_share per feature from its frequency p = cnt / n, the mean of its
+ * squared values @p sq (NULL: 1, binary features or a --stream set), the step
+ * size and the loss's curvature (1 for squared loss, at most 1/4 for logistic
+ * and hinge's smooth part: the cap then holds where the curvature is highest).
+ * Other rules keep the rest summed, 1: AdaGrad's own step shrinks as a
+ * coordinate is touched. */
 static int merge_shares(hog_engine *e, lin_state *L, const uint64_t *cnt, const double *sq)
 {
-	if (e->o.rule != HOG_RULE_SGD || e->T <= 1)
-		return 0;
 	if (!(L->share = malloc(L->ks.hot * sizeof *L->share)))
 		return ENOMEM;
+	const int sgd = e->o.rule == HOG_RULE_SGD && e->T > 1;
 	const double n = (double)(e->tr->n ? e->tr->n : 1), lr = e->o.lr * e->lr_factor;
 	const double h = e->o.loss == HOG_LOSS_SQUARED ? 1.0 : 0.25, F = (double)L->flush_every;
 	for (uint32_t r = 0; r < L->ks.hot; r++) {
-		if (r < L->avg) {
-			L->share[r] = 1.0f / (float)e->T;
+		if (r < L->avg || !sgd) {
+			L->share[r] = r < L->avg ? 1.0f / (float)e->T : 1.0f;
 			continue;
 		}
 		const uint64_t c = cnt[L->inv[r]];
@@ -116,6 +113,9 @@ static int merge_shares(hog_engine *e, lin_state *L, const uint64_t *cnt, const 
 	return 0;
 }
 
+/* Buffered and replica modes: which coordinates a worker keeps private (ks.hot),
+ * which of them a flush averages (avg), and the examples between flushes, from
+ * the features' counts @p cnt (data set ids); then the merge's factors (merge_shares). */
 static int setup_private(hog_engine *e, lin_state *L, const uint64_t *cnt, const double *sq)
 {
 	const hog_data *d = e->tr;
@@ -287,9 +287,8 @@ static int setup_nodes(hog_engine *e, lin_state *L)
 		return rc;
 	if (!(L->node = calloc((size_t)L->np.nodes, sizeof *L->node)))
 		return hog_err_set(e->err, ENOMEM, "out of memory");
-	free(L->share); /* the node replicas' flushes keep replica.h's rule: the bias averaged, the rest summed */
-	L->share = NULL;
-	L->damped = 0;
+	L->damped = 0; /* the node replicas' flushes keep replica.h's rule (L->share unread): the bias
+	                * averaged, the rest summed */
 	L->node_replicas = L->np.nodes;
 	if (e->o.on_note) {
 		char note[512];

@@ -59,40 +59,36 @@
  * ~2000 coordinates every 256 examples; a change can be lost when two workers
  * flush one coordinate at the same instant, so each starts its sweep elsewhere. */
 static void node_flush(const hog_engine *e, int id, lin_worker *w, int may_sync);
-static void flush_hot_sweep(const hog_engine *e, int id, lin_worker *w, int full);
 
-/* One float of a flush (flush_hot): the worker's change since its last flush
- * into the shared value, averaged by its factor (L->share, merge_shares in
- * linear_setup.c; without it the records below navg by 1/T), and the shared
- * value back into the private copy. */
-HOG_INLINE void flush_one(const lin_state *L, lin_worker *w, uint32_t i, uint32_t S, uint32_t navg, float share,
-                          int l1)
+/* One float of a flush: the worker's change since its last flush into the
+ * shared value, times its record's factor (L->share, merge_shares in
+ * linear_setup.c; AdaGrad's sums, component 1, whole), and the shared value
+ * back into the private copy. */
+HOG_INLINE void flush_one(const lin_state *L, lin_worker *w, uint32_t i, uint32_t S, int l1)
 {
 	float *rec = w->k.hrec, *base = w->k.hbase;
 	float d = rec[i] - base[i], p = ald(&L->P[i]);
 	if (d != 0.0f) {
-		const float *sh = L->share;
-		if (L->ks.A && (S == 1 || i % S == 0)) /* the shared value changes here only */
+		const int c0 = S == 1 || i % S == 0; /* component 0, the weight */
+		if (L->ks.A && c0) /* the shared value changes here only */
 			avg_touch(HOG_MODE_LOCKFREE, &L->ks.A[i / S], p, w->k.avg_c, w->k.avg_inv);
-		float f = S == 1 || i % S == 0 ? (sh ? sh[i / S] : i < navg ? share : 1.0f) : 1.0f;
-		float q = p + d * f;
+		float q = p + (c0 ? d * L->share[i / S] : d);
 		p = l1 && rec[i] == 0.0f && rep_l1_weight(i, S) ? l1_hand_up(p, q) : q; /* (replica.h) */
 		ast(&L->P[i], p);
 	}
 	rec[i] = base[i] = p;
 }
 
-/* Replica mode's flushes inside a round sweep only the blocks the worker
- * changed since its last flush (kernel.h's marks); the flush at each round's
- * end (and the epoch's start) sweeps the whole model. The cost of a flush then
- * follows what was touched, not the model's width, and a coordinate the worker
- * did not touch takes the others' changes at most a round late. */
-
-static void flush_hot(const hog_engine *e, int id, lin_worker *w)
-{
-	flush_hot_sweep(e, id, w, 1);
-}
-
+/* A flush of buffered's hot records or replica's whole copy. Replica's flushes
+ * inside a round (@p full 0) sweep only the blocks the worker changed since its
+ * last flush (kernel.h's marks); the flush at each round's end and the epoch's
+ * start sweeps the whole copy. The cost of a flush then follows what was
+ * touched, not the model's width, and a coordinate the worker did not touch
+ * takes the others' changes at most a round late.
+ *
+ * --average's accumulator is read only for a coordinate that changed, never in
+ * the epoch's opening flush (nothing changed), which runs while thread 0 sets
+ * ks.A for the epoch (lin_epoch_started; TSan). */
 static void flush_hot_sweep(const hog_engine *e, int id, lin_worker *w, int full)
 {
 	const lin_state *L = e->model;
@@ -100,36 +96,40 @@ static void flush_hot_sweep(const hog_engine *e, int id, lin_worker *w, int full
 		node_flush(e, id, w, 1);
 		return;
 	}
-	/* --average's accumulator is read only for a coordinate that changed, never in
-	 * the epoch's opening flush (nothing changed), which runs while thread 0 sets
-	 * ks.A for the epoch (lin_epoch_started; TSan) */
-	const uint32_t S = L->S, n = L->ks.hot * S, navg = L->avg * S;
-	const float share = 1.0f / (float)e->T;
+	const uint32_t S = L->S, n = L->ks.hot * S, B = 1u << KERN_TBLK_SHIFT, nb = (n + B - 1) / B;
 	const int l1 = L->l1 != NULL; /* (read once: the stores below would make the compiler read it again) */
 	uint8_t *tm = w->k.tmark;
 	if (tm && !full) {
-		const uint32_t nb = (n + (1u << KERN_TBLK_SHIFT) - 1) >> KERN_TBLK_SHIFT;
 		const uint32_t b0 = (uint32_t)((uint64_t)nb * (uint32_t)id / (uint32_t)e->T);
 		for (uint32_t k = 0; k < nb; k++) {
 			uint32_t b = b0 + k < nb ? b0 + k : b0 + k - nb;
 			if (!tm[b])
 				continue;
 			tm[b] = 0;
-			uint32_t lo = b << KERN_TBLK_SHIFT, hi = lo + (1u << KERN_TBLK_SHIFT) < n ? lo + (1u << KERN_TBLK_SHIFT) : n;
-			for (uint32_t i = lo; i < hi; i++)
-				flush_one(L, w, i, S, navg, share, l1);
+			for (uint32_t i = b * B, hi = i + B < n ? i + B : n; i < hi; i++)
+				flush_one(L, w, i, S, l1);
 		}
-		w->since_flush = 0;
-		return;
+	} else {
+		uint32_t start = (uint32_t)((uint64_t)L->ks.hot * (uint32_t)id / (uint32_t)e->T) * S;
+		for (uint32_t k = 0; k < n; k++)
+			flush_one(L, w, start + k < n ? start + k : start + k - n, S, l1);
+		if (tm)
+			memset(tm, 0, nb);
 	}
-	uint32_t start = (uint32_t)((uint64_t)L->ks.hot * (uint32_t)id / (uint32_t)e->T) * S;
-	for (uint32_t k = 0; k < n; k++) {
-		uint32_t i = start + k < n ? start + k : start + k - n;
-		flush_one(L, w, i, S, navg, share, l1);
-	}
-	if (tm)
-		memset(tm, 0, (n + (1u << KERN_TBLK_SHIFT) - 1) >> KERN_TBLK_SHIFT);
 	w->since_flush = 0;
+}
+
+static void flush_hot(const hog_engine *e, int id, lin_worker *w)
+{
+	flush_hot_sweep(e, id, w, 1);
+}
+
+/* Replica reads --average's clock (the team's examples, every worker's
+ * position) only for its flushes: nothing shared between them. */
+static void replica_clock(const hog_engine *e, const eng_worker *ew, lin_worker *w, uint64_t i)
+{
+	w->k.avg_c = (uint32_t)lin_team_pos(e, ew, i);
+	w->k.avg_inv = 1.0f / (float)w->k.avg_c;
 }
 
 /* Replica mode on several nodes: the worker's flush into its node replica,
@@ -262,18 +262,14 @@ HOG_INLINE void measured_locked(const enum hog_mode MODE, const enum hog_rule RU
 					if (sample) eng_note_delay(ew, eng_team_applied(e) - seen - 1);              \
 				}                                                                                \
 				if (KERN_PRIVATE(MODE) && ++w->since_flush >= L->flush_every) {                  \
-					if (MODE == HOG_MODE_REPLICA && sh->A) { /* the clock, for the flush's touches */ \
-						w->k.avg_c = (uint32_t)lin_team_pos(e, ew, i + 1);                       \
-						w->k.avg_inv = 1.0f / (float)w->k.avg_c;                                 \
-					}                                                                            \
+					if (MODE == HOG_MODE_REPLICA && sh->A)                                       \
+						replica_clock(e, ew, w, i + 1);                                          \
 					flush_hot_sweep(e, ew->id, w, 0);                                            \
 				}                                                                                \
 			}                                                                                    \
 		}                                                                                        \
-		if (MODE == HOG_MODE_REPLICA && sh->A && i > from) { /* the round-end flush's clock */  \
-			w->k.avg_c = (uint32_t)lin_team_pos(e, ew, i);                                       \
-			w->k.avg_inv = 1.0f / (float)w->k.avg_c;                                             \
-		}                                                                                        \
+		if (MODE == HOG_MODE_REPLICA && sh->A && i > from) /* the round-end flush's clock */    \
+			replica_clock(e, ew, w, i);                                                          \
 		ew->ex_done += i - from;                                                                 \
 		ew->units_done += nnz_done;                                                              \
 		ew->wdone += wsum;                                                                       \
@@ -754,6 +750,14 @@ static enum hog_mode lin_default_mode(const hog_train_opts *o)
 	return o->rule == HOG_RULE_ADAREVISION || o->delay ? HOG_MODE_LOCKFREE : HOG_MODE_BUFFERED;
 }
 
+/* The default order: chunks of HOG_SHUFFLE_CHUNK_DEFAULT shard rows where the
+ * shards are in memory and the model averaged (the last iterate ends worse in
+ * chunks: bench/results/order.md), else the row shuffle. */
+static uint32_t lin_default_chunk(const hog_train_opts *o, int stream)
+{
+	return !stream && o->linear.average ? HOG_SHUFFLE_CHUNK_DEFAULT : 1;
+}
+
 /* Multinomial logistic regression (--loss softmax) is the mlp with no hidden
  * layers: its trainer runs it (mlp_opts_check makes the run's model kind mlp). */
 static const hog_trainer_ops *lin_route(const hog_train_opts *o)
@@ -766,6 +770,7 @@ const hog_trainer_ops hog_linear_trainer = {
 	.unit = "nnz",
 	.weighs = 1,
 	.default_mode = lin_default_mode,
+	.default_chunk = lin_default_chunk,
 	.route = lin_route,
 	.losses = 1u << HOG_LOSS_LOGISTIC | 1u << HOG_LOSS_HINGE | 1u << HOG_LOSS_SQUARED | 1u << HOG_LOSS_SOFTMAX,
 	.modes = ((1u << HOG_MODE_COUNT) - 1) | 1u << HOG_MODE_REPLICA | 1u << HOG_MODE_DETERMINISTIC, /* not grid */

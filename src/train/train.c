@@ -612,11 +612,9 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 		return hog_err_set(err, ENOMEM, "out of memory");
 	e->o = *opts;
 	e->ops = ops;
-	if (!e->o.shuffle_chunk) { /* the model's default order: chunks where the shards are in memory and
-		                              the model averaged (the last iterate ends worse in chunks) */
+	if (!e->o.shuffle_chunk) { /* the model's default order */
 		e->chunk_default = 1;
-		e->o.shuffle_chunk =
-			ops->kind == HOG_MODEL_LINEAR && !store && e->o.linear.average ? HOG_SHUFFLE_CHUNK_DEFAULT : 1;
+		e->o.shuffle_chunk = ops->default_chunk ? ops->default_chunk(&e->o, store != NULL) : 1;
 	}
 	e->tr = train;
 	e->own = own;

@@ -300,6 +300,18 @@ static void test_enc_damaged(void)
 	memcpy(buf2 + 40, &sc, 4);
 	reseal(buf2, pl.bytes);
 	expect_corrupt(buf2, pl.bytes, &m, &bb, "scale");
+	/* a binary block (no values: its nonzero count is not in its length) claiming 2^32 nonzeros
+	 * that 5 bytes of varints cannot hold: refused before it sizes the decode buffer (the
+	 * fuzzer found it asking for 16 GiB) */
+	hog_pack_plan pb;
+	CU_ASSERT_EQUAL_FATAL(hog_block_pack_plan(&b, 0, 0, &pb), 0);
+	CU_ASSERT_FATAL(pb.bytes <= pl.bytes);
+	hog_block_pack(buf2, &b, 0, &pb);
+	uint64_t huge = 1ull << 32;
+	memcpy(buf2 + 24, &huge, 8);
+	reseal(buf2, pb.bytes);
+	expect_corrupt(buf2, pb.bytes, &m, &bb, "cannot hold");
+	CU_ASSERT(bb.cap < 1024);
 	/* no buffer to decode into */
 	hog_block_pack(buf2, &b, HOG_BLOCK_F_VALUES, &pl);
 	hog_block o;

@@ -335,6 +335,11 @@ int hog_block_unpack(const unsigned char *h, size_t len, uint64_t index, const h
 	if (vc == HOG_VC_U8 && !(isfinite(scale) && scale > 0))
 		return CORRUPT("block %llu: byte values with scale %g", (ull)index, scale);
 	const int sparse = b->kind == HOG_KIND_SPARSE, vals = sparse ? (flags & HOG_BLOCK_F_VALUES) != 0 : 1;
+	/* every varint takes a byte at least: counts the varint section cannot hold are damage,
+	 * caught before they size the buffer (the caller checked vb against the block's length) */
+	if (vb < (sparse ? n + m : 2 * n))
+		return CORRUPT("block %llu: %llu bytes of packed ids cannot hold %llu %s", (ull)index, (ull)vb,
+		               (ull)(sparse ? n + m : 2 * n), sparse ? "row lengths and feature ids" : "user and item ids");
 	size_t words = sparse ? n + (n + 1) + m + (vals ? m : 0) : 3 * n;
 	if (flags & HOG_BLOCK_F_WEIGHTS)
 		words += n;

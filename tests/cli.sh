@@ -1658,6 +1658,29 @@ check_grep "deterministic mlp: ... names the option" "$ERR" 'batch'
 check "deterministic mlp: --flush-every refused" 2 "$H" train --data "$T/dmd.lmdb" --model mlp --mode deterministic \
 	--flush-every 64
 check_grep "deterministic mlp: ... names the option" "$ERR" 'flush-every'
+# mf: strata of S x S blocks of ratings that share no user and no item (DSGD)
+"$H" data gen -q --kind ratings --examples 8000 --users 200 --items 120 --seed 3 "$T/dmf.lmdb" >/dev/null 2>&1
+for opt in "--optimizer sgd" "--optimizer adagrad --biases"; do
+	for t in 1 2 2 2 3 5; do
+		"$H" train --quiet --data "$T/dmf.lmdb" --model mf --mode deterministic --shards 6 $opt --epochs 2 \
+			--threads $t --save "$T/dmf_$t.model" >/dev/null 2>&1
+		cksum <"$T/dmf_$t.model" | cut -d' ' -f1
+	done | sort -u >"$T/dm_sums"
+	check_true "deterministic mf: $opt, 3 runs at 2 threads and 1, 3, 5: one model file" \
+		test "$(wc -l <"$T/dm_sums")" = 1
+done
+"$H" train --quiet --data "$T/dmf.lmdb" --model mf --mode deterministic --epochs 3 --threads 1 \
+	--save "$T/dmf_s.model" >/dev/null 2>&1
+"$H" train --quiet --data "$T/dmf.lmdb" --model mf --mode deterministic --epochs 1 --threads 2 \
+	--checkpoint "$T/dmf.ckpt" >/dev/null 2>&1
+check "deterministic mf: resumed at 3 threads" 0 "$H" train --quiet --data "$T/dmf.lmdb" --model mf \
+	--mode deterministic --epochs 3 --threads 3 --resume "$T/dmf.ckpt" --save "$T/dmf_r.model"
+check_true "deterministic mf: ... the straight run's model file" cmp -s "$T/dmf_s.model" "$T/dmf_r.model"
+check "deterministic mf: --shards 5000" 2 "$H" train --data "$T/dmf.lmdb" --model mf --mode deterministic --shards 5000
+check_grep "deterministic mf: ... names the option" "$ERR" 'shards'
+check "deterministic mf: compare shows it as a row" 0 "$H" compare --quiet --data "$T/dmf.lmdb" --model mf \
+	--epochs 1 --modes grid,deterministic --threads 2
+check_grep "deterministic mf: ... the row" "$OUT" 'deterministic'
 
 # ------------------------------------------------------------ (new sections go here)
 

@@ -107,9 +107,9 @@ const cli_opt cli_opts[] = {
 	  "examples between flushes (buffered 1024, replica 16384; 4096 for replica with --average off; the linear "
 	  "model: at most a quarter of a worker's share of an epoch); deterministic: each shard's examples in a "
 	  "round (1024, at most a quarter of a shard's epoch)" },
-	{ "shards", 0, REQ, OPT_SHARDS, BOTH, K(LINEAR) | K(MLP), M(DETERMINISTIC), COND_NONE, "N",
-	  "logical shards, each its own slice of the examples, merged in shard order; the model depends on N, "
-	  "never on the thread count (16)" },
+	{ "shards", 0, REQ, OPT_SHARDS, BOTH, K(LINEAR) | K(MLP) | K(MF), M(DETERMINISTIC), COND_NONE, "N",
+	  "logical shards, each its own slice of the examples, merged in shard order (mf: N x N blocks of "
+	  "ratings, N at a time); the model depends on N, never on the thread count (16)" },
 	{ "node-sync", 0, REQ, OPT_NODE_SYNC, BOTH, K(LINEAR), M(REPLICA), COND_NONE, "K",
 	  "on several NUMA nodes: flushes of a node's first worker between syncs of its node replica with the "
 	  "global model, or off: no node replicas, one level as on one node (1)" },

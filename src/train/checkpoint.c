@@ -303,6 +303,15 @@ static void ckpt_default_order(hog_engine *e, uint64_t h)
 	e->opts_hash = was;
 }
 
+/* Whether every worker of the checkpoint stopped at one position. */
+static int ckpt_same_pos(const hog_ckpt *ck)
+{
+	for (uint32_t k = 1; k < ck->nworkers; k++)
+		if (ck->positions[k] != ck->positions[0])
+			return 0;
+	return ck->nworkers > 0;
+}
+
 int eng_load_resume(hog_engine *e)
 {
 	hog_model *m;
@@ -339,6 +348,11 @@ int eng_load_resume(hog_engine *e)
 		else if (ck.in_epoch && ck.nworkers == (uint32_t)e->T)
 			for (int k = 0; k < e->T; k++)
 				e->start_pos[k] = ck.positions[k];
+		else if (ck.in_epoch && e->o.mode == HOG_MODE_DETERMINISTIC && e->ranks == 1 && ckpt_same_pos(&ck))
+			/* deterministic: every worker stops at the same round of the epoch,
+			 * whatever their number; the run goes on from there at any thread count */
+			for (int k = 0; k < e->T; k++)
+				e->start_pos[k] = ck.positions[0];
 	}
 	free(ck.positions);
 	hog_model_free(m);

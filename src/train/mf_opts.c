@@ -28,6 +28,8 @@
 #define MF_DEFAULT_RANK 32u
 #define MF_DEFAULT_L2 0.05
 #define MF_GENERIC_L2 1e-6   /* hog_train_opts_init's l2: "not set" for mf */
+#define MF_DET_SHARDS 16      /* --shards' default: 16 x 16 blocks, 16 at a time (1-16 cores) */
+#define MF_DET_SHARDS_MAX 4096
 
 void mf_opts_init(hog_train_opts *o)
 {
@@ -62,9 +64,19 @@ int mf_opts_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog
 		return hog_err_set(err, HOG_ECONFIG,
 		                   "--mode buffered is not available for --model mf (an update touches one "
 		                   "user row and one item row: there are no hot coordinates to buffer); use "
-		                   "lockfree, atomic, striped, locked, grid or serial");
+		                   "lockfree, atomic, striped, locked, grid, deterministic or serial");
 	if (o->mode != HOG_MODE_GRID && o->mf.grid)
 		return hog_err_set(err, HOG_ECONFIG, "--grid %u needs --mode grid", o->mf.grid);
+	if (o->mode == HOG_MODE_DETERMINISTIC) { /* (mf_train.c, "Deterministic mode") */
+		if (o->shards == 0)
+			o->shards = MF_DET_SHARDS;
+		if (o->shards < 1 || o->shards > MF_DET_SHARDS_MAX)
+			return hog_err_set(err, HOG_ECONFIG, "--shards must be 1..%d for --model mf (a grid of "
+			                   "shards x shards blocks), not %d", MF_DET_SHARDS_MAX, o->shards);
+		if (o->sync_every)
+			return hog_err_set(err, HOG_ECONFIG, "--mode deterministic trains on one MPI rank: no --sync-every");
+		o->round_examples = 1; /* a round is a stratum: a worker's position counts strata */
+	}
 	if (o->delay)
 		return hog_err_set(err, HOG_ECONFIG, "--delay is not available for --model mf");
 	if (o->loss == HOG_LOSS_HINGE)

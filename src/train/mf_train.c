@@ -15,6 +15,24 @@
  * over the ranks (mf_gather) gives rank 0 the whole model before it writes; and
  * each rank evaluates the test ratings of its own users, the squared errors
  * summed over the ranks.
+ * Deterministic mode (issue 25): the model after every epoch is a pure
+ * function of the data, the options and the seed, the same bits for any
+ * --threads. The ratings are cut into S x S blocks (S = --shards, default 16)
+ * as grid mode cuts them (seeded bands of users and items, each block shuffled
+ * once), and an epoch is S strata, in an order drawn from (seed, epoch): stratum
+ * s holds the S blocks (r, (r + s) mod S), which share no user and no item, so
+ * that running them at once on any number of workers writes what running them
+ * one after another would (DSGD: Gemulla, Nijkamp, Haas & Sismanis, KDD 2011).
+ * A worker takes the stratum's next block from a counter and runs it whole, in
+ * its stored order, with the plain (grid) step; the team meets at the end of
+ * every stratum, which orders one stratum's writes before the next's reads. The
+ * step of a block's j-th rating is the schedule's at epoch n + s n / S + j S
+ * (about where a serial run would be), never from a thread. A worker's position
+ * in an epoch counts strata (round_examples 1): a stop comes at a stratum's end,
+ * and a checkpoint's positions are the same on every worker, so that it resumes
+ * at any thread count. Memory: the grid's copy of the ratings (12 bytes each)
+ * and S x S block offsets, no replica. One MPI rank (refused on more).
+ *
  * Initialization: factors uniform in [0, 1/sqrt(k)) (LIBMF's), each row from
  * its own splitmix64 stream of (seed, row), so it does not depend on threads,
  * and never exactly 0 (a row of zeros marks an unseen user or item);
@@ -69,6 +87,9 @@ typedef struct mf_state {
 	mf_rec *grecs;       /* the ratings by block, each block shuffled */
 	float *gwts;         /* their effective weights (e->wts), or NULL: all 1 */
 	uint64_t *gstart;    /* G*G + 1 */
+	/* deterministic: this epoch's order of the strata, and each stratum's next block */
+	uint32_t *dperm;
+	_Atomic uint32_t *dnext;
 	float *pred;         /* test predictions */
 	/* MPI: this rank's users [ulo, uhi) (all of them on one rank) and, on
 	 * several ranks, their ratings: indices into the training set in data order */
@@ -103,6 +124,8 @@ static void mf_state_free(mf_state *st)
 	free(st->grecs);
 	free(st->gwts);
 	free(st->gstart);
+	free(st->dperm);
+	free(st->dnext);
 	free(st->pred);
 	free(st->mine);
 	free(st);
@@ -333,6 +356,16 @@ static int mf_setup(hog_engine *e)
 	}
 	if (o->mode == HOG_MODE_GRID && (rc = mf_grid_setup(e, st)))
 		goto fail;
+	if (o->mode == HOG_MODE_DETERMINISTIC) {
+		const uint32_t S = (uint32_t)o->shards;
+		if (e->ranks > 1) {
+			rc = hog_err_set(e->err, HOG_ENOTSUP, "--mode deterministic trains on one MPI rank");
+			goto fail;
+		}
+		if (mf_grid_build(e, st, S) || !(st->dperm = malloc(S * sizeof *st->dperm)) ||
+		    !(st->dnext = calloc(S, sizeof *st->dnext)))
+			goto nomem;
+	}
 	if (e->te && e->te->n && !(st->pred = malloc(e->te->n * sizeof *st->pred)))
 		goto nomem;
 	free(ucnt);
@@ -367,13 +400,15 @@ static int mf_worker_init(hog_engine *e, eng_worker *w)
 	uint64_t lo, hi;
 	eng_share(st->nmine, w->id, e->T, &lo, &hi); /* (the rank's ratings: eng_worker_share by users) */
 	w->n = hi - lo; /* grid: the epoch's quota of ratings, from any block */
+	if (e->o.mode == HOG_MODE_DETERMINISTIC)
+		w->n = (uint64_t)e->o.shards; /* its positions are the epoch's strata */
 	const uint64_t kp = st->l.kp;
 	if (!(mw->cp = mf_aligned(kp * sizeof(float))) || !(mw->cq = mf_aligned(kp * sizeof(float))) ||
 	    !(w->order = malloc((w->n ? w->n : 1) * sizeof *w->order)))
 		return ENOMEM;
 	memset(mw->cp, 0, kp * sizeof(float));
 	memset(mw->cq, 0, kp * sizeof(float));
-	if (e->o.mode != HOG_MODE_GRID) {
+	if (e->o.mode != HOG_MODE_GRID && e->o.mode != HOG_MODE_DETERMINISTIC) {
 		/* a copy on the worker's own node (first touch) */
 		if (!(mw->recs = mf_aligned(w->n * sizeof *mw->recs)) ||
 		    (e->wts && !(mw->wts = malloc((w->n ? w->n : 1) * sizeof *mw->wts))))
@@ -544,17 +579,80 @@ MF_INLINE uint64_t mf_grid_round(hog_engine *e, eng_worker *w, int epoch, uint64
 	return pos;
 }
 
+/* Deterministic: strata [from, to) of the epoch (one a round), each the
+ * stratum's blocks taken from its counter and run whole. Never stops inside a
+ * stratum: a stop comes at the round's end. */
+MF_INLINE uint64_t mf_det_round(hog_engine *e, eng_worker *w, int epoch, uint64_t from, uint64_t to,
+                                const enum hog_rule RULE, const int BIAS)
+{
+	mf_state *st = e->model;
+	const mf_worker *mw = w->m;
+	const mf_shared *s = &st->sh;
+	const uint64_t S = st->grid.G, n = e->tr->n;
+	double loss = 0, wsum = 0;
+	uint64_t done = 0;
+	for (uint64_t f = from; f < to; f++) {
+		const uint64_t shift = st->dperm[f];
+		const uint64_t base = (uint64_t)epoch * n + (uint64_t)((unsigned __int128)f * n / S);
+		uint32_t r;
+		while ((r = atomic_fetch_add_explicit(&st->dnext[f], 1, memory_order_relaxed)) < S) {
+			const uint64_t b = (uint64_t)r * S + (r + shift) % S;
+			const mf_rec *br = st->grecs + st->gstart[b];
+			const float *const bw = st->gwts ? st->gwts + st->gstart[b] : NULL; /* NULL: all 1 */
+			const uint64_t nb = st->gstart[b + 1] - st->gstart[b];
+			for (uint64_t j = 0; j < nb;) {
+				const float lr = eng_lr_at(e, epoch, base + j * S);
+				const uint64_t end = nb - j > MF_LR_EVERY ? j + MF_LR_EVERY : nb;
+				for (; j < end; j++) {
+					if (j + MF_AHEAD < nb)
+						mf_prefetch(s, &br[j + MF_AHEAD], BIAS);
+					const float wt = bw ? bw[j] : 1.0f;
+					wsum += wt;
+					loss += mf_update(HOG_MODE_GRID, RULE, BIAS, s, mw->cp, mw->cq, br[j].u, br[j].i, br[j].r,
+					                  wt, lr);
+				}
+			}
+			done += nb;
+		}
+	}
+	w->loss += loss;
+	w->wdone += wsum;
+	w->ex_done += done;
+	w->units_done += done;
+	return to;
+}
+
+/* Deterministic: the strata's order of @p epoch, from (seed, epoch), and their
+ * counters from 0 (thread 0, every worker done with the epoch before). */
+static void mf_epoch_started(hog_engine *e, int epoch)
+{
+	mf_state *st = e->model;
+	if (!st->dperm)
+		return;
+	const uint32_t S = st->grid.G;
+	for (uint32_t k = 0; k < S; k++) {
+		st->dperm[k] = k;
+		atomic_store_explicit(&st->dnext[k], 0, memory_order_relaxed);
+	}
+	if (!e->o.no_shuffle) {
+		uint64_t seed = e->o.seed ^ 0x6D66646574000000ull; /* "mfdet" */
+		seed = eng_mix64(&seed) ^ (uint64_t)epoch;
+		eng_shuffle_u32(st->dperm, S, eng_mix64(&seed));
+	}
+}
+
 #define MF_DEF(ISA, M, R, B)                                                                          \
 	static MF_ISA_##ISA uint64_t mf_round_##ISA##_##M##_##R##_##B(hog_engine *e, eng_worker *w, int epoch, \
 	                                                             uint64_t from, uint64_t to)           \
 	{                                                                                                 \
-		return HOG_MODE_##M == HOG_MODE_GRID                                                          \
-		           ? mf_grid_round(e, w, epoch, from, to, HOG_RULE_##R, B)                            \
+		return HOG_MODE_##M == HOG_MODE_GRID ? mf_grid_round(e, w, epoch, from, to, HOG_RULE_##R, B)  \
+		       : HOG_MODE_##M == HOG_MODE_DETERMINISTIC                                               \
+		           ? mf_det_round(e, w, epoch, from, to, HOG_RULE_##R, B)                             \
 		           : mf_order_round(e, w, epoch, from, to, HOG_MODE_##M, HOG_RULE_##R, B);            \
 	}
 #define MF_DEF_RB(ISA, M) MF_DEF(ISA, M, SGD, 0) MF_DEF(ISA, M, SGD, 1) MF_DEF(ISA, M, ADAGRAD, 0) MF_DEF(ISA, M, ADAGRAD, 1)
 #define MF_DEF_ISA(ISA) MF_DEF_RB(ISA, SERIAL) MF_DEF_RB(ISA, LOCKFREE) MF_DEF_RB(ISA, ATOMIC) \
-	MF_DEF_RB(ISA, STRIPED) MF_DEF_RB(ISA, LOCKED) MF_DEF_RB(ISA, GRID)
+	MF_DEF_RB(ISA, STRIPED) MF_DEF_RB(ISA, LOCKED) MF_DEF_RB(ISA, GRID) MF_DEF_RB(ISA, DETERMINISTIC)
 MF_DEF_ISA(512)
 MF_DEF_ISA(256)
 MF_DEF_ISA(128)
@@ -565,7 +663,8 @@ MF_DEF_ISA(128)
 #define MF_TABLE(ISA)                                                                              \
 	{ [HOG_MODE_SERIAL] = MF_ROW(ISA, SERIAL), [HOG_MODE_LOCKFREE] = MF_ROW(ISA, LOCKFREE),           \
 	  [HOG_MODE_ATOMIC] = MF_ROW(ISA, ATOMIC), [HOG_MODE_STRIPED] = MF_ROW(ISA, STRIPED),             \
-	  [HOG_MODE_LOCKED] = MF_ROW(ISA, LOCKED), [HOG_MODE_GRID] = MF_ROW(ISA, GRID) }
+	  [HOG_MODE_LOCKED] = MF_ROW(ISA, LOCKED), [HOG_MODE_GRID] = MF_ROW(ISA, GRID),                 \
+	  [HOG_MODE_DETERMINISTIC] = MF_ROW(ISA, DETERMINISTIC) }
 static const eng_round_fn mf_rounds[3][HOG_MODE_ALL][2][2] = { MF_TABLE(128), MF_TABLE(256), MF_TABLE(512) };
 
 /* 2: AVX-512, 1: AVX2 and FMA, 0: the baseline. */
@@ -737,7 +836,7 @@ const hog_trainer_ops hog_mf_trainer = {
 	 * no hot coordinates to keep per worker */
 	.losses = 1u << HOG_LOSS_SQUARED, /* (the library's generic default, logistic, becomes squared) */
 	.modes = 1u << HOG_MODE_SERIAL | 1u << HOG_MODE_LOCKFREE | 1u << HOG_MODE_ATOMIC | 1u << HOG_MODE_STRIPED |
-	         1u << HOG_MODE_LOCKED | 1u << HOG_MODE_GRID,
+	         1u << HOG_MODE_LOCKED | 1u << HOG_MODE_GRID | 1u << HOG_MODE_DETERMINISTIC,
 	.opts_init = mf_opts_init,
 	.opts_hash = mf_opts_hash,
 	.opts_names = "--rank, --biases, --grid",
@@ -746,6 +845,7 @@ const hog_trainer_ops hog_mf_trainer = {
 	.worker_init = mf_worker_init,
 	.worker_free = mf_worker_free,
 	.round = mf_round,
+	.epoch_started = mf_epoch_started,
 	.probe = mf_probe,
 	.eval_slice = mf_eval_slice,
 	.epoch_stats = mf_epoch_stats,

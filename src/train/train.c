@@ -673,8 +673,9 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 
 	if ((rc = team_setup(e, opts, err)))
 		goto done;
-	if (e->o.lr_scale) { /* the whole team's workers: this rank's threads times the ranks */
-		double n = (double)e->T * (double)e->ranks;
+	if (e->o.lr_scale) { /* the whole team's workers: this rank's threads times the ranks (deterministic:
+	                        its shards, which do what workers do elsewhere, so that the step is not the threads') */
+		double n = e->o.mode == HOG_MODE_DETERMINISTIC ? (double)e->o.shards : (double)e->T * (double)e->ranks;
 		e->lr_factor = e->o.lr_scale == HOG_LR_SCALE_LINEAR ? n : sqrt(n);
 	}
 	/* (a rank whose setup failed still meets the others in ranks_agree, which

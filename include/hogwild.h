@@ -465,6 +465,9 @@ enum hog_model_kind hog_train_kind(const hog_train_opts *o);
  * library's own default (hog_train_opts_init) stays lockfree, the mode every
  * model takes. */
 enum hog_mode hog_train_default_mode(const hog_train_opts *o);
+/** hog_train_default_mode() for a run of hog_train_stream() when @p stream is
+ * 1 (mf: lockfree, grid's blocks need the ratings loaded). */
+enum hog_mode hog_train_default_mode_for(const hog_train_opts *o, int stream);
 
 /** @name Several machines (MPI)
  * Built with MPI (Makefile MPI=1, or auto when Open MPI is installed), a program
@@ -562,7 +565,9 @@ int hog_train_consume(hog_data *train, const hog_data *test, const hog_train_opt
  * of blocks per epoch and a shuffled order of examples inside each, and the page
  * cache does the I/O (a block's pages leave the resident set when the worker is
  * done with it). Setup reads the whole set once (feature counts). The test set
- * is in memory. Models that cannot stream (mf) refuse with HOG_ENOTSUP. */
+ * is in memory. The linear model and mf stream (mf in serial, lockfree, atomic,
+ * striped and locked modes: grid and deterministic refuse with HOG_ECONFIG);
+ * the mlp refuses with HOG_ENOTSUP. */
 int hog_train_stream(const char *path, const hog_data *test, const hog_train_opts *o,
                      hog_model **model_out, hog_train_result *res, hog_err *err);
 

@@ -1143,8 +1143,18 @@ check "train --stream --delay" 2 "$H" train --data "$T/ttr.lmdb" --epochs 1 --st
 check_grep "train --stream --delay: named" "$ERR" '--delay'
 check "train --stream: no such data set" 1 "$H" train --data "$T/nothing.lmdb" --epochs 1 --stream --quiet
 check_grep "train --stream: the file named" "$ERR" 'nothing.lmdb'
-check "train --stream: a ratings set (mf, which does not stream)" 2 "$H" train --data "$T/gr.lmdb" --epochs 1 --stream --quiet
-check_grep "train --stream: ... named" "$ERR" "stream applies to the linear model, not to the mf model"
+check "train --stream: a ratings set (mf, lockfree by default)" 0 "$H" train --data "$T/gr.lmdb" --epochs 2 --stream \
+	--threads 2 --save "$T/gr-st.model"
+check_grep "train --stream: ... lockfree" "$ERR" "lockfree mode, 2 threads"
+check "train --stream: ... its model evaluates" 0 "$H" eval --model "$T/gr-st.model" --data "$T/gr.lmdb"
+check "train --stream: mf serial --no-shuffle" 0 "$H" train --data "$T/gr.lmdb" --epochs 2 --stream --mode serial \
+	--no-shuffle --quiet --save "$T/gr-st1.model"
+"$H" train --data "$T/gr.lmdb" --epochs 2 --mode serial --no-shuffle --quiet --save "$T/gr-mem1.model" >/dev/null 2>&1
+check_true "train --stream: ... the loaded run's model file" cmp -s "$T/gr-st1.model" "$T/gr-mem1.model"
+check "train --stream: mf --mode grid refused" 2 "$H" train --data "$T/gr.lmdb" --epochs 1 --stream --mode grid --quiet
+check_grep "train --stream: ... named, with the modes that stream" "$ERR" "grid cuts the ratings .*lockfree"
+check "train --stream: mlp refused" 2 "$H" train --data "$T/ttr.lmdb" --model mlp --epochs 1 --stream --quiet
+check_grep "train --stream: ... named" "$ERR" "stream applies to the linear and mf models, not to the mlp model"
 check "train --stream: a ratings set for --model linear" 1 "$H" train --data "$T/gr.lmdb" --model linear --epochs 1 --stream --quiet
 check_grep "train --stream: ... needs a sparse set" "$ERR" "sparse"
 # ------------------------------------------------------------ never lose a byte (issue 9)
@@ -2306,6 +2316,16 @@ else
 	check "cgroup 32 MB: train --stream --test on the 100 MB set" 0 incg "$H" train --quiet --stream --epochs 1 --data "$T/cg.lmdb" \
 		--test "$T/cg.lmdb" --metrics "$T/cg.json"
 	check_grep "cgroup 32 MB: train --stream --test ... its figures" "$T/cg.json" '"test_loss":[0-9]'
+	# mf: 3 M ratings (36 MB decoded) stream inside the limit; loaded, they are killed there
+	"$H" data gen -q --kind ratings --examples 3000000 --users 20000 --items 3000 --seed 3 "$T/cgr.lmdb" >/dev/null 2>&1
+	check "cgroup 32 MB: mf train --stream on 3 M ratings" 0 incg "$H" train --quiet --stream --model mf --epochs 1 \
+		--threads 2 --data "$T/cgr.lmdb" --save "$T/cgr.model"
+	check "cgroup 32 MB: mf eval of the 3 M ratings" 0 incg "$H" eval --model "$T/cgr.model" --data "$T/cgr.lmdb"
+	check_grep "cgroup 32 MB: mf eval ... all ratings" "$OUT" '^examples +3000000$'
+	incg "$H" train --quiet --model mf --epochs 1 --data "$T/cgr.lmdb" >/dev/null 2>&1
+	got=$?
+	check_true "cgroup 32 MB: mf trained in memory is killed there (exit $got: a signal)" test "$got" -ge 128
+	rm -rf "$T/cgr.lmdb"
 	check "cgroup 32 MB: data info reads the 100 MB set a block at a time" 0 incg "$H" data info "$T/cg.lmdb"
 	check_grep "cgroup 32 MB: data info ... its statistics" "$OUT" '^Delta +[0-9]'
 	incg env HOGWILD_MEMORY=100G "$H" eval --model "$T/cg.model" --data "$T/cg.lmdb" >/dev/null 2>&1

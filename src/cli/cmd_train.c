@@ -515,7 +515,7 @@ int cmd_train(int argc0, char **argv0)
 	}
 	cli_task_loss(&o, a->data, &a->given, "train", a->quiet);
 	if (!a->mode) /* the model's fastest measured mode; plain Hogwild! is --mode lockfree */
-		o.mode = hog_train_default_mode(&o);
+		o.mode = hog_train_default_mode_for(&o, t.stream);
 	if (o.resume && !o.checkpoint)
 		o.checkpoint = o.resume; /* keep checkpointing where we resumed from */
 	rc = 0;

@@ -78,7 +78,7 @@ typedef struct hog_trainer_ops {
 	/* optional: the mode a run takes when none is asked for, chosen from the
 	 * measurements in bench/results (NULL: lockfree); one of `modes` that
 	 * takes these options */
-	enum hog_mode (*default_mode)(const hog_train_opts *o);
+	enum hog_mode (*default_mode)(const hog_train_opts *o, int stream);
 	/* optional: the --shuffle-chunk a run takes when it asks for none
 	 * (hog_train_opts.shuffle_chunk 0), @p stream 1 for hog_train_stream (NULL:
 	 * 1, the row shuffle) */

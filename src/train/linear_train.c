@@ -745,8 +745,9 @@ static int lin_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, 
  * Buffered takes neither adarevision nor --delay: those runs keep lockfree.
  * (--mode auto measures instead, at the price of probing every mode, 3 x 2
  * short epochs each.) */
-static enum hog_mode lin_default_mode(const hog_train_opts *o)
+static enum hog_mode lin_default_mode(const hog_train_opts *o, int stream)
 {
+	(void)stream; /* (every mode streams) */
 	return o->rule == HOG_RULE_ADAREVISION || o->delay ? HOG_MODE_LOCKFREE : HOG_MODE_BUFFERED;
 }
 

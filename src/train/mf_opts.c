@@ -84,6 +84,10 @@ int mf_opts_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog
 	o->loss = HOG_LOSS_SQUARED;
 	if (!o->mf.rank)
 		o->mf.rank = MF_DEFAULT_RANK;
+	if (tr->n && !tr->users && (o->mode == HOG_MODE_GRID || o->mode == HOG_MODE_DETERMINISTIC))
+		return hog_err_set(err, HOG_ECONFIG, "--mode %s cuts the ratings into blocks of users and items, which needs "
+		                   "them loaded: with --stream, mf trains in lockfree (its default there), atomic, striped, "
+		                   "locked or serial mode", hog_mode_name(o->mode));
 	if (o->mf.rank > HOG_MF_RANK_MAX)
 		return hog_err_set(err, HOG_ECONFIG, "--rank %u is too large (at most %u)", o->mf.rank,
 		                   HOG_MF_RANK_MAX);
@@ -101,10 +105,11 @@ int mf_opts_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog
 /* The default mode: grid, conflict-free blocks, 2.6x plain lockfree at 2
  * threads on MovieLens-shaped data (bench/results/mf.md: sgd rank 32, 72.2 M
  * updates/s against 27.4; adagrad 51.8 against 19.3) at the same RMSE after 20
- * epochs (0.8714 against 0.8694). */
-enum hog_mode mf_opts_default_mode(const hog_train_opts *o)
+ * epochs (0.8714 against 0.8694). Streamed (--stream): lockfree, the grid
+ * being built from the loaded ratings. */
+enum hog_mode mf_opts_default_mode(const hog_train_opts *o, int stream)
 {
 	(void)o;
-	return HOG_MODE_GRID;
+	return stream ? HOG_MODE_LOCKFREE : HOG_MODE_GRID; /* (grid's blocks need the ratings loaded) */
 }
 

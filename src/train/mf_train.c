@@ -46,6 +46,7 @@
 #include "train/mf_grid.h"
 #include "train/mf_kernel.h"
 #include "train/mf_opts.h"
+#include "train/mf_train.h"
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -68,41 +69,6 @@
 #define MF_ISA_512 __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma") MF_FPC))
 #define MF_ISA_256 __attribute__((target("avx2,fma") MF_FPC))
 #define MF_ISA_128 __attribute__((target("sse2") MF_FPC))
-
-typedef struct mf_rec {
-	uint32_t u, i;
-	float r;
-} mf_rec;
-
-typedef struct mf_state {
-	hog_mf_layout l;
-	float *params;       /* l.total floats, 64-byte aligned */
-	mf_shared sh;
-	uint64_t probe_at;   /* the most rated item's row */
-	float mu;            /* the training mean */
-	hog_spin glock;
-	/* grid */
-	hog_mf_grid grid;
-	int has_grid;
-	mf_rec *grecs;       /* the ratings by block, each block shuffled */
-	float *gwts;         /* their effective weights (e->wts), or NULL: all 1 */
-	uint64_t *gstart;    /* G*G + 1 */
-	/* deterministic: this epoch's order of the strata, and each stratum's next block */
-	uint32_t *dperm;
-	_Atomic uint32_t *dnext;
-	float *pred;         /* test predictions */
-	/* MPI: this rank's users [ulo, uhi) (all of them on one rank) and, on
-	 * several ranks, their ratings: indices into the training set in data order */
-	uint64_t ulo, uhi;
-	uint32_t *mine;
-	uint64_t nmine;
-} mf_state;
-
-typedef struct mf_worker {
-	mf_rec *recs;        /* this worker's ratings (not grid) */
-	float *wts;          /* their effective weights (e->wts), or NULL: all 1 */
-	float *cp, *cq;      /* scratch rows (lockfree, atomic) */
-} mf_worker;
 
 static void *mf_aligned(uint64_t bytes)
 {
@@ -128,6 +94,8 @@ static void mf_state_free(mf_state *st)
 	free(st->dnext);
 	free(st->pred);
 	free(st->mine);
+	free(st->blk);
+	free(st->bperm);
 	free(st);
 }
 
@@ -322,12 +290,21 @@ static int mf_setup(hog_engine *e)
 	memset(st->params, 0, l->total * sizeof(float));
 	if (!(ucnt = calloc(l->users, sizeof *ucnt)) || !(icnt = calloc(l->items, sizeof *icnt)))
 		goto nomem;
-	double sum = 0; /* (weighted: sum w r over sum w, so that a rating of weight 2 counts as its duplicate) */
-	for (uint64_t j = 0; j < tr->n; j++) {
+	double sum = 0, wsum = (double)tr->n; /* (weighted: sum w r over sum w, so that a rating of weight 2
+	                                          counts as its duplicate) */
+	if (e->store && e->ranks > 1) {
+		rc = hog_err_set(e->err, HOG_ENOTSUP, "mf trains --stream on one MPI rank");
+		goto fail;
+	}
+	if (e->store && (rc = mf_stream_scan(e, st, ucnt, icnt, &sum, &wsum)))
+		goto fail;
+	for (uint64_t j = 0; !e->store && j < tr->n; j++) {
 		ucnt[tr->users[j]]++;
 		icnt[tr->items[j]]++;
 		sum += e->wts ? (double)e->wts[j] * tr->ratings[j] : tr->ratings[j];
 	}
+	if (!e->store && e->wts)
+		wsum = e->weight_sum;
 	mf_init_params(st, o->seed, ucnt, icnt);
 	/* this rank's users and their ratings; the other users' rows are not this
 	 * rank's to keep (mf_gather) */
@@ -346,7 +323,7 @@ static int mf_setup(hog_engine *e)
 			top = r;
 	st->probe_at = top;
 
-	st->mu = (float)(sum / (e->wts ? e->weight_sum : (double)tr->n));
+	st->mu = (float)(sum / wsum);
 	mf_shared_init(st, o);
 	if (o->mode == HOG_MODE_STRIPED) {
 		mf_shared *sh = &st->sh;
@@ -397,17 +374,20 @@ static int mf_worker_init(hog_engine *e, eng_worker *w)
 	if (!mw)
 		return ENOMEM;
 	w->m = mw;
+	const uint64_t kp = st->l.kp;
+	if (!(mw->cp = mf_aligned(kp * sizeof(float))) || !(mw->cq = mf_aligned(kp * sizeof(float))))
+		return ENOMEM;
+	memset(mw->cp, 0, kp * sizeof(float));
+	memset(mw->cq, 0, kp * sizeof(float));
+	if (e->store)
+		return mf_stream_shard(e, w, mw);
 	uint64_t lo, hi;
 	eng_share(st->nmine, w->id, e->T, &lo, &hi); /* (the rank's ratings: eng_worker_share by users) */
 	w->n = hi - lo; /* grid: the epoch's quota of ratings, from any block */
 	if (e->o.mode == HOG_MODE_DETERMINISTIC)
 		w->n = (uint64_t)e->o.shards; /* its positions are the epoch's strata */
-	const uint64_t kp = st->l.kp;
-	if (!(mw->cp = mf_aligned(kp * sizeof(float))) || !(mw->cq = mf_aligned(kp * sizeof(float))) ||
-	    !(w->order = malloc((w->n ? w->n : 1) * sizeof *w->order)))
+	if (!(w->order = malloc((w->n ? w->n : 1) * sizeof *w->order)))
 		return ENOMEM;
-	memset(mw->cp, 0, kp * sizeof(float));
-	memset(mw->cq, 0, kp * sizeof(float));
 	if (e->o.mode != HOG_MODE_GRID && e->o.mode != HOG_MODE_DETERMINISTIC) {
 		/* a copy on the worker's own node (first touch) */
 		if (!(mw->recs = mf_aligned(w->n * sizeof *mw->recs)) ||
@@ -429,6 +409,7 @@ static void mf_worker_free(hog_engine *e, eng_worker *w)
 	(void)e;
 	mf_worker *mw = w->m;
 	if (mw) {
+		mf_stream_worker_free(mw);
 		free(mw->recs);
 		free(mw->wts);
 		free(mw->cp);
@@ -679,10 +660,22 @@ static int mf_isa(void)
 	return 0;
 }
 
-static eng_round_fn mf_round(const hog_engine *e)
+eng_round_fn mf_memory_round(const hog_engine *e)
 {
 	const mf_state *st = e->model;
 	return mf_rounds[mf_isa()][e->o.mode][e->o.rule == HOG_RULE_ADAGRAD][st->l.biases];
+}
+
+static eng_round_fn mf_round(const hog_engine *e)
+{
+	return e->store ? mf_stream_round : mf_memory_round(e);
+}
+
+/* --stream: the worker's blocks in this epoch's order. */
+static void mf_epoch_begin(hog_engine *e, eng_worker *w, int epoch)
+{
+	if (e->store)
+		mf_stream_order(e, w, epoch);
 }
 
 /* ------------------------------------------------------------- evaluation */
@@ -831,6 +824,7 @@ const hog_trainer_ops hog_mf_trainer = {
 	.kind = HOG_MODEL_MF,
 	.unit = "ratings",
 	.weighs = 1, /* (example weights; --class-weight is refused: ratings have no classes) */
+	.streams = 1, /* (mf_stream.c) */
 	.default_mode = mf_opts_default_mode,
 	/* not buffered: an update touches one user row and one item row, there are
 	 * no hot coordinates to keep per worker */
@@ -845,6 +839,7 @@ const hog_trainer_ops hog_mf_trainer = {
 	.worker_init = mf_worker_init,
 	.worker_free = mf_worker_free,
 	.round = mf_round,
+	.epoch_begin = mf_epoch_begin,
 	.epoch_started = mf_epoch_started,
 	.probe = mf_probe,
 	.eval_slice = mf_eval_slice,

@@ -56,10 +56,15 @@ enum hog_model_kind hog_train_kind(const hog_train_opts *o)
 	return ops ? ops->kind : o->model;
 }
 
-enum hog_mode hog_train_default_mode(const hog_train_opts *o)
+enum hog_mode hog_train_default_mode_for(const hog_train_opts *o, int stream)
 {
 	const hog_trainer_ops *ops = trainer_of(o);
-	return ops && ops->default_mode ? ops->default_mode(o) : HOG_MODE_LOCKFREE;
+	return ops && ops->default_mode ? ops->default_mode(o, stream) : HOG_MODE_LOCKFREE;
+}
+
+enum hog_mode hog_train_default_mode(const hog_train_opts *o)
+{
+	return hog_train_default_mode_for(o, 0);
 }
 
 void hog_train_opts_init(hog_train_opts *o)

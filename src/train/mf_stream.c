@@ -1,0 +1,178 @@
+/* mf trained from a stream of blocks (hog_train_stream, --stream; issue 23):
+ * the ratings are never loaded whole. Setup reads every block once for the
+ * counts of users and items (which rows start non-zero) and the training mean;
+ * the blocks are dealt to the workers (a seeded permutation of them, contiguous
+ * shares of it; in data order with --no-shuffle), and each epoch a worker
+ * visits its blocks in an order drawn from (seed, epoch, worker) and each
+ * block's ratings in a shuffled order. A worker holds one decoded block at a
+ * time (12 bytes a rating, and its weights) and runs the in-memory round of the
+ * run's mode over it: the kernel is the one a loaded set trains with. With
+ * --no-shuffle on one worker the visiting order is the data order, as in
+ * memory, so a serial run streamed is the loaded one bit for bit.
+ *
+ * Modes: serial, lockfree, atomic, striped and locked. Grid and deterministic
+ * need every rating in its block of the grid (mf_grid_build): refused by the
+ * check; a streamed run's default mode is lockfree (mf_opts_default_mode).
+ * One MPI rank (a rank's share of the users is cut from the loaded set). */
+#include "sys/err.h"
+#include "train/mf_train.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int mf_stream_scan(hog_engine *e, mf_state *st, uint32_t *ucnt, uint32_t *icnt, double *sum, double *wsum)
+{
+	const hog_meta *m = &e->tr->meta;
+	st->nb = m->blocks;
+	if (!(st->blk = calloc(st->nb + 1, sizeof *st->blk)) || !(st->bperm = malloc((st->nb + 1) * sizeof *st->bperm)))
+		return hog_err_set(e->err, ENOMEM, "out of memory for %llu blocks", (unsigned long long)st->nb);
+	hog_blockbuf bb = { 0 };
+	uint64_t ex = 0;
+	int rc = 0;
+	*sum = *wsum = 0;
+	for (uint64_t b = 0; b < st->nb && !rc; b++) {
+		hog_block *k = &st->blk[b];
+		if ((rc = hog_store_block_buf(e->store, b, k, &bb, e->err)))
+			break;
+		if (k->kind != HOG_KIND_RATINGS || k->first != ex) {
+			rc = hog_err_set(e->err, HOG_ECORRUPT, "block %llu does not follow on from the one before",
+			                 (unsigned long long)b);
+			break;
+		}
+		ex += k->n;
+		st->blk_n = k->n > st->blk_n ? k->n : st->blk_n;
+		for (uint32_t i = 0; i < k->n; i++) {
+			if (k->users[i] >= st->l.users || k->items[i] >= st->l.items) {
+				rc = hog_err_set(e->err, HOG_ECORRUPT, "block %llu, rating %llu: user or item beyond the meta data's",
+				                 (unsigned long long)b, (unsigned long long)(k->first + i));
+				break;
+			}
+			ucnt[k->users[i]]++;
+			icnt[k->items[i]]++;
+			const double w = eng_weight(e, k->weights ? k->weights[i] : 1.0f, k->ratings[i]);
+			*sum += w * k->ratings[i];
+			*wsum += w;
+		}
+		hog_store_release(e->store, k);
+		if (k->packed) /* (its arrays were bb's: only the counts are kept) */
+			*k = (hog_block){ .kind = k->kind, .index = k->index, .first = k->first, .n = k->n, .packed = 1 };
+	}
+	hog_blockbuf_free(&bb);
+	if (!rc && ex != e->tr->n)
+		rc = hog_err_set(e->err, HOG_ECORRUPT, "the blocks hold %llu ratings, the meta data says %llu",
+		                 (unsigned long long)ex, (unsigned long long)e->tr->n);
+	if (rc)
+		return rc;
+	for (uint64_t b = 0; b < st->nb; b++)
+		st->bperm[b] = (uint32_t)b;
+	if (!e->o.no_shuffle)
+		eng_shuffle_u32(st->bperm, st->nb, e->o.seed ^ 0xB10Cull);
+	return 0;
+}
+
+int mf_stream_shard(hog_engine *e, eng_worker *w, mf_worker *mw)
+{
+	const mf_state *st = e->model;
+	uint64_t b0, b1;
+	eng_share(st->nb, w->id, e->T, &b0, &b1);
+	mw->sblk = st->bperm + b0;
+	mw->nsblk = b1 - b0;
+	mw->loaded = -1;
+	if (!(mw->sfirst = malloc((mw->nsblk + 1) * sizeof *mw->sfirst)) ||
+	    !(mw->seg = malloc((mw->nsblk + 1) * sizeof *mw->seg)))
+		return ENOMEM;
+	uint64_t n = 0;
+	for (uint64_t j = 0; j < mw->nsblk; j++) {
+		mw->sfirst[j] = n;
+		n += st->blk[mw->sblk[j]].n;
+	}
+	mw->sfirst[mw->nsblk] = n;
+	w->n = n;
+	const uint64_t cap = st->blk_n ? st->blk_n : 1;
+	if (!(w->order = malloc((n ? n : 1) * sizeof *w->order)) || !(mw->recs = malloc(cap * sizeof *mw->recs)) ||
+	    (e->weighted && !(mw->wts = malloc(cap * sizeof *mw->wts))))
+		return ENOMEM;
+	return 0;
+}
+
+void mf_stream_order(hog_engine *e, eng_worker *w, int epoch)
+{
+	mf_worker *mw = w->m;
+	const int shuffle = !e->o.no_shuffle;
+	uint64_t s = e->o.seed ^ 0x5EEDull;
+	s = eng_mix64(&s) ^ ((uint64_t)epoch << 20) ^ (uint64_t)w->id;
+	uint32_t *slots = (uint32_t *)mw->seg; /* (room: a segment is larger than a slot) */
+	for (uint64_t j = 0; j < mw->nsblk; j++)
+		slots[j] = (uint32_t)j;
+	if (shuffle)
+		eng_shuffle_u32(slots, mw->nsblk, eng_mix64(&s));
+	/* (filled back to front: slots[q] is read before seg[q] overwrites it) */
+	uint64_t at = w->n;
+	for (uint64_t q = mw->nsblk; q-- > 0;) {
+		const uint32_t j = slots[q];
+		const uint64_t m = mw->sfirst[j + 1] - mw->sfirst[j];
+		at -= m;
+		mw->seg[q] = (struct mf_seg){ .slot = j, .from = at, .to = at + m };
+	}
+	for (uint64_t q = 0; q < mw->nsblk; q++) {
+		uint32_t *o = w->order + mw->seg[q].from;
+		const uint64_t m = mw->seg[q].to - mw->seg[q].from;
+		for (uint64_t i = 0; i < m; i++)
+			o[i] = (uint32_t)i;
+		if (shuffle)
+			eng_shuffle_u32(o, m, eng_mix64(&s));
+	}
+	mw->cur_seg = 0;
+}
+
+/* The worker's block @p slot into its recs (and weights). */
+static int stream_load(hog_engine *e, mf_worker *mw, uint32_t slot)
+{
+	const mf_state *st = e->model;
+	const hog_block *b = &st->blk[mw->sblk[slot]];
+	hog_block dec;
+	if (b->packed) { /* decoded again into the worker's buffer (checked once by the scan) */
+		hog_err err = { 0 };
+		int rc = hog_store_block_buf(e->store, b->index, &dec, &mw->sbb, &err);
+		if (rc) {
+			eng_fail(e, rc, err.msg); /* the team stops after this round */
+			return rc;
+		}
+		b = &dec;
+	}
+	for (uint32_t i = 0; i < b->n; i++) {
+		mw->recs[i] = (mf_rec){ b->users[i], b->items[i], b->ratings[i] };
+		if (mw->wts)
+			mw->wts[i] = eng_weight(e, b->weights ? b->weights[i] : 1.0f, b->ratings[i]);
+	}
+	hog_store_release(e->store, b);
+	mw->loaded = slot;
+	return 0;
+}
+
+uint64_t mf_stream_round(hog_engine *e, eng_worker *w, int epoch, uint64_t from, uint64_t to)
+{
+	mf_worker *mw = w->m;
+	const eng_round_fn fn = mf_memory_round(e);
+	while (from < to) {
+		while (mw->cur_seg + 1 < mw->nsblk && mw->seg[mw->cur_seg].to <= from)
+			mw->cur_seg++;
+		while (mw->cur_seg > 0 && mw->seg[mw->cur_seg].from > from) /* (resumed inside an epoch) */
+			mw->cur_seg--;
+		const struct mf_seg *g = &mw->seg[mw->cur_seg];
+		if (mw->loaded != (int64_t)g->slot && stream_load(e, mw, g->slot))
+			return from; /* (eng_fail: as a stop) */
+		const uint64_t end = g->to < to ? g->to : to, got = fn(e, w, epoch, from, end);
+		if (got < end)
+			return got; /* a stop request */
+		from = end;
+	}
+	return from;
+}
+
+void mf_stream_worker_free(mf_worker *mw)
+{
+	free(mw->sfirst);
+	free(mw->seg);
+	hog_blockbuf_free(&mw->sbb);
+}

@@ -1,0 +1,75 @@
+/* The mf trainer's state, shared by its files: mf_train.c (the trainer
+ * table, setup, the rounds in memory, grid and deterministic modes) and
+ * mf_stream.c (--stream: the ratings read block by block). */
+#ifndef HOG_TRAIN_MF_TRAIN_H
+#define HOG_TRAIN_MF_TRAIN_H
+#include "model/mf.h"
+#include "train/engine.h"
+#include "train/mf_grid.h"
+#include "train/mf_kernel.h"
+
+typedef struct mf_rec {
+	uint32_t u, i;
+	float r;
+} mf_rec;
+
+typedef struct mf_state {
+	hog_mf_layout l;
+	float *params;       /* l.total floats, 64-byte aligned */
+	mf_shared sh;
+	uint64_t probe_at;   /* the most rated item's row */
+	float mu;            /* the training mean */
+	hog_spin glock;
+	/* grid */
+	hog_mf_grid grid;
+	int has_grid;
+	mf_rec *grecs;       /* the ratings by block, each block shuffled */
+	float *gwts;         /* their effective weights (e->wts), or NULL: all 1 */
+	uint64_t *gstart;    /* G*G + 1 */
+	/* deterministic: this epoch's order of the strata, and each stratum's next block */
+	uint32_t *dperm;
+	_Atomic uint32_t *dnext;
+	float *pred;         /* test predictions */
+	/* MPI: this rank's users [ulo, uhi) (all of them on one rank) and, on
+	 * several ranks, their ratings: indices into the training set in data order */
+	uint64_t ulo, uhi;
+	uint32_t *mine;
+	uint64_t nmine;
+	/* --stream: the blocks (views of the map, or only their counts when
+	 * packed), dealt to the workers in the order of bperm */
+	hog_block *blk;
+	uint64_t nb;
+	uint32_t blk_n;      /* the largest block's ratings */
+	uint32_t *bperm;
+} mf_state;
+
+typedef struct mf_worker {
+	mf_rec *recs;        /* this worker's ratings (not grid) */
+	float *wts;          /* their effective weights (e->wts), or NULL: all 1 */
+	float *cp, *cq;      /* scratch rows (lockfree, atomic) */
+	/* --stream: the worker's blocks, the first position of each, this epoch's
+	 * segments of positions (a block each, in the epoch's order) */
+	const uint32_t *sblk;
+	uint64_t nsblk, *sfirst;
+	struct mf_seg {
+		uint32_t slot;
+		uint64_t from, to;
+	} *seg;
+	uint64_t cur_seg;
+	int64_t loaded;      /* the slot whose ratings recs holds, or -1 */
+	hog_blockbuf sbb;    /* packed blocks decode into it */
+} mf_worker;
+
+/* The in-memory round for this run's mode, rule and biases (mf_train.c). */
+eng_round_fn mf_memory_round(const hog_engine *e);
+
+/* --stream (mf_stream.c): every block once for the counts of users and items
+ * and the weighted sum and weight of the ratings (mu); the worker's blocks and
+ * arrays; the epoch's order; the round, which loads each block as its
+ * positions come and runs mf_memory_round() over it; what a worker frees. */
+int mf_stream_scan(hog_engine *e, mf_state *st, uint32_t *ucnt, uint32_t *icnt, double *sum, double *wsum);
+int mf_stream_shard(hog_engine *e, eng_worker *w, mf_worker *mw);
+void mf_stream_order(hog_engine *e, eng_worker *w, int epoch);
+uint64_t mf_stream_round(hog_engine *e, eng_worker *w, int epoch, uint64_t from, uint64_t to);
+void mf_stream_worker_free(mf_worker *mw);
+#endif

@@ -2326,6 +2326,13 @@ else
 	got=$?
 	check_true "cgroup 32 MB: mf trained in memory is killed there (exit $got: a signal)" test "$got" -ge 128
 	rm -rf "$T/cgr.lmdb"
+	check "cgroup 32 MB: data split of the 100 MB set" 0 incg "$H" data split --fraction 0.1 "$T/cg.lmdb" "$T/cga.lmdb" "$T/cgb.lmdb"
+	check_grep "cgroup 32 MB: data split ... every example" "$OUT" '^.*300000 examples -> '
+	check "cgroup 32 MB: data export of it" 0 incg "$H" data export --out "$T/cg.txt" "$T/cga.lmdb"
+	rm -f "$T/cga.lmdb" "$T/cgb.lmdb"
+	check "cgroup 32 MB: data import of the text (190 MB)" 0 incg "$H" data import --format libsvm --dim 5000 "$T/cg.txt" "$T/cgi.lmdb"
+	check_grep "cgroup 32 MB: data import ... the split's 90%" "$OUT" '^.*: 2[0-9]{5} examples, '
+	rm -f "$T/cg.txt" "$T/cgi.lmdb"
 	check "cgroup 32 MB: data info reads the 100 MB set a block at a time" 0 incg "$H" data info "$T/cg.lmdb"
 	check_grep "cgroup 32 MB: data info ... its statistics" "$OUT" '^Delta +[0-9]'
 	incg env HOGWILD_MEMORY=100G "$H" eval --model "$T/cg.model" --data "$T/cg.lmdb" >/dev/null 2>&1

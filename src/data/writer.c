@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #define MAP_START ((size_t)256 << 20) /* grown by doubling as the file grows */
-#define TXN_BYTES ((size_t)256 << 20)
+#define TXN_BYTES ((size_t)8 << 20) /* committed every 8 MiB: LMDB holds a transaction's dirty pages in anonymous memory (no WRITEMAP), so that is what a writer holds beyond its block; a split holds two */
 /* A block's per-example arrays stay under this many bytes whatever the examples
  * per block asked for: a 2^24-pixel image is 16 MiB (64 MiB as floats), and
  * 4096 of them would be 64 GiB reserved up front. */

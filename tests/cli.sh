@@ -2276,6 +2276,15 @@ done
 check "train --early-stop, the test set a chunk at a time" 0 env HOGWILD_MEMORY=20K "$H" train --quiet --mode serial --epochs 30 \
 	--early-stop 1 --data "$T/srtr.lmdb" --test "$T/srte.lmdb" --save "$T/es-st.model"
 check_true "train --early-stop, the test set a chunk at a time: the model kept in memory's" cmp "$T/es-st.model" "$T/es-mem.model"
+# --validation FILE --test T: T, evaluated once at the end, a chunk at a time too
+"$H" train --quiet --mode serial --epochs 2 --data "$T/sttr.lmdb" --validation "$T/stte.lmdb" --test "$T/stte.lmdb" \
+	>"$T/vt-mem" 2>/dev/null
+check "train --validation --test, both a chunk at a time" 0 env HOGWILD_MEMORY=20K "$H" train --quiet --mode serial \
+	--epochs 2 --data "$T/sttr.lmdb" --validation "$T/stte.lmdb" --test "$T/stte.lmdb"
+check_grep "train --validation --test, both a chunk at a time: the final test line" "$OUT" '^test .*stte.lmdb: loss [0-9]'
+grep '^test ' "$OUT" >"$T/vt-st"
+check_true "train --validation --test, both a chunk at a time: ... the line in memory" sh -c \
+	"grep '^test ' '$T/vt-mem' | cmp - '$T/vt-st'"
 check "train --stream --test: streamed too" 0 "$H" train --stream --mode serial --epochs 2 --data "$T/sttr.lmdb" --test "$T/stte.lmdb"
 check_grep "train --stream --test: ... with its figures" "$OUT" '^ +2 .*[0-9]\.[0-9]+ +[0-9]+\.[0-9][0-9] +0\.[0-9]+$'
 

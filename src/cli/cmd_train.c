@@ -359,23 +359,29 @@ static int load_final_test(const train_args *t, hog_data **te)
  * figures for that model, on standard output after the table. Returns 0 or
  * an exit status. */
 static int report_heldout(const train_args *t, const hog_train_opts *o, const hog_train_result *res,
-                          const hog_model *m, hog_data *te)
+                          const hog_model *m, hog_data *te, cli_held *fin)
 {
 	if (o->early_stop && res->best_epoch)
 		fprintf(stderr, "hogwild: %s; the model is that of epoch %d, whose %s loss was best (%.5f)\n",
 		        res->stopped_early ? "stopped early: the held-out loss had not improved for --early-stop epochs"
 		                           : "every epoch ran", res->best_epoch, t->validation ? "validation" : "test",
 		        res->best_loss);
-	if (!te || !m)
+	if ((!te && !fin->c) || !m)
 		return 0;
 	hog_err err = { 0 };
 	hog_data_fit fit;
 	hog_eval ev;
-	int rc = hog_model_prepare(m, te, t->a.test, "the trained model", &fit, &err);
-	if (!rc)
-		cli_fit_note("train", &fit, te, t->a.test, "the trained model");
-	if (rc || (rc = hog_model_eval(m, te, &ev, &err)))
-		return cli_fail(&err, rc);
+	int rc;
+	if (fin->c) { /* read a chunk at a time (its note: cli_held_close) */
+		if ((rc = cli_held_eval(fin, m, &ev, &err)))
+			return cli_fail(&err, rc);
+	} else {
+		rc = hog_model_prepare(m, te, t->a.test, "the trained model", &fit, &err);
+		if (!rc)
+			cli_fit_note("train", &fit, te, t->a.test, "the trained model");
+		if (rc || (rc = hog_model_eval(m, te, &ev, &err)))
+			return cli_fail(&err, rc);
+	}
 	printf("test %s: loss %.5f, ", t->a.test, ev.loss);
 	if (isnan(ev.accuracy))
 		printf("rmse %.4f, mae %.4f\n", ev.rmse, ev.mae);
@@ -416,9 +422,10 @@ static int load_fraction(const train_args *t, uint64_t seed, hog_data **tr, hog_
 /* The sets: the training set (not with --stream: read block by block), the
  * held-out set the run evaluates every epoch and stops early on (*held:
  * --validation, else --test), and with --validation the --test set, evaluated
- * once at the end (*te). */
+ * once at the end (*te, or *fin when it is read a chunk at a time: with
+ * --stream, or when it would not fit). */
 static int load_sets(const train_args *t, const hog_train_opts *o, hog_data **tr, hog_data **held, hog_data **te,
-                     cli_held *hs, int streamed)
+                     cli_held *hs, int streamed, cli_held *fin)
 {
 	const cli_train_args *a = &t->a;
 	int rc = 0;
@@ -437,7 +444,9 @@ static int load_sets(const train_args *t, const hog_train_opts *o, hog_data **tr
 			rc = streamed ? cli_held_open(hs, "train", *tr, a->data, t->validation, a->strict)
 			              : load_matched(t, *tr, t->validation, held);
 		if (!rc && a->test)
-			rc = load_final_test(t, te);
+			rc = cli_held_wanted("train", a->test, t->stream)
+			     ? cli_held_open(fin, "train", t->stream ? NULL : *tr, a->data, a->test, a->strict)
+			     : load_final_test(t, te);
 		return rc;
 	}
 	cli_train_args ta = *a;
@@ -540,7 +549,7 @@ int cmd_train(int argc0, char **argv0)
 	train_ui ui = { .quiet = a->quiet || !cli_progress_wanted(0), .o = &o, .metrics_path = t.metrics,
 	                .validation = t.validation != NULL };
 	hog_data *tr = NULL, *held = NULL, *te = NULL;
-	cli_held hs = { 0 };
+	cli_held hs = { 0 }, fin = { 0 };
 	/* the held-out set read a chunk at a time: with --stream, or when it would
 	 * not fit (a --validation fraction is cut from the loaded training set) */
 	const char *heldp = t.validation ? (t.vfrac > 0 ? NULL : t.validation) : a->test;
@@ -549,7 +558,7 @@ int cmd_train(int argc0, char **argv0)
 		goto out;
 	if ((streamed = cli_held_wanted("train", heldp, t.stream && heldp)))
 		ui.held = &hs;
-	if ((rc = load_sets(&t, &o, &tr, &held, &te, &hs, streamed)))
+	if ((rc = load_sets(&t, &o, &tr, &held, &te, &hs, streamed, &fin)))
 		goto out;
 	if (streamed)
 		o.test_eval = held_eval;
@@ -576,7 +585,7 @@ int cmd_train(int argc0, char **argv0)
 		save = NULL;
 	if ((trc == 0 || trc == HOG_EINTR) && rank == 0)
 		report_run(&res, &o, trc, ranks, m);
-	if (trc == 0 && rank == 0 && (rc = report_heldout(&t, &o, &res, m, te))) {
+	if (trc == 0 && rank == 0 && (rc = report_heldout(&t, &o, &res, m, te, &fin))) {
 		/* (said; the model is still saved) */
 	}
 	if (trc == 0 && save && m && save_model(m, save)) {
@@ -609,6 +618,8 @@ out:
 	hog_data_free(held);
 	hog_data_free(te);
 	cli_held_close(&hs, "train", a->data, a->quiet || rank);
+	if (fin.c)
+		cli_held_close(&fin, "train", a->data, a->quiet || rank);
 	cli_config_free(argc, argv);
 	hog_mpi_finish();
 	return rc;

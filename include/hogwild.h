@@ -565,9 +565,9 @@ int hog_train_consume(hog_data *train, const hog_data *test, const hog_train_opt
  * of blocks per epoch and a shuffled order of examples inside each, and the page
  * cache does the I/O (a block's pages leave the resident set when the worker is
  * done with it). Setup reads the whole set once (feature counts). The test set
- * is in memory. The linear model and mf stream (mf in serial, lockfree, atomic,
- * striped and locked modes: grid and deterministic refuse with HOG_ECONFIG);
- * the mlp refuses with HOG_ENOTSUP. */
+ * is in memory. Every model streams: mf in serial, lockfree, atomic, striped
+ * and locked modes (grid and deterministic refuse with HOG_ECONFIG), the mlp
+ * in all but deterministic (HOG_ECONFIG). */
 int hog_train_stream(const char *path, const hog_data *test, const hog_train_opts *o,
                      hog_model **model_out, hog_train_result *res, hog_err *err);
 

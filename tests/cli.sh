@@ -1153,8 +1153,13 @@ check "train --stream: mf serial --no-shuffle" 0 "$H" train --data "$T/gr.lmdb" 
 check_true "train --stream: ... the loaded run's model file" cmp -s "$T/gr-st1.model" "$T/gr-mem1.model"
 check "train --stream: mf --mode grid refused" 2 "$H" train --data "$T/gr.lmdb" --epochs 1 --stream --mode grid --quiet
 check_grep "train --stream: ... named, with the modes that stream" "$ERR" "grid cuts the ratings .*lockfree"
-check "train --stream: mlp refused" 2 "$H" train --data "$T/ttr.lmdb" --model mlp --epochs 1 --stream --quiet
-check_grep "train --stream: ... named" "$ERR" "stream applies to the linear and mf models, not to the mlp model"
+check "train --stream: the mlp" 0 "$H" train --data "$T/ttr.lmdb" --test "$T/tte.lmdb" --model mlp --layers 8 --epochs 2 \
+	--stream --threads 2 --quiet --save "$T/mlp-st.model"
+check "train --stream: ... its model evaluates" 0 "$H" eval --model "$T/mlp-st.model" --data "$T/tte.lmdb"
+check_true "train --stream: ... learned (AUC above 0.8)" awk '/^auc/ { exit !($2 + 0 > 0.8) }' "$OUT"
+check "train --stream: mlp --mode deterministic refused" 2 "$H" train --data "$T/ttr.lmdb" --model mlp --epochs 1 \
+	--stream --mode deterministic --quiet
+check_grep "train --stream: ... named" "$ERR" "deterministic deals the examples .*stream"
 check "train --stream: a ratings set for --model linear" 1 "$H" train --data "$T/gr.lmdb" --model linear --epochs 1 --stream --quiet
 check_grep "train --stream: ... needs a sparse set" "$ERR" "sparse"
 # ------------------------------------------------------------ never lose a byte (issue 9)
@@ -2335,6 +2340,14 @@ else
 	got=$?
 	check_true "cgroup 32 MB: mf trained in memory is killed there (exit $got: a signal)" test "$got" -ge 128
 	rm -rf "$T/cgr.lmdb"
+	# the mlp: 20,000 rows of 500 floats (40 MB)
+	"$H" data gen -q --kind dense --examples 20000 --features 500 --classes 4 --seed 3 "$T/cgd.lmdb" >/dev/null 2>&1
+	check "cgroup 32 MB: mlp train --stream on 40 MB of rows" 0 incg "$H" train --quiet --stream --model mlp --layers 16 \
+		--epochs 1 --threads 2 --data "$T/cgd.lmdb"
+	incg "$H" train --quiet --model mlp --layers 16 --epochs 1 --data "$T/cgd.lmdb" >/dev/null 2>&1
+	got=$?
+	check_true "cgroup 32 MB: the mlp trained in memory is killed there (exit $got: a signal)" test "$got" -ge 128
+	rm -rf "$T/cgd.lmdb"
 	check "cgroup 32 MB: data split of the 100 MB set" 0 incg "$H" data split --fraction 0.1 "$T/cg.lmdb" "$T/cga.lmdb" "$T/cgb.lmdb"
 	check_grep "cgroup 32 MB: data split ... every example" "$OUT" '^.*300000 examples -> '
 	check "cgroup 32 MB: data export of it" 0 incg "$H" data export --out "$T/cg.txt" "$T/cga.lmdb"

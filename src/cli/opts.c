@@ -150,10 +150,10 @@ const cli_opt cli_opts[] = {
 	  "resume even when the data set or options differ from the checkpoint's (the model's shapes must "
 	  "still fit)" },
 	{ "metrics", 0, REQ, OPT_METRICS, CLI_TRAIN, 0, 0, COND_NONE, "FILE", "append one JSON line per epoch" },
-	{ "stream", 0, NO, OPT_STREAM, CLI_TRAIN, K(LINEAR) | K(MF), 0, COND_NONE, NULL, /* (the trainers' .streams) */
+	{ "stream", 0, NO, OPT_STREAM, CLI_TRAIN, K(LINEAR) | K(MF) | K(MLP), 0, COND_NONE, NULL, /* (the trainers' .streams) */
 	  "train from the data set's blocks in place, for sets larger than memory: shuffled blocks, the page "
 	  "cache reads; the --test/--validation set is read a chunk at a time too; mf: lockfree by default, not "
-	  "grid or deterministic (off)" },
+	  "grid; not deterministic (off)" },
 	{ "keep-diverged", 0, NO, OPT_KEEP_DIVERGED, CLI_TRAIN, 0, 0, COND_SAVE, NULL,
 	  "a run that diverges (exit 1: an epoch's training loss NaN, over 100 times an all-zero model's, or over "
 	  "10 times the run's best epoch's and the zero model's) still writes its model to --save, to look at; "

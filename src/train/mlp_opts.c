@@ -64,7 +64,7 @@ uint64_t mlp_opts_hash(const hog_train_opts *o, uint64_t h)
  * loss), 0.01 for adagrad; adam and adamw 0.001 (Kingma and Ba's, PyTorch's,
  * with or without hidden layers: the step's size does not follow the
  * gradient's scale). */
-static double mlp_default_lr(const hog_train_opts *o, const hog_data *tr, const float *sc)
+double mlp_default_lr_of(const hog_train_opts *o, double sq, uint64_t n)
 {
 	/* (deterministic: a step's batch is --batch of each of the shards) */
 	const double B = (double)o->mlp.batch * (o->mode == HOG_MODE_DETERMINISTIC ? o->shards : 1);
@@ -74,6 +74,13 @@ static double mlp_default_lr(const hog_train_opts *o, const hog_data *tr, const 
 		return o->rule == HOG_RULE_SGD ? 0.05 : 0.01;
 	if (o->rule != HOG_RULE_SGD)
 		return 0.1;
+	return B / (B + sq / (double)(n ? n : 1));
+}
+
+static double mlp_default_lr(const hog_train_opts *o, const hog_data *tr, const float *sc)
+{
+	if (is_adam(o->rule) || o->mlp.nlayers || o->rule != HOG_RULE_SGD) /* (not from the data) */
+		return mlp_default_lr_of(o, 0, tr->n);
 	double sq = 0;
 	if (tr->meta.kind == HOG_KIND_DENSE)
 		for (uint64_t k = 0; k < tr->n * tr->dim; k++) {
@@ -87,7 +94,7 @@ static double mlp_default_lr(const hog_train_opts *o, const hog_data *tr, const 
 		}
 	else
 		sq = (double)tr->nnz;
-	return B / (B + sq / (double)tr->n);
+	return mlp_default_lr_of(o, sq, tr->n);
 }
 
 int mlp_opts_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err *err)
@@ -159,6 +166,11 @@ int mlp_opts_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, ho
 		                   "Adam's is LAMB)");
 	if (o->mode == HOG_MODE_DETERMINISTIC && (rc = mlp_det_check(o, tr, err)))
 		return rc;
+	const int stream = tr->n && !tr->labels; /* (hog_train_stream: the counts, no arrays) */
+	if (stream && o->mode == HOG_MODE_DETERMINISTIC)
+		return hog_err_set(err, HOG_ECONFIG, "--mode deterministic deals the examples to its shards, which needs "
+		                   "them loaded: with --stream, the %s trains in lockfree, buffered, locked or serial mode",
+		                   who);
 	if (o->mlp.batch_auto && o->resume)
 		return hog_err_set(err, HOG_ECONFIG, "--batch auto cannot --resume yet: the batches it grew and its step's "
 		                   "factor are not in the checkpoint (resume with --batch set to the last epoch's)");
@@ -170,6 +182,8 @@ int mlp_opts_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, ho
 	if (tr->meta.task == HOG_TASK_MULTICLASS)
 		o->loss = HOG_LOSS_SOFTMAX;
 	o->model = HOG_MODEL_MLP; /* what the checkpoints and the saved model hold */
+	if (stream) /* (the scales and the default step: mlp_stream_scan, from every block) */
+		return 0;
 	uint64_t changed = 0;
 	float *sc = o->normalize ? eng_feature_scales(tr, o->normalize, &changed) : NULL;
 	if (o->normalize && !sc)

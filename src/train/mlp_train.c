@@ -277,9 +277,10 @@ static int batch_weights(hog_engine *e, mlp_worker *w, int rows, double *den, do
 	/* (rows * sum / n, not rows * (sum / n): with the whole set, rows = n and den = sum exactly) */
 	*den = (double)rows * e->weight_sum / (double)e->tr->n;
 	const float f = (float)(1.0 / *den);
+	const float *const wts = w->view.weights ? w->view.weights : e->wts; /* (--stream: the block's) */
 	double s = 0;
 	for (int r = 0; r < rows; r++) {
-		const float wi = e->wts[w->idx[r]];
+		const float wi = wts[w->idx[r]];
 		w->hwt[r] = wi * f;
 		s += wi;
 	}
@@ -293,11 +294,11 @@ int mlp_batch_grad(hog_engine *e, mlp_worker *w, const uint32_t *order, int rows
 {
 	mlp_state *M = e->model;
 	const hog_mlp_shape *s = &M->s;
-	const hog_data *d = e->tr;
+	const hog_data *d = w->view.labels ? &w->view : e->tr; /* (--stream: the block's view) */
 	const int L = s->L;
 	uint32_t *idx = w->idx;
 	for (int r = 0; r < rows; r++) {
-		idx[r] = w->rows[order[r]];
+		idx[r] = w->rows ? w->rows[order[r]] : order[r];
 		w->hlab[r] = hog_mlp_class(d, idx[r]);
 	}
 	hog_mlp_batch x;
@@ -306,7 +307,7 @@ int mlp_batch_grad(hog_engine *e, mlp_worker *w, const uint32_t *order, int rows
 	double den = rows; /* the loss's denominator: the mean's rows, or rows * mean w */
 	if (!rc)
 		rc = up(w, w->lab, w->hlab, rows * sizeof(int32_t));
-	if (!rc && e->wts)
+	if (!rc && e->weighted)
 		rc = batch_weights(e, w, rows, &den, wsum);
 	if (rc)
 		return rc;
@@ -321,7 +322,7 @@ int mlp_batch_grad(hog_engine *e, mlp_worker *w, const uint32_t *order, int rows
 	if ((rc = hog_mlp_forward(w->b, s, w->W, &x, w->A, err)))
 		return rc;
 	double bl = 0;
-	if ((rc = hog_mlp_loss(w->b, s, rows, w->A, w->lab, e->wts ? w->wt : NULL, w->D[0], &bl, err)))
+	if ((rc = hog_mlp_loss(w->b, s, rows, w->A, w->lab, e->weighted ? w->wt : NULL, w->D[0], &bl, err)))
 		return rc;
 	*loss += bl * den;
 	if (s->sparse) /* spmm_grad adds into the rows of W_0 the batch touches */
@@ -399,9 +400,15 @@ static uint64_t mlp_round_fn(hog_engine *e, eng_worker *ew, int epoch, uint64_t 
 	return i;
 }
 
+/* --stream: each block loaded into the worker's view as its positions come */
+static uint64_t mlp_round_stream(hog_engine *e, eng_worker *ew, int epoch, uint64_t from, uint64_t to)
+{
+	return mlp_stream_round(e, ew, epoch, from, to, mlp_round_fn);
+}
+
 static eng_round_fn mlp_round(const hog_engine *e)
 {
-	return e->o.mode == HOG_MODE_DETERMINISTIC ? mlp_det_round(e) : mlp_round_fn;
+	return e->o.mode == HOG_MODE_DETERMINISTIC ? mlp_det_round(e) : e->store ? mlp_round_stream : mlp_round_fn;
 }
 
 /* Before each epoch: the epoch's batch (thread 0 set it after the last),
@@ -421,6 +428,8 @@ static void mlp_epoch_begin(hog_engine *e, eng_worker *ew, int epoch)
 	w->ns = (noise_sums){ 0 };
 	if (M->det)
 		mlp_det_epoch_order(e, ew, epoch);
+	if (e->store)
+		mlp_stream_order(e, ew, epoch);
 }
 
 /* After each round: buffered flushes, and every worker stores its step-rule
@@ -484,10 +493,10 @@ static int mlp_setup(hog_engine *e)
 	M->lars = o->mlp.lars;
 	atomic_init(&M->lock.v, 0);
 	M->P = aligned_alloc(64, (M->nrec * sizeof(float) + 63) & ~(size_t)63);
-	M->perm = malloc(tr->n * sizeof *M->perm);
+	M->perm = e->store ? NULL : malloc(tr->n * sizeof *M->perm); /* (--stream: blocks are dealt) */
 	if (e->te)
 		M->test_prob = malloc((e->te->n * outputs + 1) * sizeof(float));
-	if (!M->P || !M->perm || (e->te && !M->test_prob))
+	if (!M->P || (!e->store && !M->perm) || (e->te && !M->test_prob))
 		return hog_err_set(e->err, ENOMEM, "out of memory for %llu weights", (unsigned long long)M->s.np);
 	/* He initialization, seeded: N(0, 2/fan_in) weights and zero biases; a model
 	 * with no hidden layer (softmax regression) starts at zero, as the linear one */
@@ -500,12 +509,12 @@ static int mlp_setup(hog_engine *e)
 			for (uint64_t k = M->s.woff[l]; k < M->s.boff[l]; k++)
 				ast(&M->P[k], (float)(sd * normal(&seed)));
 		}
-	for (uint64_t i = 0; i < tr->n; i++)
-		M->perm[i] = (uint32_t)i;
-	eng_shuffle_u32(M->perm, tr->n, o->seed ^ 0xD1CEull);
+	int rc;
+	if (e->store) /* the scales, the default step, the longest row: from every block */
+		return mlp_stream_scan(e, M);
+	eng_deal(M->perm, tr->n, o->no_shuffle, o->seed ^ 0xD1CEull); /* (--no-shuffle: in data order, as --stream's) */
 	if (o->normalize && !(M->xscale = eng_feature_scales(tr, o->normalize, NULL)))
 		return hog_err_set(e->err, ENOMEM, "out of memory");
-	int rc;
 	if (o->mode == HOG_MODE_DETERMINISTIC && (rc = mlp_det_setup(e, M)))
 		return rc;
 	if (M->s.sparse) {
@@ -528,14 +537,20 @@ static int mlp_worker_init(hog_engine *e, eng_worker *ew)
 		return ENOMEM;
 	ew->m = w;
 	uint64_t lo, hi; /* (MPI: this rank's slice of the shuffled examples, then the worker's) */
-	eng_worker_share(e, ew, e->tr->n, &lo, &hi);
-	w->rows = M->perm + lo;
-	ew->n = hi - lo;
+	int rc;
+	if (e->store) { /* its blocks; w->rows NULL: the order holds rows of the block's view */
+		if ((rc = mlp_stream_shard(e, ew, w)))
+			return rc;
+	} else {
+		eng_worker_share(e, ew, e->tr->n, &lo, &hi);
+		w->rows = M->perm + lo;
+		ew->n = hi - lo;
+	}
 	if (M->det) /* (its shards: w->rows the whole permutation, ew->n the largest shard's) */
 		mlp_det_worker_init(e, ew);
 	if (!(ew->order = malloc((ew->n + 1) * sizeof *ew->order)) || !(w->idx = malloc(M->cap * sizeof *w->idx)))
 		return ENOMEM;
-	int rc = hog_backend_open(&w->b, e->o.mlp.device, 0, &w->err);
+	rc = hog_backend_open(&w->b, e->o.mlp.device, 0, &w->err);
 	if (rc)
 		return rc;
 	w->host = hog_mlp_buf_host(w->b);
@@ -546,7 +561,7 @@ static int mlp_worker_init(hog_engine *e, eng_worker *ew)
 	const int buffered = e->o.mode == HOG_MODE_BUFFERED;
 	if ((rc = wbuf(w, s->np * F, &w->W, &w->hW)) ||
 	    (rc = wbuf(w, s->np * F, &w->G, &w->hG)) || (rc = wbuf(w, B * 4, &w->lab, &w->hlab)) ||
-	    (e->wts && (rc = wbuf(w, B * F, &w->wt, &w->hwt))) ||
+	    (e->weighted && (rc = wbuf(w, B * F, &w->wt, &w->hwt))) ||
 	    (rc = wbuf(w, B * s->widest * F, &w->D[0], NULL)) || (rc = wbuf(w, B * s->widest * F, &w->D[1], NULL)))
 		return rc;
 	for (int l = 0; l < s->L; l++)
@@ -558,7 +573,8 @@ static int mlp_worker_init(hog_engine *e, eng_worker *ew)
 	} else {
 		w->cap_nnz = (uint32_t)(B * M->max_row);
 		if ((rc = wbuf(w, (B + 1) * 4, &w->off, &w->hoff)) || (rc = wbuf(w, w->cap_nnz * 4ull, &w->ids, &w->hids)) ||
-		    ((e->tr->vals || (e->te && e->te->vals)) && (rc = wbuf(w, w->cap_nnz * 4ull, &w->vals, &w->hvals))))
+		    ((e->tr->vals || M->svals || (e->te && e->te->vals)) &&
+		     (rc = wbuf(w, w->cap_nnz * 4ull, &w->vals, &w->hvals))))
 			return rc;
 		w->mark = calloc(s->n[0], sizeof *w->mark);
 		w->touched = malloc((w->cap_nnz + 1) * sizeof *w->touched);
@@ -602,6 +618,7 @@ static void mlp_worker_free(hog_engine *e, eng_worker *ew)
 	free(w->rs);
 	free(w->idx);
 	free(w->acc);
+	mlp_stream_worker_free(w);
 	free(w);
 	ew->m = NULL;
 }
@@ -613,6 +630,8 @@ static void mlp_free(hog_engine *e)
 	free(M->perm);
 	free(M->test_prob);
 	free(M->xscale);
+	free(M->blk);
+	free(M->bperm);
 	mlp_det_free(M);
 	free(M);
 	e->model = NULL;
@@ -734,6 +753,7 @@ const hog_trainer_ops hog_mlp_trainer = {
 	.kind = HOG_MODEL_MLP,
 	.unit = "flop",
 	.weighs = 1, /* (example and class weights: batch_weights) */
+	.streams = 1, /* (mlp_stream.c) */
 	/* default mode lockfree (NULL): the only mode measured for the mlp
 	 * (bench/results/mlp.md, 1.6x one thread at 2 threads); each worker's
 	 * mini-batch gradient is one write of every weight, no hot coordinates */

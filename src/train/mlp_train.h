@@ -33,6 +33,14 @@ typedef struct mlp_state {
 	double noise;               /* the last epoch's noise scale (NAN: none) */
 	double lars;                /* --lars: the trust coefficient eta (0: off) */
 	struct mlp_det *det;        /* --mode deterministic (mlp_determ.c), or NULL */
+	/* --stream (mlp_stream.c): the blocks (views of the map, or only their
+	 * counts when packed), dealt to the workers in the order of bperm */
+	hog_block *blk;
+	uint64_t nb;
+	uint32_t blk_n;             /* the largest block's examples */
+	uint64_t blk_nnz;           /* ... nonzeros (sparse) */
+	int svals;                  /* some block has values (sparse) */
+	uint32_t *bperm;
 } mlp_state;
 
 
@@ -64,6 +72,19 @@ typedef struct mlp_worker {
 	float *base;                /* buffered: the replica at the last flush */
 	uint64_t since_flush;
 	hog_err err;
+	/* --stream: the block being trained on as a data set of its own (its
+	 * arrays the worker's, sized for the largest block), which mlp_batch_grad
+	 * reads instead of e->tr; the worker's blocks, their first positions and
+	 * this epoch's segments (a block each, in the epoch's order) */
+	hog_data view;
+	const uint32_t *sblk;
+	uint64_t nsblk, *sfirst, cur_seg;
+	struct mlp_seg {
+		uint32_t slot;
+		uint64_t from, to;
+	} *seg;
+	int64_t loaded;             /* the slot the view holds, or -1 */
+	hog_blockbuf sbb;           /* packed blocks decode into it */
 	void *bufs[MAX_BUFS][2];
 	int nbufs;
 } mlp_worker;
@@ -78,6 +99,20 @@ int mlp_batch_grad(hog_engine *e, mlp_worker *w, const uint32_t *order, int rows
                    double *wsum, uint64_t *units);
 /* Host memory to the backend's buffer (a no-op on a host backend). */
 int mlp_upload(mlp_worker *w, void *d, const void *h, size_t bytes);
+
+/* mlp_stream.c: --stream. Setup's pass over every block (the scales, the
+ * default step, the longest row, the weights' sum); a worker's blocks and view;
+ * the epoch's order; the round, which loads each block into the view as its
+ * positions come and runs @p fn (the in-memory round) over them; a worker's
+ * stream buffers freed. */
+int mlp_stream_scan(hog_engine *e, mlp_state *M);
+int mlp_stream_shard(hog_engine *e, eng_worker *ew, mlp_worker *w);
+void mlp_stream_order(hog_engine *e, eng_worker *ew, int epoch);
+uint64_t mlp_stream_round(hog_engine *e, eng_worker *ew, int epoch, uint64_t from, uint64_t to, eng_round_fn fn);
+void mlp_stream_worker_free(mlp_worker *w);
+/* mlp_opts.c: the default step from the inputs' mean squared norm (sq summed
+ * over @p n examples, scaled) */
+double mlp_default_lr_of(const hog_train_opts *o, double sq, uint64_t n);
 
 /* mlp_determ.c: --mode deterministic */
 struct mlp_det;

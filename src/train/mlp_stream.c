@@ -1,0 +1,272 @@
+/* The mlp (and softmax regression) trained from a stream of blocks
+ * (hog_train_stream, --stream; issue 23): the set is never loaded whole.
+ * Setup reads every block once for what a loaded run takes from the whole set
+ * (the --normalize scales from the largest |x| of each input, the default
+ * step's mean squared norm, the longest sparse row, the sum of the weights);
+ * the blocks are dealt to the workers (a seeded permutation of them,
+ * contiguous shares of it; in data order with --no-shuffle), and each epoch a
+ * worker visits its blocks in an order drawn from (seed, epoch, worker) and
+ * each block's examples in a shuffled order, in mini-batches that end at the
+ * block's end. A worker holds one decoded block (its view: a hog_data of the
+ * block's examples in the worker's arrays) and runs the in-memory round over
+ * it, whose batches read the view instead of the training set. With
+ * --no-shuffle on one worker and blocks a multiple of --batch long, the
+ * batches are the loaded run's, and so is the model, bit for bit.
+ *
+ * Modes: lockfree, buffered, locked and serial; deterministic deals examples
+ * to its shards and needs them loaded (refused by the check). One MPI rank. */
+#include "sys/err.h"
+#include "train/mlp_train.h"
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int mlp_stream_scan(hog_engine *e, mlp_state *M)
+{
+	const hog_data *tr = e->tr;
+	hog_train_opts *o = &e->o;
+	const int dense = tr->meta.kind == HOG_KIND_DENSE;
+	const uint64_t D = tr->dim;
+	if (e->ranks > 1)
+		return hog_err_set(e->err, HOG_ENOTSUP, "the mlp trains --stream on one MPI rank");
+	M->nb = tr->meta.blocks;
+	float *mx = calloc(D + 1, sizeof *mx);
+	if (!mx || !(M->blk = calloc(M->nb + 1, sizeof *M->blk)) || !(M->bperm = malloc((M->nb + 1) * sizeof *M->bperm))) {
+		free(mx);
+		return hog_err_set(e->err, ENOMEM, "out of memory for %llu inputs", (unsigned long long)D);
+	}
+	hog_blockbuf bb = { 0 };
+	uint64_t ex = 0;
+	double wsum = 0;
+	int rc = 0;
+	/* two passes: the scales (from every block), then the squared norms at those scales */
+	for (int pass = 0; pass < 2 && !rc; pass++) {
+		double sq = 0;
+		const int need_sq = pass == 1 && o->lr == 0 && !o->mlp.nlayers && o->rule == HOG_RULE_SGD;
+		if (pass == 1 && !need_sq)
+			break;
+		for (uint64_t b = 0; b < M->nb && !rc; b++) {
+			hog_block *k = &M->blk[b];
+			if ((rc = hog_store_block_buf(e->store, b, k, &bb, e->err)))
+				break;
+			if (pass == 0 && (k->kind != tr->meta.kind || k->first != ex)) {
+				rc = hog_err_set(e->err, HOG_ECORRUPT, "block %llu does not follow on from the one before",
+				                 (unsigned long long)b);
+				break;
+			}
+			const float *sc = pass == 1 && M->xscale ? M->xscale : NULL;
+			if (dense) {
+				for (uint64_t q = 0; q < (uint64_t)k->n * D; q++) {
+					const float x = k->xu8 ? (float)k->xu8[q] * k->scale : k->xf[q];
+					if (pass == 0)
+						mx[q % D] = fmaxf(mx[q % D], fabsf(x));
+					else {
+						const double y = (double)x * (sc ? sc[q % D] : 1.0f);
+						sq += y * y;
+					}
+				}
+			} else {
+				for (uint64_t q = 0; q < k->nnz; q++) {
+					const float x = k->vals ? k->vals[q] : 1.0f;
+					if (pass == 0)
+						mx[k->ids[q]] = fmaxf(mx[k->ids[q]], fabsf(x));
+					else {
+						const double y = (double)x * (sc ? sc[k->ids[q]] : 1.0f);
+						sq += y * y;
+					}
+				}
+			}
+			if (pass == 0) {
+				ex += k->n;
+				M->blk_n = k->n > M->blk_n ? k->n : M->blk_n;
+				M->blk_nnz = k->nnz > M->blk_nnz ? k->nnz : M->blk_nnz;
+				M->svals |= k->vals != NULL;
+				for (uint32_t i = 0; !dense && i < k->n; i++) {
+					const uint32_t nz = k->offsets[i + 1] - k->offsets[i];
+					M->max_row = nz > M->max_row ? nz : M->max_row;
+				}
+				for (uint32_t i = 0; e->weighted && i < k->n; i++)
+					wsum += eng_weight(e, k->weights ? k->weights[i] : 1.0f, k->labels[i]);
+			}
+			hog_store_release(e->store, k);
+			if (k->packed) /* (its arrays were bb's: only the counts are kept) */
+				*k = (hog_block){ .kind = k->kind, .index = k->index, .first = k->first, .n = k->n, .nnz = k->nnz,
+				                  .cols = k->cols, .packed = 1 };
+		}
+		if (!rc && pass == 0 && ex != tr->n)
+			rc = hog_err_set(e->err, HOG_ECORRUPT, "the blocks hold %llu examples, the meta data says %llu",
+			                 (unsigned long long)ex, (unsigned long long)tr->n);
+		if (!rc && pass == 0 && o->normalize) { /* eng_feature_scales()'s, from the largest |x| (a value
+		                                          of 1 where a block has none: a loaded set's) */
+			uint64_t changed = 0;
+			eng_scales_from_max(mx, D + 1, o->normalize, &changed);
+			eng_scales_settle(o, changed, D);
+			if (o->normalize) {
+				M->xscale = mx;
+				mx = NULL;
+			}
+		}
+		if (!rc && pass == 1 && !dense && !M->svals)
+			sq = (double)tr->nnz; /* (as a loaded binary set's: every value 1, unscaled) */
+		if (!rc && need_sq)
+			o->lr = mlp_default_lr_of(o, sq, tr->n);
+	}
+	free(mx);
+	hog_blockbuf_free(&bb);
+	if (rc)
+		return rc;
+	if (o->lr == 0)
+		o->lr = mlp_default_lr_of(o, 0, tr->n);
+	if (e->weighted)
+		e->weight_sum = wsum;
+	if (M->s.sparse && e->te)
+		for (uint64_t i = 0; i < e->te->n; i++) {
+			const uint64_t nz = e->te->offsets[i + 1] - e->te->offsets[i];
+			M->max_row = nz > M->max_row ? (uint32_t)nz : M->max_row;
+		}
+	for (uint64_t b = 0; b < M->nb; b++)
+		M->bperm[b] = (uint32_t)b;
+	if (!o->no_shuffle)
+		eng_shuffle_u32(M->bperm, M->nb, o->seed ^ 0xB10Cull);
+	return 0;
+}
+
+int mlp_stream_shard(hog_engine *e, eng_worker *ew, mlp_worker *w)
+{
+	const mlp_state *M = e->model;
+	const hog_data *tr = e->tr;
+	uint64_t b0, b1;
+	eng_share(M->nb, ew->id, e->T, &b0, &b1);
+	w->sblk = M->bperm + b0;
+	w->nsblk = b1 - b0;
+	w->loaded = -1;
+	if (!(w->sfirst = malloc((w->nsblk + 1) * sizeof *w->sfirst)) ||
+	    !(w->seg = malloc((w->nsblk + 1) * sizeof *w->seg)))
+		return ENOMEM;
+	uint64_t n = 0;
+	for (uint64_t j = 0; j < w->nsblk; j++) {
+		w->sfirst[j] = n;
+		n += M->blk[w->sblk[j]].n;
+	}
+	w->sfirst[w->nsblk] = n;
+	ew->n = n;
+	hog_data *v = &w->view;
+	const uint64_t cap = M->blk_n ? M->blk_n : 1, nz = M->blk_nnz ? M->blk_nnz : 1;
+	v->meta = tr->meta;
+	v->dim = tr->dim;
+	if (!(v->labels = malloc(cap * sizeof *v->labels)) || (e->weighted && !(v->weights = malloc(cap * sizeof(float)))))
+		return ENOMEM;
+	if (tr->meta.kind == HOG_KIND_DENSE)
+		return (v->x = malloc(cap * tr->dim * sizeof *v->x)) ? 0 : ENOMEM;
+	if (!(v->offsets = malloc((cap + 1) * sizeof *v->offsets)) || !(v->ids = malloc(nz * sizeof *v->ids)) ||
+	    (M->svals && !(v->vals = malloc(nz * sizeof *v->vals))))
+		return ENOMEM;
+	return 0;
+}
+
+void mlp_stream_order(hog_engine *e, eng_worker *ew, int epoch)
+{
+	mlp_worker *w = ew->m;
+	const int shuffle = !e->o.no_shuffle;
+	uint64_t s = e->o.seed ^ 0x5EEDull;
+	s = eng_mix64(&s) ^ ((uint64_t)epoch << 20) ^ (uint64_t)ew->id;
+	uint32_t *slots = (uint32_t *)w->seg; /* (room: a segment is larger than a slot) */
+	for (uint64_t j = 0; j < w->nsblk; j++)
+		slots[j] = (uint32_t)j;
+	if (shuffle)
+		eng_shuffle_u32(slots, w->nsblk, eng_mix64(&s));
+	/* (filled back to front: slots[q] is read before seg[q] overwrites it) */
+	uint64_t at = ew->n;
+	for (uint64_t q = w->nsblk; q-- > 0;) {
+		const uint32_t j = slots[q];
+		const uint64_t m = w->sfirst[j + 1] - w->sfirst[j];
+		at -= m;
+		w->seg[q] = (struct mlp_seg){ .slot = j, .from = at, .to = at + m };
+	}
+	for (uint64_t q = 0; q < w->nsblk; q++) {
+		uint32_t *o = ew->order + w->seg[q].from;
+		const uint64_t m = w->seg[q].to - w->seg[q].from;
+		for (uint64_t i = 0; i < m; i++)
+			o[i] = (uint32_t)i;
+		if (shuffle)
+			eng_shuffle_u32(o, m, eng_mix64(&s));
+	}
+	w->cur_seg = 0;
+}
+
+/* The worker's block @p slot into its view, as hog_data_load() loads a set
+ * (binary labels -1/+1, byte rows scaled to floats), with the run's weights. */
+static int stream_load(hog_engine *e, mlp_worker *w, uint32_t slot)
+{
+	const mlp_state *M = e->model;
+	const hog_block *b = &M->blk[w->sblk[slot]];
+	hog_block dec;
+	if (b->packed) { /* decoded again into the worker's buffer (checked once by the scan) */
+		hog_err err = { 0 };
+		int rc = hog_store_block_buf(e->store, b->index, &dec, &w->sbb, &err);
+		if (rc) {
+			eng_fail(e, rc, err.msg); /* the team stops after this round */
+			return rc;
+		}
+		b = &dec;
+	}
+	hog_data *v = &w->view;
+	const int binary = v->meta.task == HOG_TASK_BINARY;
+	v->n = b->n;
+	for (uint32_t i = 0; i < b->n; i++) {
+		v->labels[i] = binary ? (b->labels[i] > 0 ? 1.0f : -1.0f) : b->labels[i];
+		if (v->weights)
+			v->weights[i] = eng_weight(e, b->weights ? b->weights[i] : 1.0f, b->labels[i]);
+	}
+	if (v->x) {
+		const uint64_t m = (uint64_t)b->n * v->dim;
+		for (uint64_t q = 0; q < m; q++)
+			v->x[q] = b->xu8 ? (float)b->xu8[q] * b->scale : b->xf[q];
+	} else {
+		for (uint32_t i = 0; i <= b->n; i++)
+			v->offsets[i] = b->offsets[i];
+		v->nnz = b->nnz;
+		memcpy(v->ids, b->ids, b->nnz * sizeof *v->ids);
+		for (uint64_t q = 0; v->vals && q < b->nnz; q++)
+			v->vals[q] = b->vals ? b->vals[q] : 1.0f;
+	}
+	hog_store_release(e->store, b);
+	w->loaded = slot;
+	return 0;
+}
+
+uint64_t mlp_stream_round(hog_engine *e, eng_worker *ew, int epoch, uint64_t from, uint64_t to, eng_round_fn fn)
+{
+	mlp_worker *w = ew->m;
+	while (from < to) {
+		while (w->cur_seg + 1 < w->nsblk && w->seg[w->cur_seg].to <= from)
+			w->cur_seg++;
+		while (w->cur_seg > 0 && w->seg[w->cur_seg].from > from) /* (resumed inside an epoch) */
+			w->cur_seg--;
+		const struct mlp_seg *g = &w->seg[w->cur_seg];
+		if (w->loaded != (int64_t)g->slot && stream_load(e, w, g->slot))
+			return from; /* (eng_fail: as a stop) */
+		/* the block's examples are view rows 0..n-1: the order's entries, from the segment's start */
+		const uint64_t end = g->to < to ? g->to : to, got = fn(e, ew, epoch, from, end);
+		if (got < end)
+			return got; /* a stop request */
+		from = end;
+	}
+	return from;
+}
+
+void mlp_stream_worker_free(mlp_worker *w)
+{
+	hog_data *v = &w->view;
+	free(v->labels);
+	free(v->weights);
+	free(v->x);
+	free(v->offsets);
+	free(v->ids);
+	free(v->vals);
+	free(w->sfirst);
+	free(w->seg);
+	hog_blockbuf_free(&w->sbb);
+	memset(v, 0, sizeof *v);
+}

@@ -154,7 +154,8 @@ static void info_text(const struct info *f)
 		ROW("in memory", "%.1f MB decoded, %.1f MB available here: %s", need / 1e6, avail / 1e6,
 		    need <= avail / 2 ? "fits" : "too large");
 		if (need > avail / 2)
-			ROW("", "eval, predict, --test stream it; train: --stream (linear model)");
+			ROW("", "eval, predict, --test stream it; train: --stream%s",
+			    m->kind == HOG_KIND_RATINGS ? " (mf: lockfree, not grid)" : "");
 	}
 	ROW("source", "%.60s%s", m->source[0] ? m->source : "-", strlen(m->source) > 60 ? "..." : "");
 	if (m->task == HOG_TASK_BINARY && !m->unlabelled)

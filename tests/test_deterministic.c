@@ -3,7 +3,8 @@
  * at 1, 2 and 4 threads (more than this machine's cores) for every step rule,
  * --l1 and --average; its arithmetic is a plain loop written here that runs
  * S = 3 shards one after another and merges their deltas in shard order (each
- * weight's averaged over the shards that changed it); a run resumed from an epoch's
+ * feature's summed times its factor from the data, the bias's averaged over the
+ * shards that changed it); a run resumed from an epoch's
  * checkpoint at another thread count is the straight run; bad options are
  * refused. */
 #include "hogwild.h"
@@ -149,13 +150,34 @@ static void test_threads_identical(void)
 
 /* The plain loop: 3 shards (examples 0-29, 30-59, 60-89: no shuffle), rounds
  * of K = 7 examples per shard from the round's model, deltas merged in shard
- * order, each divided by the number of shards that touched the coordinate in
- * the round; constant step, no l2. @p sum 1 sums them instead (to show that
- * the test tells the rules apart). */
-static void plain_loop(float *w, int sum)
+ * order; constant step, no l2. @p rule 0: the merge's rule (linear_determ.c):
+ * a feature's deltas summed, each times its factor, the blend
+ * (1 - e^-Sa) / (S (1 - e^-a)) of a = K p lr h x2 (p its share of the rows,
+ * x2 its mean squared value, h = 1/4), all of them scaled by g where S times
+ * the mean row's m^2-weighted factors (the bias 1/S) passes 1.5; the bias's
+ * deltas divided by the number of shards that changed it. @p rule 1 sums
+ * every delta, 2 divides each by that count (the rule before): to show that
+ * the test tells the rules apart. */
+static void plain_loop(float *w, int rule)
 {
 	const int S = 3, K = 7, ns = DN / 3;
 	const float lr = 0.5f;
+	double fac[DD], cnt[DD] = { 0 }, sq[DD] = { 0 }, sx[DD] = { 0 }, W = 0, Z = 1;
+	for (int j = 0; j < DN; j++)
+		for (int q = 0; q < DK; q++) {
+			cnt[dids[j][q]] += 1;
+			sq[dids[j][q]] += (double)dxs[j][q] * dxs[j][q];
+			sx[dids[j][q]] += dxs[j][q];
+		}
+	for (int v = 0; v < DD; v++) {
+		double a = K * (cnt[v] / DN) * 0.5 * 0.25 * (cnt[v] ? sq[v] / cnt[v] : 1), m = sx[v] / DN;
+		fac[v] = a > 0 ? (1 - exp(-S * a)) / (S * (1 - exp(-a))) : 1;
+		W += m * m * fac[v];
+		Z += m * m;
+	}
+	if (1 + S * W > 1.5 * Z)
+		for (int v = 0; v < DD; v++)
+			fac[v] *= (1.5 * Z - 1) / (S * W);
 	memset(w, 0, (DD + 1) * sizeof *w); /* w[DD]: the bias */
 	for (int ep = 0; ep < 2; ep++)
 		for (int r = 0; r * K < ns; r++) {
@@ -185,16 +207,19 @@ static void plain_loop(float *w, int sum)
 				int c = touched[0][v] + touched[1][v] + touched[2][v];
 				for (int s = 0; s < S; s++)
 					if (touched[s][v])
-						w[v] += sum || c < 2 ? d[s][v] : d[s][v] / (float)c;
+						w[v] += rule == 0 && v < DD ? (float)fac[v] * d[s][v]
+						        : rule == 1 || c < 2  ? d[s][v]
+						                              : d[s][v] / (float)c;
 			}
 		}
 }
 
 static void test_plain_loop(void)
 {
-	float want[DD + 1], summed[DD + 1];
+	float want[DD + 1], summed[DD + 1], mean[DD + 1];
 	plain_loop(want, 0);
 	plain_loop(summed, 1);
+	plain_loop(mean, 2);
 	hog_train_opts o = det_opts(2, HOG_RULE_SGD);
 	o.shards = 3;
 	o.flush_every = 7;
@@ -213,10 +238,13 @@ static void test_plain_loop(void)
 	CU_ASSERT(worst < 1e-4);
 	if (worst >= 1e-4)
 		fprintf(stderr, "\nworst relative error %g\n", worst);
-	double apart = 0;
-	for (int v = 0; v <= DD; v++)
+	double apart = 0, apart_mean = 0;
+	for (int v = 0; v <= DD; v++) {
 		apart += fabs((double)summed[v] - want[v]);
+		apart_mean += fabs((double)mean[v] - want[v]);
+	}
 	CU_ASSERT(apart > 1e-2); /* the rule matters */
+	CU_ASSERT(apart_mean > 1e-2);
 	hog_model_free(m);
 }
 

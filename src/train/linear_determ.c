@@ -378,8 +378,10 @@ int lin_det_share(hog_engine *e, eng_worker *ew, int epoch)
 	const uint32_t b0 = (uint32_t)((uint64_t)DET_BUCKETS * (uint32_t)ew->id / (uint32_t)e->T),
 	               b1 = (uint32_t)((uint64_t)DET_BUCKETS * (uint32_t)(ew->id + 1) / (uint32_t)e->T);
 	uint16_t *cnt = det->cnt;
-	for (uint32_t b = b0; b < b1; b++) { /* the shards that touched each coordinate (saturating) */
-		for (uint32_t s = 0; s < det->S; s++)
+	const float *const f = L->share; /* SGD: each feature's factor (det_shares); else NULL, the mean */
+	for (uint32_t b = b0; b < b1; b++) {
+		const int counted = !f || b == 0; /* (with the factors only the bias's count is read) */
+		for (uint32_t s = 0; counted && s < det->S; s++) /* the shards that touched each coordinate (saturating) */
 			for (uint64_t k = det->sh[s].boff[b]; k < det->sh[s].boff[b + 1]; k++) {
 				const uint32_t i = det->sh[s].ids[k] & ~DET_L1_ZEROED;
 				cnt[i] += cnt[i] < UINT16_MAX;
@@ -390,7 +392,8 @@ int lin_det_share(hog_engine *e, eng_worker *ew, int epoch)
 				const uint32_t i = sh->ids[k] & ~DET_L1_ZEROED;
 				_Atomic float *rec = P + (size_t)i * S;
 				const float *d = sh->d + k * S;
-				const float p = ald(&rec[0]), q = p + (cnt[i] > 1 ? d[0] / (float)cnt[i] : d[0]);
+				const float p = ald(&rec[0]),
+				            q = p + (f && i ? f[i] * d[0] : cnt[i] > 1 ? d[0] / (float)cnt[i] : d[0]);
 				if (A) /* (the first shard's touch of the round; the others' are no-ops: same clock) */
 					avg_touch(HOG_MODE_LOCKFREE, &A[i], p, (uint32_t)clk, inv_c);
 				ast(&rec[0], sh->ids[k] & DET_L1_ZEROED ? l1_hand_up(p, q) : q);
@@ -398,7 +401,7 @@ int lin_det_share(hog_engine *e, eng_worker *ew, int epoch)
 					ast(&rec[c], ald(&rec[c]) + d[c]);
 			}
 		}
-		for (uint32_t s = 0; s < det->S; s++)
+		for (uint32_t s = 0; counted && s < det->S; s++)
 			for (uint64_t k = det->sh[s].boff[b]; k < det->sh[s].boff[b + 1]; k++)
 				cnt[det->sh[s].ids[k] & ~DET_L1_ZEROED] = 0;
 	}

@@ -148,8 +148,8 @@ static void test_threads_identical(void)
 	}
 }
 
-/* The plain loop: 3 shards (examples 0-29, 30-59, 60-89: no shuffle), rounds
- * of K = 7 examples per shard from the round's model, deltas merged in shard
+/* The plain loop: @p S shards (3: examples 0-29, 30-59, 60-89; 6: 0-14 ...: no
+ * shuffle), rounds of K = 7 examples per shard from the round's model, deltas merged in shard
  * order; constant step, no l2. @p rule 0: the merge's rule (linear_determ.c):
  * a feature's deltas summed, each times its factor, the blend
  * (1 - e^-Sa) / (S (1 - e^-a)) of a = K p lr h x2 (p its share of the rows,
@@ -158,9 +158,9 @@ static void test_threads_identical(void)
  * deltas divided by the number of shards that changed it. @p rule 1 sums
  * every delta, 2 divides each by that count (the rule before): to show that
  * the test tells the rules apart. */
-static void plain_loop(float *w, int rule)
+static void plain_loop(float *w, int rule, int S)
 {
-	const int S = 3, K = 7, ns = DN / 3;
+	const int K = 7, ns = DN / S;
 	const float lr = 0.5f;
 	double fac[DD], cnt[DD] = { 0 }, sq[DD] = { 0 }, sx[DD] = { 0 }, W = 0, Z = 1;
 	for (int j = 0; j < DN; j++)
@@ -175,14 +175,14 @@ static void plain_loop(float *w, int rule)
 		W += m * m * fac[v];
 		Z += m * m;
 	}
-	if (1 + S * W > 1.5 * Z)
+	if (1 + S * W > 1.5 * Z) /* (at 6 shards, not at 3) */
 		for (int v = 0; v < DD; v++)
 			fac[v] *= (1.5 * Z - 1) / (S * W);
 	memset(w, 0, (DD + 1) * sizeof *w); /* w[DD]: the bias */
 	for (int ep = 0; ep < 2; ep++)
 		for (int r = 0; r * K < ns; r++) {
-			float P0[DD + 1], d[3][DD + 1];
-			int touched[3][DD + 1] = { { 0 } };
+			float P0[DD + 1], d[6][DD + 1];
+			int touched[6][DD + 1] = { { 0 } };
 			memcpy(P0, w, sizeof P0);
 			for (int s = 0; s < S; s++) {
 				float rec[DD + 1];
@@ -204,7 +204,9 @@ static void plain_loop(float *w, int rule)
 					d[s][v] = rec[v] - P0[v];
 			}
 			for (int v = 0; v <= DD; v++) {
-				int c = touched[0][v] + touched[1][v] + touched[2][v];
+				int c = 0;
+				for (int s = 0; s < S; s++)
+					c += touched[s][v];
 				for (int s = 0; s < S; s++)
 					if (touched[s][v])
 						w[v] += rule == 0 && v < DD ? (float)fac[v] * d[s][v]
@@ -214,38 +216,42 @@ static void plain_loop(float *w, int rule)
 		}
 }
 
+/* The plain loop at 3 shards and at 6 (where the mean row's cap scales the
+ * features' factors), against the product and against the other rules. */
 static void test_plain_loop(void)
 {
-	float want[DD + 1], summed[DD + 1], mean[DD + 1];
-	plain_loop(want, 0);
-	plain_loop(summed, 1);
-	plain_loop(mean, 2);
-	hog_train_opts o = det_opts(2, HOG_RULE_SGD);
-	o.shards = 3;
-	o.flush_every = 7;
-	o.epochs = 2;
-	o.no_shuffle = 1;
-	o.sched = HOG_SCHED_CONSTANT;
-	o.lr = 0.5;
-	o.l2 = 0;
-	hog_model *m = train(tiny, &o);
-	CU_ASSERT_EQUAL_FATAL(m->nparams, DD + 1);
-	double worst = 0;
-	for (int v = 0; v <= DD; v++) {
-		double e = fabs((double)m->params[v] - want[v]) / (1e-3 + fabs(want[v]));
-		worst = e > worst ? e : worst;
+	for (int S = 3; S <= 6; S += 3) {
+		float want[DD + 1], summed[DD + 1], mean[DD + 1];
+		plain_loop(want, 0, S);
+		plain_loop(summed, 1, S);
+		plain_loop(mean, 2, S);
+		hog_train_opts o = det_opts(2, HOG_RULE_SGD);
+		o.shards = S;
+		o.flush_every = 7;
+		o.epochs = 2;
+		o.no_shuffle = 1;
+		o.sched = HOG_SCHED_CONSTANT;
+		o.lr = 0.5;
+		o.l2 = 0;
+		hog_model *m = train(tiny, &o);
+		CU_ASSERT_EQUAL_FATAL(m->nparams, DD + 1);
+		double worst = 0;
+		for (int v = 0; v <= DD; v++) {
+			double e = fabs((double)m->params[v] - want[v]) / (1e-3 + fabs(want[v]));
+			worst = e > worst ? e : worst;
+		}
+		CU_ASSERT(worst < 1e-4);
+		if (worst >= 1e-4)
+			fprintf(stderr, "\n%d shards: worst relative error %g\n", S, worst);
+		double apart = 0, apart_mean = 0;
+		for (int v = 0; v <= DD; v++) {
+			apart += fabs((double)summed[v] - want[v]);
+			apart_mean += fabs((double)mean[v] - want[v]);
+		}
+		CU_ASSERT(apart > 1e-2); /* the rule matters */
+		CU_ASSERT(apart_mean > 1e-2);
+		hog_model_free(m);
 	}
-	CU_ASSERT(worst < 1e-4);
-	if (worst >= 1e-4)
-		fprintf(stderr, "\nworst relative error %g\n", worst);
-	double apart = 0, apart_mean = 0;
-	for (int v = 0; v <= DD; v++) {
-		apart += fabs((double)summed[v] - want[v]);
-		apart_mean += fabs((double)mean[v] - want[v]);
-	}
-	CU_ASSERT(apart > 1e-2); /* the rule matters */
-	CU_ASSERT(apart_mean > 1e-2);
-	hog_model_free(m);
 }
 
 /* Two epochs at 2 threads with a checkpoint, resumed at 3 to 4 epochs: the

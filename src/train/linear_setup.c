@@ -259,16 +259,21 @@ static int setup_features(hog_engine *e, lin_state *L)
 		free(key);
 		return hog_err_set(e->err, ENOMEM, "out of memory for %llu features", (unsigned long long)L->dim);
 	}
-	if (!e->store)
+	if (sq && det) { /* (one pass over the values for the three) */
+		sx = sq + L->dim + 1;
+		for (uint64_t j = 0; j < d->nnz; j++) {
+			const uint32_t v = d->ids[j];
+			const double x = (double)d->vals[j];
+			cnt[v]++;
+			sq[v] += x * x;
+			sx[v] += x;
+		}
+	} else if (!e->store) {
 		for (uint64_t j = 0; j < d->nnz; j++)
 			cnt[d->ids[j]]++;
-	if (sq)
-		for (uint64_t j = 0; j < d->nnz; j++)
-			sq[d->ids[j]] += (double)d->vals[j] * d->vals[j];
-	if (sq && det) {
-		sx = sq + L->dim + 1;
-		for (uint64_t j = 0; j < d->nnz; j++)
-			sx[d->ids[j]] += (double)d->vals[j];
+		if (sq)
+			for (uint64_t j = 0; j < d->nnz; j++)
+				sq[d->ids[j]] += (double)d->vals[j] * d->vals[j];
 	}
 	/* sort (count desc, id asc) by packing: counts < 2^32 for n < 2^32 examples */
 	for (uint64_t v = 0; v < L->dim; v++)

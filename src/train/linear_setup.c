@@ -159,7 +159,8 @@ static int det_shares(hog_engine *e, lin_state *L, const uint64_t *cnt, const do
 
 /* Buffered and replica modes: which coordinates a worker keeps private (ks.hot),
  * which of them a flush averages (avg), and the examples between flushes, from
- * the features' counts @p cnt (data set ids); then the merge's factors (merge_shares). */
+ * the features' counts @p cnt (data set ids); then the merge's factors (merge_shares;
+ * deterministic mode's, every feature's, det_shares). */
 static int setup_private(hog_engine *e, lin_state *L, const uint64_t *cnt, const double *sq, const double *sx)
 {
 	const hog_data *d = e->tr;

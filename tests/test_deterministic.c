@@ -3,7 +3,8 @@
  * at 1, 2 and 4 threads (more than this machine's cores) for every step rule,
  * --l1 and --average; its arithmetic is a plain loop written here that runs
  * S = 3 shards one after another and merges their deltas in shard order (each
- * weight's averaged over the shards that changed it); a run resumed from an epoch's
+ * feature's summed times its factor from the data, the bias's averaged over the
+ * shards that changed it); a run resumed from an epoch's
  * checkpoint at another thread count is the straight run; bad options are
  * refused. */
 #include "hogwild.h"
@@ -147,20 +148,41 @@ static void test_threads_identical(void)
 	}
 }
 
-/* The plain loop: 3 shards (examples 0-29, 30-59, 60-89: no shuffle), rounds
- * of K = 7 examples per shard from the round's model, deltas merged in shard
- * order, each divided by the number of shards that touched the coordinate in
- * the round; constant step, no l2. @p sum 1 sums them instead (to show that
- * the test tells the rules apart). */
-static void plain_loop(float *w, int sum)
+/* The plain loop: @p S shards (3: examples 0-29, 30-59, 60-89; 6: 0-14 ...: no
+ * shuffle), rounds of K = 7 examples per shard from the round's model, deltas merged in shard
+ * order; constant step, no l2. @p rule 0: the merge's rule (linear_determ.c):
+ * a feature's deltas summed, each times its factor, the blend
+ * (1 - e^-Sa) / (S (1 - e^-a)) of a = K p lr h x2 (p its share of the rows,
+ * x2 its mean squared value, h = 1/4), all of them scaled by g where S times
+ * the mean row's m^2-weighted factors (the bias 1/S) passes 1.5; the bias's
+ * deltas divided by the number of shards that changed it. @p rule 1 sums
+ * every delta, 2 divides each by that count (the rule before): to show that
+ * the test tells the rules apart. */
+static void plain_loop(float *w, int rule, int S)
 {
-	const int S = 3, K = 7, ns = DN / 3;
+	const int K = 7, ns = DN / S;
 	const float lr = 0.5f;
+	double fac[DD], cnt[DD] = { 0 }, sq[DD] = { 0 }, sx[DD] = { 0 }, W = 0, Z = 1;
+	for (int j = 0; j < DN; j++)
+		for (int q = 0; q < DK; q++) {
+			cnt[dids[j][q]] += 1;
+			sq[dids[j][q]] += (double)dxs[j][q] * dxs[j][q];
+			sx[dids[j][q]] += dxs[j][q];
+		}
+	for (int v = 0; v < DD; v++) {
+		double a = K * (cnt[v] / DN) * 0.5 * 0.25 * (cnt[v] ? sq[v] / cnt[v] : 1), m = sx[v] / DN;
+		fac[v] = a > 0 ? (1 - exp(-S * a)) / (S * (1 - exp(-a))) : 1;
+		W += m * m * fac[v];
+		Z += m * m;
+	}
+	if (1 + S * W > 1.5 * Z) /* (at 6 shards, not at 3) */
+		for (int v = 0; v < DD; v++)
+			fac[v] *= (1.5 * Z - 1) / (S * W);
 	memset(w, 0, (DD + 1) * sizeof *w); /* w[DD]: the bias */
 	for (int ep = 0; ep < 2; ep++)
 		for (int r = 0; r * K < ns; r++) {
-			float P0[DD + 1], d[3][DD + 1];
-			int touched[3][DD + 1] = { { 0 } };
+			float P0[DD + 1], d[6][DD + 1];
+			int touched[6][DD + 1] = { { 0 } };
 			memcpy(P0, w, sizeof P0);
 			for (int s = 0; s < S; s++) {
 				float rec[DD + 1];
@@ -182,42 +204,54 @@ static void plain_loop(float *w, int sum)
 					d[s][v] = rec[v] - P0[v];
 			}
 			for (int v = 0; v <= DD; v++) {
-				int c = touched[0][v] + touched[1][v] + touched[2][v];
+				int c = 0;
+				for (int s = 0; s < S; s++)
+					c += touched[s][v];
 				for (int s = 0; s < S; s++)
 					if (touched[s][v])
-						w[v] += sum || c < 2 ? d[s][v] : d[s][v] / (float)c;
+						w[v] += rule == 0 && v < DD ? (float)fac[v] * d[s][v]
+						        : rule == 1 || c < 2  ? d[s][v]
+						                              : d[s][v] / (float)c;
 			}
 		}
 }
 
+/* The plain loop at 3 shards and at 6 (where the mean row's cap scales the
+ * features' factors), against the product and against the other rules. */
 static void test_plain_loop(void)
 {
-	float want[DD + 1], summed[DD + 1];
-	plain_loop(want, 0);
-	plain_loop(summed, 1);
-	hog_train_opts o = det_opts(2, HOG_RULE_SGD);
-	o.shards = 3;
-	o.flush_every = 7;
-	o.epochs = 2;
-	o.no_shuffle = 1;
-	o.sched = HOG_SCHED_CONSTANT;
-	o.lr = 0.5;
-	o.l2 = 0;
-	hog_model *m = train(tiny, &o);
-	CU_ASSERT_EQUAL_FATAL(m->nparams, DD + 1);
-	double worst = 0;
-	for (int v = 0; v <= DD; v++) {
-		double e = fabs((double)m->params[v] - want[v]) / (1e-3 + fabs(want[v]));
-		worst = e > worst ? e : worst;
+	for (int S = 3; S <= 6; S += 3) {
+		float want[DD + 1], summed[DD + 1], mean[DD + 1];
+		plain_loop(want, 0, S);
+		plain_loop(summed, 1, S);
+		plain_loop(mean, 2, S);
+		hog_train_opts o = det_opts(2, HOG_RULE_SGD);
+		o.shards = S;
+		o.flush_every = 7;
+		o.epochs = 2;
+		o.no_shuffle = 1;
+		o.sched = HOG_SCHED_CONSTANT;
+		o.lr = 0.5;
+		o.l2 = 0;
+		hog_model *m = train(tiny, &o);
+		CU_ASSERT_EQUAL_FATAL(m->nparams, DD + 1);
+		double worst = 0;
+		for (int v = 0; v <= DD; v++) {
+			double e = fabs((double)m->params[v] - want[v]) / (1e-3 + fabs(want[v]));
+			worst = e > worst ? e : worst;
+		}
+		CU_ASSERT(worst < 1e-4);
+		if (worst >= 1e-4)
+			fprintf(stderr, "\n%d shards: worst relative error %g\n", S, worst);
+		double apart = 0, apart_mean = 0;
+		for (int v = 0; v <= DD; v++) {
+			apart += fabs((double)summed[v] - want[v]);
+			apart_mean += fabs((double)mean[v] - want[v]);
+		}
+		CU_ASSERT(apart > 1e-2); /* the rule matters */
+		CU_ASSERT(apart_mean > 1e-2);
+		hog_model_free(m);
 	}
-	CU_ASSERT(worst < 1e-4);
-	if (worst >= 1e-4)
-		fprintf(stderr, "\nworst relative error %g\n", worst);
-	double apart = 0;
-	for (int v = 0; v <= DD; v++)
-		apart += fabs((double)summed[v] - want[v]);
-	CU_ASSERT(apart > 1e-2); /* the rule matters */
-	hog_model_free(m);
 }
 
 /* Two epochs at 2 threads with a checkpoint, resumed at 3 to 4 epochs: the

@@ -11,17 +11,42 @@
  * on a private copy, and keeps what it changed as a sparse delta; at the
  * round's end the deltas are added to the shared model in shard order -- each
  * coordinate by one thread (its bucket, id mod 64, dealt to the threads), the
- * shards' deltas of it in the order 0..S-1 -- count-normalized: a weight
- * moves by the mean of the changes of the shards that touched it in the round
- * (the bias: all of them), the step rule's sums (AdaGrad's, AdaRevision's) by
- * their sum. Why not replica's rule (the bias averaged, every feature summed):
- * with 16 shards a feature present in most rows gets 16 shards' whole steps
- * at once, and a9a diverged in its second epoch at the default step; averaged
- * over its shards it ended 10 epochs at test loss 0.3240 against serial's
- * 0.3247 (2 threads, replica 0.3256), while a rare feature, touched by one
- * shard, still moves as in a serial run. With --l1 a shard whose weight the
- * threshold zeroed hands its share up without crossing zero
- * (kernel.h, l1_hand_up).
+ * shards' deltas of it in the order 0..S-1.
+ *
+ * The merge's rule. With SGD a feature's deltas are summed, each times the
+ * feature's factor (L->share, det_shares in linear_setup.c): the blend
+ * f = (1 - e^-Sa) / (S (1 - e^-a)), a = K p lr h x2 (p the share of rows
+ * holding it, x2 its mean squared value, h the loss's curvature, 1/4 for
+ * logistic), which makes S shards' K touches correct a coordinate's own error
+ * as much as S K serial touches would: a rare feature's changes (a -> 0) are
+ * summed whole, a saturated one's (a large) averaged. Features are not
+ * independent, though: their common direction, the mean row m (the bias 1,
+ * a feature its mean value), is corrected by every shard alike, and gets S
+ * times the m^2-weighted mean of the factors (the bias's 1/S); where that
+ * passes 1.5 (LIN_MERGE_CMAX, replica's cap) every feature's factor is scaled
+ * down to bring it there. The bias: the mean of the changes of the shards
+ * that touched it (each shard corrects it whole). AdaGrad and AdaRevision:
+ * each weight the mean of its shards' changes, their sums (components 1..)
+ * summed. The factors come from the data, the options and S, never from T.
+ *
+ * Why. The mean for every coordinate (the rule before) divided a frequent
+ * feature's progress by up to S: on the RCV1-shaped set (data gen --seed 1,
+ * 90/10), 10 epochs at the defaults, test loss 0.2775 against serial's
+ * 0.2548. The plain sum diverged on a9a in its first epoch (16 shards' whole
+ * steps). Replica's per-feature cap (lin_merge_share with T = S) fixed the
+ * RCV1-shaped set (0.2548) but overshot the common direction of sets whose
+ * rows share frequent features: a dense-ish set (300 features, 60 nonzeros a
+ * row) 0.43 against serial's 0.227 and the mean's 0.266, a Zipf 0.8 binary
+ * set 0.52 against 0.267 and 0.294. The blend alone: 0.2277 and 0.332 (S
+ * times the mean row's factors 2.4 on the Zipf set); with the common
+ * direction capped (this rule), test loss over seeds 1-3 (serial / mean /
+ * this): RCV1-shaped 0.2549 / 0.2775 / 0.2548, a9a 0.3244 / 0.3240 / 0.3246,
+ * dense-ish 0.2273 / 0.2660 / 0.2281, Zipf 0.2667 / 0.2939 / 0.2584, a skewed
+ * binary set (Zipf 1.5, 5000 features) 0.2499 / 0.2470 / 0.2490; at 64 shards
+ * the dense-ish and Zipf sets 0.256 and 0.274 against the mean's 0.380 and
+ * 0.371 (bench/results/deterministic-merge.md). With --l1 a shard whose weight
+ * the threshold zeroed hands its share up without crossing zero (kernel.h,
+ * l1_hand_up).
  *
  * Thread t runs shards t, t + T, t + 2T ... one after another, each on the
  * thread's one dense copy of the model (taken from the shared model at the
@@ -378,8 +403,10 @@ int lin_det_share(hog_engine *e, eng_worker *ew, int epoch)
 	const uint32_t b0 = (uint32_t)((uint64_t)DET_BUCKETS * (uint32_t)ew->id / (uint32_t)e->T),
 	               b1 = (uint32_t)((uint64_t)DET_BUCKETS * (uint32_t)(ew->id + 1) / (uint32_t)e->T);
 	uint16_t *cnt = det->cnt;
-	for (uint32_t b = b0; b < b1; b++) { /* the shards that touched each coordinate (saturating) */
-		for (uint32_t s = 0; s < det->S; s++)
+	const float *const f = L->share; /* SGD: each feature's factor (det_shares); else NULL, the mean */
+	for (uint32_t b = b0; b < b1; b++) {
+		const int counted = !f || b == 0; /* (with the factors only the bias's count is read) */
+		for (uint32_t s = 0; counted && s < det->S; s++) /* the shards that touched each coordinate (saturating) */
 			for (uint64_t k = det->sh[s].boff[b]; k < det->sh[s].boff[b + 1]; k++) {
 				const uint32_t i = det->sh[s].ids[k] & ~DET_L1_ZEROED;
 				cnt[i] += cnt[i] < UINT16_MAX;
@@ -390,7 +417,8 @@ int lin_det_share(hog_engine *e, eng_worker *ew, int epoch)
 				const uint32_t i = sh->ids[k] & ~DET_L1_ZEROED;
 				_Atomic float *rec = P + (size_t)i * S;
 				const float *d = sh->d + k * S;
-				const float p = ald(&rec[0]), q = p + (cnt[i] > 1 ? d[0] / (float)cnt[i] : d[0]);
+				const float p = ald(&rec[0]),
+				            q = p + (f && i ? f[i] * d[0] : cnt[i] > 1 ? d[0] / (float)cnt[i] : d[0]);
 				if (A) /* (the first shard's touch of the round; the others' are no-ops: same clock) */
 					avg_touch(HOG_MODE_LOCKFREE, &A[i], p, (uint32_t)clk, inv_c);
 				ast(&rec[0], sh->ids[k] & DET_L1_ZEROED ? l1_hand_up(p, q) : q);
@@ -398,7 +426,7 @@ int lin_det_share(hog_engine *e, eng_worker *ew, int epoch)
 					ast(&rec[c], ald(&rec[c]) + d[c]);
 			}
 		}
-		for (uint32_t s = 0; s < det->S; s++)
+		for (uint32_t s = 0; counted && s < det->S; s++)
 			for (uint64_t k = det->sh[s].boff[b]; k < det->sh[s].boff[b + 1]; k++)
 				cnt[det->sh[s].ids[k] & ~DET_L1_ZEROED] = 0;
 	}

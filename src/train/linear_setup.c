@@ -14,6 +14,7 @@
 #include "train/engine.h"
 #include "train/linear_train.h"
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -113,10 +114,54 @@ static int merge_shares(hog_engine *e, lin_state *L, const uint64_t *cnt, const 
 	return 0;
 }
 
+/* Deterministic mode's factors (linear_determ.c says why): with SGD and S > 1
+ * shards, feature r's summed change at a merge is scaled by the blend
+ * (1 - e^-Sa) / (S (1 - e^-a)), a = K p lr h x2 as in merge_shares with the
+ * round's K examples a shard: what makes S shards' K touches correct a lone
+ * coordinate's error as much as S K serial ones (1: a rare feature's changes
+ * summed; 1/S: a saturated one's averaged). Features are not alone: their
+ * common direction, the mean row m (the bias 1, feature r its mean value),
+ * gets S times the m^2-weighted mean of the factors (the bias's 1/S); past
+ * LIN_MERGE_CMAX every feature's factor is scaled down to bring it there. The
+ * bias keeps the mean (L->share[0] unread). Other rules: no table (NULL), the
+ * mean as before. A pure function of the data, the options and S, never of
+ * the threads. */
+static int det_shares(hog_engine *e, lin_state *L, const uint64_t *cnt, const double *sq, const double *sx)
+{
+	const int S = e->o.shards;
+	if (e->o.rule != HOG_RULE_SGD || S <= 1)
+		return 0;
+	if (!(L->share = malloc(L->D * sizeof *L->share)))
+		return ENOMEM;
+	const double n = (double)(e->tr->n ? e->tr->n : 1), lr = e->o.lr * e->lr_factor;
+	const double h = e->o.loss == HOG_LOSS_SQUARED ? 1.0 : 0.25, K = (double)e->o.round_examples;
+	double W = 0, Z = 1; /* sum m^2 f over the features; 1 + sum m^2 */
+	L->share[0] = 1.0f / (float)S;
+	for (uint32_t r = 1; r < L->D; r++) {
+		const uint64_t c = cnt[L->inv[r]];
+		const double xs = L->xscale ? (double)L->xscale[r] : 1.0;
+		const double x2 = (sq && c ? sq[L->inv[r]] / (double)c : 1.0) * xs * xs;
+		const double m = (sx ? sx[L->inv[r]] : (double)c) * xs / n;
+		const double p = c / n < 1.0 ? c / n : 1.0, a = K * p * lr * h * x2;
+		const double f = a > 0 ? expm1(-(double)S * a) / ((double)S * expm1(-a)) : 1.0;
+		L->share[r] = (float)f;
+		W += m * m * f;
+		Z += m * m;
+	}
+	const double g = S * (1.0 / S + W) / Z > LIN_MERGE_CMAX ? (LIN_MERGE_CMAX * Z - 1.0) / ((double)S * W) : 1.0;
+	for (uint32_t r = 1; r < L->D; r++) {
+		if (g < 1.0)
+			L->share[r] = (float)((double)L->share[r] * g);
+		L->damped += L->share[r] < 1.0f;
+	}
+	return 0;
+}
+
 /* Buffered and replica modes: which coordinates a worker keeps private (ks.hot),
  * which of them a flush averages (avg), and the examples between flushes, from
- * the features' counts @p cnt (data set ids); then the merge's factors (merge_shares). */
-static int setup_private(hog_engine *e, lin_state *L, const uint64_t *cnt, const double *sq)
+ * the features' counts @p cnt (data set ids); then the merge's factors (merge_shares;
+ * deterministic mode's, every feature's, det_shares). */
+static int setup_private(hog_engine *e, lin_state *L, const uint64_t *cnt, const double *sq, const double *sx)
 {
 	const hog_data *d = e->tr;
 	/* buffered: hot = coordinates written at least once per flush interval on
@@ -176,6 +221,8 @@ static int setup_private(hog_engine *e, lin_state *L, const uint64_t *cnt, const
 		L->private_ = 1;
 		L->hot_shown = (int)L->avg - 1;
 	}
+	if (e->o.mode == HOG_MODE_DETERMINISTIC)
+		return det_shares(e, L, cnt, sq, sx);
 	return L->private_ ? merge_shares(e, L, cnt, sq) : 0; /* (unused by node replicas: replica.h) */
 }
 
@@ -201,21 +248,34 @@ static int setup_features(hog_engine *e, lin_state *L)
 		free(key);
 		return rc;
 	}
-	/* buffered and replica: each feature's sum of squared values, for the
-	 * merge's factors (merge_shares); none for binary sets and --stream */
-	double *sq = NULL;
-	if (!e->store && d->vals && (e->o.mode == HOG_MODE_BUFFERED || e->o.mode == HOG_MODE_REPLICA) &&
-	    !(sq = calloc(L->dim + 1, sizeof *sq))) {
+	/* buffered, replica and deterministic: each feature's sum of squared
+	 * values, for the merge's factors (merge_shares, det_shares), and for
+	 * deterministic its sum of values (sx, after sq in one block); none for
+	 * binary sets and --stream */
+	double *sq = NULL, *sx = NULL;
+	const int det = e->o.mode == HOG_MODE_DETERMINISTIC;
+	if (!e->store && d->vals && (e->o.mode == HOG_MODE_BUFFERED || e->o.mode == HOG_MODE_REPLICA || det) &&
+	    !(sq = calloc((L->dim + 1) * (det ? 2 : 1), sizeof *sq))) {
 		free(cnt);
 		free(key);
 		return hog_err_set(e->err, ENOMEM, "out of memory for %llu features", (unsigned long long)L->dim);
 	}
-	if (!e->store)
+	if (sq && det) { /* (one pass over the values for the three) */
+		sx = sq + L->dim + 1;
+		for (uint64_t j = 0; j < d->nnz; j++) {
+			const uint32_t v = d->ids[j];
+			const double x = (double)d->vals[j];
+			cnt[v]++;
+			sq[v] += x * x;
+			sx[v] += x;
+		}
+	} else if (!e->store) {
 		for (uint64_t j = 0; j < d->nnz; j++)
 			cnt[d->ids[j]]++;
-	if (sq)
-		for (uint64_t j = 0; j < d->nnz; j++)
-			sq[d->ids[j]] += (double)d->vals[j] * d->vals[j];
+		if (sq)
+			for (uint64_t j = 0; j < d->nnz; j++)
+				sq[d->ids[j]] += (double)d->vals[j] * d->vals[j];
+	}
 	/* sort (count desc, id asc) by packing: counts < 2^32 for n < 2^32 examples */
 	for (uint64_t v = 0; v < L->dim; v++)
 		key[v] = ((uint64_t)(UINT32_MAX - (cnt[v] > UINT32_MAX ? UINT32_MAX : cnt[v])) << 32) | v;
@@ -265,7 +325,7 @@ static int setup_features(hog_engine *e, lin_state *L)
 			L->l1[r] = c ? (float)(e->o.linear.l1 * (double)d->n / (double)c) : 0.0f;
 		}
 	}
-	rc = setup_private(e, L, cnt, sq);
+	rc = setup_private(e, L, cnt, sq, sx);
 	free(sq);
 	free(cnt);
 	free(key);

@@ -94,7 +94,9 @@ typedef struct lin_state {
 	uint32_t flush_every;       /* examples between flushes */
 	float *share;               /* buffered, replica (flat): per record, the factor on a worker's
 	                               change to component 0 at a flush (merge_shares in
-	                               linear_setup.c); NULL: records < avg 1/T, the rest 1 */
+	                               linear_setup.c); NULL: records < avg 1/T, the rest 1;
+	                               deterministic with SGD: D factors on the shards' changes
+	                               (det_shares; NULL: other rules, the mean) */
 	/* replica on several NUMA nodes (replica.h); np.nodes <= 1: none, flat mode */
 	hog_node_plan np;
 	struct lin_node {           /* one per node: set by its owner in worker_init */

@@ -1,0 +1,162 @@
+/* A sparse training set's rows put into another order in place, with memory
+ * for a small part of the set beside it (engine.h, eng_permute_rows). The
+ * linear model puts a handed-over set (hog_train_consume) into its deal's
+ * order, so that each worker's shard is a run of consecutive rows and the
+ * chunks of --shuffle-chunk stream from memory as a copied shard's do, with
+ * one copy of the data in memory instead of two (issue 23).
+ *
+ * Rows are of different lengths, so the nonzeros cannot follow the
+ * permutation's cycles, and a copy in the new order would be a second set.
+ * Instead two passes through a scratch array of the nonzeros' size, whose
+ * pages hold data only while it is needed:
+ *  1. the rows in their old order, read front to back, are appended to K
+ *     buckets of the scratch (bucket b: the rows whose new position is in the
+ *     b-th K-th of the set, in their old order); the old arrays' pages go back
+ *     to the system behind the reading;
+ *  2. the new order is written front to back into the old arrays, each row
+ *     gathered from its bucket; the scratch's pages go back bucket by bucket.
+ * So the nonzeros are in memory once, plus a bucket (1/K of them) and a few
+ * pages at each front (the scratch takes no huge pages: K fronts fill at
+ * once). Each nonzero is copied twice, as many bytes as a shard copy reads and
+ * writes; the gather reads a bucket at a time (a K-th of the set: cached).
+ * The fixed-size arrays (labels, weights) follow perm's cycles, a bit a row.
+ */
+#include "train/engine.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define PERM_BUCKETS 256u       /* K; a bucket's number fits a byte */
+#define PERM_GIVE (2u << 20)    /* pages go back in runs of at least this (a huge page) */
+
+/* Gives the pages wholly inside bytes [*from, to) of @p base back to the
+ * system (they read as zeros after), once they are PERM_GIVE or @p last; *from
+ * moves past them. The data there is not read again. */
+static void give_back(void *base, size_t *from, size_t to, int last, uintptr_t pg)
+{
+	if (!base || (to < *from + PERM_GIVE && !last))
+		return;
+	const uintptr_t a = ((uintptr_t)base + *from + pg - 1) & ~(pg - 1), b = ((uintptr_t)base + to) & ~(pg - 1);
+	if (b <= a)
+		return;
+	(void)madvise((void *)a, b - a, MADV_DONTNEED);
+	*from = b - (uintptr_t)base;
+}
+
+/* Anonymous memory for @p bytes (> 0) whose pages are made as they are written, in
+ * small pages; NULL when none. */
+static void *scratch_map(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+#ifdef MADV_NOHUGEPAGE
+	(void)madvise(p, bytes, MADV_NOHUGEPAGE);
+#endif
+	return p;
+}
+
+/* a[i] = old a[perm[i]] for each of the @p na arrays (NULL ones skipped),
+ * following perm's cycles; @p seen: n bits. */
+static void permute_fixed(float *const *a, int na, const uint32_t *perm, uint64_t n, uint64_t *seen)
+{
+	memset(seen, 0, ((n + 63) / 64) * sizeof *seen);
+	for (uint64_t s = 0; s < n; s++) {
+		if (seen[s >> 6] >> (s & 63) & 1)
+			continue;
+		float t[4];
+		for (int q = 0; q < na; q++)
+			t[q] = a[q] ? a[q][s] : 0;
+		for (uint64_t j = s;;) {
+			seen[j >> 6] |= 1ull << (j & 63);
+			const uint64_t k = perm[j];
+			for (int q = 0; q < na; q++)
+				if (a[q])
+					a[q][j] = k == s ? t[q] : a[q][k];
+			if (k == s)
+				break;
+			j = k;
+		}
+	}
+}
+
+int eng_permute_rows(hog_data *d, const uint32_t *perm, float *wts)
+{
+	const uint64_t n = d->n, nnz = d->nnz, K = PERM_BUCKETS;
+	if (n < 2)
+		return 0;
+	uint64_t *seen = malloc(((n + 63) / 64) * sizeof *seen);
+	uint8_t *bkt = malloc(n);
+	uint32_t *len = malloc(n * sizeof *len); /* the rows' lengths in the new order */
+	const size_t sbytes = nnz ? nnz * 4 : 1;
+	uint32_t *sids = scratch_map(sbytes);
+	float *svals = d->vals ? scratch_map(sbytes) : NULL;
+	int rc = !seen || !bkt || !len || !sids || (d->vals && !svals) ? ENOMEM : 0;
+	uint64_t *off = d->offsets, bstart[PERM_BUCKETS + 1] = { 0 }, cur[PERM_BUCKETS];
+	for (uint64_t i = 0; i < n && !rc; i++) {
+		const uint32_t r = perm[i];
+		const uint64_t k = off[r + 1] - off[r];
+		if (k > UINT32_MAX)
+			rc = EOVERFLOW;
+		len[i] = (uint32_t)k;
+		bkt[r] = (uint8_t)(i * K / n);
+		bstart[i * K / n + 1] += k;
+	}
+	if (rc) {
+		free(seen);
+		free(bkt);
+		free(len);
+		if (sids)
+			munmap(sids, sbytes);
+		if (svals)
+			munmap(svals, sbytes);
+		return rc;
+	}
+	for (uint64_t b = 0; b < K; b++) {
+		bstart[b + 1] += bstart[b];
+		cur[b] = bstart[b];
+	}
+	/* 1: old order into the buckets; off[r] becomes row r's place in the scratch */
+	const uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	size_t gi = 0, gv = 0;
+	for (uint64_t r = 0, lo = off[0]; r < n; r++) {
+		const uint64_t hi = off[r + 1], k = hi - lo, at = cur[bkt[r]];
+		memcpy(sids + at, d->ids + lo, k * 4);
+		if (svals)
+			memcpy(svals + at, d->vals + lo, k * 4);
+		off[r] = at;
+		cur[bkt[r]] = at + k;
+		lo = hi;
+		give_back(d->ids, &gi, hi * 4, r + 1 == n, pg);
+		give_back(d->vals, &gv, hi * 4, r + 1 == n, pg);
+	}
+	free(bkt);
+	/* 2: the new order, front to back, from the buckets */
+	size_t si = 0, sv = 0;
+	uint64_t at = 0, b = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		if (i * K / n != b) { /* bucket b is done: its scratch goes back */
+			b = i * K / n;
+			give_back(sids, &si, bstart[b] * 4, 0, pg);
+			give_back(svals, &sv, bstart[b] * 4, 0, pg);
+		}
+		const uint64_t src = off[perm[i]], k = len[i];
+		memcpy(d->ids + at, sids + src, k * 4);
+		if (svals)
+			memcpy(d->vals + at, svals + src, k * 4);
+		at += k;
+	}
+	munmap(sids, sbytes);
+	if (svals)
+		munmap(svals, sbytes);
+	off[0] = 0;
+	for (uint64_t i = 0; i < n; i++)
+		off[i + 1] = off[i] + len[i];
+	free(len);
+	float *fixed[3] = { d->labels, d->weights, wts };
+	permute_fixed(fixed, 3, perm, n, seen);
+	free(seen);
+	return 0;
+}

@@ -383,13 +383,9 @@ int lin_setup(hog_engine *e)
 	for (uint32_t i = 0; i < L->nlocks; i++)
 		atomic_init(&L->locks[i].v, 0);
 	L->ks.locks = L->locks;
-	if (te) {
-		L->test_ids = malloc(te->nnz * sizeof *L->test_ids + 4);
-		L->test_margins = malloc(te->n * sizeof *L->test_margins + 4);
-		if (!L->test_ids || !L->test_margins)
-			return hog_err_set(e->err, ENOMEM, "out of memory for the test set");
-		for (uint64_t j = 0; j < te->nnz; j++)
-			L->test_ids[j] = te->ids[j] < L->dim ? L->map[te->ids[j]] : UINT32_MAX;
-	}
+	/* the test set's margins (its ids are mapped as they are read: a mapped
+	 * copy of them was half a test set with values more in memory) */
+	if (te && !(L->test_margins = malloc(te->n * sizeof *L->test_margins + 4)))
+		return hog_err_set(e->err, ENOMEM, "out of memory for the test set");
 	return 0;
 }

@@ -71,7 +71,6 @@ typedef struct lin_state {
 	                               place (lin_setup says when they are copies instead) */
 	int dealt;                  /* in place: the set is in the deal's order (perm is 0..n-1), so a
 	                               worker's share is a run of its rows */
-	uint32_t *test_ids;         /* test ids mapped to internal ids (UINT32_MAX: unknown) */
 	float *test_margins;
 	hog_spin *locks;
 	uint32_t nlocks;

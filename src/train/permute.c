@@ -15,11 +15,13 @@
  *     to the system behind the reading;
  *  2. the new order is written front to back into the old arrays, each row
  *     gathered from its bucket; the scratch's pages go back bucket by bucket.
- * So the nonzeros are in memory once, plus a bucket (1/K of them) and a few
- * pages at each front (the scratch takes no huge pages: K fronts fill at
- * once). Each nonzero is copied twice, as many bytes as a shard copy reads and
- * writes; the gather reads a bucket at a time (a K-th of the set: cached).
- * The fixed-size arrays (labels, weights) follow perm's cycles, a bit a row.
+ * So the nonzeros are in memory once, plus a bucket (1/K of them), the pages
+ * made ahead of each of the K fronts (PERM_AHEAD; the scratch takes no huge
+ * pages, as K fronts fill at once) and a run of pages not yet given back at
+ * each read front (PERM_GIVE). Each nonzero is copied twice, where a shard
+ * copy copied it once; the gather reads a bucket at a time (a K-th of the
+ * set: cached). Besides: 5 bytes a row (its bucket and length) and a bit a
+ * row for the fixed-size arrays (labels, weights), which follow perm's cycles.
  */
 #include "train/engine.h"
 #include <errno.h>
@@ -28,17 +30,21 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#define PERM_BUCKETS 256u       /* K; a bucket's number fits a byte */
+#define PERM_BUCKETS 64u        /* K; a bucket's number fits a byte */
 #define PERM_GIVE (2u << 20)    /* pages go back in runs of at least this (a huge page) */
+#define PERM_AHEAD (64u << 10)  /* the scratch's pages are made this far ahead of a bucket's end */
 
 /* Gives the pages wholly inside bytes [*from, to) of @p base back to the
  * system (they read as zeros after), once they are PERM_GIVE or @p last; *from
- * moves past them. The data there is not read again. */
+ * moves past them. The data there is not read again. The runs end on
+ * PERM_GIVE boundaries (but the last), so that the huge pages of an array
+ * written again afterwards are whole and fault back as huge pages. */
 static void give_back(void *base, size_t *from, size_t to, int last, uintptr_t pg)
 {
 	if (!base || (to < *from + PERM_GIVE && !last))
 		return;
-	const uintptr_t a = ((uintptr_t)base + *from + pg - 1) & ~(pg - 1), b = ((uintptr_t)base + to) & ~(pg - 1);
+	const uintptr_t end = last ? pg : PERM_GIVE;
+	const uintptr_t a = ((uintptr_t)base + *from + pg - 1) & ~(pg - 1), b = ((uintptr_t)base + to) & ~(end - 1);
 	if (b <= a)
 		return;
 	(void)madvise((void *)a, b - a, MADV_DONTNEED);
@@ -56,6 +62,30 @@ static void *scratch_map(size_t bytes)
 	(void)madvise(p, bytes, MADV_NOHUGEPAGE);
 #endif
 	return p;
+}
+
+/* The scratch's pages for elements [*ready, to) of bucket regions @p a and
+ * @p b (b may be NULL), and PERM_AHEAD bytes more but not past @p end, made in
+ * one call: on the virtual machine this was written on, where every page
+ * fault traps to the host, faulting the scratch in a page at a time was most
+ * of pass 1. */
+static void make_ahead(void *a, void *b, uint64_t *ready, uint64_t to, uint64_t end, uintptr_t pg)
+{
+	if (to <= *ready)
+		return;
+	uint64_t upto = to + PERM_AHEAD / 4 < end ? to + PERM_AHEAD / 4 : end;
+#ifdef MADV_POPULATE_WRITE
+	for (int q = 0; q < 2; q++) {
+		const uintptr_t base = (uintptr_t)(q ? b : a);
+		if (!base)
+			continue;
+		const uintptr_t x = (base + *ready * 4) & ~(pg - 1), y = (base + upto * 4 + pg - 1) & ~(pg - 1);
+		(void)madvise((void *)x, y - x, MADV_POPULATE_WRITE); /* (older kernels: the faults make them) */
+	}
+#else
+	(void)a, (void)b, (void)pg;
+#endif
+	*ready = upto;
 }
 
 /* a[i] = old a[perm[i]] for each of the @p na arrays (NULL ones skipped),
@@ -94,7 +124,7 @@ int eng_permute_rows(hog_data *d, const uint32_t *perm, float *wts)
 	uint32_t *sids = scratch_map(sbytes);
 	float *svals = d->vals ? scratch_map(sbytes) : NULL;
 	int rc = !seen || !bkt || !len || !sids || (d->vals && !svals) ? ENOMEM : 0;
-	uint64_t *off = d->offsets, bstart[PERM_BUCKETS + 1] = { 0 }, cur[PERM_BUCKETS];
+	uint64_t *off = d->offsets, bstart[PERM_BUCKETS + 1] = { 0 }, cur[PERM_BUCKETS], ready[PERM_BUCKETS];
 	for (uint64_t i = 0; i < n && !rc; i++) {
 		const uint32_t r = perm[i];
 		const uint64_t k = off[r + 1] - off[r];
@@ -116,13 +146,14 @@ int eng_permute_rows(hog_data *d, const uint32_t *perm, float *wts)
 	}
 	for (uint64_t b = 0; b < K; b++) {
 		bstart[b + 1] += bstart[b];
-		cur[b] = bstart[b];
+		cur[b] = ready[b] = bstart[b];
 	}
 	/* 1: old order into the buckets; off[r] becomes row r's place in the scratch */
 	const uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
 	size_t gi = 0, gv = 0;
 	for (uint64_t r = 0, lo = off[0]; r < n; r++) {
 		const uint64_t hi = off[r + 1], k = hi - lo, at = cur[bkt[r]];
+		make_ahead(sids, svals, &ready[bkt[r]], at + k, bstart[bkt[r] + 1], pg);
 		memcpy(sids + at, d->ids + lo, k * 4);
 		if (svals)
 			memcpy(svals + at, d->vals + lo, k * 4);

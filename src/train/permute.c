@@ -16,9 +16,9 @@
  *  2. the new order is written front to back into the old arrays, each row
  *     gathered from its bucket; the scratch's pages go back bucket by bucket.
  * So the nonzeros are in memory once, plus a bucket (1/K of them), the pages
- * made ahead of each of the K fronts (PERM_AHEAD; the scratch takes no huge
- * pages, as K fronts fill at once) and a run of pages not yet given back at
- * each read front (PERM_GIVE). Each nonzero is copied twice, where a shard
+ * made ahead of each of the K fronts (a 32nd of them in all, at most
+ * PERM_AHEAD a front; the scratch takes no huge pages, as K fronts fill at
+ * once) and a run of pages not yet given back at each read front. Each nonzero is copied twice, where a shard
  * copy copied it once; the gather reads a bucket at a time (a K-th of the
  * set: cached). Besides: 5 bytes a row (its bucket and length) and a bit a
  * row for the fixed-size arrays (labels, weights), which follow perm's cycles.
@@ -31,19 +31,21 @@
 #include <unistd.h>
 
 #define PERM_BUCKETS 64u        /* K; a bucket's number fits a byte */
-#define PERM_GIVE (2u << 20)    /* pages go back in runs of at least this (a huge page) */
-#define PERM_AHEAD (64u << 10)  /* the scratch's pages are made this far ahead of a bucket's end */
+#define PERM_GIVE (2u << 20)    /* the set's pages go back in runs of at least this (a huge page) */
+#define PERM_SGIVE (256u << 10) /* ... the scratch's (small pages) */
+#define PERM_AHEAD (64u << 10)  /* the scratch's pages are made at most this far ahead of a
+                                   bucket's end (and at most a 32nd of the scratch in all) */
 
 /* Gives the pages wholly inside bytes [*from, to) of @p base back to the
- * system (they read as zeros after), once they are PERM_GIVE or @p last; *from
- * moves past them. The data there is not read again. The runs end on
- * PERM_GIVE boundaries (but the last), so that the huge pages of an array
- * written again afterwards are whole and fault back as huge pages. */
-static void give_back(void *base, size_t *from, size_t to, int last, uintptr_t pg)
+ * system (they read as zeros after) in runs of at least @p unit that end on
+ * @p unit boundaries (the last run: on a page's); *from moves past them. The
+ * data there is not read again. The set's arrays go back in huge pages
+ * (PERM_GIVE), so that they fault back whole when pass 2 writes them. */
+static void give_back(void *base, size_t *from, size_t to, int last, uintptr_t unit, uintptr_t pg)
 {
-	if (!base || (to < *from + PERM_GIVE && !last))
+	if (!base || (to < *from + unit && !last))
 		return;
-	const uintptr_t end = last ? pg : PERM_GIVE;
+	const uintptr_t end = last ? pg : unit;
 	const uintptr_t a = ((uintptr_t)base + *from + pg - 1) & ~(pg - 1), b = ((uintptr_t)base + to) & ~(end - 1);
 	if (b <= a)
 		return;
@@ -65,15 +67,15 @@ static void *scratch_map(size_t bytes)
 }
 
 /* The scratch's pages for elements [*ready, to) of bucket regions @p a and
- * @p b (b may be NULL), and PERM_AHEAD bytes more but not past @p end, made in
+ * @p b (b may be NULL), and @p ahead elements more but not past @p end, made in
  * one call: on the virtual machine this was written on, where every page
  * fault traps to the host, faulting the scratch in a page at a time was most
  * of pass 1. */
-static void make_ahead(void *a, void *b, uint64_t *ready, uint64_t to, uint64_t end, uintptr_t pg)
+static void make_ahead(void *a, void *b, uint64_t *ready, uint64_t to, uint64_t end, uint64_t ahead, uintptr_t pg)
 {
 	if (to <= *ready)
 		return;
-	uint64_t upto = to + PERM_AHEAD / 4 < end ? to + PERM_AHEAD / 4 : end;
+	uint64_t upto = to + ahead < end ? to + ahead : end;
 #ifdef MADV_POPULATE_WRITE
 	for (int q = 0; q < 2; q++) {
 		const uintptr_t base = (uintptr_t)(q ? b : a);
@@ -150,18 +152,20 @@ int eng_permute_rows(hog_data *d, const uint32_t *perm, float *wts)
 	}
 	/* 1: old order into the buckets; off[r] becomes row r's place in the scratch */
 	const uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uint64_t ahead = nnz * 4 / (K * 32); /* bytes a front */
+	ahead = (ahead < pg ? pg : ahead > PERM_AHEAD ? PERM_AHEAD : ahead) / 4;
 	size_t gi = 0, gv = 0;
 	for (uint64_t r = 0, lo = off[0]; r < n; r++) {
 		const uint64_t hi = off[r + 1], k = hi - lo, at = cur[bkt[r]];
-		make_ahead(sids, svals, &ready[bkt[r]], at + k, bstart[bkt[r] + 1], pg);
+		make_ahead(sids, svals, &ready[bkt[r]], at + k, bstart[bkt[r] + 1], ahead, pg);
 		memcpy(sids + at, d->ids + lo, k * 4);
 		if (svals)
 			memcpy(svals + at, d->vals + lo, k * 4);
 		off[r] = at;
 		cur[bkt[r]] = at + k;
 		lo = hi;
-		give_back(d->ids, &gi, hi * 4, r + 1 == n, pg);
-		give_back(d->vals, &gv, hi * 4, r + 1 == n, pg);
+		give_back(d->ids, &gi, hi * 4, r + 1 == n, PERM_GIVE, pg);
+		give_back(d->vals, &gv, hi * 4, r + 1 == n, PERM_GIVE, pg);
 	}
 	free(bkt);
 	/* 2: the new order, front to back, from the buckets */
@@ -170,8 +174,8 @@ int eng_permute_rows(hog_data *d, const uint32_t *perm, float *wts)
 	for (uint64_t i = 0; i < n; i++) {
 		if (i * K / n != b) { /* bucket b is done: its scratch goes back */
 			b = i * K / n;
-			give_back(sids, &si, bstart[b] * 4, 0, pg);
-			give_back(svals, &sv, bstart[b] * 4, 0, pg);
+			give_back(sids, &si, bstart[b] * 4, 0, PERM_SGIVE, pg);
+			give_back(svals, &sv, bstart[b] * 4, 0, PERM_SGIVE, pg);
 		}
 		const uint64_t src = off[perm[i]], k = len[i];
 		memcpy(d->ids + at, sids + src, k * 4);

@@ -13,6 +13,7 @@
 # Writes bench/results/memory.md.
 #   VALS_N BIN_N SHORT_N  examples of the three sets (200000 400000 1500000)
 #   EPOCHS                epochs per training run (1)
+#   MEM_OUT               the result file (bench/results/memory.md)
 # Needs root for the cgroup (v1: /sys/fs/cgroup/memory, v2: /sys/fs/cgroup);
 # without one it says so and measures without a limit only.
 . "$(dirname "$0")/common.sh"
@@ -20,7 +21,7 @@ VALS_N=${VALS_N:-200000}
 BIN_N=${BIN_N:-400000}
 SHORT_N=${SHORT_N:-1500000}
 EPOCHS=${EPOCHS:-1}
-OUT=$RESULTS/memory.md
+OUT=${MEM_OUT:-$RESULTS/memory.md}
 CG=""
 LIMIT_FILE=""
 for base in /sys/fs/cgroup/memory /sys/fs/cgroup; do
@@ -40,10 +41,12 @@ cleanup() { [ -z "$CG" ] || rmdir "$CG" 2>/dev/null || true; }
 trap cleanup EXIT
 # set_limit BYTES: the cgroup's limit (and no swap)
 set_limit() {
-	echo "$1" >"$CG/$LIMIT_FILE"
-	if [ "$LIMIT_FILE" = memory.limit_in_bytes ]; then
+	if [ "$LIMIT_FILE" = memory.limit_in_bytes ]; then # (v1: memsw is never below the limit)
+		echo -1 >"$CG/memory.memsw.limit_in_bytes" 2>/dev/null || true
+		echo "$1" >"$CG/$LIMIT_FILE"
 		echo "$1" >"$CG/memory.memsw.limit_in_bytes" 2>/dev/null || true
 	else
+		echo "$1" >"$CG/$LIMIT_FILE"
 		echo 0 >"$CG/memory.swap.max" 2>/dev/null || true
 	fi
 }
@@ -137,7 +140,7 @@ one() {
 		echo "| \`$label\`$([ "$r" = 0 ] || echo " (exit $r)") | $(mib "$a") | $(mib "$h") | $ratio | $lrc | $la |" >>"$OUT"
 	done
 	poll "$H" compare --quiet --data "$D" --modes lockfree --threads 1,2 --epochs 1 --repeat 1
-	echo "| \`compare --modes serial,lockfree --threads 1,2 --epochs 1 --repeat 1\` (not limited)$([ "$RC" = 0 ] || echo " (exit $RC)") | $(mib "$ANON") | $(mib "$HWM") | $(awk -v a="$ANON" -v d="$data" -v m="$model" 'BEGIN { printf "%.3f", a * 1024 / (d + m) }') | - | - |" >>"$OUT"
+	echo "| \`compare --modes lockfree --threads 1,2 --epochs 1 --repeat 1\` (not limited)$([ "$RC" = 0 ] || echo " (exit $RC)") | $(mib "$ANON") | $(mib "$HWM") | $(awk -v a="$ANON" -v d="$data" -v m="$model" 'BEGIN { printf "%.3f", a * 1024 / (d + m) }') | - | - |" >>"$OUT"
 	echo >>"$OUT"
 	rm -rf "$D" "$TE" "$WORK/mem-run.model" "$WORK/mem.pred"
 }

@@ -364,12 +364,10 @@ int lin_setup(hog_engine *e)
 		const int chunks = e->o.shuffle_chunk > 1 && !e->o.no_shuffle;
 		L->in_place = !(chunks && hog_topo_plan_nodes(e->plan, e->T) > 1 && pages > 0 && psz > 0 &&
 		                bytes <= (uint64_t)pages * (uint64_t)psz / 2);
-		if (L->in_place && e->o.no_shuffle)
-			L->dealt = 1; /* (the deal is 0..n-1) */
-		else if (L->in_place && chunks && eng_permute_rows(e->own, L->perm, e->wts) == 0) {
-			for (uint64_t i = 0; i < tr->n; i++)
-				L->perm[i] = (uint32_t)i;
-			L->dealt = 1;
+		L->dealt = L->in_place && (e->o.no_shuffle || (chunks && eng_permute_rows(e->own, L->perm, e->wts) == 0));
+		if (L->dealt) { /* the deal is 0..n-1 now: perm is not kept (a few bytes a row) */
+			free(L->perm);
+			L->perm = NULL;
 		} /* (else rows scattered over the set: the same model, without the chunks' locality) */
 	}
 	L->ks.P = L->P;

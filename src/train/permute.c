@@ -18,10 +18,12 @@
  * So the nonzeros are in memory once, plus a bucket (1/K of them), the pages
  * made ahead of each of the K fronts (a 32nd of them in all, at most
  * PERM_AHEAD a front; the scratch takes no huge pages, as K fronts fill at
- * once) and a run of pages not yet given back at each read front. Each nonzero is copied twice, where a shard
- * copy copied it once; the gather reads a bucket at a time (a K-th of the
- * set: cached). Besides: 5 bytes a row (its bucket and length) and a bit a
- * row for the fixed-size arrays (labels, weights), which follow perm's cycles.
+ * once) and a run of pages not yet given back at each read front. Each
+ * nonzero is copied twice, where a shard copy copied it once; the gather
+ * reads a bucket at a time (a K-th of the set: cached). Besides: a byte a row (its bucket) and a bit a row, for the
+ * fixed-size arrays (labels, weights, the rows' lengths), which follow
+ * perm's cycles. Rows of 2^24 nonzeros or more, or sets of 2^40, are refused
+ * (EOVERFLOW: pass 1 packs a row's place and length into its offset).
  */
 #include "train/engine.h"
 #include <errno.h>
@@ -33,6 +35,9 @@
 #define PERM_BUCKETS 64u        /* K; a bucket's number fits a byte */
 #define PERM_GIVE (2u << 20)    /* the set's pages go back in runs of at least this (a huge page) */
 #define PERM_SGIVE (256u << 10) /* ... the scratch's (small pages) */
+#define PERM_POS (1ull << 40)   /* pass 1 keeps a row's place (< 2^40) and length (< 2^24) in
+                                   its offset's word */
+#define PERM_LEN (1ull << 24)
 #define PERM_AHEAD (64u << 10)  /* the scratch's pages are made at most this far ahead of a
                                    bucket's end (and at most a 32nd of the scratch in all) */
 
@@ -114,32 +119,50 @@ static void permute_fixed(float *const *a, int na, const uint32_t *perm, uint64_
 	}
 }
 
+/* The same for one array of 8-byte words. */
+static void permute_u64(uint64_t *a, const uint32_t *perm, uint64_t n, uint64_t *seen)
+{
+	memset(seen, 0, ((n + 63) / 64) * sizeof *seen);
+	for (uint64_t s = 0; s < n; s++) {
+		if (seen[s >> 6] >> (s & 63) & 1)
+			continue;
+		const uint64_t t = a[s];
+		for (uint64_t j = s;;) {
+			seen[j >> 6] |= 1ull << (j & 63);
+			const uint64_t k = perm[j];
+			a[j] = k == s ? t : a[k];
+			if (k == s)
+				break;
+			j = k;
+		}
+	}
+}
+
 int eng_permute_rows(hog_data *d, const uint32_t *perm, float *wts)
 {
 	const uint64_t n = d->n, nnz = d->nnz, K = PERM_BUCKETS;
 	if (n < 2)
 		return 0;
+	if (nnz >= PERM_POS || d->offsets[0] != 0)
+		return EOVERFLOW;
 	uint64_t *seen = malloc(((n + 63) / 64) * sizeof *seen);
 	uint8_t *bkt = malloc(n);
-	uint32_t *len = malloc(n * sizeof *len); /* the rows' lengths in the new order */
 	const size_t sbytes = nnz ? nnz * 4 : 1;
 	uint32_t *sids = scratch_map(sbytes);
 	float *svals = d->vals ? scratch_map(sbytes) : NULL;
-	int rc = !seen || !bkt || !len || !sids || (d->vals && !svals) ? ENOMEM : 0;
+	int rc = !seen || !bkt || !sids || (d->vals && !svals) ? ENOMEM : 0;
 	uint64_t *off = d->offsets, bstart[PERM_BUCKETS + 1] = { 0 }, cur[PERM_BUCKETS], ready[PERM_BUCKETS];
 	for (uint64_t i = 0; i < n && !rc; i++) {
 		const uint32_t r = perm[i];
 		const uint64_t k = off[r + 1] - off[r];
-		if (k > UINT32_MAX)
+		if (k >= PERM_LEN)
 			rc = EOVERFLOW;
-		len[i] = (uint32_t)k;
 		bkt[r] = (uint8_t)(i * K / n);
 		bstart[i * K / n + 1] += k;
 	}
 	if (rc) {
 		free(seen);
 		free(bkt);
-		free(len);
 		if (sids)
 			munmap(sids, sbytes);
 		if (svals)
@@ -150,18 +173,19 @@ int eng_permute_rows(hog_data *d, const uint32_t *perm, float *wts)
 		bstart[b + 1] += bstart[b];
 		cur[b] = ready[b] = bstart[b];
 	}
-	/* 1: old order into the buckets; off[r] becomes row r's place in the scratch */
+	/* 1: old order into the buckets; off[r] becomes row r's place in the
+	 * scratch and its length (PERM_POS x length + place) */
 	const uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
 	uint64_t ahead = nnz * 4 / (K * 32); /* bytes a front */
 	ahead = (ahead < pg ? pg : ahead > PERM_AHEAD ? PERM_AHEAD : ahead) / 4;
 	size_t gi = 0, gv = 0;
-	for (uint64_t r = 0, lo = off[0]; r < n; r++) {
+	for (uint64_t r = 0, lo = 0; r < n; r++) {
 		const uint64_t hi = off[r + 1], k = hi - lo, at = cur[bkt[r]];
 		make_ahead(sids, svals, &ready[bkt[r]], at + k, bstart[bkt[r] + 1], ahead, pg);
 		memcpy(sids + at, d->ids + lo, k * 4);
 		if (svals)
 			memcpy(svals + at, d->vals + lo, k * 4);
-		off[r] = at;
+		off[r] = k * PERM_POS + at;
 		cur[bkt[r]] = at + k;
 		lo = hi;
 		give_back(d->ids, &gi, hi * 4, r + 1 == n, PERM_GIVE, pg);
@@ -177,7 +201,7 @@ int eng_permute_rows(hog_data *d, const uint32_t *perm, float *wts)
 			give_back(sids, &si, bstart[b] * 4, 0, PERM_SGIVE, pg);
 			give_back(svals, &sv, bstart[b] * 4, 0, PERM_SGIVE, pg);
 		}
-		const uint64_t src = off[perm[i]], k = len[i];
+		const uint64_t v = off[perm[i]], src = v % PERM_POS, k = v / PERM_POS;
 		memcpy(d->ids + at, sids + src, k * 4);
 		if (svals)
 			memcpy(d->vals + at, svals + src, k * 4);
@@ -186,10 +210,15 @@ int eng_permute_rows(hog_data *d, const uint32_t *perm, float *wts)
 	munmap(sids, sbytes);
 	if (svals)
 		munmap(svals, sbytes);
-	off[0] = 0;
-	for (uint64_t i = 0; i < n; i++)
-		off[i + 1] = off[i] + len[i];
-	free(len);
+	/* the offsets: the lengths, into the new order along perm's cycles, summed */
+	for (uint64_t r = 0; r < n; r++)
+		off[r] /= PERM_POS;
+	permute_u64(off, perm, n, seen);
+	for (uint64_t i = 0, sum = 0; i <= n; i++) {
+		const uint64_t k = i < n ? off[i] : 0;
+		off[i] = sum;
+		sum += k;
+	}
 	float *fixed[3] = { d->labels, d->weights, wts };
 	permute_fixed(fixed, 3, perm, n, seen);
 	free(seen);

@@ -48,8 +48,8 @@ LOADED=$("$H" data info "$WORK/stream.lmdb" | awk '/^examples/ { n = $2 } /^nonz
 	fi
 	echo "\`hogwild train --data stream.lmdb --mode lockfree --threads 2 --epochs $EPOCHS\`, with and without \`--stream\`."
 	echo "s/epoch: training time over epochs (setup and loading excluded; --stream's setup reads the set once)."
-	echo "The loaded set (hog_data) takes $LOADED MB: the in-memory run's peak over it is the one-copy check"
-	echo "(target: at most 1.15 x the data + the model, 0.2 MB here)."
+	echo "The loaded set (hog_data) takes $LOADED MB; the peak RSS counts the file's pages read through the"
+	echo "map as well (the one-copy check on anonymous memory: bench/memory.sh, bench/results/memory.md)."
 	echo "The machine was shared with other jobs: times are noisy."
 	echo
 	echo "| run | limit | exit | peak RSS (MB) | s/epoch | wall (s) |"

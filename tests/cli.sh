@@ -2360,6 +2360,22 @@ else
 	incg env HOGWILD_MEMORY=100G "$H" eval --model "$T/cg.model" --data "$T/cg.lmdb" >/dev/null 2>&1
 	got=$?
 	check_true "cgroup 32 MB: the whole set in memory is killed there (exit $got: a signal)" test "$got" -ge 128
+	# issue 23: trained in memory at the default options (chunks, --average),
+	# the set is in memory once -- within 1.15 x (the decoded set + the model)
+	# + 30 MB, where two copies (the shards copied, as before) are killed
+	data=$("$H" data info "$T/cg.lmdb" | awk '/^examples/ { n = $2 } /^nonzeros/ { z = $2 } END { printf "%.0f", n * 12 + 8 + z * 8 }')
+	lim=$(awk -v d="$data" -v m="$(wc -c <"$T/cg.model")" 'BEGIN { printf "%.0f", 1.15 * (d + m) + 30e6 }')
+	if [ -f "$cg/memory.limit_in_bytes" ]; then # (v1: memsw never below the limit)
+		echo -1 >"$cg/memory.memsw.limit_in_bytes" 2>/dev/null
+		echo "$lim" >"$cg/memory.limit_in_bytes" && echo "$lim" >"$cg/memory.memsw.limit_in_bytes" 2>/dev/null
+	else
+		echo "$lim" >"$cg/memory.max"
+	fi
+	for a in "--mode serial" "--threads 2" "--threads 2 --mode replica" "--threads 2 --mode deterministic"; do
+		# shellcheck disable=SC2086
+		check "cgroup 1.15 x (data + model) + 30 MB ($((lim >> 20)) MiB): train $a on the 100 MB set in memory" 0 \
+			incg "$H" train --quiet --epochs 1 --data "$T/cg.lmdb" $a --save "$T/cg1.model"
+	done
 	rmdir "$cg" 2>/dev/null
 fi
 

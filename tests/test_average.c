@@ -435,7 +435,7 @@ static void test_last_epoch_is_best(void)
 /* hog_train_consume() trains on the data set in place: the same model as
  * hog_train() on a copy, in the modes that rewrite rows (striped sorts them,
  * buffered puts hot coordinates first), with --average and --normalize; and
- * with --shuffle-chunk, where it copies the shards when they fit (issue 22),
+ * with --shuffle-chunk, where it puts the set into the deal's order first (issue 23),
  * deterministic mode too. */
 static void test_consume_equals_copy(void)
 {

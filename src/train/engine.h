@@ -346,6 +346,13 @@ void eng_chunk_order(uint32_t *out, const uint32_t *items, uint64_t n, uint64_t 
  * --shuffle-chunk (a shard is copied in this order, so its chunks are chunks
  * of a random order, not of the data set's). */
 void eng_deal(uint32_t *perm, uint64_t n, int no_shuffle, uint64_t seed);
+/* Puts sparse set @p d's rows into the order @p perm (n entries: row i becomes
+ * old row perm[i]), in place -- labels, example weights, offsets, ids, values,
+ * and @p wts (n floats, or NULL) with them -- with memory beside the set for
+ * about a 64th of its nonzeros, a byte a row and a few pages (permute.c).
+ * @return 0, or before anything changed ENOMEM, or EOVERFLOW (a row of 2^24
+ * nonzeros, a set of 2^40). */
+int eng_permute_rows(hog_data *d, const uint32_t *perm, float *wts);
 /* Worker @p worker's order of its @p n items (NULL: 0..n-1) for @p epoch: the
  * items in turn with --no-shuffle, else eng_chunk_order() with o->shuffle_chunk
  * from a seed drawn from (o->seed, epoch, worker) -- a pure function of them,

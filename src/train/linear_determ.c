@@ -189,7 +189,8 @@ int lin_det_worker_init(hog_engine *e, eng_worker *ew, lin_worker *w)
 	for (uint32_t s = (uint32_t)ew->id; s < det->S; s += (uint32_t)e->T) {
 		uint64_t a, b;
 		eng_share(e->tr->n, (int)s, (int)det->S, &a, &b);
-		memcpy(dw->rows + at, L->perm + a, (b - a) * sizeof *dw->rows);
+		for (uint64_t i = a; i < b; i++) /* (dealt in place: the set is in the deal's order) */
+			dw->rows[at + i - a] = L->perm ? L->perm[i] : (uint32_t)i;
 		at += b - a;
 	}
 	int rc = lin_build_rows(e, ew, w, dw->rows, n);

@@ -411,15 +411,24 @@ int lin_setup(hog_engine *e)
 	if (L->perm)
 		eng_deal(L->perm, tr->n, e->o.no_shuffle, e->o.seed);
 	/* A handed-over set (hog_train_consume) is trained on in place, one copy in
-	 * memory, except with --shuffle-chunk when the shards' copies fit in half
-	 * the free memory: in place, a chunk of a shard is rows scattered over the
-	 * set, and the chunks' locality is lost (the same examples in the same
-	 * order either way, so the same model). */
+	 * memory (issue 23). With --shuffle-chunk its rows are first put into the
+	 * deal's order (eng_permute_rows): a worker's shard is then a run of rows
+	 * and a chunk streams from memory as a copied shard's does; the same
+	 * examples in the same order either way, so the same model. What a copy
+	 * adds is placement on the worker's NUMA node: the shards are copied when
+	 * the workers span several nodes and the copies fit in half the free
+	 * memory. */
 	if (e->own) {
 		const uint64_t bytes = tr->nnz * (tr->vals ? 8 : 4) + tr->n * 16;
 		const long pages = sysconf(_SC_AVPHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-		L->in_place = !(e->o.shuffle_chunk > 1 && !e->o.no_shuffle && pages > 0 && psz > 0 &&
+		const int chunks = e->o.shuffle_chunk > 1 && !e->o.no_shuffle;
+		L->in_place = !(chunks && hog_topo_plan_nodes(e->plan, e->T) > 1 && pages > 0 && psz > 0 &&
 		                bytes <= (uint64_t)pages * (uint64_t)psz / 2);
+		L->dealt = L->in_place && (e->o.no_shuffle || (chunks && eng_permute_rows(e->own, L->perm, e->wts) == 0));
+		if (L->dealt) { /* the deal is 0..n-1 now: perm is not kept (a few bytes a row) */
+			free(L->perm);
+			L->perm = NULL;
+		} /* (else rows scattered over the set: the same model, without the chunks' locality) */
 	}
 	L->ks.P = L->P;
 	L->ks.reg = L->reg;
@@ -432,13 +441,9 @@ int lin_setup(hog_engine *e)
 	for (uint32_t i = 0; i < L->nlocks; i++)
 		atomic_init(&L->locks[i].v, 0);
 	L->ks.locks = L->locks;
-	if (te) {
-		L->test_ids = malloc(te->nnz * sizeof *L->test_ids + 4);
-		L->test_margins = malloc(te->n * sizeof *L->test_margins + 4);
-		if (!L->test_ids || !L->test_margins)
-			return hog_err_set(e->err, ENOMEM, "out of memory for the test set");
-		for (uint64_t j = 0; j < te->nnz; j++)
-			L->test_ids[j] = te->ids[j] < L->dim ? L->map[te->ids[j]] : UINT32_MAX;
-	}
+	/* the test set's margins (its ids are mapped as they are read: a mapped
+	 * copy of them was half a test set with values more in memory) */
+	if (te && !(L->test_margins = malloc(te->n * sizeof *L->test_margins + 4)))
+		return hog_err_set(e->err, ENOMEM, "out of memory for the test set");
 	return 0;
 }

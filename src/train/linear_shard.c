@@ -85,13 +85,16 @@ static int shard_alloc(hog_engine *e, eng_worker *ew, lin_worker *w, uint64_t ro
 
 /* hog_train_consume(): the worker's share stays where the data set holds it,
  * its rows rewritten in place as lin_build_shard() would copy them (the workers'
- * rows are disjoint: no two touch one). The engine visits a shuffle of the rows'
- * numbers (ew->rows), which makes the same swaps as the shuffle of 0..n-1 that
- * a copied shard gets: the same examples in the same order. What is lost is
- * the copy's placement on the worker's NUMA node, and --shuffle-chunk's
- * locality (a chunk is rows scattered over the set: lin_setup copies the
- * shards then, when they fit). */
-static int shard_in_place(hog_engine *e, eng_worker *ew, lin_worker *w, const uint32_t *rows)
+ * rows are disjoint: no two touch one). With @p rows NULL the share is the run
+ * of rows from @p first (the set is in the deal's order, L->dealt): the arrays
+ * are views from there and the engine visits 0..n-1, as in a copied shard,
+ * with --shuffle-chunk's chunks consecutive in memory. Otherwise the engine
+ * visits a shuffle of the rows' numbers (ew->rows), which makes the same swaps
+ * as the shuffle of 0..n-1 that a copied shard gets: the same examples in the
+ * same order, but a chunk is rows scattered over the set. What is lost either
+ * way is a copy's placement on the worker's NUMA node (lin_setup copies the
+ * shards where the workers span several nodes, when they fit). */
+static int shard_in_place(hog_engine *e, eng_worker *ew, lin_worker *w, const uint32_t *rows, uint64_t first)
 {
 	const lin_state *L = e->model;
 	hog_data *d = e->own;
@@ -101,7 +104,7 @@ static int shard_in_place(hog_engine *e, eng_worker *ew, lin_worker *w, const ui
 		return ENOMEM;
 	}
 	for (uint64_t i = 0; i < ew->n; i++) {
-		uint64_t lo = d->offsets[rows[i]], k = d->offsets[rows[i] + 1] - lo;
+		const uint64_t r = rows ? rows[i] : first + i, lo = d->offsets[r], k = d->offsets[r + 1] - lo;
 		uint32_t *ids = d->ids + lo;
 		float *xs = d->vals ? d->vals + lo : NULL;
 		for (uint64_t j = 0; j < k; j++) {
@@ -115,9 +118,10 @@ static int shard_in_place(hog_engine *e, eng_worker *ew, lin_worker *w, const ui
 			hot_first(ids, xs, k, L->ks.hot, tmp);
 	}
 	free(tmp);
-	w->y = d->labels;
-	w->wt = e->wts;
-	w->off = d->offsets;
+	const uint64_t at = rows ? 0 : first;
+	w->y = d->labels + at;
+	w->wt = e->wts ? e->wts + at : NULL;
+	w->off = d->offsets + at;
 	w->ids = d->ids;
 	w->xs = d->vals;
 	ew->rows = rows;
@@ -134,7 +138,16 @@ int lin_build_shard(hog_engine *e, eng_worker *ew, lin_worker *w)
 	const lin_state *L = e->model;
 	uint64_t n0, n1;
 	eng_worker_share(e, ew, e->tr->n, &n0, &n1); /* with MPI, this rank's slice */
-	return lin_build_rows(e, ew, w, L->perm + n0, n1 - n0);
+	if (!(L->in_place && L->dealt))
+		return lin_build_rows(e, ew, w, L->perm + n0, n1 - n0);
+	const hog_data *d = e->tr;
+	uint64_t nnz_max = 0;
+	for (uint64_t r = n0; r < n1; r++)
+		nnz_max = d->offsets[r + 1] - d->offsets[r] > nnz_max ? d->offsets[r + 1] - d->offsets[r] : nnz_max;
+	ew->n = n1 - n0;
+	w->nnz = d->offsets[n1] - d->offsets[n0];
+	w->nnz_max = nnz_max;
+	return shard_in_place(e, ew, w, NULL, n0);
 }
 
 /* The same for the @p n examples @p rows (deterministic mode: the worker's
@@ -154,7 +167,7 @@ int lin_build_rows(hog_engine *e, eng_worker *ew, lin_worker *w, const uint32_t 
 	w->nnz = nnz;
 	w->nnz_max = nnz_max;
 	if (L->in_place)
-		return shard_in_place(e, ew, w, rows);
+		return shard_in_place(e, ew, w, rows, 0);
 	int rc = shard_alloc(e, ew, w, n, nnz, d->vals != NULL, n);
 	if (rc)
 		return rc;

@@ -395,7 +395,6 @@ static void lin_free(hog_engine *e)
 	free(L->map);
 	free(L->inv);
 	free(L->perm);
-	free(L->test_ids);
 	free(L->test_margins);
 	free(L->locks);
 	free(L->xscale);
@@ -587,12 +586,14 @@ static void lin_eval_slice(hog_engine *e, int k)
 	const uint32_t S = L->S;
 	uint64_t a, b;
 	eng_share(d->n, k, e->T, &a, &b);
+	const uint32_t *const map = L->map;
+	const uint64_t dim = L->dim;
 	if (L->A || L->xscale) { /* the weights the model file will hold */
 		for (uint64_t i = a; i < b; i++) {
 			float m = weight_of(e, 0, L->A != NULL);
 			for (uint64_t j = d->offsets[i]; j < d->offsets[i + 1]; j++)
-				if (L->test_ids[j] != UINT32_MAX)
-					m += weight_of(e, L->test_ids[j], L->A != NULL) * (d->vals ? d->vals[j] : 1.0f);
+				if (d->ids[j] < dim)
+					m += weight_of(e, map[d->ids[j]], L->A != NULL) * (d->vals ? d->vals[j] : 1.0f);
 			L->test_margins[i] = m;
 		}
 		return;
@@ -600,8 +601,8 @@ static void lin_eval_slice(hog_engine *e, int k)
 	for (uint64_t i = a; i < b; i++) {
 		float m = ald(&L->P[0]);
 		for (uint64_t j = d->offsets[i]; j < d->offsets[i + 1]; j++)
-			if (L->test_ids[j] != UINT32_MAX)
-				m += ald(&L->P[(size_t)L->test_ids[j] * S]) * (d->vals ? d->vals[j] : 1.0f);
+			if (d->ids[j] < dim)
+				m += ald(&L->P[(size_t)map[d->ids[j]] * S]) * (d->vals ? d->vals[j] : 1.0f);
 		L->test_margins[i] = m;
 	}
 }
@@ -693,7 +694,7 @@ static int lin_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, 
 		return hog_err_set(err, HOG_EMISMATCH, "the test set's task is %s, the training set's %s",
 		                   hog_task_name(te->meta.task), hog_task_name(tr->meta.task));
 	/* (a test set's features beyond the training set's score as zero weight:
-	 * test_ids, as liblinear does; the CLI counts them, hog_data_reconcile) */
+	 * lin_eval_slice, as liblinear does; the CLI counts them, hog_data_reconcile) */
 	if (tr->dim >= UINT32_MAX - 1)
 		return hog_err_set(err, HOG_EMISMATCH, "data set dimension out of range (%llu features)",
 		                   (unsigned long long)tr->dim);

@@ -66,10 +66,11 @@ typedef struct lin_state {
 	float *l1;                  /* --l1: per coordinate l1 * n / d_v (ks.l1); NULL when off */
 	uint32_t *map;              /* data set feature id -> internal id */
 	uint32_t *inv;              /* internal id -> data set feature id (0 = bias) */
-	uint32_t *perm;             /* examples dealt to workers */
+	uint32_t *perm;             /* examples dealt to workers (NULL when dealt: 0..n-1) */
 	int in_place;               /* hog_train_consume: the shards are views of the set, rewritten in
 	                               place (lin_setup says when they are copies instead) */
-	uint32_t *test_ids;         /* test ids mapped to internal ids (UINT32_MAX: unknown) */
+	int dealt;                  /* in place: the set is in the deal's order (perm 0..n-1, not
+	                               kept), so a worker's share is a run of its rows */
 	float *test_margins;
 	hog_spin *locks;
 	uint32_t nlocks;

@@ -167,7 +167,9 @@ static const icase issue_cases[] = {
 	{ T, LIN, LOG, MD(BUFFERED), SGD, BKF, NULL, NULL, "delay", R, 0 },
 	{ T, MLP, LOG, MD(LOCKFREE), SGD, BKF, NULL, NULL, "measure-delay", R, 0 },
 	{ T, MF, SQ, MD(GRID), SGD, BKF, NULL, NULL, "measure-delay", A, 0 },
-	{ T, MF, SQ, MD(LOCKFREE), SGD, BKF, NULL, NULL, "stream", R, 0 }, /* only the linear trainer streams */
+	{ T, MF, SQ, MD(LOCKFREE), SGD, BKF, NULL, NULL, "stream", A, 0 }, /* every trainer streams */
+	{ T, MLP, LOG, MD(BUFFERED), SGD, BKF, NULL, NULL, "stream", A, 0 },
+	{ T, MF, SQ, MD(DETERMINISTIC), SGD, BKF, NULL, NULL, "shards", A, 0 },
 	{ T, LIN, LOG, MD(REPLICA), SGD, BKF, NULL, NULL, "stream", A, 0 },
 	/* --loss softmax with --model linear trains as the mlp without hidden layers */
 	{ T, LIN, SMX, MD(LOCKFREE), SGD, BKF, NULL, NULL, "batch", A, 0 },
@@ -279,13 +281,13 @@ static const struct ref {
 	{ "delay", "linear", "serial lockfree atomic striped locked", "" },
 	{ "measure-delay", "linear mf", "", "" }, { "hot", "linear", "buffered replica", "" },
 	{ "flush-every", "linear mlp softmax", "buffered replica deterministic", "" },
-	{ "shards", "linear mlp softmax", "deterministic", "" }, { "node-sync", "linear", "replica", "" },
+	{ "shards", "linear mlp softmax mf", "deterministic", "" }, { "node-sync", "linear", "replica", "" },
 	{ "stripe-size", "linear", "striped", "" }, { "bind", "*", "", "" }, { "seed", "*", "", "" },
 	{ "topology", "*", "", "" }, { "sync-every", "*", "", "" }, { "compress", "*", "", "" }, { "no-shuffle", "*", "", "" },
 	{ "shuffle-chunk", "linear", "", "" },
 	{ "quiet", "*", "", "" }, { "save", "*", "", "" }, { "checkpoint", "*", "", "" },
 	{ "checkpoint-every", "*", "", "checkpoint" }, { "resume", "*", "", "" }, { "force", "*", "", "resume" },
-	{ "metrics", "*", "", "" }, { "stream", "linear", "", "" }, { "keep-diverged", "*", "", "save" },
+	{ "metrics", "*", "", "" }, { "stream", "*", "", "" }, { "keep-diverged", "*", "", "save" },
 	{ "strict", "*", "", "test" }, { "validation", "*", "", "" }, { "early-stop", "*", "", "heldout" },
 	{ "ranks", "*", "", "" }, { "repeat", "*", "", "" },
 	{ "target-loss", "*", "", "" }, { "csv", "*", "", "" }, { "json", "*", "", "" }, { "plot", "*", "", "" },
@@ -304,7 +306,7 @@ static const struct ctx {
 	{ "linear", LIN, LOG, "serial lockfree buffered atomic striped locked replica deterministic" },
 	{ "softmax", LIN, SMX, "serial lockfree buffered atomic locked deterministic" },
 	{ "mlp", MLP, LOG, "serial lockfree buffered atomic locked deterministic" },
-	{ "mf", MF, SQ, "serial lockfree atomic striped locked grid" },
+	{ "mf", MF, SQ, "serial lockfree atomic striped locked grid deterministic" },
 };
 
 static int has_word(const char *list, const char *w)

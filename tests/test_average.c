@@ -75,7 +75,8 @@ static void order_in_memory(uint64_t n, uint64_t seed, int ep, uint32_t *seq)
 
 /* --stream, blocks of REF_BLOCK examples: the blocks dealt by a shuffle of
  * (seed ^ 0xB10C); each epoch the blocks in a shuffled order, and the examples
- * of each block in a shuffled order, from one seeded sequence. */
+ * of each block in a shuffled order seeded by the epoch's seed and the block's
+ * place in the epoch. */
 #define REF_BLOCK 500
 static void order_stream(uint64_t n, uint64_t seed, int ep, uint32_t *seq)
 {
@@ -84,10 +85,12 @@ static void order_stream(uint64_t n, uint64_t seed, int ep, uint32_t *seq)
 	ref_shuffle(deal, nb, seed ^ 0xB10Cull);
 	uint64_t s = seed ^ 0x5EEDull;
 	s = ref_mix(&s) ^ ((uint64_t)ep << 20);
+	const uint64_t eseed = ref_mix(&s);
 	ref_shuffle(slots, nb, ref_mix(&s));
 	for (uint64_t q = 0; q < nb; q++) {
 		uint64_t b = deal[slots[q]], first = b * REF_BLOCK, m = n - first < REF_BLOCK ? n - first : REF_BLOCK;
-		ref_shuffle(in, m, ref_mix(&s));
+		uint64_t z = eseed ^ q;
+		ref_shuffle(in, m, ref_mix(&z));
 		for (uint64_t i = 0; i < m; i++)
 			seq[at++] = (uint32_t)(first + in[i]);
 	}

@@ -32,7 +32,9 @@
 typedef struct eng_worker {
 	int id;
 	uint64_t n;                 /* examples this worker does in an epoch (set by worker_init) */
-	uint32_t *order;            /* n: this epoch's visiting order (the engine shuffles it) */
+	uint32_t *order;            /* n: this epoch's visiting order (the engine shuffles it); --stream:
+	                               the held block's, for positions from order_at (eng_stream) */
+	uint64_t order_at;          /* the position order[0] is for: 0 but with --stream */
 	const uint32_t *rows;       /* optional (worker_init): the n items the order is a shuffle
 	                               of; NULL: 0..n-1 (the model's own shard) */
 	uint64_t pos;               /* examples done in this epoch */
@@ -384,6 +386,40 @@ static inline void eng_worker_share(const hog_engine *e, const eng_worker *w, ui
 	*lo += a;
 	*hi += a;
 }
+/* stream.c: a worker's share of a streamed training set (hog_train_stream),
+ * the same for every model that streams. eng_stream_deal: the blocks' deal
+ * (identity with --no-shuffle, else seeded). eng_stream_share: the worker's
+ * contiguous share of @p bperm (its rank's, with MPI), the positions before
+ * each block, ew->n, and ew->order sized for its largest block (the model
+ * frees it as any order). eng_stream_epoch (the model's epoch_begin): the
+ * epoch's segments, its blocks in an order from (seed, epoch, worker).
+ * eng_stream_round (the model's round): from position @p from to @p to, each
+ * segment's block decoded by @p load when it is not the one held, its
+ * examples' order drawn into ew->order (order_at: the segment's first
+ * position), then @p fn, the model's in-memory round, over the segment. */
+typedef struct eng_seg {
+	uint32_t slot;              /* the worker's block (index into its share) */
+	uint64_t from, to;          /* positions in the epoch */
+} eng_seg;
+typedef struct eng_stream {
+	const uint32_t *blk;        /* the worker's blocks (numbers into the set), n of them */
+	uint64_t n;
+	uint64_t *first;            /* n + 1: its examples before each block */
+	eng_seg *seg;               /* n: this epoch's segments, in its order */
+	uint64_t cur;               /* the segment last run */
+	int64_t loaded;             /* the segment whose block and order the worker holds, -1: none */
+	uint64_t eseed;             /* this epoch's seed of the blocks' example orders */
+} eng_stream;
+/* The model's decode of the worker's block @p slot (of its eng_stream) into its
+ * own arrays; nonzero after eng_fail(). */
+typedef int (*eng_load_fn)(hog_engine *e, eng_worker *w, uint32_t slot);
+void eng_stream_deal(uint32_t *bperm, uint64_t nb, const hog_train_opts *o);
+int eng_stream_share(eng_stream *s, const hog_engine *e, eng_worker *ew, const uint32_t *bperm, uint64_t nb,
+                     const hog_block *blocks);
+void eng_stream_epoch(eng_stream *s, const hog_engine *e, const eng_worker *ew, int epoch);
+uint64_t eng_stream_round(hog_engine *e, eng_worker *ew, eng_stream *s, int epoch, uint64_t from, uint64_t to,
+                          eng_load_fn load, eng_round_fn fn);
+void eng_stream_free(eng_stream *s);
 /* mode_opts.c: the ranges of the update modes' options that more than one
  * model reads (--delay, --flush-every), HOG_ECONFIG naming the option; every
  * trainer's check() calls it first, whether or not it uses them. */

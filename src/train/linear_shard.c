@@ -76,7 +76,8 @@ static int shard_alloc(hog_engine *e, eng_worker *ew, lin_worker *w, uint64_t ro
 	TAKE(w->ids, nnz * 4);
 	if (vals)
 		TAKE(w->xs, nnz * 4);
-	TAKE(ew->order, norder * 4);
+	if (norder) /* (--stream: eng_stream's, a block's) */
+		TAKE(ew->order, norder * 4);
 	if (wts)
 		TAKE(w->wt, rows * 4);
 #undef TAKE
@@ -278,75 +279,30 @@ int lin_stream_scan(hog_engine *e, lin_state *L, uint64_t *cnt, float **scales)
 		free(mx);
 		return rc;
 	}
-	for (uint64_t b = 0; b < L->nb; b++)
-		L->bperm[b] = (uint32_t)b;
-	eng_shuffle_u32(L->bperm, L->nb, e->o.seed ^ 0xB10Cull);
+	eng_stream_deal(L->bperm, L->nb, &e->o);
 	*scales = mx;
 	return 0;
 }
 
-/* The worker's blocks and arrays sized for the largest block. */
+/* The worker's blocks (eng_stream) and arrays sized for the largest block. */
 int lin_stream_shard(hog_engine *e, eng_worker *ew, lin_worker *w)
 {
 	const lin_state *L = e->model;
-	uint64_t b0, b1;
-	eng_worker_share(e, ew, L->nb, &b0, &b1); /* with MPI, this rank's blocks */
-	w->sblk = L->bperm + b0;
-	w->nsblk = b1 - b0;
-	w->loaded = -1;
-	if (!(w->sfirst = malloc((w->nsblk + 1) * sizeof *w->sfirst)) ||
-	    !(w->seg = malloc((w->nsblk + 1) * sizeof *w->seg)))
-		return ENOMEM;
-	uint64_t n = 0;
-	for (uint64_t j = 0; j < w->nsblk; j++) {
-		w->sfirst[j] = n;
-		n += L->blk[w->sblk[j]].n;
-	}
-	w->sfirst[w->nsblk] = n;
-	ew->n = n;
+	int rc = eng_stream_share(&w->st, e, ew, L->bperm, L->nb, L->blk); /* (with MPI, this rank's blocks) */
+	if (rc)
+		return rc;
 	w->nnz_max = L->row_nnz;
 	if (e->o.mode == HOG_MODE_BUFFERED && !(w->stmp = malloc((w->nnz_max + 1) * 8)))
 		return ENOMEM;
-	return shard_alloc(e, ew, w, L->blk_n, L->blk_nnz, L->svals, n);
-}
-
-/* This epoch's order: the worker's blocks shuffled, and inside each block its
- * examples shuffled, seeded by (seed, epoch, worker) so that a resumed run
- * visits the same order. The order holds example numbers inside their block;
- * the segments say which block each run of positions reads. */
-void lin_stream_order(hog_engine *e, eng_worker *ew, int epoch)
-{
-	lin_worker *w = ew->m;
-	uint64_t s = e->o.seed ^ 0x5EEDull;
-	s = eng_mix64(&s) ^ ((uint64_t)epoch << 20) ^ (uint64_t)ew->id;
-	uint32_t *slots = (uint32_t *)w->seg; /* (room: a lin_seg is larger than a slot) */
-	for (uint64_t j = 0; j < w->nsblk; j++)
-		slots[j] = (uint32_t)j;
-	eng_shuffle_u32(slots, w->nsblk, eng_mix64(&s));
-	/* (filled back to front: slots[j] is read before seg[j] overwrites it) */
-	uint64_t at = ew->n;
-	for (uint64_t q = w->nsblk; q-- > 0;) {
-		uint32_t j = slots[q];
-		uint64_t m = w->sfirst[j + 1] - w->sfirst[j];
-		at -= m;
-		w->seg[q] = (lin_seg){ .slot = j, .from = at, .to = at + m };
-	}
-	for (uint64_t q = 0; q < w->nsblk; q++) {
-		uint32_t *o = ew->order + w->seg[q].from;
-		uint64_t m = w->seg[q].to - w->seg[q].from;
-		for (uint64_t i = 0; i < m; i++)
-			o[i] = (uint32_t)i;
-		eng_shuffle_u32(o, m, eng_mix64(&s));
-	}
-	w->nseg = w->nsblk;
-	w->cur_seg = 0;
+	return shard_alloc(e, ew, w, L->blk_n, L->blk_nnz, L->svals, 0);
 }
 
 /* Decodes the worker's block @p slot into its arrays, as lin_build_shard() copies rows. */
-static int stream_load(hog_engine *e, lin_worker *w, uint32_t slot)
+static int stream_load(hog_engine *e, eng_worker *ew, uint32_t slot)
 {
 	const lin_state *L = e->model;
-	const hog_block *b = &L->blk[w->sblk[slot]];
+	lin_worker *w = ew->m;
+	const hog_block *b = &L->blk[w->st.blk[slot]];
 	hog_block dec;
 	if (b->packed) { /* decoded again into the worker's buffer (checked once by the scan) */
 		hog_err err = { 0 };
@@ -379,26 +335,11 @@ static int stream_load(hog_engine *e, lin_worker *w, uint32_t slot)
 			hot_first(ids, xs, k, L->ks.hot, tmp);
 	}
 	hog_store_release(e->store, b);
-	w->loaded = slot;
 	return 0;
 }
 
 uint64_t lin_round_stream(hog_engine *e, eng_worker *ew, int epoch, uint64_t from, uint64_t to)
 {
 	lin_worker *w = ew->m;
-	const eng_round_fn fn = lin_in_memory_round(e);
-	while (from < to) {
-		while (w->cur_seg + 1 < w->nseg && w->seg[w->cur_seg].to <= from)
-			w->cur_seg++;
-		while (w->cur_seg > 0 && w->seg[w->cur_seg].from > from) /* (resumed inside an epoch) */
-			w->cur_seg--;
-		const lin_seg *g = &w->seg[w->cur_seg];
-		if (w->loaded != (int64_t)g->slot && stream_load(e, w, g->slot))
-			return from; /* (eng_fail: as a stop) */
-		uint64_t end = g->to < to ? g->to : to, got = fn(e, ew, epoch, from, end);
-		if (got < end)
-			return got; /* a stop request */
-		from = end;
-	}
-	return from;
+	return eng_stream_round(e, ew, &w->st, epoch, from, to, stream_load, lin_in_memory_round(e));
 }

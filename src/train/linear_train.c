@@ -219,7 +219,8 @@ HOG_INLINE void measured_locked(const enum hog_mode MODE, const enum hog_rule RU
 		const lin_state *L = e->model;                                                           \
 		lin_worker *w = ew->m;                                                                   \
 		const kern_shared *sh = &L->ks;                                                          \
-		const uint32_t *order = ew->order;                                                       \
+		const uint32_t *order = ew->order; /* (--stream: a block's, from position order_at) */   \
+		const uint64_t at = ew->order_at;                                                        \
 		const float *const wts = w->wt; /* NULL: unweighted, every weight 1 */                   \
 		const int measure = e->o.measure_delay;                                                  \
 		const uint64_t T = (uint64_t)e->T * e->ranks, base = (uint64_t)epoch * e->tr->n;         \
@@ -233,13 +234,13 @@ HOG_INLINE void measured_locked(const enum hog_mode MODE, const enum hog_rule RU
 			/* (replica reads the clock at its flushes only: nothing shared in between) */     \
 			const uint64_t c0 = sh->A && MODE != HOG_MODE_REPLICA ? lin_team_pos(e, ew, i) - i * T : 0; \
 			for (; i < end; i++) {                                                               \
-				uint32_t r = order[i];                                                           \
+				uint32_t r = order[i - at];                                                      \
 				uint64_t lo = w->off[r];                                                         \
 				uint32_t nnz = (uint32_t)(w->off[r + 1] - lo);                                   \
 				if (i + 4 * PREFETCH_AHEAD < to)                                                 \
-					__builtin_prefetch(&w->off[order[i + 4 * PREFETCH_AHEAD]]);                  \
+					__builtin_prefetch(&w->off[order[i + 4 * PREFETCH_AHEAD - at]]);             \
 				if (i + PREFETCH_AHEAD < to)                                                     \
-					prefetch_row(w, order[i + PREFETCH_AHEAD], VALS);                            \
+					prefetch_row(w, order[i + PREFETCH_AHEAD - at], VALS);                       \
 				uint64_t seen = 0;                                                               \
 				int sample = measure && (i & HOG_DELAY_SAMPLE_MASK) == 0;                        \
 				if (L->A && MODE != HOG_MODE_REPLICA) { /* the average's clock (--average) */    \
@@ -332,7 +333,7 @@ static void lin_epoch_begin(hog_engine *e, eng_worker *ew, int epoch)
 	if (L->pos) /* (the barrier after this: nobody reads the last epoch's) */
 		atomic_store_explicit(&L->pos[ew->id].v, 0, memory_order_relaxed);
 	if (e->store)
-		lin_stream_order(e, ew, epoch);
+		eng_stream_epoch(&w->st, e, ew, epoch);
 	if (L->det)
 		lin_det_epoch_order(e, ew, epoch);
 	w->k.loss = 0;
@@ -469,10 +470,9 @@ static void lin_worker_free(hog_engine *e, eng_worker *ew)
 	lin_det_worker_free(e, ew, w);
 	if (w->shard)
 		hog_topo_free(e->topo, w->shard, w->shard_bytes);
-	else if (L->in_place) /* a view: only the order is the worker's */
+	if ((!w->shard && L->in_place) || e->store) /* a view, or streamed: only the order is the worker's */
 		free(ew->order);
-	free(w->sfirst);
-	free(w->seg);
+	eng_stream_free(&w->st);
 	free(w->stmp);
 	hog_blockbuf_free(&w->sbb);
 	if (w->k.hrec)

@@ -16,21 +16,11 @@ typedef struct pending { /* one example read but not yet written (--delay) */
 	uint64_t seen; /* team's applied count at the read; UINT64_MAX: not sampled */
 } pending;
 
-typedef struct lin_seg { /* --stream: a run of an epoch's order inside one block */
-	uint32_t slot;              /* the worker's block (index into its list) */
-	uint64_t from, to;          /* positions in the epoch's order */
-} lin_seg;
-
 typedef struct lin_worker {
 	kern_worker k;
-	/* --stream: the worker's blocks, the current one decoded into the shard's
-	 * arrays (sized for the largest block), and the epoch's segments */
-	const uint32_t *sblk;       /* its blocks (numbers), nsblk of them */
-	uint64_t nsblk;
-	uint64_t *sfirst;           /* nsblk + 1: its examples before each block */
-	lin_seg *seg;
-	uint64_t nseg, cur_seg;
-	int64_t loaded;             /* the slot whose block is in the arrays, -1: none */
+	/* --stream: the worker's blocks (eng_stream), the one held decoded into
+	 * the shard's arrays (sized for the largest block) */
+	eng_stream st;
 	float *stmp;                /* buffered: hot_first()'s room */
 	hog_blockbuf sbb;           /* a packed block decoded (the largest block's size) */
 	/* the shard, in memory on the worker's node */
@@ -164,7 +154,6 @@ int lin_build_shard(hog_engine *e, eng_worker *ew, lin_worker *w);
 int lin_build_rows(hog_engine *e, eng_worker *ew, lin_worker *w, const uint32_t *rows, uint64_t n);
 int lin_stream_scan(hog_engine *e, lin_state *L, uint64_t *cnt, float **scales);
 int lin_stream_shard(hog_engine *e, eng_worker *ew, lin_worker *w);
-void lin_stream_order(hog_engine *e, eng_worker *ew, int epoch);
 uint64_t lin_round_stream(hog_engine *e, eng_worker *ew, int epoch, uint64_t from, uint64_t to);
 
 /* linear_delay.c: --delay's round; the queue written out (the last round's

@@ -63,73 +63,28 @@ int mf_stream_scan(hog_engine *e, mf_state *st, uint32_t *ucnt, uint32_t *icnt, 
 		                 (unsigned long long)ex, (unsigned long long)e->tr->n);
 	if (rc)
 		return rc;
-	for (uint64_t b = 0; b < st->nb; b++)
-		st->bperm[b] = (uint32_t)b;
-	if (!e->o.no_shuffle)
-		eng_shuffle_u32(st->bperm, st->nb, e->o.seed ^ 0xB10Cull);
+	eng_stream_deal(st->bperm, st->nb, &e->o);
 	return 0;
 }
 
 int mf_stream_shard(hog_engine *e, eng_worker *w, mf_worker *mw)
 {
 	const mf_state *st = e->model;
-	uint64_t b0, b1;
-	eng_share(st->nb, w->id, e->T, &b0, &b1);
-	mw->sblk = st->bperm + b0;
-	mw->nsblk = b1 - b0;
-	mw->loaded = -1;
-	if (!(mw->sfirst = malloc((mw->nsblk + 1) * sizeof *mw->sfirst)) ||
-	    !(mw->seg = malloc((mw->nsblk + 1) * sizeof *mw->seg)))
-		return ENOMEM;
-	uint64_t n = 0;
-	for (uint64_t j = 0; j < mw->nsblk; j++) {
-		mw->sfirst[j] = n;
-		n += st->blk[mw->sblk[j]].n;
-	}
-	mw->sfirst[mw->nsblk] = n;
-	w->n = n;
+	int rc = eng_stream_share(&mw->st, e, w, st->bperm, st->nb, st->blk);
+	if (rc)
+		return rc;
 	const uint64_t cap = st->blk_n ? st->blk_n : 1;
-	if (!(w->order = malloc((n ? n : 1) * sizeof *w->order)) || !(mw->recs = malloc(cap * sizeof *mw->recs)) ||
-	    (e->weighted && !(mw->wts = malloc(cap * sizeof *mw->wts))))
+	if (!(mw->recs = malloc(cap * sizeof *mw->recs)) || (e->weighted && !(mw->wts = malloc(cap * sizeof *mw->wts))))
 		return ENOMEM;
 	return 0;
 }
 
-void mf_stream_order(hog_engine *e, eng_worker *w, int epoch)
-{
-	mf_worker *mw = w->m;
-	const int shuffle = !e->o.no_shuffle;
-	uint64_t s = e->o.seed ^ 0x5EEDull;
-	s = eng_mix64(&s) ^ ((uint64_t)epoch << 20) ^ (uint64_t)w->id;
-	uint32_t *slots = (uint32_t *)mw->seg; /* (room: a segment is larger than a slot) */
-	for (uint64_t j = 0; j < mw->nsblk; j++)
-		slots[j] = (uint32_t)j;
-	if (shuffle)
-		eng_shuffle_u32(slots, mw->nsblk, eng_mix64(&s));
-	/* (filled back to front: slots[q] is read before seg[q] overwrites it) */
-	uint64_t at = w->n;
-	for (uint64_t q = mw->nsblk; q-- > 0;) {
-		const uint32_t j = slots[q];
-		const uint64_t m = mw->sfirst[j + 1] - mw->sfirst[j];
-		at -= m;
-		mw->seg[q] = (struct mf_seg){ .slot = j, .from = at, .to = at + m };
-	}
-	for (uint64_t q = 0; q < mw->nsblk; q++) {
-		uint32_t *o = w->order + mw->seg[q].from;
-		const uint64_t m = mw->seg[q].to - mw->seg[q].from;
-		for (uint64_t i = 0; i < m; i++)
-			o[i] = (uint32_t)i;
-		if (shuffle)
-			eng_shuffle_u32(o, m, eng_mix64(&s));
-	}
-	mw->cur_seg = 0;
-}
-
 /* The worker's block @p slot into its recs (and weights). */
-static int stream_load(hog_engine *e, mf_worker *mw, uint32_t slot)
+static int stream_load(hog_engine *e, eng_worker *w, uint32_t slot)
 {
 	const mf_state *st = e->model;
-	const hog_block *b = &st->blk[mw->sblk[slot]];
+	mf_worker *mw = w->m;
+	const hog_block *b = &st->blk[mw->st.blk[slot]];
 	hog_block dec;
 	if (b->packed) { /* decoded again into the worker's buffer (checked once by the scan) */
 		hog_err err = { 0 };
@@ -146,33 +101,17 @@ static int stream_load(hog_engine *e, mf_worker *mw, uint32_t slot)
 			mw->wts[i] = eng_weight(e, b->weights ? b->weights[i] : 1.0f, b->ratings[i]);
 	}
 	hog_store_release(e->store, b);
-	mw->loaded = slot;
 	return 0;
 }
 
 uint64_t mf_stream_round(hog_engine *e, eng_worker *w, int epoch, uint64_t from, uint64_t to)
 {
 	mf_worker *mw = w->m;
-	const eng_round_fn fn = mf_memory_round(e);
-	while (from < to) {
-		while (mw->cur_seg + 1 < mw->nsblk && mw->seg[mw->cur_seg].to <= from)
-			mw->cur_seg++;
-		while (mw->cur_seg > 0 && mw->seg[mw->cur_seg].from > from) /* (resumed inside an epoch) */
-			mw->cur_seg--;
-		const struct mf_seg *g = &mw->seg[mw->cur_seg];
-		if (mw->loaded != (int64_t)g->slot && stream_load(e, mw, g->slot))
-			return from; /* (eng_fail: as a stop) */
-		const uint64_t end = g->to < to ? g->to : to, got = fn(e, w, epoch, from, end);
-		if (got < end)
-			return got; /* a stop request */
-		from = end;
-	}
-	return from;
+	return eng_stream_round(e, w, &mw->st, epoch, from, to, stream_load, mf_memory_round(e));
 }
 
 void mf_stream_worker_free(mf_worker *mw)
 {
-	free(mw->sfirst);
-	free(mw->seg);
+	eng_stream_free(&mw->st);
 	hog_blockbuf_free(&mw->sbb);
 }

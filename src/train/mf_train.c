@@ -446,7 +446,8 @@ MF_INLINE uint64_t mf_order_round(hog_engine *e, eng_worker *w, int epoch, uint6
 	const mf_shared *s = &st->sh;
 	const mf_rec *recs = mw->recs;
 	const float *const wts = mw->wts; /* NULL: unweighted, every weight 1 */
-	const uint32_t *ord = w->order;
+	const uint32_t *ord = w->order; /* (--stream: a block's, from position order_at) */
+	const uint64_t at = w->order_at;
 	const int measure = e->o.measure_delay;
 	const uint64_t T = (uint64_t)e->T * (uint64_t)e->ranks, base = (uint64_t)epoch * e->tr->n;
 	double loss = 0, wsum = 0;
@@ -458,11 +459,11 @@ MF_INLINE uint64_t mf_order_round(hog_engine *e, eng_worker *w, int epoch, uint6
 			const uint64_t end2 = end - i > MF_LR_EVERY ? i + MF_LR_EVERY : end;
 			for (; i < end2; i++) {
 				if (i + 4 * MF_AHEAD < to)
-					__builtin_prefetch(&recs[ord[i + 4 * MF_AHEAD]]);
+					__builtin_prefetch(&recs[ord[i + 4 * MF_AHEAD - at]]);
 				if (i + MF_AHEAD < to)
-					mf_prefetch(s, &recs[ord[i + MF_AHEAD]], BIAS);
-				const mf_rec x = recs[ord[i]];
-				const float wt = wts ? wts[ord[i]] : 1.0f;
+					mf_prefetch(s, &recs[ord[i + MF_AHEAD - at]], BIAS);
+				const mf_rec x = recs[ord[i - at]];
+				const float wt = wts ? wts[ord[i - at]] : 1.0f;
 				wsum += wt;
 				const int sample = measure && (i & HOG_DELAY_SAMPLE_MASK) == 0;
 				if (measure && (MODE == HOG_MODE_LOCKED || MODE == HOG_MODE_STRIPED)) {
@@ -675,7 +676,7 @@ static eng_round_fn mf_round(const hog_engine *e)
 static void mf_epoch_begin(hog_engine *e, eng_worker *w, int epoch)
 {
 	if (e->store)
-		mf_stream_order(e, w, epoch);
+		eng_stream_epoch(&((mf_worker *)w->m)->st, e, w, epoch);
 }
 
 /* ------------------------------------------------------------- evaluation */

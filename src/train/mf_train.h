@@ -47,16 +47,7 @@ typedef struct mf_worker {
 	mf_rec *recs;        /* this worker's ratings (not grid) */
 	float *wts;          /* their effective weights (e->wts), or NULL: all 1 */
 	float *cp, *cq;      /* scratch rows (lockfree, atomic) */
-	/* --stream: the worker's blocks, the first position of each, this epoch's
-	 * segments of positions (a block each, in the epoch's order) */
-	const uint32_t *sblk;
-	uint64_t nsblk, *sfirst;
-	struct mf_seg {
-		uint32_t slot;
-		uint64_t from, to;
-	} *seg;
-	uint64_t cur_seg;
-	int64_t loaded;      /* the slot whose ratings recs holds, or -1 */
+	eng_stream st;       /* --stream: the worker's blocks (recs: the one held) */
 	hog_blockbuf sbb;    /* packed blocks decode into it */
 } mf_worker;
 
@@ -65,11 +56,10 @@ eng_round_fn mf_memory_round(const hog_engine *e);
 
 /* --stream (mf_stream.c): every block once for the counts of users and items
  * and the weighted sum and weight of the ratings (mu); the worker's blocks and
- * arrays; the epoch's order; the round, which loads each block as its
- * positions come and runs mf_memory_round() over it; what a worker frees. */
+ * arrays (eng_stream); the round, which decodes each block as its positions
+ * come and runs mf_memory_round() over it; what a worker frees. */
 int mf_stream_scan(hog_engine *e, mf_state *st, uint32_t *ucnt, uint32_t *icnt, double *sum, double *wsum);
 int mf_stream_shard(hog_engine *e, eng_worker *w, mf_worker *mw);
-void mf_stream_order(hog_engine *e, eng_worker *w, int epoch);
 uint64_t mf_stream_round(hog_engine *e, eng_worker *w, int epoch, uint64_t from, uint64_t to);
 void mf_stream_worker_free(mf_worker *mw);
 #endif

@@ -3,11 +3,8 @@
  * Setup reads every block once for what a loaded run takes from the whole set
  * (the --normalize scales from the largest |x| of each input, the default
  * step's mean squared norm, the longest sparse row, the sum of the weights);
- * the blocks are dealt to the workers (a seeded permutation of them,
- * contiguous shares of it; in data order with --no-shuffle), and each epoch a
- * worker visits its blocks in an order drawn from (seed, epoch, worker) and
- * each block's examples in a shuffled order, in mini-batches that end at the
- * block's end. A worker holds one decoded block (its view: a hog_data of the
+ * the blocks are dealt and visited as every model's are (stream.c,
+ * eng_stream), in mini-batches that end at a block's end. A worker holds one decoded block (its view: a hog_data of the
  * block's examples in the worker's arrays) and runs the in-memory round over
  * it, whose batches read the view instead of the training set. With
  * --no-shuffle on one worker and blocks a multiple of --batch long, the
@@ -125,10 +122,7 @@ int mlp_stream_scan(hog_engine *e, mlp_state *M)
 			const uint64_t nz = e->te->offsets[i + 1] - e->te->offsets[i];
 			M->max_row = nz > M->max_row ? (uint32_t)nz : M->max_row;
 		}
-	for (uint64_t b = 0; b < M->nb; b++)
-		M->bperm[b] = (uint32_t)b;
-	if (!o->no_shuffle)
-		eng_shuffle_u32(M->bperm, M->nb, o->seed ^ 0xB10Cull);
+	eng_stream_deal(M->bperm, M->nb, o);
 	return 0;
 }
 
@@ -136,21 +130,9 @@ int mlp_stream_shard(hog_engine *e, eng_worker *ew, mlp_worker *w)
 {
 	const mlp_state *M = e->model;
 	const hog_data *tr = e->tr;
-	uint64_t b0, b1;
-	eng_share(M->nb, ew->id, e->T, &b0, &b1);
-	w->sblk = M->bperm + b0;
-	w->nsblk = b1 - b0;
-	w->loaded = -1;
-	if (!(w->sfirst = malloc((w->nsblk + 1) * sizeof *w->sfirst)) ||
-	    !(w->seg = malloc((w->nsblk + 1) * sizeof *w->seg)))
-		return ENOMEM;
-	uint64_t n = 0;
-	for (uint64_t j = 0; j < w->nsblk; j++) {
-		w->sfirst[j] = n;
-		n += M->blk[w->sblk[j]].n;
-	}
-	w->sfirst[w->nsblk] = n;
-	ew->n = n;
+	int rc = eng_stream_share(&w->st, e, ew, M->bperm, M->nb, M->blk);
+	if (rc)
+		return rc;
 	hog_data *v = &w->view;
 	const uint64_t cap = M->blk_n ? M->blk_n : 1, nz = M->blk_nnz ? M->blk_nnz : 1;
 	v->meta = tr->meta;
@@ -165,42 +147,13 @@ int mlp_stream_shard(hog_engine *e, eng_worker *ew, mlp_worker *w)
 	return 0;
 }
 
-void mlp_stream_order(hog_engine *e, eng_worker *ew, int epoch)
-{
-	mlp_worker *w = ew->m;
-	const int shuffle = !e->o.no_shuffle;
-	uint64_t s = e->o.seed ^ 0x5EEDull;
-	s = eng_mix64(&s) ^ ((uint64_t)epoch << 20) ^ (uint64_t)ew->id;
-	uint32_t *slots = (uint32_t *)w->seg; /* (room: a segment is larger than a slot) */
-	for (uint64_t j = 0; j < w->nsblk; j++)
-		slots[j] = (uint32_t)j;
-	if (shuffle)
-		eng_shuffle_u32(slots, w->nsblk, eng_mix64(&s));
-	/* (filled back to front: slots[q] is read before seg[q] overwrites it) */
-	uint64_t at = ew->n;
-	for (uint64_t q = w->nsblk; q-- > 0;) {
-		const uint32_t j = slots[q];
-		const uint64_t m = w->sfirst[j + 1] - w->sfirst[j];
-		at -= m;
-		w->seg[q] = (struct mlp_seg){ .slot = j, .from = at, .to = at + m };
-	}
-	for (uint64_t q = 0; q < w->nsblk; q++) {
-		uint32_t *o = ew->order + w->seg[q].from;
-		const uint64_t m = w->seg[q].to - w->seg[q].from;
-		for (uint64_t i = 0; i < m; i++)
-			o[i] = (uint32_t)i;
-		if (shuffle)
-			eng_shuffle_u32(o, m, eng_mix64(&s));
-	}
-	w->cur_seg = 0;
-}
-
 /* The worker's block @p slot into its view, as hog_data_load() loads a set
  * (binary labels -1/+1, byte rows scaled to floats), with the run's weights. */
-static int stream_load(hog_engine *e, mlp_worker *w, uint32_t slot)
+int mlp_stream_load(hog_engine *e, eng_worker *ew, uint32_t slot)
 {
 	const mlp_state *M = e->model;
-	const hog_block *b = &M->blk[w->sblk[slot]];
+	mlp_worker *w = ew->m;
+	const hog_block *b = &M->blk[w->st.blk[slot]];
 	hog_block dec;
 	if (b->packed) { /* decoded again into the worker's buffer (checked once by the scan) */
 		hog_err err = { 0 };
@@ -232,28 +185,7 @@ static int stream_load(hog_engine *e, mlp_worker *w, uint32_t slot)
 			v->vals[q] = b->vals ? b->vals[q] : 1.0f;
 	}
 	hog_store_release(e->store, b);
-	w->loaded = slot;
 	return 0;
-}
-
-uint64_t mlp_stream_round(hog_engine *e, eng_worker *ew, int epoch, uint64_t from, uint64_t to, eng_round_fn fn)
-{
-	mlp_worker *w = ew->m;
-	while (from < to) {
-		while (w->cur_seg + 1 < w->nsblk && w->seg[w->cur_seg].to <= from)
-			w->cur_seg++;
-		while (w->cur_seg > 0 && w->seg[w->cur_seg].from > from) /* (resumed inside an epoch) */
-			w->cur_seg--;
-		const struct mlp_seg *g = &w->seg[w->cur_seg];
-		if (w->loaded != (int64_t)g->slot && stream_load(e, w, g->slot))
-			return from; /* (eng_fail: as a stop) */
-		/* the block's examples are view rows 0..n-1: the order's entries, from the segment's start */
-		const uint64_t end = g->to < to ? g->to : to, got = fn(e, ew, epoch, from, end);
-		if (got < end)
-			return got; /* a stop request */
-		from = end;
-	}
-	return from;
 }
 
 void mlp_stream_worker_free(mlp_worker *w)
@@ -265,8 +197,7 @@ void mlp_stream_worker_free(mlp_worker *w)
 	free(v->offsets);
 	free(v->ids);
 	free(v->vals);
-	free(w->sfirst);
-	free(w->seg);
+	eng_stream_free(&w->st);
 	hog_blockbuf_free(&w->sbb);
 	memset(v, 0, sizeof *v);
 }

@@ -383,7 +383,7 @@ static uint64_t mlp_round_fn(hog_engine *e, eng_worker *ew, int epoch, uint64_t 
 			break;
 		int rows = to - i < (uint64_t)w->B ? (int)(to - i) : w->B;
 		w->t = adam_t(w, w->B, i);
-		int rc = batch_step(e, w, ew->order + i, rows, (float)(eng_lr_at(e, epoch, base + i * T) * M->lr_mult),
+		int rc = batch_step(e, w, ew->order + (i - ew->order_at), rows, (float)(eng_lr_at(e, epoch, base + i * T) * M->lr_mult),
 		                    &loss, &wsum, &units);
 		if (rc) {
 			eng_fail(e, rc, w->err.msg);
@@ -403,7 +403,8 @@ static uint64_t mlp_round_fn(hog_engine *e, eng_worker *ew, int epoch, uint64_t 
 /* --stream: each block loaded into the worker's view as its positions come */
 static uint64_t mlp_round_stream(hog_engine *e, eng_worker *ew, int epoch, uint64_t from, uint64_t to)
 {
-	return mlp_stream_round(e, ew, epoch, from, to, mlp_round_fn);
+	mlp_worker *w = ew->m;
+	return eng_stream_round(e, ew, &w->st, epoch, from, to, mlp_stream_load, mlp_round_fn);
 }
 
 static eng_round_fn mlp_round(const hog_engine *e)
@@ -429,7 +430,7 @@ static void mlp_epoch_begin(hog_engine *e, eng_worker *ew, int epoch)
 	if (M->det)
 		mlp_det_epoch_order(e, ew, epoch);
 	if (e->store)
-		mlp_stream_order(e, ew, epoch);
+		eng_stream_epoch(&w->st, e, ew, epoch);
 }
 
 /* After each round: buffered flushes, and every worker stores its step-rule
@@ -548,7 +549,8 @@ static int mlp_worker_init(hog_engine *e, eng_worker *ew)
 	}
 	if (M->det) /* (its shards: w->rows the whole permutation, ew->n the largest shard's) */
 		mlp_det_worker_init(e, ew);
-	if (!(ew->order = malloc((ew->n + 1) * sizeof *ew->order)) || !(w->idx = malloc(M->cap * sizeof *w->idx)))
+	if ((!e->store && !(ew->order = malloc((ew->n + 1) * sizeof *ew->order))) || /* (streamed: eng_stream's) */
+	    !(w->idx = malloc(M->cap * sizeof *w->idx)))
 		return ENOMEM;
 	rc = hog_backend_open(&w->b, e->o.mlp.device, 0, &w->err);
 	if (rc)

@@ -74,16 +74,9 @@ typedef struct mlp_worker {
 	hog_err err;
 	/* --stream: the block being trained on as a data set of its own (its
 	 * arrays the worker's, sized for the largest block), which mlp_batch_grad
-	 * reads instead of e->tr; the worker's blocks, their first positions and
-	 * this epoch's segments (a block each, in the epoch's order) */
+	 * reads instead of e->tr; the worker's blocks (eng_stream) */
 	hog_data view;
-	const uint32_t *sblk;
-	uint64_t nsblk, *sfirst, cur_seg;
-	struct mlp_seg {
-		uint32_t slot;
-		uint64_t from, to;
-	} *seg;
-	int64_t loaded;             /* the slot the view holds, or -1 */
+	eng_stream st;
 	hog_blockbuf sbb;           /* packed blocks decode into it */
 	void *bufs[MAX_BUFS][2];
 	int nbufs;
@@ -101,14 +94,12 @@ int mlp_batch_grad(hog_engine *e, mlp_worker *w, const uint32_t *order, int rows
 int mlp_upload(mlp_worker *w, void *d, const void *h, size_t bytes);
 
 /* mlp_stream.c: --stream. Setup's pass over every block (the scales, the
- * default step, the longest row, the weights' sum); a worker's blocks and view;
- * the epoch's order; the round, which loads each block into the view as its
- * positions come and runs @p fn (the in-memory round) over them; a worker's
- * stream buffers freed. */
+ * default step, the longest row, the weights' sum); a worker's blocks
+ * (eng_stream) and view; the decode of a block into the view (eng_load_fn); a
+ * worker's stream buffers freed. */
 int mlp_stream_scan(hog_engine *e, mlp_state *M);
 int mlp_stream_shard(hog_engine *e, eng_worker *ew, mlp_worker *w);
-void mlp_stream_order(hog_engine *e, eng_worker *ew, int epoch);
-uint64_t mlp_stream_round(hog_engine *e, eng_worker *ew, int epoch, uint64_t from, uint64_t to, eng_round_fn fn);
+int mlp_stream_load(hog_engine *e, eng_worker *ew, uint32_t slot);
 void mlp_stream_worker_free(mlp_worker *w);
 /* mlp_opts.c: the default step from the inputs' mean squared norm (sq summed
  * over @p n examples, scaled) */

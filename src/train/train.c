@@ -324,7 +324,8 @@ static void run_team(hog_engine *e)
 	const eng_round_fn fn = ops->round(e);
 	const uint64_t rounds = e->rounds;
 	for (int ep = e->start_epoch; ep < e->o.epochs; ep++) {
-		eng_epoch_order(&e->o, w->order, w->rows, w->n, ep, k, w->chunks);
+		if (!e->store) /* (streamed: eng_stream draws a block's order as it comes) */
+			eng_epoch_order(&e->o, w->order, w->rows, w->n, ep, k, w->chunks);
 		w->pos = ep == e->start_epoch ? e->start_pos[k] : 0;
 		w->ex_done = w->units_done = 0;
 		w->loss = w->wdone = 0;

@@ -282,40 +282,10 @@ static void test_resume(void)
 /* Stopped inside an epoch at 2 threads (every worker at the same round),
  * resumed at 3: the straight run (eng_load_resume takes the one position
  * when the worker count differs). */
-static volatile int stop_now;
-static void stop_in_epoch_2(void *ud, const hog_progress *p)
-{
-	(void)ud;
-	if (p->epoch == 2 && p->done > 0)
-		__atomic_store_n(&stop_now, 1, __ATOMIC_RELAXED);
-}
-
 static void test_stop_resume_other_threads(void)
 {
-	hog_train_opts o = det_opts(1, HOG_RULE_SGD);
-	o.epochs = 3;
-	hog_model *straight = train(big, &o);
-	const char *ck = tu_path("det_stop.ckpt");
-	o.threads = 2;
-	o.checkpoint = ck;
-	o.stop = &stop_now;
-	o.on_progress = stop_in_epoch_2;
-	stop_now = 0;
-	hog_model *m = NULL;
-	hog_train_result r;
-	hog_err err = { 0 };
-	CU_ASSERT_EQUAL(hog_train(big, NULL, &o, &m, &r, &err), HOG_EINTR);
-	CU_ASSERT_EQUAL(r.epochs_done, 1);
-	hog_model_free(m);
-	o.on_progress = NULL;
-	stop_now = 0;
-	o.checkpoint = NULL;
-	o.resume = ck;
-	o.threads = 3;
-	hog_model *resumed = train(big, &o);
-	CU_ASSERT(same(straight, resumed));
-	hog_model_free(straight);
-	hog_model_free(resumed);
+	hog_train_opts o = det_opts(2, HOG_RULE_SGD);
+	CU_ASSERT_EQUAL(tu_stop_resume_same(big, NULL, &o, 0, 3), 1);
 }
 
 static void test_refused(void)

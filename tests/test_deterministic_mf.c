@@ -271,43 +271,16 @@ static void test_plain_loop(void)
 
 /* ------------------------------------------------------- resume */
 
-static volatile int stop_now;
-static void stop_in_epoch_2(void *ud, const hog_progress *p)
-{
-	(void)ud;
-	if (p->epoch == 2 && p->done > 0)
-		__atomic_store_n(&stop_now, 1, __ATOMIC_RELAXED);
-}
-
 /* Stopped inside an epoch at 2 threads, resumed at 3 (and at the end of an
  * epoch at 1, resumed at 5): the straight run's model. */
 static void test_resume(void)
 {
-	hog_train_opts o = dmf_opts(1, HOG_RULE_ADAGRAD, 1);
+	hog_train_opts o = dmf_opts(2, HOG_RULE_ADAGRAD, 1);
 	o.epochs = 4;
+	CU_ASSERT_EQUAL(tu_stop_resume_same(rt, NULL, &o, 0, 3), 1);
+	o.threads = 1;
 	hog_model *straight = train(rt, &o);
 	const char *ck = tu_path("dmf.ckpt");
-	o.threads = 2;
-	o.checkpoint = ck;
-	o.stop = &stop_now;
-	o.on_progress = stop_in_epoch_2;
-	stop_now = 0;
-	hog_model *m = NULL;
-	hog_train_result res;
-	hog_err err = { 0 };
-	CU_ASSERT_EQUAL(hog_train(rt, NULL, &o, &m, &res, &err), HOG_EINTR);
-	CU_ASSERT_EQUAL(res.epochs_done, 1);
-	hog_model_free(m);
-	o.on_progress = NULL;
-	stop_now = 0;
-	o.threads = 3;
-	o.checkpoint = NULL;
-	o.resume = ck;
-	hog_model *resumed = train(rt, &o);
-	CU_ASSERT(same(straight, resumed));
-	hog_model_free(resumed);
-	/* from an epoch's end */
-	o = dmf_opts(1, HOG_RULE_ADAGRAD, 1);
 	o.epochs = 2;
 	o.checkpoint = ck;
 	hog_model_free(train(rt, &o));
@@ -315,7 +288,7 @@ static void test_resume(void)
 	o.threads = 5;
 	o.checkpoint = NULL;
 	o.resume = ck;
-	resumed = train(rt, &o);
+	hog_model *resumed = train(rt, &o);
 	CU_ASSERT(same(straight, resumed));
 	hog_model_free(resumed);
 	hog_model_free(straight);

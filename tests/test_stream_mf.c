@@ -193,39 +193,11 @@ static void test_shuffled(void)
 	hog_model_free(ref);
 }
 
-static volatile int stop_now;
-static void stop_in_epoch_2(void *ud, const hog_progress *p)
-{
-	(void)ud;
-	if (p->epoch == 2 && p->done > 2000)
-		__atomic_store_n(&stop_now, 1, __ATOMIC_RELAXED);
-}
-
 /* Stopped inside an epoch (inside a block), resumed: the straight run. */
 static void test_stop_resume(void)
 {
 	hog_train_opts o = sm_opts(HOG_MODE_SERIAL, HOG_RULE_ADAGRAD, 1);
-	o.epochs = 3;
-	hog_model *straight = run(packed_p, NULL, &o, NULL);
-	const char *ck = tu_path("sm.ckpt");
-	o.checkpoint = ck;
-	o.stop = &stop_now;
-	o.on_progress = stop_in_epoch_2;
-	stop_now = 0;
-	hog_model *m = NULL;
-	hog_train_result r;
-	hog_err err = { 0 };
-	CU_ASSERT_EQUAL(hog_train_stream(packed_p, NULL, &o, &m, &r, &err), HOG_EINTR);
-	CU_ASSERT_EQUAL(r.epochs_done, 1);
-	hog_model_free(m);
-	o.on_progress = NULL;
-	stop_now = 0;
-	o.checkpoint = NULL;
-	o.resume = ck;
-	hog_model *resumed = run(packed_p, NULL, &o, NULL);
-	CU_ASSERT(same(straight, resumed));
-	hog_model_free(straight);
-	hog_model_free(resumed);
+	CU_ASSERT_EQUAL(tu_stop_resume_same(NULL, packed_p, &o, 2000, 1), 1);
 }
 
 static void test_modes(void)

@@ -1,6 +1,8 @@
 /* Test helpers (tests/util.h) and a suite that checks them: fixtures must land
  * where the other suites expect them. */
 #include "util.h"
+#include "hogwild.h"
+#include "model/model.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +81,60 @@ int tu_sh(const char *fmt, ...)
 	va_end(ap);
 	int st = system(cmd);
 	return st == -1 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static volatile int tu_stop_flag;
+static unsigned long long tu_stop_after;
+static void tu_stop_in_epoch_2(void *ud, const hog_progress *p)
+{
+	(void)ud;
+	if (p->epoch == 2 && p->done > tu_stop_after)
+		__atomic_store_n(&tu_stop_flag, 1, __ATOMIC_RELAXED);
+}
+
+static int tu_run(const hog_data *d, const char *path, const hog_train_opts *o, hog_model **m, hog_train_result *r,
+                  int want)
+{
+	hog_err err = { 0 };
+	int rc = d ? hog_train(d, NULL, o, m, r, &err) : hog_train_stream(path, NULL, o, m, r, &err);
+	if (rc != want)
+		fprintf(stderr, "\n  %s: %s\n", d ? "hog_train" : "hog_train_stream", rc ? err.msg : "not stopped");
+	return rc == want ? 0 : -1;
+}
+
+int tu_stop_resume_same(const hog_data *d, const char *stream_path, const hog_train_opts *o0,
+                        unsigned long long after, int threads_resumed)
+{
+	hog_train_opts o = *o0;
+	hog_model *straight = NULL, *stopped = NULL, *resumed = NULL;
+	hog_train_result r;
+	const char *ck = tu_path("tu_stop.ckpt");
+	int same = -1;
+	unlink(ck);
+	if (tu_run(d, stream_path, &o, &straight, NULL, 0))
+		goto out;
+	o.checkpoint = ck;
+	o.stop = &tu_stop_flag;
+	o.on_progress = tu_stop_in_epoch_2;
+	tu_stop_after = after;
+	tu_stop_flag = 0;
+	if (tu_run(d, stream_path, &o, &stopped, &r, HOG_EINTR))
+		goto out;
+	CU_ASSERT_EQUAL(r.epochs_done, 1);
+	o.on_progress = NULL;
+	o.stop = NULL;
+	o.checkpoint = NULL;
+	o.resume = ck;
+	o.threads = threads_resumed;
+	if (tu_run(d, stream_path, &o, &resumed, NULL, 0))
+		goto out;
+	same = straight->nparams == resumed->nparams &&
+	       !memcmp(straight->params, resumed->params, straight->nparams * sizeof *straight->params);
+out:
+	hog_model_free(straight);
+	hog_model_free(stopped);
+	hog_model_free(resumed);
+	return same;
 }
 
 static void test_util_paths(void)

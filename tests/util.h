@@ -16,5 +16,16 @@ const char *tu_write_gz(const char *name, const void *data, size_t len);
 /** Runs a shell command; returns its exit status (or -1). */
 int tu_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+struct hog_train_opts;
+struct hog_data;
+/** Trains @p o (on @p d, or streamed from @p stream_path when @p d is NULL) straight,
+ * then again with a checkpoint, stopped once epoch 2 has done more than @p after
+ * examples (a stop request), and resumed from it at @p threads_resumed threads.
+ * Checks that the stopped run says it was stopped after one epoch, and returns
+ * 1 when the resumed model is the straight one's bits, 0 when not, -1 when a run
+ * failed (said on stderr). */
+int tu_stop_resume_same(const struct hog_data *d, const char *stream_path, const struct hog_train_opts *o,
+                        unsigned long long after, int threads_resumed);
+
 #define TU_ADD(suite, fn) do { if (!CU_add_test(suite, #fn, fn)) return -1; } while (0)
 #endif

@@ -419,6 +419,10 @@ int eng_stream_share(eng_stream *s, const hog_engine *e, eng_worker *ew, const u
 void eng_stream_epoch(eng_stream *s, const hog_engine *e, const eng_worker *ew, int epoch);
 uint64_t eng_stream_round(hog_engine *e, eng_worker *ew, eng_stream *s, int epoch, uint64_t from, uint64_t to,
                           eng_load_fn load, eng_round_fn fn);
+/* A block the setup's scan kept (@p b: a view of the map, or a packed one's
+ * counts) as arrays to read: @p b, or the packed one decoded again into @p bb
+ * (checked once by the scan) through @p dec; NULL after eng_fail(). */
+const hog_block *eng_stream_block(hog_engine *e, const hog_block *b, hog_block *dec, hog_blockbuf *bb);
 void eng_stream_free(eng_stream *s);
 /* mode_opts.c: the ranges of the update modes' options that more than one
  * model reads (--delay, --flush-every), HOG_ECONFIG naming the option; every

@@ -86,15 +86,8 @@ static int stream_load(hog_engine *e, eng_worker *w, uint32_t slot)
 	mf_worker *mw = w->m;
 	const hog_block *b = &st->blk[mw->st.blk[slot]];
 	hog_block dec;
-	if (b->packed) { /* decoded again into the worker's buffer (checked once by the scan) */
-		hog_err err = { 0 };
-		int rc = hog_store_block_buf(e->store, b->index, &dec, &mw->sbb, &err);
-		if (rc) {
-			eng_fail(e, rc, err.msg); /* the team stops after this round */
-			return rc;
-		}
-		b = &dec;
-	}
+	if (!(b = eng_stream_block(e, b, &dec, &mw->sbb)))
+		return 1;
 	for (uint32_t i = 0; i < b->n; i++) {
 		mw->recs[i] = (mf_rec){ b->users[i], b->items[i], b->ratings[i] };
 		if (mw->wts)

@@ -155,15 +155,8 @@ int mlp_stream_load(hog_engine *e, eng_worker *ew, uint32_t slot)
 	mlp_worker *w = ew->m;
 	const hog_block *b = &M->blk[w->st.blk[slot]];
 	hog_block dec;
-	if (b->packed) { /* decoded again into the worker's buffer (checked once by the scan) */
-		hog_err err = { 0 };
-		int rc = hog_store_block_buf(e->store, b->index, &dec, &w->sbb, &err);
-		if (rc) {
-			eng_fail(e, rc, err.msg); /* the team stops after this round */
-			return rc;
-		}
-		b = &dec;
-	}
+	if (!(b = eng_stream_block(e, b, &dec, &w->sbb)))
+		return 1;
 	hog_data *v = &w->view;
 	const int binary = v->meta.task == HOG_TASK_BINARY;
 	v->n = b->n;

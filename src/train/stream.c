@@ -95,6 +95,19 @@ uint64_t eng_stream_round(hog_engine *e, eng_worker *ew, eng_stream *s, int epoc
 	return from;
 }
 
+const hog_block *eng_stream_block(hog_engine *e, const hog_block *b, hog_block *dec, hog_blockbuf *bb)
+{
+	if (!b->packed)
+		return b;
+	hog_err err = { 0 };
+	int rc = hog_store_block_buf(e->store, b->index, dec, bb, &err);
+	if (rc) {
+		eng_fail(e, rc, err.msg); /* the team stops after this round */
+		return NULL;
+	}
+	return dec;
+}
+
 void eng_stream_free(eng_stream *s)
 {
 	free(s->first);

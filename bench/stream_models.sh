@@ -62,7 +62,7 @@ one() { # model set decodedMB label limitMB args...
 	echo "| $model | $set | $dec | $label | $([ "$lim" = none ] && echo none || echo "$lim MB") | $rc$sig | ${rss:--} | ${spe:--} | ${tst:--} |" >> "$OUT"
 }
 # mf
-"$H" data gen -q --kind ratings --examples "$RATINGS" --users 200000 --items 20000 --seed 9 "$WORK/smr-all.lmdb" >/dev/null
+"$H" data gen -q --kind ratings --examples "$RATINGS" --users 50000 --items 10000 --seed 9 "$WORK/smr-all.lmdb" >/dev/null
 "$H" data split --fraction 0.05 "$WORK/smr-all.lmdb" "$WORK/smr-src.lmdb" "$WORK/smr-te.lmdb" >/dev/null
 rm -f "$WORK/smr-all.lmdb"
 place "$WORK/smr-src.lmdb" "$WORK/smr.lmdb"

@@ -441,6 +441,8 @@ static int hand_back(hog_engine *e, int rc, hog_model **model_out, hog_err *err)
 		return rc;
 	}
 	int averaged = !rc && ops->result; /* (the same on every rank: the action is shared) */
+	hog_model_free(e->held); /* (the last held-out evaluation's copy: not the model in memory a third time) */
+	e->held = NULL;
 	if ((*model_out = averaged ? ops->result(e) : ops->snapshot(e)))
 		eng_model_hyper(e, *model_out);
 	else if (!rc)

@@ -1,7 +1,8 @@
 /* Tests of mf's deterministic mode (src/train/mf_train.c, "Deterministic
  * mode"; issue 25): the model files are the same bytes over 5 runs at 2
  * threads and at 1, 2, 3 and 5 threads (more than this machine's cores), with
- * and without biases, for sgd and adagrad, and with example weights; its
+ * and without biases, for sgd and adagrad, and with example weights, and a set
+ * handed over (its arrays put in block order in place) as a copied one; its
  * arithmetic is a plain loop written here that runs an epoch's strata one after
  * another, each stratum's blocks one after another, from the model of the epoch
  * before; a run stopped inside an epoch and resumed at another thread count is
@@ -122,18 +123,39 @@ static void test_threads_identical(void)
 	}
 }
 
+/* A set handed over (hog_train_consume: its own arrays put in block order in
+ * place) trains the model a copied one does (hog_train), weighted too. */
+static void test_in_place(void)
+{
+	static const char *const names[2] = { "dmf.lmdb", "dmfw.lmdb" };
+	for (int k = 0; k < 2; k++) {
+		hog_train_opts o = dmf_opts(2, HOG_RULE_SGD, 1);
+		hog_model *a = train(k ? rtw : rt, &o), *b = NULL;
+		hog_data *own = NULL;
+		hog_err err = { 0 };
+		CU_ASSERT_EQUAL_FATAL(hog_data_load(&own, tu_path(names[k]), &err), 0);
+		CU_ASSERT_EQUAL(hog_train_consume(own, NULL, &o, &b, NULL, &err), 0);
+		CU_ASSERT(same(a, b));
+		hog_model_free(a);
+		hog_model_free(b);
+	}
+}
+
 /* --------------------------------------------------- the plain loop */
 
 /* The blocks as the mode documents them (mf_train.c, mf_grid_build): users
  * and items each dealt to S bands by a seeded permutation (user at place j of
  * it in band j S / U), a rating in block (band of its user) S + (band of its
- * item), the blocks' ratings in data order, then each block shuffled once
- * (Fisher-Yates, from the last place, with the same stream). Fills at[] (the
- * ratings' data indices by block) and start[] (S*S + 1). */
+ * item); the ratings put in block order in place (each block's next free slot
+ * takes the rating found there, or swaps it to the next free slot of its own
+ * block), then each block shuffled once (Fisher-Yates, from the last place,
+ * with the same stream). Fills at[] (the ratings' data indices by block) and
+ * start[] (S*S + 1). */
 static void blocks(const hog_data *d, uint32_t S, uint64_t seed, uint32_t *at, uint64_t *start)
 {
 	const uint64_t U = d->meta.users, I = d->meta.items, nb = (uint64_t)S * S;
 	uint32_t *pu = malloc(U * sizeof *pu), *pi = malloc(I * sizeof *pi), *bu = malloc(U * 4), *bi = malloc(I * 4);
+	uint64_t *next = calloc(nb + 1, sizeof *next);
 	uint64_t s = seed * 0x9E3779B97F4A7C15ull + 0x6772696400ull;
 	for (uint64_t j = 0; j < U; j++)
 		pu[j] = (uint32_t)j;
@@ -145,14 +167,23 @@ static void blocks(const hog_data *d, uint32_t S, uint64_t seed, uint32_t *at, u
 		bu[pu[j]] = (uint32_t)(j * S / U);
 	for (uint64_t j = 0; j < I; j++)
 		bi[pi[j]] = (uint32_t)(j * S / I);
-	uint64_t fill = 0;
-	for (uint64_t b = 0; b < nb; b++) {
-		start[b] = fill;
-		for (uint64_t j = 0; j < d->n; j++)
-			if ((uint64_t)bu[d->users[j]] * S + bi[d->items[j]] == b)
-				at[fill++] = (uint32_t)j;
+#define KEY(t) ((uint64_t)bu[d->users[t]] * S + bi[d->items[t]])
+	memset(start, 0, (nb + 1) * sizeof *start);
+	for (uint64_t j = 0; j < d->n; j++) {
+		at[j] = (uint32_t)j;
+		start[KEY(j) + 1]++;
 	}
-	start[nb] = fill;
+	for (uint64_t b = 0; b < nb; b++)
+		start[b + 1] += start[b];
+	memcpy(next, start, (nb + 1) * sizeof *next);
+	for (uint64_t b = 0; b < nb; b++)
+		while (next[b] < start[b + 1]) {
+			const uint64_t x = next[b], k = KEY(at[x]);
+			const uint32_t t = at[x];
+			at[x] = at[next[k]];
+			at[next[k]++] = t;
+		}
+#undef KEY
 	for (uint64_t b = 0; b < nb; b++)
 		for (uint64_t j = start[b + 1] - start[b]; j > 1; j--) {
 			uint64_t x = eng_mix64(&s) % j;
@@ -164,6 +195,7 @@ static void blocks(const hog_data *d, uint32_t S, uint64_t seed, uint32_t *at, u
 	free(pi);
 	free(bu);
 	free(bi);
+	free(next);
 }
 
 /* One epoch (number @p ep) of plain SGD or per-row AdaGrad on @p m's
@@ -315,6 +347,7 @@ int test_deterministic_mf_register(void)
 	if (!s)
 		return -1;
 	TU_ADD(s, test_threads_identical);
+	TU_ADD(s, test_in_place);
 	TU_ADD(s, test_plain_loop);
 	TU_ADD(s, test_resume);
 	TU_ADD(s, test_refused);

@@ -33,7 +33,8 @@ typedef struct eng_worker {
 	int id;
 	uint64_t n;                 /* examples this worker does in an epoch (set by worker_init) */
 	uint32_t *order;            /* n: this epoch's visiting order (the engine shuffles it); --stream:
-	                               the held block's, for positions from order_at (eng_stream) */
+	                               the held block's, for positions from order_at (eng_stream); NULL:
+	                               the model's rounds read none (mf's grid and strata) */
 	uint64_t order_at;          /* the position order[0] is for: 0 but with --stream */
 	const uint32_t *rows;       /* optional (worker_init): the n items the order is a shuffle
 	                               of; NULL: 0..n-1 (the model's own shard) */

@@ -87,8 +87,12 @@ static void mf_state_free(mf_state *st)
 	free(st->sh.ilock);
 	if (st->has_grid)
 		hog_mf_grid_free(&st->grid);
-	free(st->grecs);
-	free(st->gwts);
+	if (!st->gown) {
+		free(st->gu);
+		free(st->gi);
+		free(st->gr);
+	}
+	free(st->gw);
 	free(st->gstart);
 	free(st->dperm);
 	free(st->dnext);
@@ -102,16 +106,42 @@ static void mf_state_free(mf_state *st)
 /* The rank's ratings: the j-th is the training set's MF_RATING(st, j). */
 #define MF_RATING(st, j) ((st)->mine ? (uint64_t)(st)->mine[j] : (uint64_t)(j))
 
+/* Swaps ratings x and y of the grid's arrays. */
+static void grid_swap(mf_state *st, uint64_t x, uint64_t y)
+{
+	uint32_t t = st->gu[x];
+	st->gu[x] = st->gu[y];
+	st->gu[y] = t;
+	t = st->gi[x];
+	st->gi[x] = st->gi[y];
+	st->gi[y] = t;
+	float f = st->gr[x];
+	st->gr[x] = st->gr[y];
+	st->gr[y] = f;
+	if (st->gw) {
+		f = st->gw[x];
+		st->gw[x] = st->gw[y];
+		st->gw[y] = f;
+	}
+}
+
 /* Cuts the rank's ratings into G x G blocks by bands of randomly permuted users
  * and items (as LIBMF does: ids in files are often ordered by popularity, and
- * bands of consecutive ids would be very uneven), and shuffles each block once. */
+ * bands of consecutive ids would be very uneven), and shuffles each block once.
+ * A set handed over (hog_train_consume, one MPI rank) is put in block order in
+ * its own arrays, in place: one copy of the ratings in memory (a weighted set's
+ * weights are copied, 4 bytes a rating); otherwise the rank's ratings are
+ * copied first. The blocks' order is an in-place partition (American flag
+ * sort: each rating swapped into the next free slot of its block), then each
+ * block is shuffled from the seed: the same blocks, in the same order, either
+ * way. */
 static int mf_grid_build(hog_engine *e, mf_state *st, uint32_t G)
 {
 	const hog_data *tr = e->tr;
 	const uint64_t nr = st->nmine;
 	const uint64_t U = st->l.users, I = st->l.items, nb = (uint64_t)G * G;
 	uint32_t *bu = malloc(U * sizeof *bu), *bi = malloc(I * sizeof *bi);
-	uint64_t *cnt = calloc(nb + 1, sizeof *cnt);
+	uint64_t *cnt = calloc(nb + 1, sizeof *cnt), *next = NULL;
 	int rc = ENOMEM;
 	if (!bu || !bi || !cnt)
 		goto out;
@@ -138,41 +168,52 @@ static int mf_grid_build(hog_engine *e, mf_state *st, uint32_t G)
 	bu = band_u;
 	bi = band_i;
 
-	for (uint64_t x = 0; x < nr; x++) {
-		const uint64_t j = MF_RATING(st, x);
-		cnt[(uint64_t)bu[tr->users[j]] * G + bi[tr->items[j]] + 1]++;
+	if (e->own && !st->mine) { /* the set's own arrays */
+		st->gu = e->own->users;
+		st->gi = e->own->items;
+		st->gr = e->own->ratings;
+		st->gown = 1;
+	} else {
+		const uint64_t m = nr ? nr : 1;
+		if (!(st->gu = malloc(m * sizeof *st->gu)) || !(st->gi = malloc(m * sizeof *st->gi)) ||
+		    !(st->gr = malloc(m * sizeof *st->gr)))
+			goto out;
+		for (uint64_t x = 0; x < nr; x++) {
+			const uint64_t j = MF_RATING(st, x);
+			st->gu[x] = tr->users[j];
+			st->gi[x] = tr->items[j];
+			st->gr[x] = tr->ratings[j];
+		}
 	}
+	if (e->wts) {
+		if (!(st->gw = malloc((nr ? nr : 1) * sizeof *st->gw)))
+			goto out;
+		for (uint64_t x = 0; x < nr; x++)
+			st->gw[x] = e->wts[MF_RATING(st, x)];
+	}
+#define GRID_KEY(x) ((uint64_t)bu[st->gu[x]] * G + bi[st->gi[x]])
+	for (uint64_t x = 0; x < nr; x++)
+		cnt[GRID_KEY(x) + 1]++;
 	for (uint64_t b = 0; b < nb; b++)
 		cnt[b + 1] += cnt[b];
-	st->gstart = malloc((nb + 1) * sizeof *st->gstart);
-	st->grecs = mf_aligned(nr * sizeof *st->grecs);
-	if (!st->gstart || !st->grecs || (e->wts && !(st->gwts = malloc((nr ? nr : 1) * sizeof *st->gwts))))
+	if (!(st->gstart = malloc((nb + 1) * sizeof *st->gstart)) || !(next = malloc((nb + 1) * sizeof *next)))
 		goto out;
 	memcpy(st->gstart, cnt, (nb + 1) * sizeof *cnt);
-	for (uint64_t x = 0; x < nr; x++) {
-		const uint64_t j = MF_RATING(st, x);
-		uint64_t b = (uint64_t)bu[tr->users[j]] * G + bi[tr->items[j]];
-		if (st->gwts)
-			st->gwts[cnt[b]] = e->wts[j];
-		st->grecs[cnt[b]++] = (mf_rec){ tr->users[j], tr->items[j], tr->ratings[j] };
-	}
+	memcpy(next, cnt, (nb + 1) * sizeof *cnt);
+	for (uint64_t b = 0; b < nb; b++) /* each slot of block b filled with one of its ratings */
+		while (next[b] < st->gstart[b + 1]) {
+			const uint64_t x = next[b], k = GRID_KEY(x);
+			if (k != b)
+				grid_swap(st, x, next[k]);
+			next[k]++;
+		}
+#undef GRID_KEY
 	uint64_t *size = cnt; /* reuse: block sizes */
 	for (uint64_t b = 0; b < nb; b++) {
-		mf_rec *a = st->grecs + st->gstart[b];
-		uint64_t n = st->gstart[b + 1] - st->gstart[b];
+		const uint64_t a = st->gstart[b], n = st->gstart[b + 1] - a;
 		size[b] = n;
-		float *aw = st->gwts ? st->gwts + st->gstart[b] : NULL;
-		for (uint64_t j = n; j > 1; j--) { /* Fisher-Yates (the weights along) */
-			uint64_t x = eng_mix64(&seed) % j;
-			mf_rec t = a[j - 1];
-			a[j - 1] = a[x];
-			a[x] = t;
-			if (aw) {
-				float tw = aw[j - 1];
-				aw[j - 1] = aw[x];
-				aw[x] = tw;
-			}
-		}
+		for (uint64_t j = n; j > 1; j--) /* Fisher-Yates (the weights along) */
+			grid_swap(st, a + j - 1, a + eng_mix64(&seed) % j);
 	}
 	if ((rc = hog_mf_grid_init(&st->grid, G, size, e->o.seed)))
 		goto out;
@@ -182,6 +223,7 @@ out:
 	free(bu);
 	free(bi);
 	free(cnt);
+	free(next);
 	return rc;
 }
 
@@ -386,9 +428,9 @@ static int mf_worker_init(hog_engine *e, eng_worker *w)
 	w->n = hi - lo; /* grid: the epoch's quota of ratings, from any block */
 	if (e->o.mode == HOG_MODE_DETERMINISTIC)
 		w->n = (uint64_t)e->o.shards; /* its positions are the epoch's strata */
-	if (!(w->order = malloc((w->n ? w->n : 1) * sizeof *w->order)))
-		return ENOMEM;
-	if (e->o.mode != HOG_MODE_GRID && e->o.mode != HOG_MODE_DETERMINISTIC) {
+	if (e->o.mode != HOG_MODE_GRID && e->o.mode != HOG_MODE_DETERMINISTIC) { /* (the blocks': no order) */
+		if (!(w->order = malloc((w->n ? w->n : 1) * sizeof *w->order)))
+			return ENOMEM;
 		/* a copy on the worker's own node (first touch) */
 		if (!(mw->recs = mf_aligned(w->n * sizeof *mw->recs)) ||
 		    (e->wts && !(mw->wts = malloc((w->n ? w->n : 1) * sizeof *mw->wts))))
@@ -423,18 +465,23 @@ static void mf_worker_free(hog_engine *e, eng_worker *w)
 
 /* ----------------------------------------------------------------- rounds */
 
-MF_INLINE void mf_prefetch(const mf_shared *s, const mf_rec *x, const int BIAS)
+MF_INLINE void mf_prefetch_ui(const mf_shared *s, uint32_t u, uint32_t i, const int BIAS)
 {
-	const char *p = (const char *)(s->P + (uint64_t)x->u * s->kp);
-	const char *q = (const char *)(s->Q + (uint64_t)x->i * s->kp);
+	const char *p = (const char *)(s->P + (uint64_t)u * s->kp);
+	const char *q = (const char *)(s->Q + (uint64_t)i * s->kp);
 	for (uint64_t b = 0; b < s->kp * sizeof(float); b += 64) {
 		__builtin_prefetch(p + b);
 		__builtin_prefetch(q + b);
 	}
 	if (BIAS) {
-		__builtin_prefetch(&s->bu[x->u]);
-		__builtin_prefetch(&s->bi[x->i]);
+		__builtin_prefetch(&s->bu[u]);
+		__builtin_prefetch(&s->bi[i]);
 	}
+}
+
+MF_INLINE void mf_prefetch(const mf_shared *s, const mf_rec *x, const int BIAS)
+{
+	mf_prefetch_ui(s, x->u, x->i, BIAS);
 }
 
 /* Ratings [from, to) of the worker's shuffled order. */
@@ -521,8 +568,9 @@ MF_INLINE uint64_t mf_grid_round(hog_engine *e, eng_worker *w, int epoch, uint64
 			hog_cpu_relax();
 			continue;
 		}
-		const mf_rec *br = st->grecs + st->gstart[b] + start;
-		const float *const bw = st->gwts ? st->gwts + st->gstart[b] + start : NULL; /* NULL: all 1 */
+		const uint64_t at = st->gstart[b] + start;
+		const uint32_t *const bu = st->gu + at, *const bi = st->gi + at;
+		const float *const br = st->gr + at, *const bw = st->gw ? st->gw + at : NULL; /* NULL: all 1 */
 		const uint64_t want = avail < to - pos ? avail : to - pos;
 		uint64_t j = 0;
 		while (j < want) {
@@ -536,13 +584,13 @@ MF_INLINE uint64_t mf_grid_round(hog_engine *e, eng_worker *w, int epoch, uint64
 				const uint64_t end2 = end - j > MF_LR_EVERY ? j + MF_LR_EVERY : end;
 				for (; j < end2; j++) {
 					if (j + MF_AHEAD < want)
-						mf_prefetch(s, &br[j + MF_AHEAD], BIAS);
+						mf_prefetch_ui(s, bu[j + MF_AHEAD], bi[j + MF_AHEAD], BIAS);
 					const int sample = measure && ((pos + j) & HOG_DELAY_SAMPLE_MASK) == 0;
 					const uint64_t seen = sample ? eng_team_applied(e) : 0;
 					const float wt = bw ? bw[j] : 1.0f;
 					wsum += wt;
-					loss += mf_update(HOG_MODE_GRID, RULE, BIAS, s, mw->cp, mw->cq, br[j].u, br[j].i,
-					                  br[j].r, wt, lr);
+					loss += mf_update(HOG_MODE_GRID, RULE, BIAS, s, mw->cp, mw->cq, bu[j], bi[j], br[j], wt,
+					                  lr);
 					if (measure) {
 						eng_count_applied(w);
 						if (sample)
@@ -579,19 +627,18 @@ MF_INLINE uint64_t mf_det_round(hog_engine *e, eng_worker *w, int epoch, uint64_
 		uint32_t r;
 		while ((r = atomic_fetch_add_explicit(&st->dnext[f], 1, memory_order_relaxed)) < S) {
 			const uint64_t b = (uint64_t)r * S + (r + shift) % S;
-			const mf_rec *br = st->grecs + st->gstart[b];
-			const float *const bw = st->gwts ? st->gwts + st->gstart[b] : NULL; /* NULL: all 1 */
-			const uint64_t nb = st->gstart[b + 1] - st->gstart[b];
+			const uint64_t at = st->gstart[b], nb = st->gstart[b + 1] - at;
+			const uint32_t *const bu = st->gu + at, *const bi = st->gi + at;
+			const float *const br = st->gr + at, *const bw = st->gw ? st->gw + at : NULL; /* NULL: all 1 */
 			for (uint64_t j = 0; j < nb;) {
 				const float lr = eng_lr_at(e, epoch, base + j * S);
 				const uint64_t end = nb - j > MF_LR_EVERY ? j + MF_LR_EVERY : nb;
 				for (; j < end; j++) {
 					if (j + MF_AHEAD < nb)
-						mf_prefetch(s, &br[j + MF_AHEAD], BIAS);
+						mf_prefetch_ui(s, bu[j + MF_AHEAD], bi[j + MF_AHEAD], BIAS);
 					const float wt = bw ? bw[j] : 1.0f;
 					wsum += wt;
-					loss += mf_update(HOG_MODE_GRID, RULE, BIAS, s, mw->cp, mw->cq, br[j].u, br[j].i, br[j].r,
-					                  wt, lr);
+					loss += mf_update(HOG_MODE_GRID, RULE, BIAS, s, mw->cp, mw->cq, bu[j], bi[j], br[j], wt, lr);
 				}
 			}
 			done += nb;

@@ -23,8 +23,10 @@ typedef struct mf_state {
 	/* grid */
 	hog_mf_grid grid;
 	int has_grid;
-	mf_rec *grecs;       /* the ratings by block, each block shuffled */
-	float *gwts;         /* their effective weights (e->wts), or NULL: all 1 */
+	uint32_t *gu, *gi;   /* the ratings by block, each block shuffled: users, items, */
+	float *gr;           /* ratings (a handed-over set's own arrays, in block order: gown) */
+	float *gw;           /* their effective weights (e->wts), or NULL: all 1 */
+	int gown;            /* gu, gi, gr are the set's (hog_train_consume), not freed here */
 	uint64_t *gstart;    /* G*G + 1 */
 	/* deterministic: this epoch's order of the strata, and each stratum's next block */
 	uint32_t *dperm;

@@ -324,7 +324,8 @@ static void run_team(hog_engine *e)
 	const eng_round_fn fn = ops->round(e);
 	const uint64_t rounds = e->rounds;
 	for (int ep = e->start_epoch; ep < e->o.epochs; ep++) {
-		if (!e->store) /* (streamed: eng_stream draws a block's order as it comes) */
+		if (!e->store && w->order) /* (streamed: eng_stream draws a block's order as it comes; none: a
+		                              model whose rounds read no order, mf's grid) */
 			eng_epoch_order(&e->o, w->order, w->rows, w->n, ep, k, w->chunks);
 		w->pos = ep == e->start_epoch ? e->start_pos[k] : 0;
 		w->ex_done = w->units_done = 0;
@@ -443,6 +444,25 @@ static int hand_back(hog_engine *e, int rc, hog_model **model_out, hog_err *err)
 	int averaged = !rc && ops->result; /* (the same on every rank: the action is shared) */
 	hog_model_free(e->held); /* (the last held-out evaluation's copy: not the model in memory a third time) */
 	e->held = NULL;
+	if (e->own) { /* hog_train_consume(): training is over and the set is the run's to free; its arrays go
+	                 before the model is copied out, so that the end holds the data or the copy, not both
+	                 (the meta data and id maps stay: a model's origin is read from them) */
+		hog_data *d = e->own;
+		float **fa[] = { &d->labels, &d->vals, &d->ratings, &d->weights, &d->x };
+		uint32_t **ua[] = { &d->ids, &d->users, &d->items };
+		for (size_t k = 0; k < sizeof fa / sizeof *fa; k++) {
+			free(*fa[k]);
+			*fa[k] = NULL;
+		}
+		for (size_t k = 0; k < sizeof ua / sizeof *ua; k++) {
+			free(*ua[k]);
+			*ua[k] = NULL;
+		}
+		free(d->offsets);
+		d->offsets = NULL;
+		free(e->wts);
+		e->wts = NULL;
+	}
 	if ((*model_out = averaged ? ops->result(e) : ops->snapshot(e)))
 		eng_model_hyper(e, *model_out);
 	else if (!rc)

@@ -107,7 +107,7 @@ static void mf_state_free(mf_state *st)
 #define MF_RATING(st, j) ((st)->mine ? (uint64_t)(st)->mine[j] : (uint64_t)(j))
 
 /* Swaps ratings x and y of the grid's arrays. */
-static void grid_swap(mf_state *st, uint64_t x, uint64_t y)
+static void mf_grid_swap(mf_state *st, uint64_t x, uint64_t y)
 {
 	uint32_t t = st->gu[x];
 	st->gu[x] = st->gu[y];
@@ -125,6 +125,86 @@ static void grid_swap(mf_state *st, uint64_t x, uint64_t y)
 	}
 }
 
+/* Each user's and item's band of G (seeded permutations), the seed stream then
+ * at @p seed (its continuation shuffles the blocks: mf_grid_finish). */
+static int mf_bands(const hog_engine *e, const mf_state *st, uint32_t G, uint32_t **bu_out, uint32_t **bi_out, uint64_t *seed)
+{
+	const uint64_t U = st->l.users, I = st->l.items;
+	uint32_t *pu = malloc(U * sizeof *pu), *pi = malloc(I * sizeof *pi);
+	uint32_t *bu = malloc(U * sizeof *bu), *bi = malloc(I * sizeof *bi);
+	if (!pu || !pi || !bu || !bi) {
+		free(pu);
+		free(pi);
+		free(bu);
+		free(bi);
+		return ENOMEM;
+	}
+	*seed = e->o.seed * 0x9E3779B97F4A7C15ull + 0x6772696400ull;
+	for (uint64_t j = 0; j < U; j++)
+		pu[j] = (uint32_t)j;
+	eng_shuffle_u32(pu, U, eng_mix64(seed));
+	for (uint64_t j = 0; j < I; j++)
+		pi[j] = (uint32_t)j;
+	eng_shuffle_u32(pi, I, eng_mix64(seed));
+	for (uint64_t j = 0; j < U; j++) /* the user at place j of the permutation: band j G / U */
+		bu[pu[j]] = (uint32_t)(j * G / U);
+	for (uint64_t j = 0; j < I; j++)
+		bi[pi[j]] = (uint32_t)(j * G / I);
+	free(pu);
+	free(pi);
+	*bu_out = bu;
+	*bi_out = bi;
+	return 0;
+}
+
+/* The @p n ratings in gu, gi, gr (gw), in data order, put in block order in
+ * place (gstart: the blocks). */
+static int mf_grid_partition(mf_state *st, const uint32_t *bu, const uint32_t *bi, uint32_t G, uint64_t n)
+{
+	const uint64_t nb = (uint64_t)G * G;
+	uint64_t *next = malloc((nb + 1) * sizeof *next);
+	if (!next || !(st->gstart = calloc(nb + 1, sizeof *st->gstart))) {
+		free(next);
+		return ENOMEM;
+	}
+#define GRID_KEY(x) ((uint64_t)bu[st->gu[x]] * G + bi[st->gi[x]])
+	for (uint64_t x = 0; x < n; x++)
+		st->gstart[GRID_KEY(x) + 1]++;
+	for (uint64_t b = 0; b < nb; b++)
+		st->gstart[b + 1] += st->gstart[b];
+	memcpy(next, st->gstart, (nb + 1) * sizeof *next);
+	for (uint64_t b = 0; b < nb; b++) /* each slot of block b filled with one of its ratings */
+		while (next[b] < st->gstart[b + 1]) {
+			const uint64_t x = next[b], k = GRID_KEY(x);
+			if (k != b)
+				mf_grid_swap(st, x, next[k]);
+			next[k]++;
+		}
+#undef GRID_KEY
+	free(next);
+	return 0;
+}
+
+/* Each block shuffled from @p seed, and the scheduler's sizes. */
+static int mf_grid_finish(hog_engine *e, mf_state *st, uint32_t G, uint64_t seed)
+{
+	const uint64_t nb = (uint64_t)G * G;
+	uint64_t *size = malloc((nb ? nb : 1) * sizeof *size);
+	if (!size)
+		return ENOMEM;
+	for (uint64_t b = 0; b < nb; b++) {
+		const uint64_t a = st->gstart[b], n = st->gstart[b + 1] - a;
+		size[b] = n;
+		for (uint64_t j = n; j > 1; j--) /* Fisher-Yates (the weights along) */
+			mf_grid_swap(st, a + j - 1, a + eng_mix64(&seed) % j);
+	}
+	int rc = hog_mf_grid_init(&st->grid, G, size, e->o.seed);
+	free(size);
+	if (!rc)
+		st->has_grid = 1;
+	return rc;
+}
+
 /* Cuts the rank's ratings into G x G blocks by bands of randomly permuted users
  * and items (as LIBMF does: ids in files are often ordered by popularity, and
  * bands of consecutive ids would be very uneven), and shuffles each block once.
@@ -139,35 +219,12 @@ static int mf_grid_build(hog_engine *e, mf_state *st, uint32_t G)
 {
 	const hog_data *tr = e->tr;
 	const uint64_t nr = st->nmine;
-	const uint64_t U = st->l.users, I = st->l.items, nb = (uint64_t)G * G;
-	uint32_t *bu = malloc(U * sizeof *bu), *bi = malloc(I * sizeof *bi);
-	uint64_t *cnt = calloc(nb + 1, sizeof *cnt), *next = NULL;
-	int rc = ENOMEM;
-	if (!bu || !bi || !cnt)
-		goto out;
-	uint64_t seed = e->o.seed * 0x9E3779B97F4A7C15ull + 0x6772696400ull;
-	for (uint64_t j = 0; j < U; j++)
-		bu[j] = (uint32_t)j;
-	eng_shuffle_u32(bu, U, eng_mix64(&seed));
-	for (uint64_t j = 0; j < I; j++)
-		bi[j] = (uint32_t)j;
-	eng_shuffle_u32(bi, I, eng_mix64(&seed));
-	/* bu[] holds a permutation; turn it into each user's band */
-	uint32_t *band_u = malloc(U * sizeof *band_u), *band_i = malloc(I * sizeof *band_i);
-	if (!band_u || !band_i) {
-		free(band_u);
-		free(band_i);
-		goto out;
-	}
-	for (uint64_t j = 0; j < U; j++)
-		band_u[bu[j]] = (uint32_t)(j * G / U);
-	for (uint64_t j = 0; j < I; j++)
-		band_i[bi[j]] = (uint32_t)(j * G / I);
-	free(bu);
-	free(bi);
-	bu = band_u;
-	bi = band_i;
-
+	uint32_t *bu = NULL, *bi = NULL;
+	uint64_t seed;
+	int rc = mf_bands(e, st, G, &bu, &bi, &seed);
+	if (rc)
+		return rc;
+	rc = ENOMEM;
 	if (e->own && !st->mine) { /* the set's own arrays */
 		st->gu = e->own->users;
 		st->gi = e->own->items;
@@ -191,39 +248,11 @@ static int mf_grid_build(hog_engine *e, mf_state *st, uint32_t G)
 		for (uint64_t x = 0; x < nr; x++)
 			st->gw[x] = e->wts[MF_RATING(st, x)];
 	}
-#define GRID_KEY(x) ((uint64_t)bu[st->gu[x]] * G + bi[st->gi[x]])
-	for (uint64_t x = 0; x < nr; x++)
-		cnt[GRID_KEY(x) + 1]++;
-	for (uint64_t b = 0; b < nb; b++)
-		cnt[b + 1] += cnt[b];
-	if (!(st->gstart = malloc((nb + 1) * sizeof *st->gstart)) || !(next = malloc((nb + 1) * sizeof *next)))
-		goto out;
-	memcpy(st->gstart, cnt, (nb + 1) * sizeof *cnt);
-	memcpy(next, cnt, (nb + 1) * sizeof *cnt);
-	for (uint64_t b = 0; b < nb; b++) /* each slot of block b filled with one of its ratings */
-		while (next[b] < st->gstart[b + 1]) {
-			const uint64_t x = next[b], k = GRID_KEY(x);
-			if (k != b)
-				grid_swap(st, x, next[k]);
-			next[k]++;
-		}
-#undef GRID_KEY
-	uint64_t *size = cnt; /* reuse: block sizes */
-	for (uint64_t b = 0; b < nb; b++) {
-		const uint64_t a = st->gstart[b], n = st->gstart[b + 1] - a;
-		size[b] = n;
-		for (uint64_t j = n; j > 1; j--) /* Fisher-Yates (the weights along) */
-			grid_swap(st, a + j - 1, a + eng_mix64(&seed) % j);
-	}
-	if ((rc = hog_mf_grid_init(&st->grid, G, size, e->o.seed)))
-		goto out;
-	st->has_grid = 1;
-	rc = 0;
+	if (!(rc = mf_grid_partition(st, bu, bi, G, nr)))
+		rc = mf_grid_finish(e, st, G, seed);
 out:
 	free(bu);
 	free(bi);
-	free(cnt);
-	free(next);
 	return rc;
 }
 
@@ -307,6 +336,7 @@ static int mf_grid_setup(hog_engine *e, mf_state *st)
 	if (mf_grid_build(e, st, G))
 		return hog_err_set(e->err, ENOMEM, "mf: out of memory for %llu users x %llu items at rank %u",
 		                   (unsigned long long)st->l.users, (unsigned long long)st->l.items, o->mf.rank);
+	return 0;
 	return 0;
 }
 

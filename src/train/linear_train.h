@@ -153,6 +153,14 @@ double hog_default_lr(const hog_data *d, enum hog_rule rule);
 int lin_build_shard(hog_engine *e, eng_worker *ew, lin_worker *w);
 int lin_build_rows(hog_engine *e, eng_worker *ew, lin_worker *w, const uint32_t *rows, uint64_t n);
 int lin_stream_scan(hog_engine *e, lin_state *L, uint64_t *cnt, float **scales);
+/* linear_opts.c: the trainer table's option entries (opts_init, opts_hash,
+ * check, default_mode, default_chunk, route) */
+void lin_opts_init(hog_train_opts *o);
+uint64_t lin_opts_hash(const hog_train_opts *o, uint64_t h);
+int lin_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err *err);
+enum hog_mode lin_default_mode(const hog_train_opts *o, int stream);
+uint32_t lin_default_chunk(const hog_train_opts *o, int stream);
+const hog_trainer_ops *lin_route(const hog_train_opts *o);
 int lin_stream_shard(hog_engine *e, eng_worker *ew, lin_worker *w);
 uint64_t lin_round_stream(hog_engine *e, eng_worker *ew, int epoch, uint64_t from, uint64_t to);
 

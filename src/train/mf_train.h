@@ -53,6 +53,15 @@ typedef struct mf_worker {
 	hog_blockbuf sbb;    /* packed blocks decode into it */
 } mf_worker;
 
+/* The rank's ratings: the j-th is the training set's MF_RATING(st, j). */
+#define MF_RATING(st, j) ((st)->mine ? (uint64_t)(st)->mine[j] : (uint64_t)(j))
+
+/* mf_blocks.c: the rank's ratings in G x G blocks (gu, gi, gr, gw, gstart, the
+ * grid scheduler); and grid mode's G (--grid, or from the threads) with its
+ * blocks. 0 or ENOMEM (build), HOG_ECONFIG or ENOMEM with the message (setup). */
+int mf_grid_build(hog_engine *e, mf_state *st, uint32_t G);
+int mf_grid_setup(hog_engine *e, mf_state *st);
+
 /* The in-memory round for this run's mode, rule and biases (mf_train.c). */
 eng_round_fn mf_memory_round(const hog_engine *e);
 

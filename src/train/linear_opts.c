@@ -1,0 +1,143 @@
+/* The linear model's options (hog_train_opts.linear and the shared ones as it
+ * takes them): the entries of its trainer table (linear_train.c) that fill
+ * their defaults, hash and check them, pick the default mode and order, and
+ * route --loss softmax to the mlp's trainer. */
+#include "model/linear.h"
+#include "sys/err.h"
+#include "sys/hash.h"
+#include "sys/names.h"
+#include "train/engine.h"
+#include "train/linear_train.h"
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* hog_train_opts.linear's defaults (hog_trainer_ops.opts_init): --hot chosen
+ * from the features' frequencies, 64 coordinates per stripe's lock; --average
+ * off (the command line turns it on). */
+void lin_opts_init(hog_train_opts *o)
+{
+	o->linear.hot = -1;
+	o->linear.stripes = 64;
+}
+
+/* hog_train_opts.linear's part of the options hash (hog_trainer_ops.opts_hash):
+ * --hot, --stripe-size, --average, and --l1 when it is on (so that off, the
+ * hash of every checkpoint written before it stays). --node-sync is left out,
+ * as it always was: a checkpoint resumes on a machine of other NUMA nodes. */
+uint64_t lin_opts_hash(const hog_train_opts *o, uint64_t h)
+{
+	const hog_linear_opts *lo = &o->linear;
+	int64_t v[] = { lo->hot, lo->stripes, lo->average };
+	h = hog_fnv(h, v, sizeof v);
+	return lo->l1 != 0 ? hog_fnv(h, &lo->l1, sizeof lo->l1) : h;
+}
+
+int lin_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err *err)
+{
+	int rc = eng_check_mode_opts(o, err);
+	if (rc)
+		return rc;
+	const hog_linear_opts *lo = &o->linear;
+	if (lo->node_sync < -1)
+		return hog_err_set(err, HOG_ECONFIG, "--node-sync must be off (-1) or at least 1, not %d", lo->node_sync);
+	if (lo->stripes < 1 || (lo->stripes & (lo->stripes - 1)))
+		return hog_err_set(err, HOG_ECONFIG, "--flush-every must be >= 1 and --stripe-size a power of two");
+	if (!(lo->l1 >= 0 && lo->l1 <= 1e9)) /* (NaN too) */
+		return hog_err_set(err, HOG_ECONFIG, "--l1 must be a number 0..1e9, not %g", lo->l1);
+	if (o->rule == HOG_RULE_ADAM || o->rule == HOG_RULE_ADAMW)
+		return hog_err_set(err, HOG_ECONFIG, "--optimizer %s is for --model mlp (and --loss softmax); the "
+		                   "linear model takes sgd, adagrad or adarevision", hog_rule_name(o->rule));
+	if (o->mode == HOG_MODE_DETERMINISTIC && (rc = lin_det_check(o, tr, err)))
+		return rc;
+	if (lo->l1 > 0 && o->rule == HOG_RULE_ADAREVISION)
+		return hog_err_set(err, HOG_ECONFIG, "--l1 takes --optimizer sgd or adagrad, not adarevision "
+		                   "(its revisions assume the step without the threshold)");
+	if (tr->meta.kind != HOG_KIND_SPARSE)
+		return hog_err_set(err, HOG_EMISMATCH, "a linear model needs a sparse data set, not %s%s",
+		                   hog_kind_name(tr->meta.kind),
+		                   tr->meta.kind == HOG_KIND_RATINGS ? " (train ratings with --model mf)"
+		                   : " (train dense columns with --loss softmax or logistic, or --model mlp)");
+	if (tr->meta.task == HOG_TASK_MULTICLASS)
+		return hog_err_set(err, HOG_EMISMATCH, "the linear model takes binary or regression labels, "
+		                   "not multiclass (%u classes): train it with --loss softmax (multinomial logistic "
+		                   "regression), or --model mlp", tr->meta.classes);
+	if (te && te->meta.kind != HOG_KIND_SPARSE)
+		return hog_err_set(err, HOG_EMISMATCH, "the test set is %s, not sparse", hog_kind_name(te->meta.kind));
+	if (te && te->meta.task != tr->meta.task)
+		return hog_err_set(err, HOG_EMISMATCH, "the test set's task is %s, the training set's %s",
+		                   hog_task_name(te->meta.task), hog_task_name(tr->meta.task));
+	/* (a test set's features beyond the training set's score as zero weight:
+	 * lin_eval_slice, as liblinear does; the CLI counts them, hog_data_reconcile) */
+	if (tr->dim >= UINT32_MAX - 1)
+		return hog_err_set(err, HOG_EMISMATCH, "data set dimension out of range (%llu features)",
+		                   (unsigned long long)tr->dim);
+	if ((o->mode == HOG_MODE_BUFFERED || o->mode == HOG_MODE_REPLICA) &&
+	    (o->rule == HOG_RULE_ADAREVISION || o->delay))
+		return hog_err_set(err, HOG_ECONFIG, "%s mode supports sgd and adagrad without --delay; "
+		                   "use lockfree or atomic for adarevision or --delay", hog_mode_name(o->mode));
+	if ((o->loss == HOG_LOSS_LOGISTIC || o->loss == HOG_LOSS_HINGE) && tr->meta.task != HOG_TASK_BINARY)
+		return hog_err_set(err, HOG_EMISMATCH, "%s loss needs binary labels; this data set's task is %s: "
+		                   "train it with --loss squared (or, if its labels are two classes, import it again "
+		                   "with --task binary)", hog_loss_name(o->loss), hog_task_name(tr->meta.task));
+	/* the squared loss fits values: labels read as binary (0 and 1, say) would
+	 * train as the classes -1 and +1, the explicit model flipped by the task
+	 * inferred from them; -1 and +1 are the same either way */
+	const hog_meta *lm = &tr->meta;
+	if (o->loss == HOG_LOSS_SQUARED && lm->task == HOG_TASK_BINARY &&
+	    !(fabs(lm->label_min) == 1 && fabs(lm->label_max) == 1))
+		return hog_err_set(err, HOG_EMISMATCH, "the squared loss fits values, and this data set's labels (%g to "
+		                   "%g) were read as binary classes, which would train as -1 and +1: to fit their "
+		                   "values, import the set again with --task regression; for a classifier, --loss "
+		                   "logistic or hinge", lm->label_min, lm->label_max);
+	const int stream = tr->nnz && !tr->ids; /* hog_train_stream(): counts, no arrays */
+	if (stream && o->delay)
+		return hog_err_set(err, HOG_ECONFIG, "--delay holds updates across blocks: not with --stream");
+	if (!stream && o->normalize) { /* (streaming: from the blocks, in setup) */
+		uint64_t changed;
+		float *s = eng_feature_scales(tr, o->normalize, &changed);
+		if (!s)
+			return hog_err_set(err, ENOMEM, "out of memory");
+		eng_scales_settle(o, changed, tr->dim);
+		if (o->lr == 0)
+			o->lr = lin_default_lr(tr, o->rule, s);
+		free(s);
+	}
+	if (o->lr == 0 && !stream)
+		o->lr = lin_default_lr(tr, o->rule, NULL);
+	return 0;
+}
+
+/* The default mode: buffered. At 2 threads on the five sets of
+ * bench/results/scaling.md it runs 1.36-2.43x serial (the fastest mode on the
+ * 2 M-feature set), where plain lockfree runs 0.38-0.47x on the four sets with
+ * hot features and 1.08x on the wide one, with the test loss within 0.05% of
+ * serial's everywhere. Replica is faster on those four (2.2-2.5x); on a9a (2
+ * threads, default flags) it ended at test loss 0.445 against serial's 0.324
+ * until its flush interval was capped at a quarter of a worker's epoch
+ * (setup_private, linear_setup.c), and at 0.327 since, while buffered ends at
+ * 0.324: buffered stays the default until replica is measured again.
+ * Buffered takes neither adarevision nor --delay: those runs keep lockfree.
+ * (--mode auto measures instead, at the price of probing every mode, 3 x 2
+ * short epochs each.) */
+enum hog_mode lin_default_mode(const hog_train_opts *o, int stream)
+{
+	(void)stream; /* (every mode streams) */
+	return o->rule == HOG_RULE_ADAREVISION || o->delay ? HOG_MODE_LOCKFREE : HOG_MODE_BUFFERED;
+}
+
+/* The default order: chunks of HOG_SHUFFLE_CHUNK_DEFAULT shard rows where the
+ * shards are in memory and the model averaged (the last iterate ends worse in
+ * chunks: bench/results/order.md), else the row shuffle. */
+uint32_t lin_default_chunk(const hog_train_opts *o, int stream)
+{
+	return !stream && o->linear.average ? HOG_SHUFFLE_CHUNK_DEFAULT : 1;
+}
+
+/* Multinomial logistic regression (--loss softmax) is the mlp with no hidden
+ * layers: its trainer runs it (mlp_opts_check makes the run's model kind mlp). */
+const hog_trainer_ops *lin_route(const hog_train_opts *o)
+{
+	return o->loss == HOG_LOSS_SOFTMAX ? &hog_mlp_trainer : &hog_linear_trainer;
+}

@@ -1187,17 +1187,20 @@ kill_when_tmp() {
 	shift 2
 	"$@" >"$OUT" 2>"$ERR" &
 	kpid=$!
-	n=0
-	while ! tmp_seen && kill -0 $kpid 2>/dev/null && [ $n -lt 2000 ]; do
+	n=0 seen=0
+	while kill -0 $kpid 2>/dev/null && [ $n -lt 2000 ]; do
+		if tmp_seen; then seen=1; break; fi
 		sleep 0.005
 		n=$((n + 1))
 	done
-	if ! tmp_seen; then
+	# (seen once is enough: the file seen may be the output check's probe, gone
+	# again before the real temporary file is made; asking a second time here
+	# once took that gap for a run that had ended, and it had not)
+	if [ $seen -eq 0 ] || ! kill -$sig $kpid 2>/dev/null; then
 		wait $kpid
 		got=-1
 		return
 	fi
-	kill -$sig $kpid
 	wait $kpid
 	got=$?
 }

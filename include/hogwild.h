@@ -214,6 +214,9 @@ typedef struct hog_epoch_stats {
 	enum hog_mode mode;        /**< the update mode (the one chosen by HOG_MODE_AUTO)*/
 	double seconds;            /**< wall time of this epoch's updates (evaluation excluded) */
 	double elapsed;            /**< wall time of all epochs so far (evaluation excluded) */
+	double wall;               /**< wall time since the first epoch began, to this epoch's figures
+	                                (evaluation, checks and every epoch's end included): the
+	                                difference of two epochs' is the time an epoch really takes */
 	uint64_t examples, nnz;    /**< processed in this epoch */
 	double ex_per_s, nnz_per_s_per_thread;
 	double lr;                 /**< step size at the end of the epoch */
@@ -230,11 +233,12 @@ typedef struct hog_epoch_stats {
 	const char *unit;          /**< what nnz and nnz_per_s_per_thread count, per model:
 	                                "nnz" (linear: nonzeros), "ratings" (mf), "flop" (mlp:
 	                                multiply-adds x 2 of every product) */
-	int64_t nonzeros;          /**< linear: the weights (bias excluded) of the model as it
-	                                would be handed back now that are not zero; -1 for the
-	                                other models */
-	double noise_scale;        /**< the mlp: the gradient noise scale tr(Sigma)/|G|^2 measured
-	                                in this epoch, in examples (McCandlish et al. 2018); NAN
+	int64_t nonzeros;          /**< linear, with opts.diagnostics: the weights (bias excluded)
+	                                of the model as it would be handed back now that are not
+	                                zero; -1 otherwise */
+	double noise_scale;        /**< the gradient noise scale tr(Sigma)/|G|^2 measured in this
+	                                epoch, in examples (McCandlish et al. 2018): the mlp's
+	                                always, the linear model's with opts.diagnostics; NAN
 	                                when not measured, +INF when the noise drowned the signal */
 	uint32_t batch;            /**< the mlp: this epoch's mini-batch; 0 for the other models */
 	uint64_t syncs;            /**< MPI: averagings of the ranks' models so far (0: one rank) */
@@ -362,6 +366,10 @@ typedef struct hog_train_opts {
 	                                linear buffered 1024, replica 16384 with average, 4096
 	                                without; the mlp's buffered mode reads it too) */
 	int measure_delay;         /**< sample the delay between read and write (1 in 64 examples) */
+	int diagnostics;           /**< linear: measure hog_epoch_stats.noise_scale and .nonzeros at
+	                                every epoch's end (a pass over a sample and over the model
+	                                while the team waits; 0: NAN and -1). The CLI asks for them
+	                                with --metrics, which writes them */
 	int normalize;             /**< enum hog_normalize: every model that takes features scales
 	                                each feature by 1 / max |x| over the training set (rounded
 	                                to a power of two; the mlp its first layer's inputs); the

@@ -406,6 +406,20 @@ check_grep "train: --l1: nonzeros on the summary line" "$ERR" ', [0-9]+ of 300 w
 nz=$(sed -n 's/.*, \([0-9]*\) of 300 weights nonzero.*/\1/p' "$ERR")
 check_true "train: --l1: a sparser model ($nz of 300 nonzero)" test "${nz:-300}" -lt 280
 check_grep "train: --l1: nonzeros in --metrics" "$T/l1.jsonl" "\"epoch\":4,.*\"nonzeros\":$nz[,}]"
+# --diagnostics: the nonzeros and the noise scale are --metrics' (on with it),
+# off leaves them out and trains the same model; wall grows epoch by epoch
+check_grep "train: --metrics: the noise scale" "$T/l1.jsonl" '"epoch":4,.*"noise_scale":'
+check_true "train: --metrics: wall grows, at least the updates' seconds" awk -F'"wall":' '
+	NF > 1 { split($2, a, ","); w = a[1] + 0; s = $0; sub(/.*"seconds":/, "", s); split(s, b, ","); sum += b[1]
+	         if (w < last || w < sum * 0.999) bad = 1; last = w; n++ } END { exit bad || n != 4 }' "$T/l1.jsonl"
+check "train: --diagnostics=off" 0 "$H" train --data "$T/ttr.lmdb" --test "$T/tte.lmdb" --mode serial --epochs 4 \
+	--l1 1e-3 --save "$T/l1off.bin" --metrics "$T/l1off.jsonl" --diagnostics=off
+check_true "train: --diagnostics=off: no nonzeros or noise scale in --metrics" \
+	sh -c "! grep -q 'nonzeros\\|noise_scale' '$T/l1off.jsonl' && grep -q '\"epoch\":4,' '$T/l1off.jsonl'"
+check_true "train: --diagnostics=off: the same model" cmp "$T/l1.bin" "$T/l1off.bin"
+check "train: --diagnostics=maybe refused" 2 "$H" train --data "$T/ttr.lmdb" --diagnostics=maybe
+check_grep "train: --diagnostics=maybe: named" "$ERR" "diagnostics: 'maybe' is not on or off"
+check "train: --diagnostics for mf refused" 2 "$H" train --data "$T/gr.lmdb" --diagnostics
 check "eval: --l1 model" 0 "$H" eval --model "$T/l1.bin" --data "$T/tte.lmdb"
 check_grep "eval: nonzeros line" "$OUT" "^nonzeros +$nz of the model's 300 weights"
 check "eval: --json nonzeros" 0 "$H" eval --json --model "$T/l1.bin" --data "$T/tte.lmdb"

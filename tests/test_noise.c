@@ -261,6 +261,14 @@ static void test_linear_estimate(void)
 	o.on_epoch = on_epoch;
 	o.ud = &v;
 	hog_model *m = NULL;
+	/* not asked for: not measured (NAN) */
+	CU_ASSERT_EQUAL_FATAL(hog_train(d, NULL, &o, &m, NULL, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(v.n, 2);
+	CU_ASSERT(isnan(v.noise[0]) && isnan(v.noise[1]));
+	hog_model_free(m);
+	m = NULL;
+	v.n = 0;
+	o.diagnostics = 1;
 	CU_ASSERT_EQUAL_FATAL(hog_train(d, NULL, &o, &m, NULL, &err), 0);
 	CU_ASSERT_EQUAL_FATAL(v.n, 2);
 	if (!(fabs(v.noise[1] - want) < 0.01 * want + 2 * want * want / (double)d->n))

@@ -125,6 +125,7 @@ metrics:
 		        s->epoch, s->threads, hog_mode_name(s->mode), hog_rule_name(u->o->rule),
 		        (unsigned long long)s->examples, (unsigned long long)s->nnz);
 		cli_json_num(f, "seconds", s->seconds, 1);
+		cli_json_num(f, "wall", s->wall, 1);
 		cli_json_num(f, "elapsed", s->elapsed, 1);
 		cli_json_num(f, "ex_per_s", s->ex_per_s, 1);
 		cli_json_num(f, "nnz_per_s_per_thread", s->nnz_per_s_per_thread, 1);
@@ -234,6 +235,7 @@ typedef struct train_args {
 	const char *validation; /* --validation: a file, or a fraction of --data (vfrac > 0) */
 	double vfrac;
 	int stream;
+	int diagnostics; /* --diagnostics: 1 on, 0 off, -1 not given (on with --metrics) */
 } train_args;
 
 /* The command line into *o and *t: -1 to go on, else the exit status (-h: 0). */
@@ -264,6 +266,12 @@ static int parse_args(int argc, char **argv, const struct option *lopts, hog_tra
 		case OPT_RESUME: o->resume = optarg; break;
 		case OPT_FORCE: o->force_resume = 1; break;
 		case OPT_METRICS: t->metrics = optarg; break;
+		case OPT_DIAGNOSTICS:
+			if (!optarg || !strcmp(optarg, "on")) t->diagnostics = 1;
+			else if (!strcmp(optarg, "off")) t->diagnostics = 0;
+			else rc = cli_usage_error("train", NULL, "--diagnostics: '%s' is not on or off (write --diagnostics=off)",
+			                          optarg);
+			break;
 		case OPT_STREAM: t->stream = 1; break;
 		case OPT_KEEP_DIVERGED: o->keep_diverged = 1; break;
 		case OPT_VALIDATION:
@@ -516,7 +524,7 @@ int cmd_train(int argc0, char **argv0)
 		return rc;
 	hog_train_opts o;
 	cli_train_opts_init(&o);
-	train_args t = { 0 };
+	train_args t = { .diagnostics = -1 };
 	cli_train_args *a = &t.a;
 	if ((rc = parse_args(argc, argv, lopts, &o, &t)) >= 0) {
 		cli_config_free(argc, argv);
@@ -546,6 +554,8 @@ int cmd_train(int argc0, char **argv0)
 	if (rank)
 		a->quiet = 1;
 	const char *save = t.save;
+	/* the noise scale and the nonzeros: what --metrics writes, unless told not to */
+	o.diagnostics = t.diagnostics < 0 ? t.metrics != NULL : t.diagnostics;
 	train_ui ui = { .quiet = a->quiet || !cli_progress_wanted(0), .o = &o, .metrics_path = t.metrics,
 	                .validation = t.validation != NULL };
 	hog_data *tr = NULL, *held = NULL, *te = NULL;

@@ -150,6 +150,9 @@ const cli_opt cli_opts[] = {
 	  "resume even when the data set or options differ from the checkpoint's (the model's shapes must "
 	  "still fit)" },
 	{ "metrics", 0, REQ, OPT_METRICS, CLI_TRAIN, 0, 0, COND_NONE, "FILE", "append one JSON line per epoch" },
+	{ "diagnostics", 0, optional_argument, OPT_DIAGNOSTICS, CLI_TRAIN, K(LINEAR), 0, COND_NONE, "on|off",
+	  "each epoch's gradient noise scale and nonzero weights in --metrics, measured by one thread "
+	  "over a sample and the model at every epoch's end while the others wait; bare: on (on with --metrics)" },
 	{ "stream", 0, NO, OPT_STREAM, CLI_TRAIN, K(LINEAR) | K(MF) | K(MLP), 0, COND_NONE, NULL, /* (the trainers' .streams) */
 	  "train from the data set's blocks in place, for sets larger than memory: shuffled blocks, the page "
 	  "cache reads; the --test/--validation set is read a chunk at a time too; mf: lockfree by default, not "

@@ -207,6 +207,7 @@ struct hog_engine {
 	uint64_t *start_pos;
 	int epochs_done;
 	double elapsed, last_ckpt;
+	double t_begin;             /* when the team began its first epoch (hog_epoch_stats.wall) */
 	hog_epoch_stats last;
 	hog_err *err;
 	hog_err werr;               /* errors inside the team, reported once */

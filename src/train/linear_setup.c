@@ -445,5 +445,7 @@ int lin_setup(hog_engine *e)
 	 * copy of them was half a test set with values more in memory) */
 	if (te && !(L->test_margins = malloc(te->n * sizeof *L->test_margins + 4)))
 		return hog_err_set(e->err, ENOMEM, "out of memory for the test set");
+	if (te && (L->A || L->xscale) && !(L->wserve = malloc(L->D * sizeof *L->wserve)))
+		return hog_err_set(e->err, ENOMEM, "out of memory for the test set");
 	return 0;
 }

@@ -62,6 +62,8 @@ typedef struct lin_state {
 	int dealt;                  /* in place: the set is in the deal's order (perm 0..n-1, not
 	                               kept), so a worker's share is a run of its rows */
 	float *test_margins;
+	float *wserve;              /* with a test set, --average or --normalize: the weights the model
+	                               would hand back (D), made by the team before the test margins */
 	hog_spin *locks;
 	uint32_t nlocks;
 	_Atomic uint64_t *A;        /* --average: D (mean, time) words (kernel.h, avg_touch) */

@@ -201,6 +201,7 @@ static void epoch_report(hog_engine *e, int ep, double spent)
 	if (e->o.test_eval)
 		held_eval(e, &s);
 	delay_stats(e, &s);
+	s.wall = eng_now() - e->t_begin;
 	e->last = s;
 	if (e->o.on_epoch && e->rank == 0)
 		e->o.on_epoch(e->o.ud, &s);
@@ -317,6 +318,7 @@ static void run_team(hog_engine *e)
 				atomic_store(&e->action, 3);
 			e->rounds = hi;
 		}
+		e->t_begin = eng_now();
 	}
 	hog_barrier_wait(&e->bar);
 	if (atomic_load(&e->action))

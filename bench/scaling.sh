@@ -64,21 +64,29 @@ epoch_median() {
 	awk -v E="$EPOCHS" 'E < 3 || $1 >= 2 { print $2 }' | median
 }
 
-# one run: prints "seconds_per_epoch test_loss"
+# one run: prints "seconds_per_epoch test_loss wall_per_epoch"; the wall is the
+# time from one epoch's figures to the next's (--metrics' wall), the updates
+# with the epoch's end (evaluation, checks): what an epoch takes a user. The bound
+# evaluates nothing: its wall is its seconds.
 run() {
 	set=$1
 	shift
 	if [ "$1" = bound ]; then
 		OMP_PROC_BIND=true OMP_PLACES=cores "$WORK/bound" "$WORK/sc-${set}_tr.lmdb" "$2" "$EPOCHS" "$4" "$BOUND_ORDER" 2>/dev/null |
-			awk '$1 == "epoch" { print $2, $4 }' | epoch_median | awk '{ print $1, "nan" }'
+			awk '$1 == "epoch" { print $2, $4 }' | epoch_median | awk '{ print $1, "nan", $1 }'
 		return
 	fi
+	# (--diagnostics=off: --metrics is read here, not asked for by the user, whose
+	# run measures no noise scale)
 	"$H" train --data "$WORK/sc-${set}_tr.lmdb" --test "$WORK/sc-${set}_te.lmdb" --epochs "$EPOCHS" --quiet --average "$AVERAGE" \
-		--metrics "$WORK/sc.json" $EXTRA "$@" >/dev/null 2>&1 || { echo "nan nan"; rm -f "$WORK/sc.json"; return; }
+		--metrics "$WORK/sc.json" --diagnostics=off $EXTRA "$@" >/dev/null 2>&1 ||
+		{ echo "nan nan nan"; rm -f "$WORK/sc.json"; return; }
 	s=$(awk -F'"seconds":' 'NF > 1 { split($2, a, ","); sub(/.*"epoch":/, "", $1); split($1, b, ","); print b[1], a[1] }' \
 		"$WORK/sc.json" | epoch_median)
 	l=$(awk '/"test_loss"/ { sub(/.*"test_loss":/, ""); split($0, b, ","); l = b[1] } END { print l }' "$WORK/sc.json")
-	echo "$s $l"
+	w=$(awk -F'"wall":' 'NF > 1 { split($2, a, ","); sub(/.*"epoch":/, "", $1); split($1, b, ",");
+		if (b[1] > 1) print b[1], a[1] - last; last = a[1] }' "$WORK/sc.json" | epoch_median)
+	echo "$s $l ${w:-nan}"
 	rm -f "$WORK/sc.json"
 }
 
@@ -107,7 +115,9 @@ machine_header "$OUT" "Scaling: every mode against the no-sharing bound ($EPOCHS
 	echo "\`hogwild train --data SET_tr.lmdb --test SET_te.lmdb --epochs $EPOCHS --average $AVERAGE --seed R $EXTRA ARGS\` in round R = 1..$REPEAT,"
 	echo "beside \`bench/bound.c\` (a plain loop of logistic SGD written for the benchmark: a private model and a"
 	echo "shuffled share of the rows per thread, nothing shared) with the same seed. s/epoch: the median over the rounds of"
-	echo "each run's median epoch (epochs 2..). Speed-up (over serial) and share of the bound are taken in each round;"
+	echo "each run's median epoch (epochs 2..). The wall column: each run's median time from one epoch's figures to"
+	echo "the next's (--metrics' wall: the updates, the evaluation of the test set and the epoch's end), and its share"
+	echo "of the bound, which evaluates nothing. Speed-up (over serial) and share of the bound are taken in each round;"
 	echo "the table gives their median and, after the slash, their minimum. At 1 thread the bound is the ceiling"
 	echo "of serial. Sets (90/10 splits): rcv1 = \`data gen --seed 1\` ($EXAMPLES examples); zipf08 = \`data gen --seed 2"
 	echo "--zipf 0.8 --binary\`; allrow = rcv1 with a feature of value 0.5 added to every row; tfidf ="
@@ -130,25 +140,31 @@ for set in $SETS; do
 	{
 		echo "### $set"
 		echo
-		echo "| mode | threads | s/epoch | speed-up (median / min) | of the bound (median / min) | test loss | vs serial |"
-		echo "|---|---|---|---|---|---|---|"
+		echo "| mode | threads | s/epoch | speed-up (median / min) | of the bound (median / min) | test loss | vs serial | wall s/epoch | wall: of the bound (median / min) |"
+		echo "|---|---|---|---|---|---|---|---|---|"
 		while IFS=: read -r name t args; do
 			s=$(awk -v n="$name" -v t="$t" '$1 == n && $2 == t { print $4 }' "$WORK/sc-$set.raw" | median)
 			l=$(awk -v n="$name" -v t="$t" '$1 == n && $2 == t { print $5 }' "$WORK/sc-$set.raw" | median)
 			# per round: serial / this, bound(t) / this
+			wl=$(awk -v n="$name" -v t="$t" '$1 == n && $2 == t { print $6 }' "$WORK/sc-$set.raw" | median)
 			awk -v n="$name" -v t="$t" '$1 == "serial" { ser[$3] = $4 } $1 == "bound" && $2 == t { bnd[$3] = $4 }
-				$1 == n && $2 == t { me[$3] = $4 }
-				END { for (r in me) if (me[r] > 0) print ser[r] / me[r], (r in bnd) ? bnd[r] / me[r] : "nan" }' \
+				$1 == n && $2 == t { me[$3] = $4; mw[$3] = $6 }
+				END { for (r in me) if (me[r] > 0) print ser[r] / me[r], (r in bnd) ? bnd[r] / me[r] : "nan",
+				      ((r in bnd) && mw[r] > 0) ? bnd[r] / mw[r] : "nan" }' \
 				"$WORK/sc-$set.raw" > "$WORK/sc-ratios"
+			wb=$(awk '$3 != "nan" { print $3 }' "$WORK/sc-ratios" | median)
+			wbmin=$(awk '$3 != "nan" { print $3 }' "$WORK/sc-ratios" | sort -g | head -1)
 			su=$(awk '{ print $1 }' "$WORK/sc-ratios" | median)
 			sumin=$(awk '{ print $1 }' "$WORK/sc-ratios" | sort -g | head -1)
 			ob=$(awk '$2 != "nan" { print $2 }' "$WORK/sc-ratios" | median)
 			obmin=$(awk '$2 != "nan" { print $2 }' "$WORK/sc-ratios" | sort -g | head -1)
-			echo "$name $t $s $l $serl $su ${sumin:-nan} $ob ${obmin:-nan}" | awk '{
-				printf "| %s | %s | %.4f | %.2fx / %.2fx | %s | %s | %s |\n", $1, $2, $3, $6, $7,
+			echo "$name $t $s $l $serl $su ${sumin:-nan} $ob ${obmin:-nan} ${wl:-nan} ${wb:-nan} ${wbmin:-nan}" | awk '{
+				printf "| %s | %s | %.4f | %.2fx / %.2fx | %s | %s | %s | %s | %s |\n", $1, $2, $3, $6, $7,
 					$8 == "nan" ? "-" : sprintf("%.0f%% / %.0f%%", 100 * $8, 100 * $9),
 					$4 == "nan" ? "-" : sprintf("%.5f", $4),
-					$4 == "nan" ? "-" : sprintf("%+.2f%%", 100 * ($4 / $5 - 1)) }'
+					$4 == "nan" ? "-" : sprintf("%+.2f%%", 100 * ($4 / $5 - 1)),
+					$10 == "nan" ? "-" : sprintf("%.4f", $10),
+					$11 == "nan" ? "-" : sprintf("%.0f%% / %.0f%%", 100 * $11, 100 * $12) }'
 		done < "$WORK/sc-cells"
 		echo
 	} >> "$OUT"

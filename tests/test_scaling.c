@@ -188,7 +188,10 @@ static float *margins_of(const hog_model *m, uint64_t n)
  * the sums go through the flush too), the model is serial's to rounding. With
  * --average and a flush after every example the shared model moves as serial's
  * does, so the mean the flushes keep (avg_touch at each flushed change) must
- * equal the one serial's kernel keeps at each update. */
+ * equal the one serial's kernel keeps at each update. Both sweeps are run: at
+ * 1 and 7 examples a flush touches a few of the 2,000 features' blocks, so the
+ * kernel marks them and the flush sweeps those; at 1000 every block is touched
+ * and the flush sweeps the whole copy unmarked (lin_replica_marks). */
 static void test_replica_takes_on_touch(void)
 {
 	const enum hog_rule rules[] = { HOG_RULE_SGD, HOG_RULE_ADAGRAD };

@@ -53,7 +53,8 @@ typedef struct kern_worker {
 	float *hrec, *hbase;    /* buffered: private records of the hot coordinates, and the
 	                           shared values they started from at the last flush */
 	uint8_t *tmark;         /* replica: 1 for each block of KERN_TBLK floats of hrec the worker
-	                           changed since its last flush (the flush's sweep, linear_train.c) */
+	                           changed since its last flush (the flush's sweep, linear_train.c);
+	                           NULL when its flushes sweep the whole copy (lin_replica_marks) */
 	float *gsnap;           /* adarevision: g-bar of each coordinate read, until written */
 	double loss;            /* progressive loss of this epoch */
 	double bias_sum;        /* sgd: sum of the changes this worker made to the bias */
@@ -335,26 +336,30 @@ HOG_INLINE void write_update(const enum hog_mode MODE, const enum hog_rule RULE,
 	 * buffered's hot coordinates change in the shared model only when flushed,
 	 * and are averaged there) */
 	if (KERN_PRIVATE(MODE)) {
-		/* replica marks the blocks this example changes (the bias's: block 0) */
+		/* replica marks the blocks this example changes (the bias's: block 0), unless
+		 * its flushes sweep the whole copy anyway (tmark NULL: lin_replica_marks) */
 		uint8_t *const tm = MODE == HOG_MODE_REPLICA ? wk->tmark : NULL;
-		if (MODE == HOG_MODE_REPLICA)
+		if (tm)
 			tm[0] = 1;
 		upd_private(RULE, wk->hrec, g, 0.0f, lr, beta);
-		if (l1) /* (two loops, as below: a test per hot coordinate cost buffered ~4% without --l1) */
+		if (l1) /* (loops apart, as below: a test per hot coordinate cost buffered ~4% without --l1) */
 			for (; j < nhot; j++) {
 				upd_private(RULE, wk->hrec + (size_t)ids[j] * S, g * (VALS ? xs[j] : 1.0f), reg[ids[j]], lr,
 				            beta);
 				l1_private(RULE, wk->hrec + (size_t)ids[j] * S, l1[ids[j]], lr, beta);
-				if (MODE == HOG_MODE_REPLICA)
+				if (tm)
 					tm[((size_t)ids[j] * S) >> KERN_TBLK_SHIFT] = 1;
 			}
-		else
+		else if (tm) /* (a store a nonzero: 5% of replica's time on the RCV1-shaped set) */
 			for (; j < nhot; j++) {
 				upd_private(RULE, wk->hrec + (size_t)ids[j] * S, g * (VALS ? xs[j] : 1.0f), reg[ids[j]], lr,
 				            beta);
-				if (MODE == HOG_MODE_REPLICA)
-					tm[((size_t)ids[j] * S) >> KERN_TBLK_SHIFT] = 1;
+				tm[((size_t)ids[j] * S) >> KERN_TBLK_SHIFT] = 1;
 			}
+		else
+			for (; j < nhot; j++)
+				upd_private(RULE, wk->hrec + (size_t)ids[j] * S, g * (VALS ? xs[j] : 1.0f), reg[ids[j]], lr,
+				            beta);
 	} else {
 		float w = upd_shared(MODE, RULE, &P[0], g, 0.0f, RULE == HOG_RULE_ADAREVISION ? wk->gsnap[0] : 0.0f, lr, beta);
 		if (A)

@@ -417,6 +417,37 @@ static void lin_free(hog_engine *e)
 	e->model = NULL;
 }
 
+/* Whether replica's marks pay on this worker's rows. A flush inside a round
+ * sweeps the blocks the kernel marked (a byte store a nonzero), or without
+ * marks the whole copy; a block left out spares the sweep of its 16 floats, each
+ * a shared load and store, from another core's cache where it changed there:
+ * taken as 4 marks' cost. Counted over the worker's first flush interval of
+ * rows: marks when the floats they would spare, times 4, outnumber the
+ * nonzeros they cost. On the RCV1-shaped set (47,236 features) every block is
+ * touched between two flushes, so marks cost without sparing; on a model of
+ * 2 M features they spare most of it. Node replicas sweep whole copies
+ * (node_flush); a streamed shard is not in memory yet (marks kept). @p tm: the
+ * worker's marks, zero, left zero. */
+static int lin_replica_marks(const hog_engine *e, const eng_worker *ew, const lin_worker *w, uint8_t *tm)
+{
+	const lin_state *L = e->model;
+	if (e->store)
+		return 1;
+	if (L->node)
+		return 0;
+	const uint32_t S = L->S;
+	const uint64_t n = ew->n < L->flush_every ? ew->n : L->flush_every, nb = (((uint64_t)L->ks.hot * S) >> KERN_TBLK_SHIFT) + 1;
+	uint64_t z = 0, marked = 0;
+	for (uint64_t r = 0; r < n; r++)
+		for (uint64_t p = w->off[r]; p < w->off[r + 1]; p++, z++) {
+			const uint64_t b = ((uint64_t)w->ids[p] * S) >> KERN_TBLK_SHIFT;
+			marked += !tm[b];
+			tm[b] = 1;
+		}
+	memset(tm, 0, nb);
+	return (double)(nb - marked) * (1u << KERN_TBLK_SHIFT) * 4.0 > (double)z;
+}
+
 static int lin_worker_init(hog_engine *e, eng_worker *ew)
 {
 	lin_state *L = e->model;
@@ -434,10 +465,15 @@ static int lin_worker_init(hog_engine *e, eng_worker *ew)
 		if (!w->k.hrec || !w->k.hbase)
 			return ENOMEM;
 	}
-	/* replica's kernel marks the blocks it changes (flush_hot_sweep reads them) */
-	if (e->o.mode == HOG_MODE_REPLICA &&
-	    !(w->k.tmark = calloc((((size_t)L->ks.hot * S) >> KERN_TBLK_SHIFT) + 1, 1)))
-		return ENOMEM;
+	/* replica's kernel marks the blocks it changes (flush_hot_sweep reads them), where that pays */
+	if (e->o.mode == HOG_MODE_REPLICA) {
+		if (!(w->k.tmark = calloc((((size_t)L->ks.hot * S) >> KERN_TBLK_SHIFT) + 1, 1)))
+			return ENOMEM;
+		if (!lin_replica_marks(e, ew, w, w->k.tmark)) {
+			free(w->k.tmark);
+			w->k.tmark = NULL;
+		}
+	}
 	if (L->node && L->np.owner[L->np.replica[ew->id]] == ew->id) {
 		/* the node replica, from the bound owner: on its node; the others read
 		 * the pointers after the barrier that follows worker_init */

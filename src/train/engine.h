@@ -421,6 +421,16 @@ int eng_stream_share(eng_stream *s, const hog_engine *e, eng_worker *ew, const u
 void eng_stream_epoch(eng_stream *s, const hog_engine *e, const eng_worker *ew, int epoch);
 uint64_t eng_stream_round(hog_engine *e, eng_worker *ew, eng_stream *s, int epoch, uint64_t from, uint64_t to,
                           eng_load_fn load, eng_round_fn fn);
+/* A setup's scan of a streamed set: every block in order, read into
+ * @p blocks[b] (a view of the map; a packed block is decoded into a buffer of
+ * the scan's own, after which blocks[b] keeps its counts only and
+ * eng_stream_block() decodes it again), checked to be of @p kind and to follow
+ * on from the one before, and handed to @p visit (nonzero: stop, e->err set);
+ * then the blocks' examples counted against the meta data's, @p what naming
+ * them ("examples", "ratings"). HOG_ECORRUPT naming the block or the counts. */
+typedef int (*eng_visit_fn)(hog_engine *e, const hog_block *k, uint64_t b, void *ctx);
+int eng_stream_scan(hog_engine *e, hog_block *blocks, uint64_t nb, enum hog_kind kind, const char *what,
+                    eng_visit_fn visit, void *ctx);
 /* A block the setup's scan kept (@p b: a view of the map, or a packed one's
  * counts) as arrays to read: @p b, or the packed one decoded again into @p bb
  * (checked once by the scan) through @p dec; NULL after eng_fail(). */

@@ -212,6 +212,37 @@ int lin_build_rows(hog_engine *e, eng_worker *ew, lin_worker *w, const uint32_t 
  * block's pages then leave the resident set; the page cache keeps them while
  * memory allows, and reads them again from the file when it does not. */
 
+struct lin_scan {
+	lin_state *L;
+	uint64_t *cnt;
+	float *mx;
+	double *sq;
+};
+
+/* A block's sizes, and per feature its count, largest |x| and sum of x^2. */
+static int lin_scan_block(hog_engine *e, const hog_block *k, uint64_t b, void *ctx)
+{
+	struct lin_scan *c = ctx;
+	lin_state *L = c->L;
+	(void)e;
+	(void)b;
+	L->svals |= k->vals != NULL;
+	L->blk_n = k->n > L->blk_n ? k->n : L->blk_n;
+	L->blk_nnz = k->nnz > L->blk_nnz ? k->nnz : L->blk_nnz;
+	for (uint32_t i = 0; i < k->n; i++) {
+		uint64_t r = k->offsets[i + 1] - k->offsets[i];
+		L->row_nnz = r > L->row_nnz ? r : L->row_nnz;
+	}
+	for (uint64_t j = 0; j < k->nnz; j++) {
+		uint32_t v = k->ids[j];
+		float x = k->vals ? k->vals[j] : 1.0f;
+		c->cnt[v]++;
+		c->mx[v] = fmaxf(c->mx[v], fabsf(x));
+		c->sq[v] += (double)x * x;
+	}
+	return 0;
+}
+
 /* Every block once: its view, feature counts, the largest |x| and sum of x^2
  * per feature (the default step and --normalize's scales), the sizes the
  * workers' arrays need. Sets o.lr when it is 0, as check() does for a loaded set. */
@@ -226,42 +257,8 @@ int lin_stream_scan(hog_engine *e, lin_state *L, uint64_t *cnt, float **scales)
 		free(sq);
 		return hog_err_set(e->err, ENOMEM, "out of memory for %llu features", (unsigned long long)L->dim);
 	}
-	int rc = 0;
-	uint64_t ex = 0;
-	hog_blockbuf bb = { 0 }; /* packed blocks: decoded one at a time, again in stream_load() */
-	for (uint64_t b = 0; b < L->nb && !rc; b++) {
-		hog_block *k = &L->blk[b];
-		if ((rc = hog_store_block_buf(e->store, b, k, &bb, e->err)))
-			break;
-		if (k->kind != HOG_KIND_SPARSE || k->first != ex) {
-			rc = hog_err_set(e->err, HOG_ECORRUPT, "block %llu does not follow on from the one before",
-			                 (unsigned long long)b);
-			break;
-		}
-		ex += k->n;
-		L->svals |= k->vals != NULL;
-		L->blk_n = k->n > L->blk_n ? k->n : L->blk_n;
-		L->blk_nnz = k->nnz > L->blk_nnz ? k->nnz : L->blk_nnz;
-		for (uint32_t i = 0; i < k->n; i++) {
-			uint64_t r = k->offsets[i + 1] - k->offsets[i];
-			L->row_nnz = r > L->row_nnz ? r : L->row_nnz;
-		}
-		for (uint64_t j = 0; j < k->nnz; j++) {
-			uint32_t v = k->ids[j];
-			float x = k->vals ? k->vals[j] : 1.0f;
-			cnt[v]++;
-			mx[v] = fmaxf(mx[v], fabsf(x));
-			sq[v] += (double)x * x;
-		}
-		hog_store_release(e->store, k);
-		if (k->packed) /* its arrays were bb's: only the counts are kept */
-			*k = (hog_block){ .kind = k->kind, .index = k->index, .first = k->first, .n = k->n, .nnz = k->nnz,
-			                  .packed = 1 };
-	}
-	hog_blockbuf_free(&bb);
-	if (!rc && ex != e->tr->n)
-		rc = hog_err_set(e->err, HOG_ECORRUPT, "the blocks hold %llu examples, the meta data says %llu",
-		                 (unsigned long long)ex, (unsigned long long)e->tr->n);
+	struct lin_scan c = { .L = L, .cnt = cnt, .mx = mx, .sq = sq };
+	int rc = eng_stream_scan(e, L->blk, L->nb, HOG_KIND_SPARSE, "examples", lin_scan_block, &c);
 	/* the scales of eng_feature_scales(), from the largest |x| */
 	uint64_t changed = 0;
 	if (!rc)

@@ -20,47 +20,40 @@
 #include <stdlib.h>
 #include <string.h>
 
+struct mf_scan {
+	mf_state *st;
+	uint32_t *ucnt, *icnt;
+	double sum, wsum;
+};
+
+/* A block's ratings into the counts of users and items and the weighted sum. */
+static int mf_scan_block(hog_engine *e, const hog_block *k, uint64_t b, void *ctx)
+{
+	struct mf_scan *c = ctx;
+	mf_state *st = c->st;
+	st->blk_n = k->n > st->blk_n ? k->n : st->blk_n;
+	for (uint32_t i = 0; i < k->n; i++) {
+		if (k->users[i] >= st->l.users || k->items[i] >= st->l.items)
+			return hog_err_set(e->err, HOG_ECORRUPT, "block %llu, rating %llu: user or item beyond the meta data's",
+			                   (unsigned long long)b, (unsigned long long)(k->first + i));
+		c->ucnt[k->users[i]]++;
+		c->icnt[k->items[i]]++;
+		const double w = eng_weight(e, k->weights ? k->weights[i] : 1.0f, k->ratings[i]);
+		c->sum += w * k->ratings[i];
+		c->wsum += w;
+	}
+	return 0;
+}
+
 int mf_stream_scan(hog_engine *e, mf_state *st, uint32_t *ucnt, uint32_t *icnt, double *sum, double *wsum)
 {
-	const hog_meta *m = &e->tr->meta;
-	st->nb = m->blocks;
+	st->nb = e->tr->meta.blocks;
 	if (!(st->blk = calloc(st->nb + 1, sizeof *st->blk)) || !(st->bperm = malloc((st->nb + 1) * sizeof *st->bperm)))
 		return hog_err_set(e->err, ENOMEM, "out of memory for %llu blocks", (unsigned long long)st->nb);
-	hog_blockbuf bb = { 0 };
-	uint64_t ex = 0;
-	int rc = 0;
-	*sum = *wsum = 0;
-	for (uint64_t b = 0; b < st->nb && !rc; b++) {
-		hog_block *k = &st->blk[b];
-		if ((rc = hog_store_block_buf(e->store, b, k, &bb, e->err)))
-			break;
-		if (k->kind != HOG_KIND_RATINGS || k->first != ex) {
-			rc = hog_err_set(e->err, HOG_ECORRUPT, "block %llu does not follow on from the one before",
-			                 (unsigned long long)b);
-			break;
-		}
-		ex += k->n;
-		st->blk_n = k->n > st->blk_n ? k->n : st->blk_n;
-		for (uint32_t i = 0; i < k->n; i++) {
-			if (k->users[i] >= st->l.users || k->items[i] >= st->l.items) {
-				rc = hog_err_set(e->err, HOG_ECORRUPT, "block %llu, rating %llu: user or item beyond the meta data's",
-				                 (unsigned long long)b, (unsigned long long)(k->first + i));
-				break;
-			}
-			ucnt[k->users[i]]++;
-			icnt[k->items[i]]++;
-			const double w = eng_weight(e, k->weights ? k->weights[i] : 1.0f, k->ratings[i]);
-			*sum += w * k->ratings[i];
-			*wsum += w;
-		}
-		hog_store_release(e->store, k);
-		if (k->packed) /* (its arrays were bb's: only the counts are kept) */
-			*k = (hog_block){ .kind = k->kind, .index = k->index, .first = k->first, .n = k->n, .packed = 1 };
-	}
-	hog_blockbuf_free(&bb);
-	if (!rc && ex != e->tr->n)
-		rc = hog_err_set(e->err, HOG_ECORRUPT, "the blocks hold %llu ratings, the meta data says %llu",
-		                 (unsigned long long)ex, (unsigned long long)e->tr->n);
+	struct mf_scan c = { .st = st, .ucnt = ucnt, .icnt = icnt };
+	int rc = eng_stream_scan(e, st->blk, st->nb, HOG_KIND_RATINGS, "ratings", mf_scan_block, &c);
+	*sum = c.sum;
+	*wsum = c.wsum;
 	if (rc)
 		return rc;
 	eng_stream_deal(st->bperm, st->nb, &e->o);

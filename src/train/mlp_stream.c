@@ -19,6 +19,59 @@
 #include <stdlib.h>
 #include <string.h>
 
+struct mlp_scan {
+	mlp_state *M;
+	int dense, pass;
+	uint64_t D;
+	float *mx;   /* pass 0: the largest |x| of each input */
+	double sq;   /* pass 1: the sum of the squared scaled values */
+	double wsum; /* pass 0: the examples' effective weights */
+};
+
+/* Pass 0: a block's sizes, each input's largest |x| and the weights; pass 1:
+ * its squared values at the scales (M->xscale) pass 0 settled. */
+static int mlp_scan_block(hog_engine *e, const hog_block *k, uint64_t b, void *ctx)
+{
+	struct mlp_scan *c = ctx;
+	mlp_state *M = c->M;
+	const uint64_t D = c->D;
+	const float *sc = c->pass == 1 && M->xscale ? M->xscale : NULL;
+	(void)b;
+	if (c->dense) {
+		for (uint64_t q = 0; q < (uint64_t)k->n * D; q++) {
+			const float x = k->xu8 ? (float)k->xu8[q] * k->scale : k->xf[q];
+			if (c->pass == 0)
+				c->mx[q % D] = fmaxf(c->mx[q % D], fabsf(x));
+			else {
+				const double y = (double)x * (sc ? sc[q % D] : 1.0f);
+				c->sq += y * y;
+			}
+		}
+	} else {
+		for (uint64_t q = 0; q < k->nnz; q++) {
+			const float x = k->vals ? k->vals[q] : 1.0f;
+			if (c->pass == 0)
+				c->mx[k->ids[q]] = fmaxf(c->mx[k->ids[q]], fabsf(x));
+			else {
+				const double y = (double)x * (sc ? sc[k->ids[q]] : 1.0f);
+				c->sq += y * y;
+			}
+		}
+	}
+	if (c->pass == 0) {
+		M->blk_n = k->n > M->blk_n ? k->n : M->blk_n;
+		M->blk_nnz = k->nnz > M->blk_nnz ? k->nnz : M->blk_nnz;
+		M->svals |= k->vals != NULL;
+		for (uint32_t i = 0; !c->dense && i < k->n; i++) {
+			const uint32_t nz = k->offsets[i + 1] - k->offsets[i];
+			M->max_row = nz > M->max_row ? nz : M->max_row;
+		}
+		for (uint32_t i = 0; e->weighted && i < k->n; i++)
+			c->wsum += eng_weight(e, k->weights ? k->weights[i] : 1.0f, k->labels[i]);
+	}
+	return 0;
+}
+
 int mlp_stream_scan(hog_engine *e, mlp_state *M)
 {
 	const hog_data *tr = e->tr;
@@ -33,67 +86,17 @@ int mlp_stream_scan(hog_engine *e, mlp_state *M)
 		free(mx);
 		return hog_err_set(e->err, ENOMEM, "out of memory for %llu inputs", (unsigned long long)D);
 	}
-	hog_blockbuf bb = { 0 };
-	uint64_t ex = 0;
-	double wsum = 0;
+	struct mlp_scan c = { .M = M, .dense = dense, .D = D, .mx = mx };
 	int rc = 0;
 	/* two passes: the scales (from every block), then the squared norms at those scales */
 	for (int pass = 0; pass < 2 && !rc; pass++) {
-		double sq = 0;
 		const int need_sq = pass == 1 && o->lr == 0 && !o->mlp.nlayers && o->rule == HOG_RULE_SGD;
 		if (pass == 1 && !need_sq)
 			break;
-		for (uint64_t b = 0; b < M->nb && !rc; b++) {
-			hog_block *k = &M->blk[b];
-			if ((rc = hog_store_block_buf(e->store, b, k, &bb, e->err)))
-				break;
-			if (pass == 0 && (k->kind != tr->meta.kind || k->first != ex)) {
-				rc = hog_err_set(e->err, HOG_ECORRUPT, "block %llu does not follow on from the one before",
-				                 (unsigned long long)b);
-				break;
-			}
-			const float *sc = pass == 1 && M->xscale ? M->xscale : NULL;
-			if (dense) {
-				for (uint64_t q = 0; q < (uint64_t)k->n * D; q++) {
-					const float x = k->xu8 ? (float)k->xu8[q] * k->scale : k->xf[q];
-					if (pass == 0)
-						mx[q % D] = fmaxf(mx[q % D], fabsf(x));
-					else {
-						const double y = (double)x * (sc ? sc[q % D] : 1.0f);
-						sq += y * y;
-					}
-				}
-			} else {
-				for (uint64_t q = 0; q < k->nnz; q++) {
-					const float x = k->vals ? k->vals[q] : 1.0f;
-					if (pass == 0)
-						mx[k->ids[q]] = fmaxf(mx[k->ids[q]], fabsf(x));
-					else {
-						const double y = (double)x * (sc ? sc[k->ids[q]] : 1.0f);
-						sq += y * y;
-					}
-				}
-			}
-			if (pass == 0) {
-				ex += k->n;
-				M->blk_n = k->n > M->blk_n ? k->n : M->blk_n;
-				M->blk_nnz = k->nnz > M->blk_nnz ? k->nnz : M->blk_nnz;
-				M->svals |= k->vals != NULL;
-				for (uint32_t i = 0; !dense && i < k->n; i++) {
-					const uint32_t nz = k->offsets[i + 1] - k->offsets[i];
-					M->max_row = nz > M->max_row ? nz : M->max_row;
-				}
-				for (uint32_t i = 0; e->weighted && i < k->n; i++)
-					wsum += eng_weight(e, k->weights ? k->weights[i] : 1.0f, k->labels[i]);
-			}
-			hog_store_release(e->store, k);
-			if (k->packed) /* (its arrays were bb's: only the counts are kept) */
-				*k = (hog_block){ .kind = k->kind, .index = k->index, .first = k->first, .n = k->n, .nnz = k->nnz,
-				                  .cols = k->cols, .packed = 1 };
-		}
-		if (!rc && pass == 0 && ex != tr->n)
-			rc = hog_err_set(e->err, HOG_ECORRUPT, "the blocks hold %llu examples, the meta data says %llu",
-			                 (unsigned long long)ex, (unsigned long long)tr->n);
+		c.pass = pass;
+		c.sq = 0;
+		rc = eng_stream_scan(e, M->blk, M->nb, tr->meta.kind, "examples", mlp_scan_block, &c);
+		double sq = c.sq;
 		if (!rc && pass == 0 && o->normalize) { /* eng_feature_scales()'s, from the largest |x| (a value
 		                                          of 1 where a block has none: a loaded set's) */
 			uint64_t changed = 0;
@@ -101,7 +104,7 @@ int mlp_stream_scan(hog_engine *e, mlp_state *M)
 			eng_scales_settle(o, changed, D);
 			if (o->normalize) {
 				M->xscale = mx;
-				mx = NULL;
+				mx = c.mx = NULL;
 			}
 		}
 		if (!rc && pass == 1 && !dense && !M->svals)
@@ -110,13 +113,12 @@ int mlp_stream_scan(hog_engine *e, mlp_state *M)
 			o->lr = mlp_default_lr_of(o, sq, tr->n);
 	}
 	free(mx);
-	hog_blockbuf_free(&bb);
 	if (rc)
 		return rc;
 	if (o->lr == 0)
 		o->lr = mlp_default_lr_of(o, 0, tr->n);
 	if (e->weighted)
-		e->weight_sum = wsum;
+		e->weight_sum = c.wsum;
 	if (M->s.sparse && e->te)
 		for (uint64_t i = 0; i < e->te->n; i++) {
 			const uint64_t nz = e->te->offsets[i + 1] - e->te->offsets[i];

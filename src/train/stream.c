@@ -12,6 +12,7 @@
  * position of ew->order[0]). Positions, orders and blocks are pure functions
  * of (seed, epoch, worker), so a run stopped inside an epoch resumes as the
  * straight one. */
+#include "sys/err.h"
 #include "train/engine.h"
 #include <errno.h>
 #include <stdlib.h>
@@ -93,6 +94,35 @@ uint64_t eng_stream_round(hog_engine *e, eng_worker *ew, eng_stream *s, int epoc
 		from = end;
 	}
 	return from;
+}
+
+int eng_stream_scan(hog_engine *e, hog_block *blocks, uint64_t nb, enum hog_kind kind, const char *what,
+                    eng_visit_fn visit, void *ctx)
+{
+	hog_blockbuf bb = { 0 }; /* packed blocks: decoded one at a time, again by eng_stream_block() */
+	uint64_t ex = 0;
+	int rc = 0;
+	for (uint64_t b = 0; b < nb && !rc; b++) {
+		hog_block *k = &blocks[b];
+		if ((rc = hog_store_block_buf(e->store, b, k, &bb, e->err)))
+			break;
+		if (k->kind != kind || k->first != ex)
+			rc = hog_err_set(e->err, HOG_ECORRUPT, "block %llu does not follow on from the one before",
+			                 (unsigned long long)b);
+		else {
+			ex += k->n;
+			rc = visit(e, k, b, ctx);
+		}
+		hog_store_release(e->store, k);
+		if (k->packed) /* (its arrays were bb's: only the counts are kept) */
+			*k = (hog_block){ .kind = k->kind, .index = k->index, .first = k->first, .n = k->n, .nnz = k->nnz,
+			                  .cols = k->cols, .packed = 1 };
+	}
+	hog_blockbuf_free(&bb);
+	if (!rc && ex != e->tr->n)
+		rc = hog_err_set(e->err, HOG_ECORRUPT, "the blocks hold %llu %s, the meta data says %llu",
+		                 (unsigned long long)ex, what, (unsigned long long)e->tr->n);
+	return rc;
 }
 
 const hog_block *eng_stream_block(hog_engine *e, const hog_block *b, hog_block *dec, hog_blockbuf *bb)

@@ -61,13 +61,20 @@ one() { # model set decodedMB label limitMB args...
 	[ "$rc" = 0 ] || tst=-
 	echo "| $model | $set | $dec | $label | $([ "$lim" = none ] && echo none || echo "$lim MB") | $rc$sig | ${rss:--} | ${spe:--} | ${tst:--} |" >> "$OUT"
 }
+# prep NAME FRACTION GEN-ARGS...: $WORK/NAME.lmdb (placed) and NAME-te.lmdb (FRACTION of a
+# generated set), DEC its decoded size in MB and HALF half of it
+prep() {
+	p=$1 f=$2
+	shift 2
+	"$H" data gen -q "$@" --seed 9 "$WORK/$p-all.lmdb" >/dev/null
+	"$H" data split --fraction "$f" "$WORK/$p-all.lmdb" "$WORK/$p-src.lmdb" "$WORK/$p-te.lmdb" >/dev/null
+	rm -f "$WORK/$p-all.lmdb"
+	place "$WORK/$p-src.lmdb" "$WORK/$p.lmdb"
+	DEC=$("$H" data info "$WORK/$p.lmdb" | awk '/^in memory/ { printf "%.0f", $3 }')
+	HALF=$((DEC / 2))
+}
 # mf
-"$H" data gen -q --kind ratings --examples "$RATINGS" --users 50000 --items 10000 --seed 9 "$WORK/smr-all.lmdb" >/dev/null
-"$H" data split --fraction 0.05 "$WORK/smr-all.lmdb" "$WORK/smr-src.lmdb" "$WORK/smr-te.lmdb" >/dev/null
-rm -f "$WORK/smr-all.lmdb"
-place "$WORK/smr-src.lmdb" "$WORK/smr.lmdb"
-DEC=$("$H" data info "$WORK/smr.lmdb" | awk '/^in memory/ { printf "%.0f", $3 }')
-HALF=$((DEC / 2))
+prep smr 0.05 --kind ratings --examples "$RATINGS" --users 50000 --items 10000
 for lim in "$HALF" none; do
 	one mf ratings "$DEC" "in memory (grid)" "$lim" --data "$WORK/smr.lmdb" --test "$WORK/smr-te.lmdb"
 	one mf ratings "$DEC" "in memory (lockfree)" "$lim" --mode lockfree --data "$WORK/smr.lmdb" --test "$WORK/smr-te.lmdb"
@@ -75,12 +82,7 @@ for lim in "$HALF" none; do
 done
 rm -f "$WORK/smr.lmdb" "$WORK/smr-te.lmdb"
 # the mlp
-"$H" data gen -q --kind dense --examples "$ROWS" --features "$COLS" --classes 10 --seed 9 "$WORK/smd-all.lmdb" >/dev/null
-"$H" data split --fraction 0.1 "$WORK/smd-all.lmdb" "$WORK/smd-src.lmdb" "$WORK/smd-te.lmdb" >/dev/null
-rm -f "$WORK/smd-all.lmdb"
-place "$WORK/smd-src.lmdb" "$WORK/smd.lmdb"
-DEC=$("$H" data info "$WORK/smd.lmdb" | awk '/^in memory/ { printf "%.0f", $3 }')
-HALF=$((DEC / 2))
+prep smd 0.1 --kind dense --examples "$ROWS" --features "$COLS" --classes 10
 for lim in "$HALF" none; do
 	one mlp dense "$DEC" "in memory" "$lim" --layers 64 --data "$WORK/smd.lmdb" --test "$WORK/smd-te.lmdb"
 	one mlp dense "$DEC" "--stream" "$lim" --layers 64 --stream --data "$WORK/smd.lmdb" --test "$WORK/smd-te.lmdb"

@@ -109,11 +109,6 @@ static hog_model *train(const hog_data *d, const hog_train_opts *o)
 	return m;
 }
 
-static int same(const hog_model *a, const hog_model *b)
-{
-	return a->nparams == b->nparams && !memcmp(a->params, b->params, a->nparams * sizeof *a->params);
-}
-
 /* 5 runs at 2 threads, and 1, 2 and 4 threads, for each rule, --l1, --average. */
 static void test_threads_identical(void)
 {
@@ -128,21 +123,21 @@ static void test_threads_identical(void)
 		hog_model *ref = train(big, &o);
 		for (int run = 0; run < (c == 0 ? 4 : 0); run++) {
 			hog_model *m = train(big, &o);
-			CU_ASSERT(same(ref, m));
+			CU_ASSERT(tu_same_model(ref, m));
 			hog_model_free(m);
 		}
 		const int threads[] = { 1, 4 };
 		for (int t = 0; t < 2; t++) {
 			o.threads = threads[t];
 			hog_model *m = train(big, &o);
-			CU_ASSERT(same(ref, m));
-			if (!same(ref, m))
+			CU_ASSERT(tu_same_model(ref, m));
+			if (!tu_same_model(ref, m))
 				fprintf(stderr, "\ncase %d: %d threads differ from 2\n", c, threads[t]);
 			hog_model_free(m);
 		}
 		o.shards = 6; /* the shard count does change the model */
 		hog_model *m6 = train(big, &o);
-		CU_ASSERT(!same(ref, m6));
+		CU_ASSERT(!tu_same_model(ref, m6));
 		hog_model_free(m6);
 		hog_model_free(ref);
 	}
@@ -273,7 +268,7 @@ static void test_resume(void)
 		o.checkpoint = NULL;
 		o.resume = ck;
 		hog_model *resumed = train(big, &o);
-		CU_ASSERT(same(straight, resumed));
+		CU_ASSERT(tu_same_model(straight, resumed));
 		hog_model_free(straight);
 		hog_model_free(resumed);
 	}

@@ -85,11 +85,6 @@ static hog_model *train(const hog_data *d, const hog_train_opts *o)
 	return m;
 }
 
-static int same(const hog_model *a, const hog_model *b)
-{
-	return a && b && a->nparams == b->nparams && memcmp(a->params, b->params, a->nparams * sizeof(float)) == 0;
-}
-
 static void test_threads_identical(void)
 {
 	for (int c = 0; c < 5; c++) {
@@ -102,22 +97,22 @@ static void test_threads_identical(void)
 		CU_ASSERT_PTR_NOT_NULL_FATAL(ref);
 		for (int k = 0; k < 4; k++) { /* 5 runs at 2 threads */
 			hog_model *m = train(d, &o);
-			CU_ASSERT(same(ref, m));
+			CU_ASSERT(tu_same_model(ref, m));
 			hog_model_free(m);
 		}
 		static const int threads[] = { 1, 3, 5 };
 		for (int k = 0; k < 3; k++) {
 			o.threads = threads[k];
 			hog_model *m = train(d, &o);
-			if (!same(ref, m))
+			if (!tu_same_model(ref, m))
 				fprintf(stderr, "\n  case %d: %d threads differ from 2\n", c, threads[k]);
-			CU_ASSERT(same(ref, m));
+			CU_ASSERT(tu_same_model(ref, m));
 			hog_model_free(m);
 		}
 		/* the model depends on the shards */
 		o.shards = 3;
 		hog_model *m = train(d, &o);
-		CU_ASSERT(m && !same(ref, m));
+		CU_ASSERT(m && !tu_same_model(ref, m));
 		hog_model_free(m);
 		hog_model_free(ref);
 	}
@@ -135,7 +130,7 @@ static void test_in_place(void)
 		hog_err err = { 0 };
 		CU_ASSERT_EQUAL_FATAL(hog_data_load(&own, tu_path(names[k]), &err), 0);
 		CU_ASSERT_EQUAL(hog_train_consume(own, NULL, &o, &b, NULL, &err), 0);
-		CU_ASSERT(same(a, b));
+		CU_ASSERT(tu_same_model(a, b));
 		hog_model_free(a);
 		hog_model_free(b);
 	}
@@ -281,7 +276,7 @@ static void test_plain_loop(void)
 		CU_ASSERT_EQUAL(start[S * S], d->n);
 		o.epochs = 2;
 		hog_model *other = train(d, &o); /* (the same bits as two: the mode is deterministic) */
-		CU_ASSERT_FATAL(same(two, other));
+		CU_ASSERT_FATAL(tu_same_model(two, other));
 		plain_epoch(d, &o, two, 2, at, start);
 		plain_epoch(d, &o, other, 1, at, start); /* the strata in epoch 2's order, not epoch 3's */
 		double dmax = 0, dother = 0; /* |a - b| / (1 + |a|), the largest */
@@ -321,7 +316,7 @@ static void test_resume(void)
 	o.checkpoint = NULL;
 	o.resume = ck;
 	hog_model *resumed = train(rt, &o);
-	CU_ASSERT(same(straight, resumed));
+	CU_ASSERT(tu_same_model(straight, resumed));
 	hog_model_free(resumed);
 	hog_model_free(straight);
 }

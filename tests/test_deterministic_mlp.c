@@ -98,11 +98,6 @@ static hog_model *train(const hog_data *d, const hog_train_opts *o)
 	return m;
 }
 
-static int same(const hog_model *a, const hog_model *b)
-{
-	return a->nparams == b->nparams && !memcmp(a->params, b->params, a->nparams * sizeof *a->params);
-}
-
 /* Every rule with a hidden layer: 4 runs at 2 threads (sgd), then 1 and 4
  * threads; another --shards changes the model. */
 static void test_threads_identical(void)
@@ -114,21 +109,21 @@ static void test_threads_identical(void)
 		hog_model *ref = train(big, &o);
 		for (int run = 0; run < (c == 0 ? 3 : 0); run++) {
 			hog_model *m = train(big, &o);
-			CU_ASSERT(same(ref, m));
+			CU_ASSERT(tu_same_model(ref, m));
 			hog_model_free(m);
 		}
 		const int threads[] = { 1, 4 };
 		for (int t = 0; t < 2; t++) {
 			o.threads = threads[t];
 			hog_model *m = train(big, &o);
-			CU_ASSERT(same(ref, m));
-			if (!same(ref, m))
+			CU_ASSERT(tu_same_model(ref, m));
+			if (!tu_same_model(ref, m))
 				fprintf(stderr, "\n%s: %d threads differ from 2\n", rname[c], threads[t]);
 			hog_model_free(m);
 		}
 		o.shards = 6;
 		hog_model *m6 = train(big, &o);
-		CU_ASSERT(!same(ref, m6));
+		CU_ASSERT(!tu_same_model(ref, m6));
 		hog_model_free(m6);
 		hog_model_free(ref);
 	}
@@ -145,7 +140,7 @@ static void test_sparse_softmax(void)
 		hog_model *a = train(sparse, &o);
 		o.threads = 3;
 		hog_model *b = train(sparse, &o);
-		CU_ASSERT(same(a, b));
+		CU_ASSERT(tu_same_model(a, b));
 		hog_model_free(a);
 		hog_model_free(b);
 	}
@@ -249,8 +244,8 @@ static void test_resume(void)
 		o.checkpoint = NULL;
 		o.resume = ck;
 		hog_model *resumed = train(big, &o);
-		CU_ASSERT(same(straight, resumed));
-		if (!same(straight, resumed))
+		CU_ASSERT(tu_same_model(straight, resumed));
+		if (!tu_same_model(straight, resumed))
 			fprintf(stderr, "\n%s: the resumed run differs\n", rname[rules[c]]);
 		hog_model_free(straight);
 		hog_model_free(resumed);

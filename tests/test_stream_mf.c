@@ -109,12 +109,6 @@ static hog_train_opts sm_opts(enum hog_mode mode, enum hog_rule rule, int biases
 	return o;
 }
 
-static int same(const hog_model *a, const hog_model *b)
-{
-	return a && b && a->nparams == b->nparams && memcmp(a->params, b->params, a->nparams * sizeof(float)) == 0 &&
-	       a->aux == b->aux;
-}
-
 static hog_model *run(const char *path, const hog_data *loaded, const hog_train_opts *o, hog_train_result *r)
 {
 	hog_model *m = NULL;
@@ -140,9 +134,9 @@ static void test_serial_equals_loaded(void)
 		o.no_shuffle = 1;
 		hog_train_result ra, rb;
 		hog_model *a = run(NULL, c[k].d, &o, &ra), *b = run(c[k].path, NULL, &o, &rb);
-		if (!same(a, b))
+		if (!tu_same_model(a, b))
 			fprintf(stderr, "\n  case %zu: the streamed model differs\n", k);
-		CU_ASSERT(same(a, b));
+		CU_ASSERT(tu_same_model(a, b));
 		/* (summed per round, which the stream also ends at its blocks' ends: the last bits move) */
 		CU_ASSERT(fabs(ra.last.train_loss - rb.last.train_loss) <= 1e-12 * ra.last.train_loss);
 		CU_ASSERT(isfinite(ra.last.train_loss) && ra.last.train_loss > 0);
@@ -153,7 +147,7 @@ static void test_serial_equals_loaded(void)
 	hog_train_opts o = sm_opts(HOG_MODE_SERIAL, HOG_RULE_SGD, 1);
 	o.no_shuffle = 1;
 	hog_model *a = run(raw_p, NULL, &o, NULL), *b = run(packed_p, NULL, &o, NULL);
-	CU_ASSERT(same(a, b));
+	CU_ASSERT(tu_same_model(a, b));
 	hog_model_free(a);
 	hog_model_free(b);
 }
@@ -175,8 +169,8 @@ static void test_shuffled(void)
 	hog_model *a = run(packed_p, NULL, &o, NULL), *b = run(packed_p, NULL, &o, NULL);
 	hog_model *ref = run(NULL, packed, &o, NULL);
 	CU_ASSERT_FATAL(a && b && ref);
-	CU_ASSERT(same(a, b));
-	CU_ASSERT(!same(a, ref)); /* (another order) */
+	CU_ASSERT(tu_same_model(a, b));
+	CU_ASSERT(!tu_same_model(a, ref)); /* (another order) */
 	const double ra = rmse(a), rr = rmse(ref);
 	o.mode = HOG_MODE_LOCKFREE;
 	o.threads = 2;

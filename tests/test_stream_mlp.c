@@ -133,11 +133,6 @@ static hog_train_opts sl_opts(enum hog_mode mode, enum hog_rule rule, int hidden
 	return o;
 }
 
-static int same(const hog_model *a, const hog_model *b)
-{
-	return a && b && a->nparams == b->nparams && memcmp(a->params, b->params, a->nparams * sizeof(float)) == 0;
-}
-
 static hog_model *run(int k, int streamed, const hog_train_opts *o, hog_train_result *r)
 {
 	hog_model *m = NULL;
@@ -161,10 +156,10 @@ static void test_serial_equals_loaded(void)
 		o.no_shuffle = 1;
 		hog_train_result ra, rb;
 		hog_model *a = run(c[k].set, 0, &o, &ra), *b = run(c[k].set, 1, &o, &rb);
-		if (!same(a, b))
+		if (!tu_same_model(a, b))
 			fprintf(stderr, "\n  case %zu: the streamed model differs (train loss %.9g loaded, %.9g streamed)\n", k,
 			        ra.last.train_loss, rb.last.train_loss);
-		CU_ASSERT(same(a, b));
+		CU_ASSERT(tu_same_model(a, b));
 		CU_ASSERT(fabs(ra.last.train_loss - rb.last.train_loss) <= 1e-12 * ra.last.train_loss);
 		hog_model_free(a);
 		hog_model_free(b);
@@ -187,8 +182,8 @@ static void test_shuffled(void)
 	o.epochs = 8;
 	hog_model *a = run(S_SPARSE, 1, &o, NULL), *b = run(S_SPARSE, 1, &o, NULL), *ref = run(S_SPARSE, 0, &o, NULL);
 	CU_ASSERT_FATAL(a && b && ref);
-	CU_ASSERT(same(a, b));
-	CU_ASSERT(!same(a, ref));
+	CU_ASSERT(tu_same_model(a, b));
+	CU_ASSERT(!tu_same_model(a, ref));
 	const double aa = acc(a), ar = acc(ref);
 	o.threads = 2;
 	o.mode = HOG_MODE_LOCKFREE;

@@ -102,6 +102,12 @@ static int tu_run(const hog_data *d, const char *path, const hog_train_opts *o, 
 	return rc == want ? 0 : -1;
 }
 
+int tu_same_model(const hog_model *a, const hog_model *b)
+{
+	return a && b && a->nparams == b->nparams && !memcmp(a->params, b->params, a->nparams * sizeof *a->params) &&
+	       a->aux == b->aux;
+}
+
 int tu_stop_resume_same(const hog_data *d, const char *stream_path, const hog_train_opts *o0,
                         unsigned long long after, int threads_resumed)
 {
@@ -128,8 +134,7 @@ int tu_stop_resume_same(const hog_data *d, const char *stream_path, const hog_tr
 	o.threads = threads_resumed;
 	if (tu_run(d, stream_path, &o, &resumed, NULL, 0))
 		goto out;
-	same = straight->nparams == resumed->nparams &&
-	       !memcmp(straight->params, resumed->params, straight->nparams * sizeof *straight->params);
+	same = tu_same_model(straight, resumed);
 out:
 	hog_model_free(straight);
 	hog_model_free(stopped);

@@ -18,6 +18,10 @@ int tu_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 struct hog_train_opts;
 struct hog_data;
+struct hog_model;
+/** 1 when both models exist and hold the same parameters, bit for bit, and the same aux (mf's mean,
+ * the mlp's momentum); 0 otherwise. */
+int tu_same_model(const struct hog_model *a, const struct hog_model *b);
 /** Trains @p o (on @p d, or streamed from @p stream_path when @p d is NULL) straight,
  * then again with a checkpoint, stopped once epoch 2 has done more than @p after
  * examples (a stop request), and resumed from it at @p threads_resumed threads.

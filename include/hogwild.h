@@ -298,6 +298,13 @@ typedef struct hog_linear_opts {
 	                                weights are exactly zero (sgd and adagrad; adarevision is
 	                                refused). With average, the averaged model keeps the last
 	                                iterate's zeros */
+	int det_dense;             /**< deterministic: how a round's changes are gathered. 0 (the
+	                                default): chosen from the model's width (dense where D x
+	                                stride is at most 4 x a shard's round of nonzeros); 1:
+	                                dense, each worker sums its shards' changes over the whole
+	                                model in a fixed tree; -1: a list of the coordinates each
+	                                shard changed, added in shard order. Either is the same
+	                                bits at any thread count; the two agree to rounding */
 } hog_linear_opts;
 
 /** Matrix factorization's (hog_train_opts.mf). */

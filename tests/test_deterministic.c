@@ -109,7 +109,10 @@ static hog_model *train(const hog_data *d, const hog_train_opts *o)
 	return m;
 }
 
-/* 5 runs at 2 threads, and 1, 2 and 4 threads, for each rule, --l1, --average. */
+/* 5 runs at 2 threads, and 1, 2 and 4 threads, for each rule, --l1, --average;
+ * and the shards' changes kept both ways (a copy of the model per shard, which
+ * the default picks for this 400-feature set, or a list of changed coordinates
+ * per shard), at 2 threads and at 3: the same bits. */
 static void test_threads_identical(void)
 {
 	const enum hog_rule rules[] = { HOG_RULE_SGD, HOG_RULE_ADAGRAD, HOG_RULE_ADAREVISION, HOG_RULE_SGD,
@@ -135,6 +138,37 @@ static void test_threads_identical(void)
 				fprintf(stderr, "\ncase %d: %d threads differ from 2\n", c, threads[t]);
 			hog_model_free(m);
 		}
+		o.threads = 2;
+		/* the default is one of the two ways; the other, at 2, 1 and 3 threads */
+		o.linear.det_dense = 1;
+		hog_model *other = train(big, &o);
+		const int dense = tu_same_model(ref, other);
+		if (dense) {
+			hog_model_free(other);
+			o.linear.det_dense = -1;
+			other = train(big, &o);
+		}
+		o.linear.det_dense = dense ? -1 : 1;
+		CU_ASSERT(!tu_same_model(ref, other)); /* (two ways, not one path under two names) */
+		for (int t = 1; t <= 3; t += 2) {
+			o.threads = t;
+			hog_model *m = train(big, &o);
+			CU_ASSERT(tu_same_model(other, m));
+			if (!tu_same_model(other, m))
+				fprintf(stderr, "\ncase %d: %s at %d threads differ from 2\n", c, dense ? "lists" : "sums", t);
+			hog_model_free(m);
+		}
+		/* ... agrees with the default to rounding */
+		double worst = 0;
+		for (uint64_t k = 0; k < ref->nparams; k++) {
+			const double d = fabs((double)ref->params[k] - other->params[k]) / (1e-2 + fabs((double)ref->params[k]));
+			worst = d > worst ? d : worst;
+		}
+		if (worst >= 1e-3)
+			fprintf(stderr, "\ncase %d: the two ways differ by %g\n", c, worst);
+		CU_ASSERT(worst < 1e-3);
+		hog_model_free(other);
+		o.linear.det_dense = 0;
 		o.shards = 6; /* the shard count does change the model */
 		hog_model *m6 = train(big, &o);
 		CU_ASSERT(!tu_same_model(ref, m6));
@@ -177,7 +211,7 @@ static void plain_loop(float *w, int rule, int S)
 	for (int ep = 0; ep < 2; ep++)
 		for (int r = 0; r * K < ns; r++) {
 			float P0[DD + 1], d[6][DD + 1];
-			int touched[6][DD + 1] = { { 0 } };
+			int changed[6][DD + 1];
 			memcpy(P0, w, sizeof P0);
 			for (int s = 0; s < S; s++) {
 				float rec[DD + 1];
@@ -189,21 +223,20 @@ static void plain_loop(float *w, int rule, int S)
 						m += rec[dids[j][q]] * dxs[j][q];
 					float g = hog_loss_both(HOG_LOSS_LOGISTIC, m, dy[j], &loss);
 					rec[DD] = rec[DD] - lr * g;
-					touched[s][DD] = 1;
-					for (int q = 0; q < DK; q++)
-						touched[s][dids[j][q]] = 1;
 					for (int q = 0; q < DK; q++)
 						rec[dids[j][q]] = rec[dids[j][q]] - lr * (g * dxs[j][q]);
 				}
-				for (int v = 0; v <= DD; v++)
+				for (int v = 0; v <= DD; v++) { /* (a coordinate counts where its shard changed it) */
 					d[s][v] = rec[v] - P0[v];
+					changed[s][v] = memcmp(&rec[v], &P0[v], sizeof rec[v]) != 0;
+				}
 			}
 			for (int v = 0; v <= DD; v++) {
 				int c = 0;
 				for (int s = 0; s < S; s++)
-					c += touched[s][v];
+					c += changed[s][v];
 				for (int s = 0; s < S; s++)
-					if (touched[s][v])
+					if (changed[s][v])
 						w[v] += rule == 0 && v < DD ? (float)fac[v] * d[s][v]
 						        : rule == 1 || c < 2  ? d[s][v]
 						                              : d[s][v] / (float)c;
@@ -212,10 +245,11 @@ static void plain_loop(float *w, int rule, int S)
 }
 
 /* The plain loop at 3 shards and at 6 (where the mean row's cap scales the
- * features' factors), against the product and against the other rules. */
+ * features' factors), against the product's two ways (the sums, the lists)
+ * and against the other rules. */
 static void test_plain_loop(void)
 {
-	for (int S = 3; S <= 6; S += 3) {
+	for (int S = 3, way = -1; S <= 6; S += 3 * (way > 0), way = -way) {
 		float want[DD + 1], summed[DD + 1], mean[DD + 1];
 		plain_loop(want, 0, S);
 		plain_loop(summed, 1, S);
@@ -228,6 +262,7 @@ static void test_plain_loop(void)
 		o.sched = HOG_SCHED_CONSTANT;
 		o.lr = 0.5;
 		o.l2 = 0;
+		o.linear.det_dense = way;
 		hog_model *m = train(tiny, &o);
 		CU_ASSERT_EQUAL_FATAL(m->nparams, DD + 1);
 		double worst = 0;
@@ -237,7 +272,7 @@ static void test_plain_loop(void)
 		}
 		CU_ASSERT(worst < 1e-4);
 		if (worst >= 1e-4)
-			fprintf(stderr, "\n%d shards: worst relative error %g\n", S, worst);
+			fprintf(stderr, "\n%d shards, %s: worst relative error %g\n", S, way > 0 ? "sums" : "lists", worst);
 		double apart = 0, apart_mean = 0;
 		for (int v = 0; v <= DD; v++) {
 			apart += fabs((double)summed[v] - want[v]);

@@ -8,10 +8,19 @@
  * a thread. An epoch is rounds of K examples per shard (--flush-every K; the
  * engine's round_examples is K and its position a shard's position): in each
  * round every shard runs its next K examples serially, from the round's model,
- * on a private copy, and keeps what it changed as a sparse delta; at the
- * round's end the deltas are added to the shared model in shard order -- each
- * coordinate by one thread (its bucket, id mod 64, dealt to the threads), the
- * shards' deltas of it in the order 0..S-1.
+ * on a private copy; at the round's end what the shards changed is added to
+ * the shared model, each coordinate by one thread, in an order fixed by the
+ * shards alone. Two ways to gather the changes (lin_det_setup picks one from
+ * the model's width, never from T; hog_linear_opts.det_dense forces one):
+ *   - the sums (linear_dsum.c), for narrow models: each thread sums its
+ *     shards' changes over the whole copy in a fixed binary tree of the
+ *     shards, and the merge adds the threads' nodes up the same tree -- no
+ *     per-nonzero bookkeeping in the kernel, one pass over the copy a shard;
+ *   - the lists (here), for wide ones: each shard lists the coordinates it
+ *     changed (the kernel notes every nonzero it touches), with their
+ *     changes, and the merge adds them one shard after another (each
+ *     coordinate by one thread: its bucket, id mod 64, dealt to the threads).
+ * The two apply the same rule and agree to rounding, not bit for bit.
  *
  * The merge's rule. With SGD a feature's deltas are summed, each times the
  * feature's factor (L->share, det_shares in linear_setup.c): the blend
@@ -25,7 +34,7 @@
  * times the m^2-weighted mean of the factors (the bias's 1/S); where that
  * passes 1.5 (LIN_MERGE_CMAX, replica's cap) every feature's factor is scaled
  * down to bring it there. The bias: the mean of the changes of the shards
- * that touched it (each shard corrects it whole). AdaGrad and AdaRevision:
+ * that changed it (each shard corrects it whole). AdaGrad and AdaRevision:
  * each weight the mean of its shards' changes, their sums (components 1..)
  * summed. The factors come from the data, the options and S, never from T.
  *
@@ -44,27 +53,32 @@
  * dense-ish 0.2273 / 0.2660 / 0.2281, Zipf 0.2667 / 0.2939 / 0.2584, a skewed
  * binary set (Zipf 1.5, 5000 features) 0.2499 / 0.2470 / 0.2490; at 64 shards
  * the dense-ish and Zipf sets 0.256 and 0.274 against the mean's 0.380 and
- * 0.371 (bench/results/deterministic-merge.md). With --l1 a shard whose weight
- * the threshold zeroed hands its share up without crossing zero (kernel.h,
- * l1_hand_up).
+ * 0.371 (bench/results/deterministic-merge.md). With --l1, a weight some
+ * shard's threshold zeroed moves from the round's value at most to zero, not
+ * across it (kernel.h, l1_hand_up). A shard "changed" a coordinate where its
+ * copy's bits differ from the round's model's; a touch that changed nothing
+ * counts for nothing.
  *
- * Thread t runs shards t, t + T, t + 2T ... one after another, each on the
- * thread's one dense copy of the model (taken from the shared model at the
- * round's start, its touched coordinates put back after each shard). Nothing
+ * Thread t runs a run of shards (eng_share(S, t, T)) one after another, each
+ * on the thread's one dense copy of the model (taken from the shared model at
+ * the round's start, put back after each shard). Nothing
  * a shard computes depends on which thread runs it or when, and the merge's
  * order is fixed: so the model does not depend on T. The step size of a shard
  * at position i is the schedule's at epoch * n + i * S examples.
  *
- * The kernel is lockfree's (kernel.h, process_example) on the private copy,
- * so every rule the linear model takes (sgd, adagrad, adarevision) and --l1
- * work unchanged; on a private copy AdaRevision's delayed-gradient term is
- * zero, as in a serial run.
+ * The kernel is replica's (kernel.h, process_example) on the private copy --
+ * AdaRevision's lockfree's, on the copy, whose delayed-gradient term is then
+ * zero, as in a serial run -- so every rule the linear model takes (sgd,
+ * adagrad, adarevision) and --l1 work unchanged.
  *
  * Memory, beyond the data: per thread one copy of the model (D x stride
- * floats), a byte per coordinate (touched) and a list of the touched ones (D
- * words); per shard its delta, one id and stride floats per coordinate its K
- * examples touched: at most min(D, K x longest row + 1) entries, grown on
- * demand and kept between rounds.
+ * floats). The sums: per thread at most 2 log2 S + 1 nodes of D x np floats
+ * (np: the stride, and a count each with AdaGrad, AdaRevision and --l1) --
+ * with the default 16 shards and SGD at most 9 x 4 bytes x D, 4 x D bytes when one thread runs them all. The lists: per
+ * thread a byte per coordinate and a list of the touched ones (D words); per
+ * shard its delta, one id and stride floats per coordinate its K examples
+ * changed: at most min(D, K x longest row + 1) entries, grown on demand and
+ * kept between rounds.
  *
  * --average: the model held during a round counts as the iterate of each of
  * its examples; at the merge each changed coordinate's average takes in the
@@ -77,42 +91,11 @@
 #include "sys/err.h"
 #include "train/engine.h"
 #include "train/kernel.h"
+#include "train/linear_determ.h"
 #include "train/linear_train.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define DET_BUCKETS 64u            /* the merge's buckets: coordinate i in bucket i mod 64 */
-#define DET_L1_ZEROED 0x80000000u  /* a delta id's flag: --l1 zeroed the shard's weight */
-
-typedef struct lin_dshard {
-	uint64_t n;                 /* its examples */
-	uint32_t *order;            /* n: this epoch's order (indices into the worker's rows) */
-	const uint32_t *items;      /* n: what the order is a shuffle of */
-	uint32_t *ids;              /* the delta: coordinates (| DET_L1_ZEROED), by bucket */
-	float *d;                   /* ... and stride floats each */
-	uint64_t cap;               /* room in ids (entries) */
-	uint64_t boff[DET_BUCKETS + 1]; /* bucket b's entries: [boff[b], boff[b + 1]) */
-} lin_dshard;
-
-struct lin_det {
-	uint32_t S;                 /* shards */
-	uint64_t maxn;              /* the largest shard's examples (the engine's w->n) */
-	lin_dshard *sh;
-	uint16_t *cnt;              /* D: the merge's count of shards per coordinate (0 between merges) */
-};
-
-struct lin_dwork {
-	float *rec;                 /* D x stride: the private copy */
-	uint8_t *mark;              /* D: touched by the shard running */
-	uint32_t *touched;          /* the touched coordinates, in first-touch order */
-	uint32_t *rows;             /* the worker's rows (data set row numbers) */
-	uint32_t *items;            /* copied shard: 0..n-1; in place: NULL (rows) */
-	uint32_t *dorder;           /* the shards' orders, one after another */
-	uint32_t *eorder;           /* the engine's ew->order (maxn entries, unused) */
-	uint32_t *chunks;           /* eng_chunk_order's scratch */
-	int own_order;              /* dorder was malloc'ed (in place), not in the shard block */
-};
 
 /* The options deterministic mode takes (check()); fills --shards' default (16)
  * and the round: --flush-every K examples per shard, by default 1024 or a
@@ -145,7 +128,21 @@ int lin_det_setup(hog_engine *e, lin_state *L)
 		return hog_err_set(e->err, ENOMEM, "out of memory");
 	L->det = det;
 	det->S = (uint32_t)e->o.shards;
-	if (!(det->sh = calloc(det->S, sizeof *det->sh)) || !(det->cnt = calloc(L->D, sizeof *det->cnt)))
+	/* sums where a pass over the model costs less than listing a round's
+	 * nonzeros (a store, a byte and a count each, then the list's own pass):
+	 * D x np <= 4 x a shard's round of nonzeros; and the worker's nodes (at
+	 * most 2 log2 S + 1 at once) within 1 GiB */
+	det->np = L->S + (L->share == NULL) + (L->l1 != NULL);
+	const double width = (double)L->D * det->np, n = e->tr->n ? (double)e->tr->n : 1,
+	             round_nnz = (double)e->o.round_examples * ((double)e->tr->nnz / n) + 1;
+	uint32_t lv = 1;
+	while ((1u << lv) < det->S)
+		lv++;
+	det->sums = e->o.linear.det_dense > 0 ||
+	            (e->o.linear.det_dense == 0 && width <= 4 * round_nnz && width * 4 * (2 * lv + 1) <= 1073741824.0);
+	if (!(det->sh = calloc(det->S, sizeof *det->sh)) || !(det->work = calloc((size_t)e->T, sizeof *det->work)) ||
+	    (!det->sums && !(det->cnt = calloc(L->D, sizeof *det->cnt))) ||
+	    (!det->sums && L->l1 && !(det->p0 = malloc(L->D * sizeof *det->p0))))
 		return hog_err_set(e->err, ENOMEM, "out of memory");
 	for (uint32_t s = 0; s < det->S; s++) {
 		uint64_t a, b;
@@ -167,6 +164,8 @@ void lin_det_free(lin_state *L)
 	}
 	free(det->sh);
 	free(det->cnt);
+	free(det->p0);
+	free(det->work);
 	free(det);
 	L->det = NULL;
 }
@@ -181,12 +180,15 @@ int lin_det_worker_init(hog_engine *e, eng_worker *ew, lin_worker *w)
 	if (!dw)
 		return ENOMEM;
 	w->det = dw;
-	uint64_t n = 0, at = 0, cmax = 0;
-	for (uint32_t s = (uint32_t)ew->id; s < det->S; s += (uint32_t)e->T)
+	uint64_t n = 0, at = 0, cmax = 0, s0, s1;
+	eng_share(det->S, ew->id, e->T, &s0, &s1);
+	dw->s0 = (uint32_t)s0;
+	dw->s1 = (uint32_t)s1;
+	for (uint32_t s = dw->s0; s < dw->s1; s++)
 		n += det->sh[s].n;
 	if (!(dw->rows = malloc((n ? n : 1) * sizeof *dw->rows)))
 		return ENOMEM;
-	for (uint32_t s = (uint32_t)ew->id; s < det->S; s += (uint32_t)e->T) {
+	for (uint32_t s = dw->s0; s < dw->s1; s++) {
 		uint64_t a, b;
 		eng_share(e->tr->n, (int)s, (int)det->S, &a, &b);
 		for (uint64_t i = a; i < b; i++) /* (dealt in place: the set is in the deal's order) */
@@ -210,19 +212,27 @@ int lin_det_worker_init(hog_engine *e, eng_worker *ew, lin_worker *w)
 			dw->items[i] = (uint32_t)i;
 	}
 	at = 0;
-	for (uint32_t s = (uint32_t)ew->id; s < det->S; s += (uint32_t)e->T) {
+	for (uint32_t s = dw->s0; s < dw->s1; s++) {
 		lin_dshard *sh = &det->sh[s];
 		sh->order = dw->dorder + at;
 		sh->items = (dw->items ? dw->items : dw->rows) + at;
 		at += sh->n;
 		cmax = eng_chunk_count(sh->n, e->o.shuffle_chunk) > cmax ? eng_chunk_count(sh->n, e->o.shuffle_chunk) : cmax;
 	}
-	const size_t D = L->D;
-	dw->rec = hog_topo_alloc_local(e->topo, D * L->S * sizeof *dw->rec);
+	const size_t D = L->D, bytes = D * L->S * sizeof(float);
+	if (!(dw->chunks = malloc((cmax + 1) * sizeof *dw->chunks)))
+		return ENOMEM;
+	if (!(dw->rec = hog_topo_alloc_local(e->topo, bytes)))
+		return ENOMEM;
+	w->k.hrec = dw->rec; /* (replica's kernel, all private; lin_det_worker_free takes it back) */
+	w->k.tmark = NULL;
+	if (det->sums) {
+		det->work[ew->id] = dw;
+		return det_sum_worker_init(e, dw);
+	}
 	dw->mark = calloc(D, 1);
-	dw->touched = malloc(D * sizeof *dw->touched);
-	dw->chunks = malloc((cmax + 1) * sizeof *dw->chunks);
-	return dw->rec && dw->mark && dw->touched && dw->chunks ? 0 : ENOMEM;
+	dw->touched = malloc((D + 1) * sizeof *dw->touched);
+	return dw->mark && dw->touched ? 0 : ENOMEM;
 }
 
 void lin_det_worker_free(hog_engine *e, eng_worker *ew, lin_worker *w)
@@ -234,8 +244,13 @@ void lin_det_worker_free(hog_engine *e, eng_worker *ew, lin_worker *w)
 	if (ew->order == dw->eorder) /* (lin_worker_free frees an in-place shard's order: the shards') */
 		ew->order = dw->own_order ? dw->dorder : NULL;
 	free(dw->eorder);
+	det_sum_worker_free(e, dw);
+	if (w->k.hrec == dw->rec)
+		w->k.hrec = NULL;
+	if (L->det->work)
+		L->det->work[ew->id] = NULL;
 	if (dw->rec)
-		hog_topo_free(e->topo, dw->rec, (size_t)L->D * L->S * sizeof *dw->rec);
+		hog_topo_free(e->topo, dw->rec, (size_t)L->D * L->S * sizeof(float));
 	free(dw->mark);
 	free(dw->touched);
 	free(dw->rows);
@@ -251,7 +266,7 @@ void lin_det_epoch_order(hog_engine *e, eng_worker *ew, int epoch)
 	const lin_state *L = e->model;
 	const struct lin_det *det = L->det;
 	const lin_worker *w = ew->m;
-	for (uint32_t s = (uint32_t)ew->id; s < det->S; s += (uint32_t)e->T) {
+	for (uint32_t s = w->det->s0; s < w->det->s1; s++) {
 		lin_dshard *sh = &det->sh[s];
 		if (e->o.no_shuffle) {
 			memcpy(sh->order, sh->items, sh->n * sizeof *sh->order);
@@ -263,14 +278,36 @@ void lin_det_epoch_order(hog_engine *e, eng_worker *ew, int epoch)
 	}
 }
 
-/* The shard's delta from the private copy (bucketed), and the copy's touched
- * coordinates put back to the round's model. */
+/* A record changed in a round: any component's bits differ from the round's
+ * model's (a touch that changed nothing is no change: both ways of keeping the
+ * changes count the same shards). */
+static inline int rec_changed(const float *rec, const _Atomic float *P, uint32_t S)
+{
+	uint32_t x = 0;
+	for (uint32_t c = 0; c < S; c++)
+		x |= det_bits(rec[c]) ^ det_bits(ald(&P[c]));
+	return x != 0;
+}
+
+/* Lists: the shard's delta from the private copy (the coordinates it changed,
+ * bucketed), and the copy's touched coordinates put back to the round's model. */
 static int take_delta(const lin_state *L, struct lin_dwork *dw, lin_dshard *sh, uint32_t nt)
 {
 	const uint32_t S = L->S;
-	if (nt > sh->cap) {
+	uint64_t fill[DET_BUCKETS] = { 0 };
+	uint32_t m = 0; /* the changed ones, moved to the front of touched */
+	for (uint32_t k = 0; k < nt; k++) {
+		const uint32_t i = dw->touched[k];
+		if (rec_changed(dw->rec + (size_t)i * S, L->P + (size_t)i * S, S)) {
+			dw->touched[m++] = i;
+			fill[i % DET_BUCKETS]++;
+		} else {
+			dw->mark[i] = 0;
+		}
+	}
+	if (m > sh->cap) {
 		uint64_t cap = sh->cap ? sh->cap : 1024;
-		while (cap < nt)
+		while (cap < m)
 			cap *= 2;
 		uint32_t *ids = realloc(sh->ids, cap * sizeof *ids);
 		if (ids)
@@ -282,16 +319,13 @@ static int take_delta(const lin_state *L, struct lin_dwork *dw, lin_dshard *sh, 
 			return ENOMEM;
 		sh->cap = cap;
 	}
-	uint64_t fill[DET_BUCKETS] = { 0 };
-	for (uint32_t k = 0; k < nt; k++)
-		fill[dw->touched[k] % DET_BUCKETS]++;
 	sh->boff[0] = 0;
 	for (uint32_t b = 0; b < DET_BUCKETS; b++) {
 		sh->boff[b + 1] = sh->boff[b] + fill[b];
 		fill[b] = sh->boff[b];
 	}
 	const int l1 = L->l1 != NULL;
-	for (uint32_t k = 0; k < nt; k++) {
+	for (uint32_t k = 0; k < m; k++) {
 		const uint32_t i = dw->touched[k];
 		const uint64_t at = fill[i % DET_BUCKETS]++;
 		float *rec = dw->rec + (size_t)i * S;
@@ -307,9 +341,15 @@ static int take_delta(const lin_state *L, struct lin_dwork *dw, lin_dshard *sh, 
 	return 0;
 }
 
-/* Examples [from, to) of every shard of the worker, each on the private copy
- * from the round's model, each leaving its delta. Never stops inside a round:
- * a stop comes at the round's end, where the model is merged. */
+/* Examples [from, to) of every shard of the worker's run, each from the
+ * round's model on the worker's private copy; the sums then take the shard's
+ * change over the whole copy (det_sum_leaf), the lists the coordinates each
+ * example touched (listed as it goes: a store each, no branch). Both put the
+ * copy back. Never stops inside a round: a stop comes at the round's end, where
+ * the model is merged. */
+/* The kernel on the private copy: replica's (plain loads and stores), but
+ * AdaRevision's, whose private step is not its own, lockfree's (on the copy) */
+#define DET_KERNEL(RULE) ((RULE) == HOG_RULE_ADAREVISION ? HOG_MODE_LOCKFREE : HOG_MODE_REPLICA)
 #define DET_BODY(RULE, LOSS, VALS)                                                                   \
 	{                                                                                                \
 		const lin_state *L = e->model;                                                               \
@@ -319,18 +359,24 @@ static int take_delta(const lin_state *L, struct lin_dwork *dw, lin_dshard *sh, 
 		kern_shared ks = L->ks;                                                                      \
 		ks.P = (_Atomic float *)dw->rec;                                                             \
 		ks.A = NULL;                                                                                 \
+		uint8_t *const mark = dw->mark; /* (lists; sums: NULL) */                                    \
+		uint32_t *const touched = dw->touched;                                                       \
 		const float *const wts = w->wt;                                                              \
 		const uint64_t base = (uint64_t)epoch * e->tr->n;                                            \
 		uint64_t done = 0, nnz_done = 0;                                                             \
 		double wsum = 0;                                                                             \
 		/* the round's model (the barrier after the merge orders these reads) */                   \
-		memcpy(dw->rec, (const void *)L->P, (size_t)L->D * L->S * sizeof *dw->rec);                  \
-		for (uint32_t s = (uint32_t)ew->id; s < det->S; s += (uint32_t)e->T) {                       \
+		memcpy(dw->rec, (const void *)L->P, (size_t)L->D * L->S * sizeof(float));                   \
+		if (det->sums)                                                                               \
+			det_sum_round_start(L, dw);                                                              \
+		for (uint32_t s = dw->s0; s < dw->s1; s++) {                                                 \
 			lin_dshard *sh = &det->sh[s];                                                            \
 			const uint64_t hi = to < sh->n ? to : sh->n;                                             \
-			uint32_t nt = hi > from; /* the bias, when the shard has examples in the round */        \
-			dw->touched[0] = 0;                                                                      \
-			dw->mark[0] = (uint8_t)nt;                                                               \
+			uint32_t nt = hi > from; /* lists: the bias, when the shard has examples in the round */ \
+			if (mark) {                                                                              \
+				touched[0] = 0;                                                                      \
+				mark[0] = (uint8_t)nt;                                                               \
+			}                                                                                        \
 			float lr = 0;                                                                            \
 			for (uint64_t i = from; i < hi; i++) {                                                   \
 				if ((i - from) % 64 == 0)                                                            \
@@ -338,27 +384,27 @@ static int take_delta(const lin_state *L, struct lin_dwork *dw, lin_dshard *sh, 
 				const uint32_t r = sh->order[i];                                                     \
 				const uint64_t lo = w->off[r];                                                       \
 				const uint32_t nnz = (uint32_t)(w->off[r + 1] - lo);                                 \
-				if (i + 4 < hi) {                                                                    \
-					const uint32_t r4 = sh->order[i + 4];                                            \
-					__builtin_prefetch(&w->ids[w->off[r4]]);                                         \
-					if (VALS)                                                                        \
-						__builtin_prefetch(&w->xs[w->off[r4]]);                                      \
-				}                                                                                    \
+				if (i + 4 * PREFETCH_AHEAD < hi)                                                     \
+					__builtin_prefetch(&w->off[sh->order[i + 4 * PREFETCH_AHEAD]]);                  \
+				if (i + PREFETCH_AHEAD < hi)                                                         \
+					prefetch_row(w, sh->order[i + PREFETCH_AHEAD], VALS);                            \
 				const uint32_t *ids = w->ids + lo;                                                   \
-				for (uint32_t j = 0; j < nnz; j++)                                                   \
-					if (!dw->mark[ids[j]]) {                                                         \
-						dw->mark[ids[j]] = 1;                                                        \
-						dw->touched[nt++] = ids[j];                                                  \
+				if (mark)                                                                            \
+					for (uint32_t j = 0; j < nnz; j++) {                                             \
+						const uint32_t id = ids[j];                                                  \
+						touched[nt] = id;                                                            \
+						nt += !mark[id];                                                             \
+						mark[id] = 1;                                                                \
 					}                                                                                \
 				const float wt = wts ? wts[r] : 1.0f;                                                \
 				wsum += wt;                                                                          \
 				nnz_done += nnz;                                                                     \
-				process_example(HOG_MODE_LOCKFREE, RULE, LOSS, VALS, &ks, &w->k, ids,                \
+				process_example(DET_KERNEL(RULE), RULE, LOSS, VALS, &ks, &w->k, ids,                 \
 				                VALS ? w->xs + lo : NULL, nnz, w->y[r], wt, lr);                     \
 			}                                                                                        \
 			done += hi > from ? hi - from : 0;                                                       \
-			if (take_delta(L, dw, sh, nt))                                                           \
-				eng_fail(e, ENOMEM, "out of memory for a shard's delta");                            \
+			if (mark ? take_delta(L, dw, sh, nt) : det_sum_leaf(e, dw, s, hi > from))                \
+				eng_fail(e, ENOMEM, "out of memory for a shard's changes");                          \
 		}                                                                                            \
 		ew->ex_done += done;                                                                         \
 		ew->units_done += nnz_done;                                                                  \
@@ -385,8 +431,20 @@ eng_round_fn lin_det_round(const hog_engine *e)
 	return det_table[e->o.rule][e->o.loss][e->tr->vals != NULL];
 }
 
-/* The merge (hog_trainer_ops.round_share): the worker's buckets of
- * coordinates, every shard's delta of them in shard order. */
+/* Lists: one coordinate's merge, shard s's change d_s (the shards in order)
+ * onto its value; component 0 by the rule (the header), the others summed.
+ * @p cnt the shards that changed it (at most UINT16_MAX counted). */
+HOG_INLINE void merge_one(_Atomic float *rec, const float *d, uint32_t S, uint64_t i, const float *f, uint32_t cnt)
+{
+	const float p = ald(&rec[0]);
+	ast(&rec[0], p + (f && i ? f[i] * d[0] : cnt > 1 ? d[0] / (float)cnt : d[0]));
+	for (uint32_t c = 1; c < S; c++)
+		ast(&rec[c], ald(&rec[c]) + d[c]);
+}
+
+/* The merge (hog_trainer_ops.round_share): the worker's coordinates (sums: a
+ * slice of them, det_sum_merge; lists: its buckets), every shard's change of
+ * them in shard order. */
 int lin_det_share(hog_engine *e, eng_worker *ew, int epoch)
 {
 	const lin_state *L = e->model;
@@ -401,32 +459,42 @@ int lin_det_share(hog_engine *e, eng_worker *ew, int epoch)
 	for (uint32_t s = 0; A && s < det->S; s++)
 		clk += ew->pos < det->sh[s].n ? ew->pos : det->sh[s].n;
 	const float inv_c = clk ? 1.0f / (float)clk : 0.0f;
+	if (det->sums) {
+		det_sum_merge(e, ew->id, (uint32_t)clk, inv_c);
+		return 1;
+	}
 	const uint32_t b0 = (uint32_t)((uint64_t)DET_BUCKETS * (uint32_t)ew->id / (uint32_t)e->T),
 	               b1 = (uint32_t)((uint64_t)DET_BUCKETS * (uint32_t)(ew->id + 1) / (uint32_t)e->T);
 	uint16_t *cnt = det->cnt;
+	float *const p0 = det->p0;
 	const float *const f = L->share; /* SGD: each feature's factor (det_shares); else NULL, the mean */
 	for (uint32_t b = b0; b < b1; b++) {
 		const int counted = !f || b == 0; /* (with the factors only the bias's count is read) */
-		for (uint32_t s = 0; counted && s < det->S; s++) /* the shards that touched each coordinate (saturating) */
+		for (uint32_t s = 0; counted && s < det->S; s++) /* the shards that changed each coordinate (saturating) */
 			for (uint64_t k = det->sh[s].boff[b]; k < det->sh[s].boff[b + 1]; k++) {
 				const uint32_t i = det->sh[s].ids[k] & ~DET_L1_ZEROED;
 				cnt[i] += cnt[i] < UINT16_MAX;
 			}
+		for (uint32_t s = 0; p0 && s < det->S; s++) /* --l1: the round's values of the weights shards zeroed */
+			for (uint64_t k = det->sh[s].boff[b]; k < det->sh[s].boff[b + 1]; k++)
+				if (det->sh[s].ids[k] & DET_L1_ZEROED)
+					p0[det->sh[s].ids[k] & ~DET_L1_ZEROED] = ald(&P[(size_t)(det->sh[s].ids[k] & ~DET_L1_ZEROED) * S]);
 		for (uint32_t s = 0; s < det->S; s++) {
 			const lin_dshard *sh = &det->sh[s];
 			for (uint64_t k = sh->boff[b]; k < sh->boff[b + 1]; k++) {
 				const uint32_t i = sh->ids[k] & ~DET_L1_ZEROED;
 				_Atomic float *rec = P + (size_t)i * S;
-				const float *d = sh->d + k * S;
-				const float p = ald(&rec[0]),
-				            q = p + (f && i ? f[i] * d[0] : cnt[i] > 1 ? d[0] / (float)cnt[i] : d[0]);
-				if (A) /* (the first shard's touch of the round; the others' are no-ops: same clock) */
-					avg_touch(HOG_MODE_LOCKFREE, &A[i], p, (uint32_t)clk, inv_c);
-				ast(&rec[0], sh->ids[k] & DET_L1_ZEROED ? l1_hand_up(p, q) : q);
-				for (uint32_t c = 1; c < S; c++)
-					ast(&rec[c], ald(&rec[c]) + d[c]);
+				if (A) /* (the first shard's change of the round; the others' are no-ops: same clock) */
+					avg_touch(HOG_MODE_LOCKFREE, &A[i], ald(&rec[0]), (uint32_t)clk, inv_c);
+				merge_one(rec, sh->d + k * S, S, i, f, cnt[i]);
 			}
 		}
+		for (uint32_t s = 0; p0 && s < det->S; s++) /* ... do not cross zero (a second time: a no-op) */
+			for (uint64_t k = det->sh[s].boff[b]; k < det->sh[s].boff[b + 1]; k++)
+				if (det->sh[s].ids[k] & DET_L1_ZEROED) {
+					const uint32_t i = det->sh[s].ids[k] & ~DET_L1_ZEROED;
+					ast(&P[(size_t)i * S], l1_hand_up(p0[i], ald(&P[(size_t)i * S])));
+				}
 		for (uint32_t s = 0; counted && s < det->S; s++)
 			for (uint64_t k = det->sh[s].boff[b]; k < det->sh[s].boff[b + 1]; k++)
 				cnt[det->sh[s].ids[k] & ~DET_L1_ZEROED] = 0;

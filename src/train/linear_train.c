@@ -173,25 +173,6 @@ static void lin_round_merge(hog_engine *e, int epoch)
 
 /* ---------------------------------------------------------- the rounds */
 
-/* Rows are visited in a fresh random order every epoch, so the hardware cannot
- * guess the next one: fetch a whole row's ids and values a few examples ahead,
- * or every row costs a few serialized trips to memory (measured: 0.30 s an epoch
- * on the RCV1-shaped set without, see bench/results). */
-#define PREFETCH_AHEAD 4
-HOG_INLINE void prefetch_row(const lin_worker *w, uint32_t r, const int VALS)
-{
-	uint64_t lo = w->off[r], hi = w->off[r + 1];
-	const char *a = (const char *)&w->ids[lo], *ae = (const char *)&w->ids[hi];
-	for (; a < ae; a += 64)
-		__builtin_prefetch(a);
-	if (VALS) {
-		const char *b = (const char *)&w->xs[lo], *be = (const char *)&w->xs[hi];
-		for (; b < be; b += 64)
-			__builtin_prefetch(b);
-	}
-	__builtin_prefetch(&w->y[r]);
-}
-
 /* One example with --measure-delay in the modes that lock (locked, striped):
  * the team's count is read once the example's locks are held and its own
  * update counted before they are let go, so the delay is the updates that

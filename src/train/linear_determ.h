@@ -1,0 +1,77 @@
+/* The linear model's deterministic mode, shared by its two ways of keeping a
+ * round's changes (linear_determ.c: the lists, and the rest of the mode;
+ * linear_dsum.c: the sums). */
+#ifndef HOG_LINEAR_DETERM_H
+#define HOG_LINEAR_DETERM_H
+
+#include "train/engine.h"
+#include "train/linear_train.h"
+#include <stdint.h>
+#include <string.h>
+
+#define DET_BUCKETS 64u            /* lists: the merge's buckets, coordinate i in bucket i mod 64 */
+#define DET_L1_ZEROED 0x80000000u  /* lists: a delta id's flag, --l1 zeroed the shard's weight */
+#define DET_STACK 40               /* sums: nodes a worker holds at most (2 log2 65536 + 1, and room) */
+#define DET_BLK 256                /* sums: the merge's coordinates at a time */
+
+typedef struct lin_dshard {
+	uint64_t n;                 /* its examples */
+	uint32_t *order;            /* n: this epoch's order (indices into the worker's rows) */
+	const uint32_t *items;      /* n: what the order is a shuffle of */
+	uint32_t *ids;              /* lists: the delta, coordinates (| DET_L1_ZEROED), by bucket */
+	float *d;                   /* ... and stride floats each */
+	uint64_t cap;               /* room in ids (entries) */
+	uint64_t boff[DET_BUCKETS + 1]; /* bucket b's entries: [boff[b], boff[b + 1]) */
+} lin_dshard;
+
+/* Sums: a node of the shards' tree, [a, b), its shards' changes summed. */
+typedef struct det_node {
+	uint32_t a, b;
+	uint32_t bias;              /* its shards that changed the bias */
+	float *buf;                 /* D x np floats; NULL: nothing changed (zero) */
+} det_node;
+
+struct lin_det {
+	uint32_t S;                 /* shards */
+	uint64_t maxn;              /* the largest shard's examples (the engine's w->n) */
+	int sums;                   /* 1: the sums (linear_dsum.c); 0: the lists */
+	uint32_t np;                /* sums: floats per coordinate in a node (stride, a count, a zeroed count) */
+	lin_dshard *sh;
+	uint16_t *cnt;              /* lists: D, the merge's count of shards per coordinate (0 between merges) */
+	float *p0;                  /* lists with --l1: D, the round's value of a weight a shard zeroed */
+	struct lin_dwork **work;    /* sums: each worker's, for the merge (T) */
+};
+
+struct lin_dwork {
+	uint32_t s0, s1;            /* its shards: [s0, s1), a run (eng_share(S, id, T)) */
+	float *rec;                 /* D x stride: the private copy */
+	uint8_t *mark;              /* lists: D, touched by the shard running */
+	uint32_t *touched;          /* lists: the touched coordinates, in first-touch order (D + 1) */
+	uint32_t *rows;             /* the worker's rows (data set row numbers) */
+	uint32_t *items;            /* copied shard: 0..n-1; in place: NULL (rows) */
+	uint32_t *dorder;           /* the shards' orders, one after another */
+	uint32_t *eorder;           /* the engine's ew->order (maxn entries, unused) */
+	uint32_t *chunks;           /* eng_chunk_order's scratch */
+	int own_order;              /* dorder was malloc'ed (in place), not in the shard block */
+	det_node stk[DET_STACK];    /* sums: this round's nodes, in shard order */
+	uint32_t top;
+	float *bufs[DET_STACK];     /* sums: every node buffer allocated ... */
+	float *pool[DET_STACK];     /* ... and the free ones */
+	uint32_t nbufs, npool;
+	float *scratch;             /* sums: the merge's, (log2 S + 2) x DET_BLK x np floats */
+};
+
+static inline uint32_t det_bits(float x)
+{
+	uint32_t u;
+	memcpy(&u, &x, sizeof u);
+	return u;
+}
+
+int det_sum_worker_init(hog_engine *e, struct lin_dwork *dw);
+void det_sum_worker_free(hog_engine *e, struct lin_dwork *dw);
+void det_sum_round_start(const lin_state *L, struct lin_dwork *dw);
+int det_sum_leaf(hog_engine *e, struct lin_dwork *dw, uint32_t s, int active);
+void det_sum_merge(hog_engine *e, int id, uint32_t clk, float inv_c);
+
+#endif

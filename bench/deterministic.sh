@@ -46,5 +46,81 @@ fi
 	--seed 5 "$WORK/mfgen.lmdb" && "$H" data split --fraction 0.1 "$WORK/mfgen.lmdb" "$WORK/mfgen_tr.lmdb" \
 	"$WORK/mfgen_te.lmdb" >/dev/null; }
 run_mf "generated ratings (data gen --kind ratings, 4 M, 100,000 x 20,000, 90/10)" "$WORK/mfgen_tr.lmdb" "$WORK/mfgen_te.lmdb"
+# Per-round ratios (the target): in each of ROUNDS rounds, deterministic and
+# the lock-free modes (replica, buffered, lockfree) at RTHREADS threads on the
+# same set with the same seed, one after another, the defaults otherwise; each
+# run's median s/epoch over epochs 2..REPOCHS; the ratio of the round's fastest
+# other mode's figure to deterministic's (its share of that mode's speed).
+ROUNDS=${ROUNDS:-5}
+REPOCHS=${REPOCHS:-5}
+RTHREADS=${RTHREADS:-2}
+RSETS=${RSETS:-"rcv1 zipf08 wide a9a"}
+epoch_s() { # TRAIN TEST ARGS... -> "median_s_per_epoch test_loss"
+	tr=$1 te=$2
+	shift 2
+	rm -f "$WORK/det.json"
+	"$H" train --data "$tr" ${te:+--test "$te"} --epochs "$REPOCHS" --quiet --diagnostics=off --metrics "$WORK/det.json" \
+		"$@" >/dev/null 2>&1 || { echo "nan nan"; return; }
+	s=$(awk -F'"seconds":' 'NF > 1 { split($2, a, ","); sub(/.*"epoch":/, "", $1); split($1, b, ",");
+		if (b[1] >= 2) print a[1] }' "$WORK/det.json" | median)
+	l=$(awk '/"test_loss"/ { sub(/.*"test_loss":/, ""); split($0, b, ","); l = b[1] } END { print l }' "$WORK/det.json")
+	echo "$s $l"
+}
+ratio_set() { # NAME TRAIN TEST
+	: > "$WORK/det-ratio.raw"
+	r=1
+	while [ $r -le "$ROUNDS" ]; do
+		for m in deterministic replica buffered lockfree; do
+			echo "$r $m $(epoch_s "$2" "$3" --mode $m --threads "$RTHREADS" --seed $r)" >> "$WORK/det-ratio.raw"
+		done
+		r=$((r + 1))
+	done
+	awk -v name="$1" '
+		{ s[$1, $2] = $3; l[$1, $2] = $4; if ($1 > R) R = $1 }
+		END {
+			printf "| %s |", name
+			for (r = 1; r <= R; r++) {
+				best = "replica"
+				if (s[r, "buffered"] < s[r, best]) best = "buffered"
+				if (s[r, "lockfree"] < s[r, best]) best = "lockfree"
+				q = s[r, best] / s[r, "deterministic"]
+				printf " %.3f s / %.3f s %s = **%.2f** |", s[r, "deterministic"], s[r, best], best, q
+				v[r] = q
+			}
+			n = R
+			for (a = 2; a <= n; a++) # (insertion sort: mawk has no asort)
+				for (b = a; b > 1 && v[b - 1] > v[b]; b--) { t = v[b]; v[b] = v[b - 1]; v[b - 1] = t }
+			med = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+			printf " %.2f | %.2f | %s / %s |\n", v[1], med, l[1, "deterministic"], l[1, "replica"]
+		}' "$WORK/det-ratio.raw" >> "$OUT"
+}
+{
+	echo "### Per-round ratios at $RTHREADS threads ($ROUNDS rounds, $REPOCHS epochs, defaults)"
+	echo
+	echo "Each round R runs \`hogwild train --data TR --test TE --epochs $REPOCHS --mode M --threads $RTHREADS --seed R\` for M ="
+	echo "deterministic, replica, buffered, lockfree, one after another; a cell is deterministic's median s/epoch"
+	echo "(epochs 2..) against the round's fastest other mode's, and that mode's speed share (fastest / deterministic)."
+	echo "Sets: rcv1 as above; zipf08 = \`data gen --seed 2 --zipf 0.8 --binary\` (90/10); wide = \`data gen --seed 3"
+	echo "--examples 300000 --features 2000000\` (90/10; deterministic keeps lists there); a9a as above."
+	echo
+	printf "| set |"; r=1; while [ $r -le "$ROUNDS" ]; do printf " round %d |" $r; r=$((r + 1)); done
+	echo " min | median | test loss (round 1): deterministic / replica |"
+	printf "|---|"; r=1; while [ $r -le "$ROUNDS" ]; do printf -- "---|"; r=$((r + 1)); done; echo "---|---|---|"
+} >> "$OUT"
+for set in $RSETS; do
+	case $set in
+	rcv1) ratio_set rcv1 "$WORK/rcv1_tr.lmdb" "$WORK/rcv1_te.lmdb" ;;
+	zipf08 | wide)
+		if [ ! -f "$WORK/det-${set}_tr.lmdb" ]; then
+			if [ $set = zipf08 ]; then "$H" data gen -q --seed 2 --zipf 0.8 --binary "$WORK/det-$set.lmdb"
+			else "$H" data gen -q --seed 3 --examples 300000 --features 2000000 "$WORK/det-$set.lmdb"; fi
+			"$H" data split --fraction 0.1 --seed 1 "$WORK/det-$set.lmdb" "$WORK/det-${set}_tr.lmdb" \
+				"$WORK/det-${set}_te.lmdb" >/dev/null
+		fi
+		ratio_set $set "$WORK/det-${set}_tr.lmdb" "$WORK/det-${set}_te.lmdb" ;;
+	a9a) [ -f "$WORK/a9a.lmdb" ] && ratio_set a9a "$WORK/a9a.lmdb" "$([ -f "$WORK/a9a_te.lmdb" ] && echo "$WORK/a9a_te.lmdb")" ;;
+	esac
+done
+echo >> "$OUT"
 echo "Target (issue 25): deterministic >= 0.9x the fastest other mode's speed at 2 threads; its loss near serial's." >> "$OUT"
 cat "$OUT"

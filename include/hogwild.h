@@ -475,14 +475,21 @@ unsigned hog_model_kind_losses(enum hog_model_kind k);
  * softmax loss: mlp). */
 enum hog_model_kind hog_train_kind(const hog_train_opts *o);
 /** The update mode the command line trains @p o's model with when no --mode is
- * given: the model's fastest mode in the measurements of bench/results that
- * takes @p o's options (linear: buffered; mf: grid; mlp: lockfree). The
+ * given and the training set is not known: the model's fastest mode in the
+ * measurements of bench/results that takes @p o's options (linear: buffered;
+ * mf: grid; mlp: lockfree; hog_train_default_mode_data for a known set). The
  * library's own default (hog_train_opts_init) stays lockfree, the mode every
  * model takes. */
 enum hog_mode hog_train_default_mode(const hog_train_opts *o);
 /** hog_train_default_mode() for a run of hog_train_stream() when @p stream is
  * 1 (mf: lockfree, grid's blocks need the ratings loaded). */
 enum hog_mode hog_train_default_mode_for(const hog_train_opts *o, int stream);
+/** The same for the training set whose header is @p m (hog_data.meta, or
+ * hog_data_load_header's; NULL: unknown, as hog_train_default_mode_for). The
+ * linear model's default depends on the set's shape: replica where the model
+ * is narrow against what a worker touches between two flushes, buffered
+ * otherwise (lin_default_mode in src/train/linear_opts.c says why). */
+enum hog_mode hog_train_default_mode_data(const hog_train_opts *o, int stream, const hog_meta *m);
 
 /** @name Several machines (MPI)
  * Built with MPI (Makefile MPI=1, or auto when Open MPI is installed), a program

@@ -1890,9 +1890,18 @@ check_grep "staleness: ... max 0" "$OUT" '^locked +2 +0\.00 +0 +0 '
 
 # The default mode: each model's fastest measured mode; plain lockfree one word away.
 sf_mode() { sed -n 's/.*"mode":"\([a-z]*\)".*/\1/p' "$1" | sort -u | tr '\n' ' '; }
+# (linear: replica where the model is narrow against what a worker touches
+# between flushes, as ttr's 301 coordinates are; buffered on a wide one)
 check "default mode: linear" 0 "$H" train --quiet --data "$T/ttr.lmdb" --epochs 1 --threads 2 --metrics "$T/sfd1.json"
-check_true "default mode: ... buffered ($(sf_mode "$T/sfd1.json"))" test "$(sf_mode "$T/sfd1.json")" = "buffered "
-check_grep "default mode: ... said on stderr" "$ERR" '^hogwild: buffered mode, 2 threads'
+check_true "default mode: ... replica on a narrow model ($(sf_mode "$T/sfd1.json"))" test "$(sf_mode "$T/sfd1.json")" = "replica "
+check_grep "default mode: ... said on stderr" "$ERR" '^hogwild: replica mode, 2 threads'
+"$H" data gen -q --examples 2000 --features 200000 --nnz 5 --seed 12 "$T/sfwide.lmdb" >/dev/null 2>&1
+check "default mode: linear, a wide model" 0 "$H" train --quiet --data "$T/sfwide.lmdb" --epochs 1 --threads 2 \
+	--metrics "$T/sfd6.json"
+check_true "default mode: ... buffered ($(sf_mode "$T/sfd6.json"))" test "$(sf_mode "$T/sfd6.json")" = "buffered "
+check "default mode: ... --stream too" 0 "$H" train --quiet --data "$T/sfwide.lmdb" --epochs 1 --threads 2 --stream \
+	--metrics "$T/sfd7.json"
+check_true "default mode: ... buffered ($(sf_mode "$T/sfd7.json"))" test "$(sf_mode "$T/sfd7.json")" = "buffered "
 check "default mode: linear with adarevision" 0 "$H" train --quiet --data "$T/ttr.lmdb" --epochs 1 --threads 2 \
 	--optimizer adarevision --metrics "$T/sfd2.json"
 check_true "default mode: ... lockfree ($(sf_mode "$T/sfd2.json"))" test "$(sf_mode "$T/sfd2.json")" = "lockfree "

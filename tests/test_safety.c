@@ -82,9 +82,39 @@ static void test_default_mode_per_model(void)
 		CU_ASSERT(hog_train_modes(&o) >> m & 1u);
 		CU_ASSERT_EQUAL(hog_train_kind(&o), cases[i].kind);
 	}
+	/* ... and for a known set (the command line reads its header): the linear
+	 * model's replica where (D x stride) / mean nonzeros <= 1024, so that its
+	 * flush interval (16 x that, a power of two) is within 16384, else buffered;
+	 * on each side of the edge, SGD (stride 1) and AdaGrad (2) */
+	struct {
+		enum hog_model_kind model;
+		enum hog_rule rule;
+		uint64_t features;
+		enum hog_mode want;
+	} shaped[] = {
+		{ HOG_MODEL_LINEAR, HOG_RULE_SGD, 10239, HOG_MODE_REPLICA },
+		{ HOG_MODEL_LINEAR, HOG_RULE_SGD, 10240, HOG_MODE_BUFFERED },
+		{ HOG_MODEL_LINEAR, HOG_RULE_ADAGRAD, 5119, HOG_MODE_REPLICA },
+		{ HOG_MODEL_LINEAR, HOG_RULE_ADAGRAD, 5120, HOG_MODE_BUFFERED },
+		{ HOG_MODEL_LINEAR, HOG_RULE_ADAREVISION, 100, HOG_MODE_LOCKFREE },
+		{ HOG_MODEL_MF, HOG_RULE_SGD, 100, HOG_MODE_GRID },
+	};
+	for (size_t i = 0; i < sizeof shaped / sizeof *shaped; i++) {
+		o = opts(shaped[i].model, 2, 1);
+		o.rule = shaped[i].rule;
+		hog_meta m = { .kind = shaped[i].model == HOG_MODEL_MF ? HOG_KIND_RATINGS : HOG_KIND_SPARSE,
+		               .examples = 1000, .features = shaped[i].features, .nnz = 10000 };
+		const enum hog_mode got = hog_train_default_mode_data(&o, 0, &m);
+		if (got != shaped[i].want)
+			fprintf(stderr, "\nshaped case %zu: %s, wanted %s\n", i, hog_mode_name(got),
+			        hog_mode_name(shaped[i].want));
+		CU_ASSERT_EQUAL(got, shaped[i].want);
+		CU_ASSERT_EQUAL(hog_train_default_mode_data(&o, 0, NULL), hog_train_default_mode(&o));
+	}
 }
 
-/* The default trains: the run reports the mode it took, ends below a serial
+/* The default for the set (replica for the linear model's 500 features here)
+ * trains: the run reports the mode it took, ends below a serial
  * run of one epoch, and within 10% of a serial run of as many epochs (the modes'
  * own accuracy is tested elsewhere). Not closer: the parallel runs' order of
  * updates depends on the schedule -- mf's grid, at 2 threads, ended 0.2-3.2%
@@ -96,7 +126,8 @@ static void test_default_mode_trains(void)
 	for (size_t i = 0; i < 2; i++) {
 		const hog_data *d = kinds[i] == HOG_MODEL_MF ? rt_tr : sp_tr;
 		hog_train_opts o = opts(kinds[i], 2, 3), s = opts(kinds[i], 1, 3), s1 = opts(kinds[i], 1, 1);
-		o.mode = hog_train_default_mode(&o);
+		o.mode = hog_train_default_mode_data(&o, 0, &d->meta);
+		CU_ASSERT_EQUAL(o.mode, kinds[i] == HOG_MODEL_MF ? HOG_MODE_GRID : HOG_MODE_REPLICA);
 		s.mode = s1.mode = HOG_MODE_SERIAL;
 		hog_train_result r, rs, rs1;
 		hog_err err = { 0 };

@@ -531,8 +531,13 @@ int cmd_train(int argc0, char **argv0)
 		return rc;
 	}
 	cli_task_loss(&o, a->data, &a->given, "train", a->quiet);
-	if (!a->mode) /* the model's fastest measured mode; plain Hogwild! is --mode lockfree */
-		o.mode = hog_train_default_mode_for(&o, t.stream);
+	if (!a->mode) { /* the model's fastest measured mode for the set's shape; plain Hogwild! is --mode lockfree */
+		hog_data *h = NULL;
+		hog_err herr = { 0 };
+		const int known = a->data && !hog_data_load_header(&h, a->data, &herr);
+		o.mode = hog_train_default_mode_data(&o, t.stream, known ? &h->meta : NULL);
+		hog_data_free(h); /* (a set that cannot be read is refused when it is loaded, with its message) */
+	}
 	if (o.resume && !o.checkpoint)
 		o.checkpoint = o.resume; /* keep checkpointing where we resumed from */
 	rc = 0;

@@ -80,8 +80,9 @@ typedef struct hog_trainer_ops {
 	                               (through its route: linear's softmax is the mlp's) */
 	/* optional: the mode a run takes when none is asked for, chosen from the
 	 * measurements in bench/results (NULL: lockfree); one of `modes` that
-	 * takes these options */
-	enum hog_mode (*default_mode)(const hog_train_opts *o, int stream);
+	 * takes these options. @p m: the training set's header, where known
+	 * (NULL: not) */
+	enum hog_mode (*default_mode)(const hog_train_opts *o, int stream, const hog_meta *m);
 	/* optional: the --shuffle-chunk a run takes when it asks for none
 	 * (hog_train_opts.shuffle_chunk 0), @p stream 1 for hog_train_stream (NULL:
 	 * 1, the row shuffle) */

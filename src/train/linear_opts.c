@@ -109,22 +109,33 @@ int lin_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err
 	return 0;
 }
 
-/* The default mode: buffered. At 2 threads on the five sets of
- * bench/results/scaling.md it runs 1.36-2.43x serial (the fastest mode on the
- * 2 M-feature set), where plain lockfree runs 0.38-0.47x on the four sets with
- * hot features and 1.08x on the wide one, with the test loss within 0.05% of
- * serial's everywhere. Replica is faster on those four (2.2-2.5x); on a9a (2
- * threads, default flags) it ended at test loss 0.445 against serial's 0.324
- * until its flush interval was capped at a quarter of a worker's epoch
- * (setup_private, linear_setup.c), and at 0.327 since, while buffered ends at
- * 0.324: buffered stays the default until replica is measured again.
- * Buffered takes neither adarevision nor --delay: those runs keep lockfree.
- * (--mode auto measures instead, at the price of probing every mode, 3 x 2
- * short epochs each.) */
-enum hog_mode lin_default_mode(const hog_train_opts *o, int stream)
+/* The default mode, from the training set's header @p m where known: replica
+ * where the model is narrow -- its flush interval (lin_replica_width_flush: 16
+ * times the model's width in nonzeros) within 16384 examples --, else
+ * buffered. Replica's loop shares nothing between flushes: at 2 threads on the
+ * four narrow sets of bench/results/scaling.md (Xeon, 60-70 ns cache line) it
+ * runs 2.2-2.5x serial against buffered's 1.36-1.81x, at 16 threads on the
+ * RCV1-shaped set 9.1x against 5.1x (scaling-h200-16c.md), and where a cache
+ * line costs 247 ns 2.9x against 0.91x (deterministic.md: buffered's cold
+ * writes move lines). On the 2 M-feature set buffered runs 2.43x, replica 1.67x
+ * (its flushes sweep more). Replica was not the default because it ended a9a
+ * 0.3-0.6% above serial's test loss at its quarter-epoch flush interval; a
+ * narrow model's replicas now flush every few hundred examples (a9a: 256),
+ * within 0.11% of serial's after 5, 10 and 20 epochs (3 seeds), and the
+ * RCV1-shaped and Zipf sets within 0.04% after 20. Neither takes adarevision
+ * nor --delay: those runs keep lockfree. Without @p m: buffered. (--mode auto
+ * measures instead, at the price of probing every mode, 3 x 2 short epochs
+ * each.) */
+enum hog_mode lin_default_mode(const hog_train_opts *o, int stream, const hog_meta *m)
 {
 	(void)stream; /* (every mode streams) */
-	return o->rule == HOG_RULE_ADAREVISION || o->delay ? HOG_MODE_LOCKFREE : HOG_MODE_BUFFERED;
+	if (o->rule == HOG_RULE_ADAREVISION || o->delay)
+		return HOG_MODE_LOCKFREE;
+	if (m && m->kind == HOG_KIND_SPARSE && m->examples &&
+	    lin_replica_width_flush((double)(m->features + 1) * hog_rule_stride(o->rule),
+	                            (double)m->nnz / (double)m->examples) <= 16384)
+		return HOG_MODE_REPLICA;
+	return HOG_MODE_BUFFERED;
 }
 
 /* The default order: chunks of HOG_SHUFFLE_CHUNK_DEFAULT shard rows where the

@@ -160,7 +160,21 @@ int lin_stream_scan(hog_engine *e, lin_state *L, uint64_t *cnt, float **scales);
 void lin_opts_init(hog_train_opts *o);
 uint64_t lin_opts_hash(const hog_train_opts *o, uint64_t h);
 int lin_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err *err);
-enum hog_mode lin_default_mode(const hog_train_opts *o, int stream);
+enum hog_mode lin_default_mode(const hog_train_opts *o, int stream, const hog_meta *m);
+
+/* Replica's flush interval for a model of @p width floats (D x stride) whose
+ * rows hold @p nnz nonzeros on average: the smallest power of two, at least
+ * 256, whose examples' nonzeros outnumber the floats a flush sweeps 16-fold
+ * (linear_setup.c says why). Where it passes 16384 the model is wide for
+ * replica (lin_default_mode). */
+static inline uint64_t lin_replica_width_flush(double width, double nnz)
+{
+	const double want = 16.0 * width / (nnz > 1 ? nnz : 1);
+	uint64_t f = 256;
+	while ((double)f < want && f < ((uint64_t)1 << 40))
+		f *= 2;
+	return f;
+}
 uint32_t lin_default_chunk(const hog_train_opts *o, int stream);
 const hog_trainer_ops *lin_route(const hog_train_opts *o);
 int lin_stream_shard(hog_engine *e, eng_worker *ew, lin_worker *w);

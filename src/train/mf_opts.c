@@ -107,9 +107,10 @@ int mf_opts_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog
  * updates/s against 27.4; adagrad 51.8 against 19.3) at the same RMSE after 20
  * epochs (0.8714 against 0.8694). Streamed (--stream): lockfree, the grid
  * being built from the loaded ratings. */
-enum hog_mode mf_opts_default_mode(const hog_train_opts *o, int stream)
+enum hog_mode mf_opts_default_mode(const hog_train_opts *o, int stream, const hog_meta *m)
 {
 	(void)o;
+	(void)m;
 	return stream ? HOG_MODE_LOCKFREE : HOG_MODE_GRID; /* (grid's blocks need the ratings loaded) */
 }
 

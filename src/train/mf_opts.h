@@ -13,6 +13,6 @@ uint64_t mf_opts_hash(const hog_train_opts *o, uint64_t h);
 /* hog_trainer_ops.check. */
 int mf_opts_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err *err);
 /* hog_trainer_ops.default_mode. */
-enum hog_mode mf_opts_default_mode(const hog_train_opts *o, int stream);
+enum hog_mode mf_opts_default_mode(const hog_train_opts *o, int stream, const hog_meta *m);
 
 #endif

@@ -56,10 +56,15 @@ enum hog_model_kind hog_train_kind(const hog_train_opts *o)
 	return ops ? ops->kind : o->model;
 }
 
-enum hog_mode hog_train_default_mode_for(const hog_train_opts *o, int stream)
+enum hog_mode hog_train_default_mode_data(const hog_train_opts *o, int stream, const hog_meta *m)
 {
 	const hog_trainer_ops *ops = trainer_of(o);
-	return ops && ops->default_mode ? ops->default_mode(o, stream) : HOG_MODE_LOCKFREE;
+	return ops && ops->default_mode ? ops->default_mode(o, stream, m) : HOG_MODE_LOCKFREE;
+}
+
+enum hog_mode hog_train_default_mode_for(const hog_train_opts *o, int stream)
+{
+	return hog_train_default_mode_data(o, stream, NULL);
 }
 
 enum hog_mode hog_train_default_mode(const hog_train_opts *o)

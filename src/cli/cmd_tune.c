@@ -284,7 +284,7 @@ static int save_best(const tune_plan *pl, const tune_args *t, const hog_data *fu
 	o.threads = 0;
 	o.bind = pl->base.bind;
 	if (!t->mode)
-		o.mode = hog_train_default_mode(&o);
+		o.mode = hog_train_default_mode_data(&o, 0, &full->meta);
 	o.stop = pl->stop;
 	o.save = t->save;
 	hog_model *m = NULL;
@@ -335,8 +335,14 @@ static void size_teams(tune_plan *pl, const tune_args *t)
 		pl->threads = 1;
 	if (!pl->teams)
 		pl->teams = cores / pl->threads > 0 ? cores / pl->threads : 1;
-	if (!t->mode)
-		pl->base.mode = pl->threads == 1 ? HOG_MODE_SERIAL : hog_train_default_mode(&pl->base);
+	if (!t->mode && pl->threads == 1) {
+		pl->base.mode = HOG_MODE_SERIAL;
+	} else if (!t->mode) { /* (train's default for the set's shape, from its header) */
+		hog_data *h = NULL;
+		const int known = t->a.data && !hog_data_load_header(&h, t->a.data, &e);
+		pl->base.mode = hog_train_default_mode_data(&pl->base, 0, known ? &h->meta : NULL);
+		hog_data_free(h);
+	}
 	if (pl->teams > 1)
 		pl->base.bind = HOG_BIND_NONE;
 }

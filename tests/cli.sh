@@ -1899,6 +1899,13 @@ check_grep "default mode: ... said on stderr" "$ERR" '^hogwild: replica mode, 2 
 check "default mode: linear, a wide model" 0 "$H" train --quiet --data "$T/sfwide.lmdb" --epochs 1 --threads 2 \
 	--metrics "$T/sfd6.json"
 check_true "default mode: ... buffered ($(sf_mode "$T/sfd6.json"))" test "$(sf_mode "$T/sfd6.json")" = "buffered "
+check "default mode: a small set (55,637 nonzeros)" 0 "$H" train --data "$T/ttr.lmdb" --epochs 1 --threads 2
+check_grep "default mode: ... a note says serial would do better" "$ERR" \
+	'note: .*ttr.lmdb is small \(5[0-9]+ nonzeros an epoch\): each of 2 workers .*--mode serial'
+check "default mode: ... not with a mode given" 0 "$H" train --data "$T/ttr.lmdb" --epochs 1 --threads 2 --mode replica
+check_true "default mode: ... (no note)" test -z "$(grep 'is small' "$ERR")"
+check "default mode: ... nor at one thread" 0 "$H" train --data "$T/ttr.lmdb" --epochs 1 --threads 1
+check_true "default mode: ... (no note)" test -z "$(grep 'is small' "$ERR")"
 check "default mode: ... --stream too" 0 "$H" train --quiet --data "$T/sfwide.lmdb" --epochs 1 --threads 2 --stream \
 	--metrics "$T/sfd7.json"
 check_true "default mode: ... buffered ($(sf_mode "$T/sfd7.json"))" test "$(sf_mode "$T/sfd7.json")" = "buffered "

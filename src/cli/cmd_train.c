@@ -11,6 +11,11 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* An epoch of fewer nonzeros takes well under a millisecond (about 0.5 ms
+ * at 2.5e8 a second): threads save nothing there (cmd_train's note) */
+#define SMALL_EPOCH_NNZ ((uint64_t)1 << 17)
 
 static const char usage_head[] =
 	"usage: hogwild train --data D.lmdb [--test T.lmdb] [options]\n"
@@ -531,11 +536,18 @@ int cmd_train(int argc0, char **argv0)
 		return rc;
 	}
 	cli_task_loss(&o, a->data, &a->given, "train", a->quiet);
+	uint64_t small = 0; /* the training set's nonzeros, where an epoch of them is small */
 	if (!a->mode) { /* the model's fastest measured mode for the set's shape; plain Hogwild! is --mode lockfree */
 		hog_data *h = NULL;
 		hog_err herr = { 0 };
 		const int known = a->data && !hog_data_load_header(&h, a->data, &herr);
 		o.mode = hog_train_default_mode_data(&o, t.stream, known ? &h->meta : NULL);
+		/* a set whose epoch takes well under a millisecond gains nothing from
+		 * threads, and each worker's shorter run of steps costs accuracy
+		 * (bench/results/default-mode.md: a 435-row set 7-14% above serial's
+		 * test loss at 2 threads, in either mode): say so */
+		if (known && h->meta.kind == HOG_KIND_SPARSE && h->meta.nnz < SMALL_EPOCH_NNZ)
+			small = h->meta.nnz ? h->meta.nnz : 1;
 		hog_data_free(h); /* (a set that cannot be read is refused when it is loaded, with its message) */
 	}
 	if (o.resume && !o.checkpoint)
@@ -558,6 +570,11 @@ int cmd_train(int argc0, char **argv0)
 	const int rank = hog_mpi_rank(), ranks = hog_mpi_size();
 	if (rank)
 		a->quiet = 1;
+	const int threads = o.threads ? o.threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (small && !a->quiet && o.mode != HOG_MODE_SERIAL && threads > 1)
+		fprintf(stderr, "hogwild train: note: %s is small (%llu nonzeros an epoch): each of %d workers takes 1/%d of "
+		        "an epoch's steps, which costs accuracy on a set this small and saves no time; --mode serial "
+		        "trains it as one sequence\n", a->data, (unsigned long long)small, threads, threads);
 	const char *save = t.save;
 	/* the noise scale and the nonzeros: what --metrics writes, unless told not to */
 	o.diagnostics = t.diagnostics < 0 ? t.metrics != NULL : t.diagnostics;

@@ -74,7 +74,9 @@
  * Memory, beyond the data: per thread one copy of the model (D x stride
  * floats). The sums: per thread at most 2 log2 S + 1 nodes of D x np floats
  * (np: the stride, and a count each with AdaGrad, AdaRevision and --l1) --
- * with the default 16 shards and SGD at most 9 x 4 bytes x D, 4 x D bytes when one thread runs them all. The lists: per
+ * with the default 16 shards and SGD at most 9 x 4D bytes a thread, 4 x 4D
+ * when one thread runs them all (nodes [0, 8), [8, 12), [12, 14), [14, 15)
+ * held at once). The lists: per
  * thread a byte per coordinate and a list of the touched ones (D words); per
  * shard its delta, one id and stride floats per coordinate its K examples
  * changed: at most min(D, K x longest row + 1) entries, grown on demand and

@@ -538,17 +538,15 @@ int cmd_train(int argc0, char **argv0)
 	cli_task_loss(&o, a->data, &a->given, "train", a->quiet);
 	uint64_t small = 0; /* the training set's nonzeros, where an epoch of them is small */
 	if (!a->mode) { /* the model's fastest measured mode for the set's shape; plain Hogwild! is --mode lockfree */
-		hog_data *h = NULL;
-		hog_err herr = { 0 };
-		const int known = a->data && !hog_data_load_header(&h, a->data, &herr);
-		o.mode = hog_train_default_mode_data(&o, t.stream, known ? &h->meta : NULL);
+		hog_meta hm;
+		const int known = cli_data_meta(a->data, &hm);
+		o.mode = hog_train_default_mode_data(&o, t.stream, known ? &hm : NULL);
 		/* a set whose epoch takes well under a millisecond gains nothing from
 		 * threads, and each worker's shorter run of steps costs accuracy
 		 * (bench/results/default-mode.md: a 435-row set 7-14% above serial's
 		 * test loss at 2 threads, in either mode): say so */
-		if (known && h->meta.kind == HOG_KIND_SPARSE && h->meta.nnz < SMALL_EPOCH_NNZ)
-			small = h->meta.nnz ? h->meta.nnz : 1;
-		hog_data_free(h); /* (a set that cannot be read is refused when it is loaded, with its message) */
+		if (known && hm.kind == HOG_KIND_SPARSE && hm.nnz < SMALL_EPOCH_NNZ)
+			small = hm.nnz ? hm.nnz : 1;
 	}
 	if (o.resume && !o.checkpoint)
 		o.checkpoint = o.resume; /* keep checkpointing where we resumed from */

@@ -338,10 +338,9 @@ static void size_teams(tune_plan *pl, const tune_args *t)
 	if (!t->mode && pl->threads == 1) {
 		pl->base.mode = HOG_MODE_SERIAL;
 	} else if (!t->mode) { /* (train's default for the set's shape, from its header) */
-		hog_data *h = NULL;
-		const int known = t->a.data && !hog_data_load_header(&h, t->a.data, &e);
-		pl->base.mode = hog_train_default_mode_data(&pl->base, 0, known ? &h->meta : NULL);
-		hog_data_free(h);
+		hog_meta hm;
+		const int known = cli_data_meta(t->a.data, &hm);
+		pl->base.mode = hog_train_default_mode_data(&pl->base, 0, known ? &hm : NULL);
 	}
 	if (pl->teams > 1)
 		pl->base.bind = HOG_BIND_NONE;

@@ -328,6 +328,17 @@ int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o,
 	return rc == NOT_MINE ? cli_usage_error(cmd, NULL, "unknown option") : rc;
 }
 
+int cli_data_meta(const char *data, hog_meta *m)
+{
+	hog_data *h = NULL;
+	hog_err err = { 0 };
+	if (!data || hog_data_load_header(&h, data, &err))
+		return 0;
+	*m = h->meta;
+	hog_data_free(h);
+	return 1;
+}
+
 void cli_task_loss(hog_train_opts *o, const char *data, const cli_given *given, const char *cmd, int quiet)
 {
 	hog_data *h = NULL;

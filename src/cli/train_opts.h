@@ -23,6 +23,10 @@ typedef struct cli_train_args {
  * code after printing the problem (2 for a bad value). */
 int cli_train_option(const char *cmd, int c, const char *arg, hog_train_opts *o, cli_train_args *a);
 
+/* @p data's header into @p m (for the default mode: hog_train_default_mode_data).
+ * 1 when read; 0 when @p data is NULL or cannot be read (its loading says why). */
+int cli_data_meta(const char *data, hog_meta *m);
+
 /* The loss a run takes from its training set's task (@p data's header), set in
  * @p o before its default mode is chosen and its options checked: a
  * multiclass set trains as the mlp (--loss softmax), whose modes and default

@@ -137,11 +137,8 @@ int lin_det_setup(hog_engine *e, lin_state *L)
 	det->np = L->S + (L->share == NULL) + (L->l1 != NULL);
 	const double width = (double)L->D * det->np, n = e->tr->n ? (double)e->tr->n : 1,
 	             round_nnz = (double)e->o.round_examples * ((double)e->tr->nnz / n) + 1;
-	uint32_t lv = 1;
-	while ((1u << lv) < det->S)
-		lv++;
-	det->sums = e->o.linear.det_dense > 0 ||
-	            (e->o.linear.det_dense == 0 && width <= 4 * round_nnz && width * 4 * (2 * lv + 1) <= 1073741824.0);
+	det->sums = e->o.linear.det_dense > 0 || (e->o.linear.det_dense == 0 && width <= 4 * round_nnz &&
+	                                          width * 4 * (2 * det_depth(det->S) + 1) <= 1073741824.0);
 	if (!(det->sh = calloc(det->S, sizeof *det->sh)) || !(det->work = calloc((size_t)e->T, sizeof *det->work)) ||
 	    (!det->sums && !(det->cnt = calloc(L->D, sizeof *det->cnt))) ||
 	    (!det->sums && L->l1 && !(det->p0 = malloc(L->D * sizeof *det->p0))))
@@ -370,7 +367,7 @@ static int take_delta(const lin_state *L, struct lin_dwork *dw, lin_dshard *sh, 
 		/* the round's model (the barrier after the merge orders these reads) */                   \
 		memcpy(dw->rec, (const void *)L->P, (size_t)L->D * L->S * sizeof(float));                   \
 		if (det->sums)                                                                               \
-			det_sum_round_start(L, dw);                                                              \
+			det_sum_round_start(dw);                                                                 \
 		for (uint32_t s = dw->s0; s < dw->s1; s++) {                                                 \
 			lin_dshard *sh = &det->sh[s];                                                            \
 			const uint64_t hi = to < sh->n ? to : sh->n;                                             \
@@ -438,8 +435,7 @@ eng_round_fn lin_det_round(const hog_engine *e)
  * @p cnt the shards that changed it (at most UINT16_MAX counted). */
 HOG_INLINE void merge_one(_Atomic float *rec, const float *d, uint32_t S, uint64_t i, const float *f, uint32_t cnt)
 {
-	const float p = ald(&rec[0]);
-	ast(&rec[0], p + (f && i ? f[i] * d[0] : cnt > 1 ? d[0] / (float)cnt : d[0]));
+	ast(&rec[0], det_step0(ald(&rec[0]), d[0], f, i, (float)cnt));
 	for (uint32_t c = 1; c < S; c++)
 		ast(&rec[c], ald(&rec[c]) + d[c]);
 }

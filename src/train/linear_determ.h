@@ -68,9 +68,28 @@ static inline uint32_t det_bits(float x)
 	return u;
 }
 
+/* The shards' tree's height, ceil(log2 S), at least 1: a worker holds at most
+ * 2 of it + 1 nodes at once, the merge's recursion goes that deep. */
+static inline uint32_t det_depth(uint32_t S)
+{
+	uint32_t l = 1;
+	while ((1u << l) < S)
+		l++;
+	return l;
+}
+
+/* The merge's rule for a weight (component 0, linear_determ.c's header) at
+ * @p p, its shards' change @p d: with factors @p f (SGD) a feature's change
+ * times its factor, else (the bias; every weight under AdaGrad and
+ * AdaRevision) the mean over the @p cnt shards that changed it. */
+static inline float det_step0(float p, float d, const float *f, uint64_t i, float cnt)
+{
+	return p + (f && i ? f[i] * d : cnt > 1 ? d / cnt : d);
+}
+
 int det_sum_worker_init(hog_engine *e, struct lin_dwork *dw);
 void det_sum_worker_free(hog_engine *e, struct lin_dwork *dw);
-void det_sum_round_start(const lin_state *L, struct lin_dwork *dw);
+void det_sum_round_start(struct lin_dwork *dw);
 int det_sum_leaf(hog_engine *e, struct lin_dwork *dw, uint32_t s, int active);
 void det_sum_merge(hog_engine *e, int id, uint32_t clk, float inv_c);
 

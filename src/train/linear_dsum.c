@@ -38,19 +38,11 @@
 #include <errno.h>
 #include <stdlib.h>
 
-static uint32_t levels(uint32_t S)
-{
-	uint32_t l = 1;
-	while ((1u << l) < S)
-		l++;
-	return l + 2;
-}
-
 int det_sum_worker_init(hog_engine *e, struct lin_dwork *dw)
 {
 	const lin_state *L = e->model;
 	const struct lin_det *det = L->det;
-	dw->scratch = malloc((size_t)levels(det->S) * DET_BLK * det->np * sizeof *dw->scratch);
+	dw->scratch = malloc((size_t)(det_depth(det->S) + 2) * DET_BLK * det->np * sizeof *dw->scratch);
 	return dw->scratch ? 0 : ENOMEM;
 }
 
@@ -66,9 +58,8 @@ void det_sum_worker_free(hog_engine *e, struct lin_dwork *dw)
 
 /* The round's start: the nodes of the last round handed back (the merge that
  * read them is behind a barrier). */
-void det_sum_round_start(const lin_state *L, struct lin_dwork *dw)
+void det_sum_round_start(struct lin_dwork *dw)
 {
-	(void)L;
 	for (uint32_t k = 0; k < dw->top; k++)
 		if (dw->stk[k].buf)
 			dw->pool[dw->npool++] = dw->stk[k].buf;
@@ -263,7 +254,7 @@ void det_sum_merge(hog_engine *e, int id, uint32_t clk, float inv_c)
 			const float p = W[c0 * S];
 			if (A)
 				avg_touch(HOG_MODE_LOCKFREE, &A[c0], p, clk, inv_c);
-			const float q = p + (f && c0 ? f[c0] * r[0] : cnt > 1 ? r[0] / cnt : r[0]);
+			const float q = det_step0(p, r[0], f, c0, cnt);
 			ast(&rec[0], l1 && r[zc] > 0 ? l1_hand_up(p, q) : q);
 			for (uint32_t c = 1; c < S; c++)
 				ast(&rec[c], W[c0 * S + c] + r[c]);

@@ -46,6 +46,20 @@ median() {
 	sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) { print "nan"; exit } if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
+# gen_set NAME: makes (once) one of the generated sets the benchmarks share,
+# with a 10% test split, as $WORK/gen-NAME_tr.lmdb and _te.lmdb: zipf08 (data gen
+# --seed 2 --zipf 0.8 --binary) or wide (data gen --seed 3 --examples 300000
+# --features 2000000, 2 M features).
+gen_set() {
+	[ -f "$WORK/gen-$1_tr.lmdb" ] && return 0
+	case $1 in
+	zipf08) "$H" data gen -q --seed 2 --zipf 0.8 --binary "$WORK/gen-$1.lmdb" ;;
+	wide) "$H" data gen -q --seed 3 --examples 300000 --features 2000000 "$WORK/gen-$1.lmdb" ;;
+	*) echo "gen_set: no set $1" >&2; return 1 ;;
+	esac
+	"$H" data split --fraction 0.1 --seed 1 "$WORK/gen-$1.lmdb" "$WORK/gen-$1_tr.lmdb" "$WORK/gen-$1_te.lmdb" >/dev/null
+}
+
 # rcv1_set: makes (once) the RCV1-shaped set and a 10% test split in $WORK.
 rcv1_set() {
 	if [ ! -f "$WORK/rcv1_tr.lmdb" ]; then

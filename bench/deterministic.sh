@@ -110,14 +110,7 @@ ratio_set() { # NAME TRAIN TEST
 for set in $RSETS; do
 	case $set in
 	rcv1) ratio_set rcv1 "$WORK/rcv1_tr.lmdb" "$WORK/rcv1_te.lmdb" ;;
-	zipf08 | wide)
-		if [ ! -f "$WORK/det-${set}_tr.lmdb" ]; then
-			if [ $set = zipf08 ]; then "$H" data gen -q --seed 2 --zipf 0.8 --binary "$WORK/det-$set.lmdb"
-			else "$H" data gen -q --seed 3 --examples 300000 --features 2000000 "$WORK/det-$set.lmdb"; fi
-			"$H" data split --fraction 0.1 --seed 1 "$WORK/det-$set.lmdb" "$WORK/det-${set}_tr.lmdb" \
-				"$WORK/det-${set}_te.lmdb" >/dev/null
-		fi
-		ratio_set $set "$WORK/det-${set}_tr.lmdb" "$WORK/det-${set}_te.lmdb" ;;
+	zipf08 | wide) gen_set $set && ratio_set $set "$WORK/gen-${set}_tr.lmdb" "$WORK/gen-${set}_te.lmdb" ;;
 	a9a) [ -f "$WORK/a9a.lmdb" ] && ratio_set a9a "$WORK/a9a.lmdb" "$([ -f "$WORK/a9a_te.lmdb" ] && echo "$WORK/a9a_te.lmdb")" ;;
 	esac
 done

@@ -13,6 +13,8 @@
 #            alone, FP32 and TF32, and the CPU backend on one thread;
 #   cpu      the mlp on 16 CPU workers beside PyTorch with 16 intra-op threads;
 #   cpuscale (not in the default list): the mlp on 1-16 CPU workers beside PyTorch;
+#   determ (not in the default list): deterministic mode byte for byte at 1, 16
+#            and 32 threads and resumed at another count, every model kind;
 #   replica16, auto (not in the default list): replica and buffered at every
 #            core against the build staged as .dev/bin/hogwild-old, 3 seeds;
 #            --mode auto's choice at every core;
@@ -134,6 +136,49 @@ if has auto; then
 	timeout 90 "$H" train --data "$BW/sc-rcv1_tr.lmdb" --test "$BW/sc-rcv1_te.lmdb" --epochs 3 --mode auto \
 		--threads "$(nproc)" 2>&1 | grep -E '^hogwild|auto' >>"$LOG"
 	say "auto done"
+fi
+# determ (not in the default list): deterministic mode's models at 1, NPROC and
+# 2 x NPROC threads (oversubscribed), byte for byte, and a run checkpointed at
+# NPROC threads after epoch 1 and resumed at 5 against the straight run; each
+# model kind and step rule (linear sgd and adagrad, narrow and 2 M features;
+# mf; mlp), on generated sets made there
+if has determ; then
+	BW=${BENCH_WORK:-/tmp/hogwild-device-bench}
+	DW=/tmp/hogwild-determ
+	mkdir -p "$BW" "$DW"
+	[ -f "$BW/sc-rcv1_tr.lmdb" ] || {
+		"$H" data gen -q --seed 1 --examples 781265 "$BW/sc-rcv1.lmdb"
+		"$H" data split --fraction 0.1 --seed 1 "$BW/sc-rcv1.lmdb" "$BW/sc-rcv1_tr.lmdb" "$BW/sc-rcv1_te.lmdb" >/dev/null
+	}
+	"$H" data gen -q --seed 3 --examples 100000 --features 2000000 "$DW/wide.lmdb"
+	"$H" data gen -q --kind ratings --seed 1 "$DW/mf.lmdb"
+	"$H" data gen -q --kind dense --seed 1 "$DW/mlp.lmdb"
+	n=$(nproc)
+	while read -r name model data opts; do
+		for t in 1 "$n" $((2 * n)); do
+			a=$(date +%s.%N)
+			timeout 60 "$H" train --quiet --model "$model" --data "$data" --mode deterministic --threads "$t" \
+				--epochs 2 --seed 1 $opts --save "$DW/$name-$t.bin" >/dev/null 2>&1
+			echo "$name threads $t: rc $?, $(echo "$(date +%s.%N) $a" | awk '{ printf "%.2f", $1 - $2 }') s wall"
+		done
+		timeout 60 "$H" train --quiet --model "$model" --data "$data" --mode deterministic --threads "$n" --epochs 1 \
+			--seed 1 $opts --checkpoint "$DW/$name.ck" >/dev/null 2>&1
+		timeout 60 "$H" train --quiet --model "$model" --data "$data" --mode deterministic --threads 5 --epochs 2 \
+			--seed 1 $opts --resume "$DW/$name.ck" --save "$DW/$name-res.bin" >/dev/null 2>&1
+		for f in "$n" $((2 * n)) res; do
+			if cmp -s "$DW/$name-1.bin" "$DW/$name-$f.bin"; then r=identical; else r=DIFFERENT; fi
+			echo "$name: threads 1 against $f: $r ($(stat -c %s "$DW/$name-$f.bin" 2>/dev/null) bytes)"
+		done
+	done >>"$O/determ.txt" 2>&1 <<-EOF
+		linear-sgd linear $BW/sc-rcv1_tr.lmdb
+		linear-adagrad linear $BW/sc-rcv1_tr.lmdb --optimizer adagrad
+		linear-wide linear $DW/wide.lmdb
+		mf mf $DW/mf.lmdb
+		mlp mlp $DW/mlp.lmdb --layers 128,64
+	EOF
+	grep -c identical "$O/determ.txt" | sed 's/^/determ: identical pairs /' | tee -a "$LOG"
+	grep DIFFERENT "$O/determ.txt" | tee -a "$LOG"
+	say "determ done"
 fi
 if has scaling; then
 	n=$(nproc)

@@ -26,6 +26,7 @@ REPEAT=${REPEAT:-5}
 EPOCHS=${EPOCHS:-5}
 THREADS=${THREADS:-"1 2"}
 SETS=${SETS:-"rcv1 zipf08 allrow tfidf wide"}
+# MODES: --mode names, and "default" for train with no --mode
 MODES=${MODES:-"lockfree buffered replica atomic striped locked"}
 EXAMPLES=${EXAMPLES:-781265}
 OUT=${OUT:-$RESULTS/scaling.md}
@@ -95,7 +96,8 @@ cells() {
 	for t in $THREADS; do
 		echo "bound:$t:bound $t"
 		for m in $MODES; do
-			echo "$m:$t:--mode $m --threads $t"
+			# default: no --mode, the mode train picks from the set's header
+			if [ "$m" = default ]; then echo "default:$t:--threads $t"; else echo "$m:$t:--mode $m --threads $t"; fi
 		done
 	done
 }

@@ -67,20 +67,59 @@ static uint32_t lin_flush_cap(uint32_t dflt, uint64_t cap)
  * error grows at every flush: on 16 cores the most frequent features overshot
  * 16-fold and replica diverged (test loss 7.13 against serial's 0.255 on the
  * RCV1-shaped set, bench/results/scaling-h200-16c-before.md). The factor keeps
- * c at most LIN_MERGE_CMAX (the error then at least halves at every flush)
- * and leaves every coordinate below it summed, whole. Measured at 2 threads,
- * 4 epochs, on a 30,000-example set of 2,000 features (test loss, 3 seeds):
- * the cap at 1.5 gave 0.2657 against 0.2660 for the plain sum and 0.2662 at 1
- * and 1.9; the blend that makes the merge equal serial's correction on the
- * quadratic, (1 - e^-Ta) / (T (1 - e^-a)), 0.2690: it damps the frequent
- * features' noise-driven progress too (serial: 0.2670). */
-#define LIN_MERGE_CMAX 1.5
-float lin_merge_share(double a, int T)
+ * c at most a cap (LIN_MERGE_CMAX, 1.5, or LIN_MERGE_CMAX_LAST, 1; below)
+ * and leaves every coordinate below it summed, whole.
+ *
+ * The workers do not flush at once. Each flushes when its own interval ends,
+ * so a worker's change corrects the error it saw at its last flush, T - 1
+ * other flushes ago: e' = e - (c / T) e_{T-1 flushes ago}. That recursion is
+ * stable only for c below T 2 sin(pi / (2 (2T - 1))) (2 at T = 2, 1.67 at 8,
+ * 1.62 at 16, pi/2 for many), and near that bound the error swings for
+ * hundreds of flushes: at 1.5 its largest root shrinks the error only to
+ * 0.87-0.96 of itself in T flushes at 4-64 workers, at 1 to 0.63-0.72. With
+ * --average (the default) the model is the iterates' average, over which the
+ * swings cancel: the cap stays 1.5, below the bound at every T, and the
+ * common direction is capped there too (merge_shares). Without it the model
+ * is the last iterate: the cap is 1 per feature and 1.25 for the common
+ * direction. Measured on the 16-core machine (3 epochs, test loss, seeds 1
+ * and 2, bench/results/merge-caps-h200.md): with --average off, the per-feature
+ * cap at 1.5 alone (the rule before) diverged on a Zipf 0.8 binary set at 8
+ * and 16 threads (replica 2.0-40.4 against serial's 0.2494; buffered 0.37-1.21);
+ * 1 and 1.25 gave 0.2445-0.2466 there, and 0.2549-0.2563 on the RCV1-shaped
+ * set at 16 threads (serial 0.2553); with --average on, 1.5 and 1.5 gave
+ * 0.2543 and 0.2448 at 16 threads (serial 0.2549 and 0.2446) against 0.2569
+ * and 0.2466 for the last iterate's caps. Deterministic mode's merges are
+ * made at once, after a barrier: 1.5 (det_shares). */
+float lin_merge_share(double a, int T, double cmax)
 {
 	if (T <= 1 || a <= 0)
 		return 1.0f;
 	const double c = -(double)T * expm1(-a);
-	return c > LIN_MERGE_CMAX ? (float)(LIN_MERGE_CMAX / c) : 1.0f;
+	return c > cmax ? (float)(cmax / c) : 1.0f;
+}
+
+/* The factor on every summed feature's share that keeps the merge's
+ * correction of the features' common direction -- the mean row m, which every
+ * worker (or shard) corrects whole within an interval -- at most @p cmax: that
+ * correction is T times the m^2-weighted mean of the factors,
+ * T (W0 + Ws) / Z, where Ws = sum m^2 f over the summed features (the ones to
+ * scale), W0 = sum m^2 / T over the averaged or shared ones (the bias's m is
+ * 1) and Z = sum m^2 (the bias's 1 in it). 1 where the correction is below
+ * the cap. */
+double lin_common_cap(double W0, double Ws, double Z, int T, double cmax)
+{
+	if ((double)T * (W0 + Ws) <= cmax * Z || Ws <= 0)
+		return 1.0;
+	const double g = (cmax * Z / (double)T - W0) / Ws;
+	return g > 0 ? g : 0;
+}
+
+/* A feature's mean value over the examples (m of lin_common_cap): from its
+ * sum of values @p sx (NULL: binary, its count), scaled as the model sees it. */
+static double lin_mean_value(const lin_state *L, uint32_t r, double n, const uint64_t *cnt, const double *sx)
+{
+	const double xs = L->xscale ? (double)L->xscale[r] : 1.0;
+	return (sx ? sx[L->inv[r]] : (double)cnt[L->inv[r]]) * xs / n;
 }
 
 /* L->share for buffered and replica modes, the factor of every private record:
@@ -89,15 +128,21 @@ float lin_merge_share(double a, int T)
  * squared values @p sq (NULL: 1, binary features or a --stream set), the step
  * size and the loss's curvature (1 for squared loss, at most 1/4 for logistic
  * and hinge's smooth part: the cap then holds where the curvature is highest).
- * Other rules keep the rest summed, 1: AdaGrad's own step shrinks as a
- * coordinate is touched. */
-static int merge_shares(hog_engine *e, lin_state *L, const uint64_t *cnt, const double *sq)
+ * Then, as deterministic mode's merge does (det_shares), the common direction
+ * capped (lin_common_cap, the mean values from @p sx; buffered's shared
+ * features, written at once, count as averaged): rows that share their
+ * frequent features move them together, each factor below the cap and their
+ * sum T-fold (lin_merge_share says what it fixed). Other rules keep the rest
+ * summed, 1: AdaGrad's own step shrinks as a coordinate is touched. */
+static int merge_shares(hog_engine *e, lin_state *L, const uint64_t *cnt, const double *sq, const double *sx)
 {
 	if (!(L->share = malloc(L->ks.hot * sizeof *L->share)))
 		return ENOMEM;
 	const int sgd = e->o.rule == HOG_RULE_SGD && e->T > 1;
 	const double n = (double)(e->tr->n ? e->tr->n : 1), lr = e->o.lr * e->lr_factor;
 	const double h = e->o.loss == HOG_LOSS_SQUARED ? 1.0 : 0.25, F = (double)L->flush_every;
+	const int last = !e->o.linear.average; /* the model is the last iterate (lin_merge_share) */
+	double W0 = 1.0 / e->T, Ws = 0, Z = 1; /* lin_common_cap's sums; the bias's m = 1 */
 	for (uint32_t r = 0; r < L->ks.hot; r++) {
 		if (r < L->avg || !sgd) {
 			L->share[r] = r < L->avg ? 1.0f / (float)e->T : 1.0f;
@@ -108,8 +153,23 @@ static int merge_shares(hog_engine *e, lin_state *L, const uint64_t *cnt, const 
 		if (L->xscale)
 			x2 *= (double)L->xscale[r] * L->xscale[r];
 		const double p = c / n < 1.0 ? c / n : 1.0;
-		L->share[r] = lin_merge_share(F * p * lr * h * x2, e->T);
-		L->damped += L->share[r] < 1.0f;
+		L->share[r] = lin_merge_share(F * p * lr * h * x2, e->T, last ? LIN_MERGE_CMAX_LAST : LIN_MERGE_CMAX);
+	}
+	if (sgd) {
+		for (uint32_t r = 1; r < L->D; r++) {
+			const double m = lin_mean_value(L, r, n, cnt, sx), m2 = m * m;
+			Z += m2;
+			if (r < L->avg || r >= L->ks.hot)
+				W0 += m2 / e->T;
+			else
+				Ws += m2 * L->share[r];
+		}
+		const double g = lin_common_cap(W0, Ws, Z, e->T, last ? LIN_MERGE_COMMON_LAST : LIN_MERGE_CMAX);
+		for (uint32_t r = L->avg; r < L->ks.hot; r++) {
+			if (g < 1.0)
+				L->share[r] = (float)((double)L->share[r] * g);
+			L->damped += L->share[r] < 1.0f;
+		}
 	}
 	return 0;
 }
@@ -141,14 +201,14 @@ static int det_shares(hog_engine *e, lin_state *L, const uint64_t *cnt, const do
 		const uint64_t c = cnt[L->inv[r]];
 		const double xs = L->xscale ? (double)L->xscale[r] : 1.0;
 		const double x2 = (sq && c ? sq[L->inv[r]] / (double)c : 1.0) * xs * xs;
-		const double m = (sx ? sx[L->inv[r]] : (double)c) * xs / n;
+		const double m = lin_mean_value(L, r, n, cnt, sx);
 		const double p = c / n < 1.0 ? c / n : 1.0, a = K * p * lr * h * x2;
 		const double f = a > 0 ? expm1(-(double)S * a) / ((double)S * expm1(-a)) : 1.0;
 		L->share[r] = (float)f;
 		W += m * m * f;
 		Z += m * m;
 	}
-	const double g = S * (1.0 / S + W) / Z > LIN_MERGE_CMAX ? (LIN_MERGE_CMAX * Z - 1.0) / ((double)S * W) : 1.0;
+	const double g = lin_common_cap(1.0 / S, W, Z, S, LIN_MERGE_CMAX);
 	for (uint32_t r = 1; r < L->D; r++) {
 		if (g < 1.0)
 			L->share[r] = (float)((double)L->share[r] * g);
@@ -234,7 +294,7 @@ static int setup_private(hog_engine *e, lin_state *L, const uint64_t *cnt, const
 	}
 	if (e->o.mode == HOG_MODE_DETERMINISTIC)
 		return det_shares(e, L, cnt, sq, sx);
-	return L->private_ ? merge_shares(e, L, cnt, sq) : 0; /* (unused by node replicas: replica.h) */
+	return L->private_ ? merge_shares(e, L, cnt, sq, sx) : 0; /* (unused by node replicas: replica.h) */
 }
 
 /* Renumbers features by falling frequency and precomputes the regularizer;
@@ -260,18 +320,18 @@ static int setup_features(hog_engine *e, lin_state *L)
 		return rc;
 	}
 	/* buffered, replica and deterministic: each feature's sum of squared
-	 * values, for the merge's factors (merge_shares, det_shares), and for
-	 * deterministic its sum of values (sx, after sq in one block); none for
-	 * binary sets and --stream */
+	 * values and its sum of values (sx, after sq in one block), for the
+	 * merge's factors (merge_shares, det_shares); none for binary sets and
+	 * --stream */
 	double *sq = NULL, *sx = NULL;
 	const int det = e->o.mode == HOG_MODE_DETERMINISTIC;
 	if (!e->store && d->vals && (e->o.mode == HOG_MODE_BUFFERED || e->o.mode == HOG_MODE_REPLICA || det) &&
-	    !(sq = calloc((L->dim + 1) * (det ? 2 : 1), sizeof *sq))) {
+	    !(sq = calloc((L->dim + 1) * 2, sizeof *sq))) {
 		free(cnt);
 		free(key);
 		return hog_err_set(e->err, ENOMEM, "out of memory for %llu features", (unsigned long long)L->dim);
 	}
-	if (sq && det) { /* (one pass over the values for the three) */
+	if (sq) { /* (one pass over the values for the three) */
 		sx = sq + L->dim + 1;
 		for (uint64_t j = 0; j < d->nnz; j++) {
 			const uint32_t v = d->ids[j];
@@ -283,9 +343,6 @@ static int setup_features(hog_engine *e, lin_state *L)
 	} else if (!e->store) {
 		for (uint64_t j = 0; j < d->nnz; j++)
 			cnt[d->ids[j]]++;
-		if (sq)
-			for (uint64_t j = 0; j < d->nnz; j++)
-				sq[d->ids[j]] += (double)d->vals[j] * d->vals[j];
 	}
 	/* sort (count desc, id asc) by packing: counts < 2^32 for n < 2^32 examples */
 	for (uint64_t v = 0; v < L->dim; v++)

@@ -109,9 +109,19 @@ typedef struct lin_state {
 /* The factor on a worker's change to a feature at a flush of buffered or
  * replica mode with T workers, where a = F p lr h measures how much of a
  * coordinate's error one worker corrects in an interval: 1, or less where the
- * T changes together would correct more than LIN_MERGE_CMAX times the error
+ * T changes together would correct more than @p cmax times the error
  * (linear_setup.c). */
-float lin_merge_share(double a, int T);
+float lin_merge_share(double a, int T, double cmax);
+/* The caps: with --average (and deterministic mode's merges), per feature and
+ * for the common direction; without it, per feature and common (linear_setup.c
+ * says why). */
+#define LIN_MERGE_CMAX 1.5
+#define LIN_MERGE_CMAX_LAST 1.0
+#define LIN_MERGE_COMMON_LAST 1.25
+/* The factor on every summed feature's share that keeps the merge's
+ * correction of the features' common direction at most @p cmax (linear_setup.c:
+ * W0, Ws and Z are its sums of squared mean values). */
+double lin_common_cap(double W0, double Ws, double Z, int T, double cmax);
 
 /* --average: the examples the team has done in this epoch, from the workers'
  * positions, published and read every 64 examples (between two readings each

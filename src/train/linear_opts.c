@@ -115,7 +115,7 @@ int lin_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err
  * buffered. Replica's loop shares nothing between flushes: at 2 threads on the
  * four narrow sets of bench/results/scaling.md (Xeon, 60-70 ns cache line) it
  * runs 2.2-2.5x serial against buffered's 1.36-1.81x, at 16 threads on the
- * RCV1-shaped set 9.1x against 5.1x (scaling-h200-16c.md), and where a cache
+ * RCV1-shaped set 9.1x against 5.1x (scaling-h200-16c-6edca5b.md), and where a cache
  * line costs 247 ns 2.9x against 0.91x (deterministic.md: buffered's cold
  * writes move lines). On the 2 M-feature set buffered runs 2.43x, replica 1.67x
  * (its flushes sweep more). Replica was not the default because it ended a9a

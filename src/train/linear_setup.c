@@ -85,9 +85,9 @@ static uint32_t lin_flush_cap(uint32_t dflt, uint64_t cap)
  * and 2, bench/results/merge-caps-h200.md): with --average off, the per-feature
  * cap at 1.5 alone (the rule before) diverged on a Zipf 0.8 binary set at 8
  * and 16 threads (replica 2.0-40.4 against serial's 0.2494; buffered 0.37-1.21);
- * 1 and 1.25 gave 0.2445-0.2466 there, and 0.2549-0.2563 on the RCV1-shaped
+ * 1 and 1.25 gave 0.2445-0.2462 there, and 0.2554-0.2563 on the RCV1-shaped
  * set at 16 threads (serial 0.2553); with --average on, 1.5 and 1.5 gave
- * 0.2543 and 0.2448 at 16 threads (serial 0.2549 and 0.2446) against 0.2569
+ * 0.2543 and 0.2448 at 16 threads (serial 0.2549 and 0.2446) against 0.2570
  * and 0.2466 for the last iterate's caps. Deterministic mode's merges are
  * made at once, after a barrier: 1.5 (det_shares). */
 float lin_merge_share(double a, int T, double cmax)

@@ -1906,6 +1906,20 @@ check "default mode: ... not with a mode given" 0 "$H" train --data "$T/ttr.lmdb
 check_true "default mode: ... (no note)" test -z "$(grep 'is small' "$ERR")"
 check "default mode: ... nor at one thread" 0 "$H" train --data "$T/ttr.lmdb" --epochs 1 --threads 1
 check_true "default mode: ... (no note)" test -z "$(grep 'is small' "$ERR")"
+# (a small set with neither --mode nor --threads: one sequence, where every core
+# would save no time and cost accuracy; an option for the parallel modes keeps them)
+if [ "$(nproc)" -gt 1 ]; then
+	check "default mode: a small set, no --threads" 0 "$H" train --data "$T/ttr.lmdb" --epochs 1 --metrics "$T/sfd8.json"
+	check_true "default mode: ... serial ($(sf_mode "$T/sfd8.json"))" test "$(sf_mode "$T/sfd8.json")" = "serial "
+	check_grep "default mode: ... a note says why" "$ERR" \
+		'note: .*ttr.lmdb is small \(5[0-9]+ nonzeros an epoch\): trained as one sequence \(serial mode\)'
+	check "default mode: ... not with an option for the parallel modes" 0 "$H" train --data "$T/ttr.lmdb" --epochs 1 \
+		--flush-every 64 --metrics "$T/sfd9.json"
+	check_true "default mode: ... replica ($(sf_mode "$T/sfd9.json"))" test "$(sf_mode "$T/sfd9.json")" = "replica "
+	check "default mode: ... nor on a larger set" 0 "$H" train --quiet --data "$T/sf-stale.lmdb" --epochs 1 \
+		--metrics "$T/sfd10.json"
+	check_true "default mode: ... replica ($(sf_mode "$T/sfd10.json"))" test "$(sf_mode "$T/sfd10.json")" = "replica "
+fi
 check "default mode: ... --stream too" 0 "$H" train --quiet --data "$T/sfwide.lmdb" --epochs 1 --threads 2 --stream \
 	--metrics "$T/sfd7.json"
 check_true "default mode: ... buffered ($(sf_mode "$T/sfd7.json"))" test "$(sf_mode "$T/sfd7.json")" = "buffered "

@@ -5,6 +5,7 @@
  * labels, rows), and the choice auto makes -- a mode the model takes, reported
  * with what was measured; serial on one thread without probing. */
 #include "hogwild.h"
+#include "model/model.h"
 #include "train/linear_train.h"
 #include "util.h"
 #include <math.h>
@@ -361,6 +362,54 @@ static void test_common_cap(void)
 	CU_ASSERT_EQUAL(lin_common_cap(0.1, 0, 1.0, 4, 1.0), 1.0);
 }
 
+/* The layout of lockfree and atomic (lin_layout_step): on a model of 6,000
+ * features the frequency ranks sit 17 floats apart, and the trained model is
+ * serial's bit for bit at one thread -- the same arithmetic in another
+ * placement, every weight read back to its own feature -- for SGD and AdaGrad,
+ * with and without the average. Serial and the narrow models keep 1. */
+static void test_spread_layout(void)
+{
+	CU_ASSERT_EQUAL(lin_layout_step(HOG_MODE_LOCKFREE, 6000), 17);
+	CU_ASSERT_EQUAL(lin_layout_step(HOG_MODE_ATOMIC, 6000), 17);
+	CU_ASSERT_EQUAL(lin_layout_step(HOG_MODE_LOCKFREE, 17 * 300), 19); /* 18 shares 6 with it */
+	CU_ASSERT_EQUAL(lin_layout_step(HOG_MODE_LOCKFREE, 2 * 3 * 17 * 19 * 100), 23);
+	CU_ASSERT_EQUAL(lin_layout_step(HOG_MODE_SERIAL, 6000), 1);
+	CU_ASSERT_EQUAL(lin_layout_step(HOG_MODE_STRIPED, 6000), 1);
+	CU_ASSERT_EQUAL(lin_layout_step(HOG_MODE_LOCKFREE, 123), 1);
+	hog_gen_opts g = { .kind = HOG_KIND_SPARSE, .seed = 5, .examples = 6000, .features = 6000,
+	                   .nnz_per_example = 20, .noise = 0.02 };
+	hog_err err = { 0 };
+	hog_data *d = NULL;
+	const char *p = tu_path("spread.lmdb");
+	CU_ASSERT_EQUAL_FATAL(hog_gen(p, &g, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(hog_data_load(&d, p, &err), 0);
+	const enum hog_rule rules[] = { HOG_RULE_SGD, HOG_RULE_ADAGRAD };
+	const enum hog_mode modes[] = { HOG_MODE_LOCKFREE, HOG_MODE_ATOMIC };
+	for (int avg = 0; avg < 2; avg++)
+		for (int r = 0; r < 2; r++) {
+			hog_train_opts o;
+			hog_train_opts_init(&o);
+			o.rule = rules[r];
+			o.epochs = 2;
+			o.threads = 1;
+			o.bind = HOG_BIND_NONE;
+			o.mode = HOG_MODE_SERIAL;
+			o.linear.average = avg;
+			hog_model *ms = NULL;
+			CU_ASSERT_EQUAL_FATAL(hog_train(d, NULL, &o, &ms, NULL, &err), 0);
+			for (int m = 0; m < 2; m++) {
+				hog_model *ml = NULL;
+				o.mode = modes[m];
+				CU_ASSERT_EQUAL_FATAL(hog_train(d, NULL, &o, &ml, NULL, &err), 0);
+				CU_ASSERT_EQUAL(ml->dim, ms->dim);
+				CU_ASSERT(!memcmp(ml->params, ms->params, (ms->dim + 1) * ms->stride * sizeof(float)));
+				hog_model_free(ml);
+			}
+			hog_model_free(ms);
+		}
+	hog_data_free(d);
+}
+
 int test_scaling_register(void)
 {
 	CU_pSuite s = CU_add_suite("scaling", setup, teardown);
@@ -370,6 +419,7 @@ int test_scaling_register(void)
 	TU_ADD(s, test_replica_takes_on_touch);
 	TU_ADD(s, test_merge_share);
 	TU_ADD(s, test_common_cap);
+	TU_ADD(s, test_spread_layout);
 	TU_ADD(s, test_sample_rows);
 	TU_ADD(s, test_auto_picks);
 	return 0;

@@ -122,6 +122,10 @@ float lin_merge_share(double a, int T, double cmax);
  * correction of the features' common direction at most @p cmax (linear_setup.c:
  * W0, Ws and Z are its sums of squared mean values). */
 double lin_common_cap(double W0, double Ws, double Z, int T, double cmax);
+/* The step between features of consecutive frequency rank in the model's
+ * layout for @p mode and @p dim features (linear_setup.c): 1, or the smallest
+ * K >= 17 prime to dim where every worker writes the shared model. */
+uint64_t lin_layout_step(enum hog_mode mode, uint64_t dim);
 
 /* --average: the examples the team has done in this epoch, from the workers'
  * positions, published and read every 64 examples (between two readings each

@@ -362,6 +362,37 @@ static void test_common_cap(void)
 	CU_ASSERT_EQUAL(lin_common_cap(0.1, 0, 1.0, 4, 1.0), 1.0);
 }
 
+/* --mode auto's probe on a wide sparse set: at least 4 times the model's
+ * width in nonzeros (auto.c, PROBE_WIDTH): 60,000 features of 4 nonzeros a
+ * row want 60,000 examples, more than the set's 20,000, so the probe is the
+ * whole set; the fixture's 2,000 features of 15 keep the 16,384 minimum. */
+static void test_auto_probe_width(void)
+{
+	hog_gen_opts g = { .kind = HOG_KIND_SPARSE, .seed = 6, .examples = 20000, .features = 60000,
+	                   .nnz_per_example = 4, .noise = 0.02 };
+	hog_err err = { 0 };
+	hog_data *d = NULL;
+	const char *p = tu_path("wideprobe.lmdb");
+	CU_ASSERT_EQUAL_FATAL(hog_gen(p, &g, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(hog_data_load(&d, p, &err), 0);
+	hog_train_opts o;
+	hog_train_opts_init(&o);
+	o.mode = HOG_MODE_AUTO;
+	o.threads = 2;
+	o.epochs = 1;
+	o.bind = HOG_BIND_NONE;
+	hog_train_result res;
+	CU_ASSERT_EQUAL_FATAL(hog_train(d, NULL, &o, NULL, &res, &err), 0);
+	char want[64];
+	snprintf(want, sizeof want, "on a %llu-example probe", (unsigned long long)d->n);
+	if (!strstr(res.mode_why, want))
+		fprintf(stderr, "\nauto on the wide set: %s\n", res.mode_why);
+	CU_ASSERT(strstr(res.mode_why, want) != NULL);
+	CU_ASSERT_EQUAL_FATAL(hog_train(tr, NULL, &o, NULL, &res, &err), 0);
+	CU_ASSERT(strstr(res.mode_why, "on a 16384-example probe") != NULL);
+	hog_data_free(d);
+}
+
 /* The layout of lockfree and atomic (lin_layout_step): on a model of 6,000
  * features the frequency ranks sit 17 floats apart, and the trained model is
  * serial's bit for bit at one thread -- the same arithmetic in another
@@ -420,6 +451,7 @@ int test_scaling_register(void)
 	TU_ADD(s, test_merge_share);
 	TU_ADD(s, test_common_cap);
 	TU_ADD(s, test_spread_layout);
+	TU_ADD(s, test_auto_probe_width);
 	TU_ADD(s, test_sample_rows);
 	TU_ADD(s, test_auto_picks);
 	return 0;

@@ -19,6 +19,14 @@
 
 #define PROBE_PER_THREAD 8192
 #define PROBE_MIN 16384
+/* The probe of a sparse set holds at least 4 times the model's width in
+ * nonzeros: on the 2 M-feature set (72 nonzeros a row, 270,000 rows) a
+ * 16,384-example sample ran serial and buffered at the same pace (0.007
+ * s/epoch each at 2 threads, three runs), so auto chose serial, where the full
+ * set runs buffered 1.5-2.5x faster (bench/results/default-mode.md); on
+ * 135,000 examples buffered ran 2.1-2.4x serial. 111,000 examples there; the
+ * RCV1-shaped set's 47,237 features still take the 16,384 of before. */
+#define PROBE_WIDTH 4
 #define PROBE_EPOCHS 2
 #define REPS 3
 
@@ -104,6 +112,13 @@ int eng_auto_mode(const hog_data *tr, const hog_train_opts *o, unsigned modes, i
 	}
 	uint64_t n = (uint64_t)T * PROBE_PER_THREAD;
 	n = n < PROBE_MIN ? PROBE_MIN : n;
+	/* a sparse set's probe holds PROBE_WIDTH times the model's width in
+	 * nonzeros: what an epoch costs whatever its length (its start and end
+	 * sweep the model) must not outweigh the updates */
+	if (tr->offsets && tr->n && tr->nnz) {
+		const uint64_t w = (uint64_t)((double)PROBE_WIDTH * (double)tr->dim / ((double)tr->nnz / (double)tr->n));
+		n = w > n ? w : n;
+	}
 	hog_data *s;
 	int rc = hog_data_sample(tr, n, o->seed ^ 0xA070ull, &s, err);
 	if (rc)

@@ -23,9 +23,12 @@
  * nonzeros: on the 2 M-feature set (72 nonzeros a row, 270,000 rows) a
  * 16,384-example sample ran serial and buffered at the same pace (0.007
  * s/epoch each at 2 threads, three runs), so auto chose serial, where the full
- * set runs buffered 1.5-2.5x faster (bench/results/default-mode.md); on
- * 135,000 examples buffered ran 2.1-2.4x serial. 111,000 examples there; the
- * RCV1-shaped set's 47,237 features still take the 16,384 of before. */
+ * set runs buffered 1.3-2.7x faster (bench/results/default-mode.md; 1.2x in
+ * two other runs of 4 epochs, replica as fast); on 135,000 examples buffered
+ * ran 2.1-2.4x serial. 111,000 examples there (auto then chose replica, 2.04x
+ * on the probe, buffered 1.79x), and 33 s of probing instead of 18: each of
+ * the 24 probe runs sets up a model of 2 M features. The RCV1-shaped set's
+ * 47,237 features still take the 16,384 of before. */
 #define PROBE_WIDTH 4
 #define PROBE_EPOCHS 2
 #define REPS 3

@@ -34,6 +34,30 @@ static int teardown(void)
 	return 0;
 }
 
+/* Serial at one thread, 2 epochs, the rule and --average given: the
+ * reference the one-thread runs of other modes must equal. */
+static void serial_opts(hog_train_opts *o, enum hog_rule rule, int avg)
+{
+	hog_train_opts_init(o);
+	o->rule = rule;
+	o->epochs = 2;
+	o->threads = 1;
+	o->bind = HOG_BIND_NONE;
+	o->mode = HOG_MODE_SERIAL;
+	o->linear.average = avg;
+}
+
+/* A generated set, made and loaded (NULL after a failed assertion). */
+static hog_data *gen_loaded(const hog_gen_opts *g, const char *name)
+{
+	hog_err err = { 0 };
+	hog_data *d = NULL;
+	const char *p = tu_path(name);
+	CU_ASSERT_EQUAL_FATAL(hog_gen(p, g, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(hog_data_load(&d, p, &err), 0);
+	return d;
+}
+
 /* Finds row i of s in d at or after *from (the sample keeps d's order). */
 static int find_row(const hog_data *d, const hog_data *s, uint64_t i, uint64_t *from)
 {
@@ -200,13 +224,7 @@ static void test_replica_takes_on_touch(void)
 	for (int avg = 0; avg < 2; avg++)
 		for (int r = 0; r < 2; r++) {
 			hog_train_opts o;
-			hog_train_opts_init(&o);
-			o.rule = rules[r];
-			o.epochs = 2;
-			o.threads = 1;
-			o.bind = HOG_BIND_NONE;
-			o.mode = HOG_MODE_SERIAL;
-			o.linear.average = avg;
+			serial_opts(&o, rules[r], avg);
 			hog_model *ms = NULL, *plain = NULL;
 			hog_err err = { 0 };
 			CU_ASSERT_EQUAL_FATAL(hog_train(tr, NULL, &o, &ms, NULL, &err), 0);
@@ -371,10 +389,7 @@ static void test_auto_probe_width(void)
 	hog_gen_opts g = { .kind = HOG_KIND_SPARSE, .seed = 6, .examples = 20000, .features = 60000,
 	                   .nnz_per_example = 4, .noise = 0.02 };
 	hog_err err = { 0 };
-	hog_data *d = NULL;
-	const char *p = tu_path("wideprobe.lmdb");
-	CU_ASSERT_EQUAL_FATAL(hog_gen(p, &g, &err), 0);
-	CU_ASSERT_EQUAL_FATAL(hog_data_load(&d, p, &err), 0);
+	hog_data *d = gen_loaded(&g, "wideprobe.lmdb");
 	hog_train_opts o;
 	hog_train_opts_init(&o);
 	o.mode = HOG_MODE_AUTO;
@@ -410,22 +425,13 @@ static void test_spread_layout(void)
 	hog_gen_opts g = { .kind = HOG_KIND_SPARSE, .seed = 5, .examples = 6000, .features = 6000,
 	                   .nnz_per_example = 20, .noise = 0.02 };
 	hog_err err = { 0 };
-	hog_data *d = NULL;
-	const char *p = tu_path("spread.lmdb");
-	CU_ASSERT_EQUAL_FATAL(hog_gen(p, &g, &err), 0);
-	CU_ASSERT_EQUAL_FATAL(hog_data_load(&d, p, &err), 0);
+	hog_data *d = gen_loaded(&g, "spread.lmdb");
 	const enum hog_rule rules[] = { HOG_RULE_SGD, HOG_RULE_ADAGRAD };
 	const enum hog_mode modes[] = { HOG_MODE_LOCKFREE, HOG_MODE_ATOMIC };
 	for (int avg = 0; avg < 2; avg++)
 		for (int r = 0; r < 2; r++) {
 			hog_train_opts o;
-			hog_train_opts_init(&o);
-			o.rule = rules[r];
-			o.epochs = 2;
-			o.threads = 1;
-			o.bind = HOG_BIND_NONE;
-			o.mode = HOG_MODE_SERIAL;
-			o.linear.average = avg;
+			serial_opts(&o, rules[r], avg);
 			hog_model *ms = NULL;
 			CU_ASSERT_EQUAL_FATAL(hog_train(d, NULL, &o, &ms, NULL, &err), 0);
 			for (int m = 0; m < 2; m++) {

@@ -118,14 +118,20 @@ static void on_note(void *ud, const char *msg)
 	snprintf(nt->last, sizeof nt->last, "%s", msg);
 }
 
+/* --mode auto at 2 threads, one epoch, unbound. */
+static void auto_opts(hog_train_opts *o)
+{
+	hog_train_opts_init(o);
+	o->mode = HOG_MODE_AUTO;
+	o->threads = 2;
+	o->epochs = 1;
+	o->bind = HOG_BIND_NONE;
+}
+
 static void test_auto_picks(void)
 {
 	hog_train_opts o;
-	hog_train_opts_init(&o);
-	o.mode = HOG_MODE_AUTO;
-	o.threads = 2;
-	o.epochs = 1;
-	o.bind = HOG_BIND_NONE;
+	auto_opts(&o);
 	notes nt = { 0 };
 	o.on_note = on_note;
 	o.ud = &nt;
@@ -391,11 +397,7 @@ static void test_auto_probe_width(void)
 	hog_err err = { 0 };
 	hog_data *d = gen_loaded(&g, "wideprobe.lmdb");
 	hog_train_opts o;
-	hog_train_opts_init(&o);
-	o.mode = HOG_MODE_AUTO;
-	o.threads = 2;
-	o.epochs = 1;
-	o.bind = HOG_BIND_NONE;
+	auto_opts(&o);
 	hog_train_result res;
 	CU_ASSERT_EQUAL_FATAL(hog_train(d, NULL, &o, NULL, &res, &err), 0);
 	char want[64];

@@ -16,7 +16,9 @@ machine_header() {
 		echo "# $2"
 		echo
 		echo "- date: $(date -u +%Y-%m-%dT%H:%MZ)"
-		echo "- commit: $(cd "$ROOT" && git rev-parse --short HEAD 2>/dev/null || echo unknown)$(cd "$ROOT" && git diff --quiet 2>/dev/null || echo ' (with local changes)')"
+		# (HOG_COMMIT: the commit of a binary built elsewhere, bench/device.sh's: the
+		# device's copy of the tree names an older HEAD)
+		echo "- commit: ${HOG_COMMIT:-$(cd "$ROOT" && git rev-parse --short HEAD 2>/dev/null || echo unknown)$(cd "$ROOT" && git diff --quiet 2>/dev/null || echo ' (with local changes)')}"
 		echo "- hogwild: $("$H" --version)"
 		echo "- machine: $(nproc) CPUs, $(free -g | awk '/Mem:/ {print $2}') GiB; $(lscpu | sed -n 's/^Model name: *//p')"
 		echo "- $(cacheline)"

@@ -43,6 +43,9 @@ if ldd "$D/bin/libhogwild-cuda.so" | grep -q 'not found'; then
 	[ -n "$c" ] && export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$(dirname "$c")
 fi
 export HOG_BIN=$D/bin/hogwild HOG_CUDA_PLUGIN=$D/bin/libhogwild-cuda.so
+# the result files' commit: the carried binary's (bench/device-prep.sh wrote it)
+HOG_COMMIT="$(tr '\n' ' ' <"$D/commit" | sed 's/ *$//') (built by bench/device-prep.sh and carried)"
+export HOG_COMMIT
 H=$HOG_BIN
 PY=$(command -v python3)
 {

@@ -48,6 +48,13 @@ median() {
 	sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) { print "nan"; exit } if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
+# metrics_seconds FILE: the median seconds of epochs 2.. in a --metrics file
+# (train appends to it: remove it before each run).
+metrics_seconds() {
+	awk -F'"seconds":' 'NF > 1 { split($2, a, ","); sub(/.*"epoch":/, "", $1); split($1, b, ",");
+		if (b[1] >= 2) print a[1] }' "$1" | median
+}
+
 # gen_set NAME: makes (once) one of the generated sets the benchmarks share,
 # with a 10% test split, as $WORK/gen-NAME_tr.lmdb and _te.lmdb: zipf08 (data gen
 # --seed 2 --zipf 0.8 --binary) or wide (data gen --seed 3 --examples 300000

@@ -61,8 +61,7 @@ epoch_s() { # TRAIN TEST ARGS... -> "median_s_per_epoch test_loss"
 	rm -f "$WORK/det.json"
 	"$H" train --data "$tr" ${te:+--test "$te"} --epochs "$REPOCHS" --quiet --diagnostics=off --metrics "$WORK/det.json" \
 		"$@" >/dev/null 2>&1 || { echo "nan nan"; return; }
-	s=$(awk -F'"seconds":' 'NF > 1 { split($2, a, ","); sub(/.*"epoch":/, "", $1); split($1, b, ",");
-		if (b[1] >= 2) print a[1] }' "$WORK/det.json" | median)
+	s=$(metrics_seconds "$WORK/det.json")
 	l=$(awk '/"test_loss"/ { sub(/.*"test_loss":/, ""); split($0, b, ","); l = b[1] } END { print l }' "$WORK/det.json")
 	echo "$s $l"
 }

@@ -28,8 +28,7 @@ sec() { # BIN ARGS...: median s/epoch of epochs 2..
 	shift
 	rm -f "$WORK/lay.json" # (--metrics appends)
 	"$b" train --epochs "$EPOCHS" --average off --diagnostics=off --quiet --metrics "$WORK/lay.json" "$@" >/dev/null 2>&1
-	awk -F'"seconds":' 'NF > 1 { split($2, a, ","); sub(/.*"epoch":/, "", $1); split($1, b, ","); if (b[1] >= 2) print a[1] }' \
-		"$WORK/lay.json" | median
+	metrics_seconds "$WORK/lay.json"
 }
 machine_header "$OUT" "Lockfree and atomic: the spread layout against the packed one ($THREADS threads, $REPEAT rounds)"
 echo "Command: \`OLD_BIN=... THREADS=$THREADS REPEAT=$REPEAT EPOCHS=$EPOCHS sh bench/layout.sh\`; old build: $("$OLD" --version)" >> "$OUT"

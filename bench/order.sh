@@ -58,8 +58,7 @@ run() {
 	shift
 	"$H" train --data "$WORK/${set}_tr.lmdb" --test "$WORK/${set}_te.lmdb" --epochs "$EPOCHS" --quiet \
 		--metrics "$WORK/order.json" "$@" >/dev/null 2>&1 || { echo "nan nan"; return; }
-	s=$(awk -F'"seconds":' 'NF > 1 { split($2, a, ","); sub(/.*"epoch":/, "", $1); split($1, b, ",");
-		if (b[1] >= 2) print a[1] }' "$WORK/order.json" | median)
+	s=$(metrics_seconds "$WORK/order.json")
 	l=$(awk '/"test_loss"/ { sub(/.*"test_loss":/, ""); split($0, b, ","); l = b[1] } END { print l }' "$WORK/order.json")
 	rm -f "$WORK/order.json"
 	echo "$s $l"

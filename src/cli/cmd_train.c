@@ -582,25 +582,27 @@ int cmd_train(int argc0, char **argv0)
 	if (rank)
 		a->quiet = 1;
 	const int threads = o.threads ? o.threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
-	if (small && o.mode != HOG_MODE_SERIAL && threads > 1 && !a->given.on[OPT_THREADS - OPT_FIRST] &&
-	    small_serial_fits(&o, &a->given)) {
-		/* nor --threads: the set trains as one sequence. Threads save no time
-		 * on it, and each worker's 1/T of the steps costs accuracy the more
-		 * workers there are: scikit-learn's breast-cancer set (455 training
-		 * rows, 30 features, 114 test rows), test loss, serial against 2 and
-		 * 16 workers (on 2 cores): 0.163 / 0.178 / 0.364 after 5 epochs,
-		 * 0.127 / 0.139 / 0.270 after 20, and 0.089-0.093 / 0.090-0.093 /
-		 * 0.099-0.100 after --epochs auto's 603 (seeds 1-3) */
-		o.mode = HOG_MODE_SERIAL;
-		if (!a->quiet)
-			fprintf(stderr, "hogwild train: note: %s is small (%llu nonzeros an epoch): trained as one sequence "
-			        "(serial mode): %d workers would save no time on it and each take 1/%d of an epoch's steps, "
-			        "which costs accuracy; --threads N or a --mode trains it in parallel\n", a->data,
-			        (unsigned long long)small, threads, threads);
-	} else if (small && !a->quiet && o.mode != HOG_MODE_SERIAL && threads > 1)
-		fprintf(stderr, "hogwild train: note: %s is small (%llu nonzeros an epoch): each of %d workers takes 1/%d of "
-		        "an epoch's steps, which costs accuracy on a set this small and saves no time; --mode serial "
-		        "trains it as one sequence\n", a->data, (unsigned long long)small, threads, threads);
+	if (small && o.mode != HOG_MODE_SERIAL && threads > 1) {
+		if (!a->given.on[OPT_THREADS - OPT_FIRST] && small_serial_fits(&o, &a->given)) {
+			/* nor --threads: the set trains as one sequence. Threads save no
+			 * time on it, and each worker's 1/T of the steps costs accuracy
+			 * the more workers there are: scikit-learn's breast-cancer set
+			 * (455 training rows, 30 features, 114 test rows), test loss,
+			 * serial against 2 and 16 workers (on 2 cores): 0.163 / 0.178 /
+			 * 0.364 after 5 epochs, 0.127 / 0.139 / 0.270 after 20, and
+			 * 0.089-0.093 / 0.090-0.093 / 0.099-0.100 after --epochs auto's
+			 * 603 (seeds 1-3) */
+			o.mode = HOG_MODE_SERIAL;
+			if (!a->quiet)
+				fprintf(stderr, "hogwild train: note: %s is small (%llu nonzeros an epoch): trained as one "
+				        "sequence (serial mode): %d workers would save no time on it and each take 1/%d of an "
+				        "epoch's steps, which costs accuracy; --threads N or a --mode trains it in parallel\n",
+				        a->data, (unsigned long long)small, threads, threads);
+		} else if (!a->quiet)
+			fprintf(stderr, "hogwild train: note: %s is small (%llu nonzeros an epoch): each of %d workers takes "
+			        "1/%d of an epoch's steps, which costs accuracy on a set this small and saves no time; --mode "
+			        "serial trains it as one sequence\n", a->data, (unsigned long long)small, threads, threads);
+	}
 	const char *save = t.save;
 	/* the noise scale and the nonzeros: what --metrics writes, unless told not to */
 	o.diagnostics = t.diagnostics < 0 ? t.metrics != NULL : t.diagnostics;

@@ -33,8 +33,8 @@
  * a feature its mean value), is corrected by every shard alike, and gets S
  * times the m^2-weighted mean of the factors (the bias's 1/S); where that
  * passes 1.5 (LIN_MERGE_CMAX: the merges are made at once) every
- * feature's factor is scaled down to bring it there. The bias: the mean of the changes of the shards
- * that changed it (each shard corrects it whole). AdaGrad and AdaRevision:
+ * feature's factor is scaled down to bring it there. The bias: the mean of
+ * the changes of the shards that changed it (each shard corrects it whole). AdaGrad and AdaRevision:
  * each weight the mean of its shards' changes, their sums (components 1..)
  * summed. The factors come from the data, the options and S, never from T.
  *

@@ -26,10 +26,11 @@ static float gbar_read(coord *c) { return ald(&c->r[1]); }
 
 static void write_g(coord *c, enum hog_mode mode, float g, float gold)
 {
+	float nw; /* (the value written: kernel.h's --average note) */
 	if (mode == HOG_MODE_ATOMIC)
-		upd_shared(HOG_MODE_ATOMIC, HOG_RULE_ADAREVISION, c->r, g, 0.0f, gold, 1.0f, 1.0f);
+		upd_shared(HOG_MODE_ATOMIC, HOG_RULE_ADAREVISION, c->r, g, 0.0f, gold, 1.0f, 1.0f, &nw);
 	else
-		upd_shared(HOG_MODE_LOCKFREE, HOG_RULE_ADAREVISION, c->r, g, 0.0f, gold, 1.0f, 1.0f);
+		upd_shared(HOG_MODE_LOCKFREE, HOG_RULE_ADAREVISION, c->r, g, 0.0f, gold, 1.0f, 1.0f, &nw);
 }
 
 static void test_vectors(void)

@@ -440,8 +440,19 @@ static void test_spread_layout(void)
 				hog_model *ml = NULL;
 				o.mode = modes[m];
 				CU_ASSERT_EQUAL_FATAL(hog_train(d, NULL, &o, &ml, NULL, &err), 0);
-				CU_ASSERT_EQUAL(ml->dim, ms->dim);
-				CU_ASSERT(!memcmp(ml->params, ms->params, (ms->dim + 1) * ms->stride * sizeof(float)));
+				CU_ASSERT_EQUAL_FATAL(ml->dim, ms->dim);
+				if (!avg) {
+					CU_ASSERT(!memcmp(ml->params, ms->params, (ms->dim + 1) * ms->stride * sizeof(float)));
+				} else { /* serial keeps the average as sums, these modes time-stamped (kernel.h): the
+				          * same iterates, the same mean to rounding */
+					double big = 0, diff = 0;
+					for (uint64_t k = 0; k < (ms->dim + 1) * ms->stride; k++) {
+						big = fmax(big, fabs(ms->params[k]));
+						diff = fmax(diff, fabs((double)ml->params[k] - ms->params[k]));
+					}
+					CU_ASSERT(big > 0.05);
+					CU_ASSERT(diff <= 1e-5 * big);
+				}
 				hog_model_free(ml);
 			}
 			hog_model_free(ms);

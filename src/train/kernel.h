@@ -36,6 +36,8 @@ typedef struct kern_shared {
 	uint32_t hot;           /* buffered: coordinates 0..hot-1 are kept per worker */
 	float beta;             /* AdaGrad / AdaRevision */
 	_Atomic uint64_t *A;    /* --average: per coordinate (avg_touch); NULL when off */
+	double *U;              /* --average in serial mode: per coordinate (avg_add) instead of A's
+	                           words; NULL when off or another mode */
 	const float *l1;        /* --l1: per coordinate l1 * n / d_v (0 for the bias); NULL when off */
 } kern_shared;
 
@@ -124,23 +126,59 @@ static inline double avg_final(uint64_t p, float w, uint64_t N)
 	return tau >= N ? a : a + ((double)w - a) * (double)(N - tau) / (double)N;
 }
 
+/* Serial mode's form of the same average: Xu's single accumulator, which needs
+ * no time stamp because nothing races with it. The iterate after example k is
+ * w_end - (sum of the changes made after k), so the mean of the N iterates is
+ *     w_end - U / N,   U = sum over the epoch's changes of c x change,
+ * c the example's position in the epoch (as above: the iterates are the values
+ * after examples 0..N-1). A change costs one multiply-add on a double of its
+ * own, against the time stamp's load, compare, conversion, division by the
+ * clock and packing. Not for the modes whose workers race (a lost write of U
+ * is lost for good: see above), nor for MPI ranks, whose model averaging moves
+ * the weights without a change counted here (lin_state.U, lin_setup). */
+#define KERN_AVG_SUMS(MODE) ((MODE) == HOG_MODE_SERIAL)
+
+/* @p c: the example's position, as a double. The change is exact (two floats'
+ * difference in double), so the sum telescopes to the weight's. */
+HOG_INLINE void avg_add(double *u, float w_old, float w_new, double c)
+{
+	*u += c * ((double)w_new - (double)w_old);
+}
+
+static inline double avg_final_sums(double u, float w, uint64_t N)
+{
+	return (double)w - u / (double)N;
+}
+
+/* --average's note of coordinate @p id's change from @p w to @p nw at the
+ * example of position @p c (@p cd as a double, 1 / c @p inv_c): serial's sum,
+ * or the time-stamped mean. */
+HOG_INLINE void avg_note(const enum hog_mode MODE, _Atomic uint64_t *A, double *U, size_t id, float w, float nw,
+                         uint32_t c, double cd, float inv_c)
+{
+	if (KERN_AVG_SUMS(MODE))
+		avg_add(&U[id], w, nw, cd);
+	else
+		avg_touch(MODE, &A[id], w, c, inv_c);
+}
+
 /* One coordinate's update through the shared record (all modes but buffered's
  * hot part). gx is the loss gradient times x, r the regularizer's factor, gold the
  * g-bar read with the weights (AdaRevision). Under striped/locked the caller holds
  * the lock, and the relaxed loads and stores are plain moves. */
 HOG_INLINE float upd_shared(const enum hog_mode MODE, const enum hog_rule RULE, _Atomic float *rec,
-                            float gx, float r, float gold, float lr, float beta)
+                            float gx, float r, float gold, float lr, float beta, float *nw)
 {
 	const int CAS = MODE == HOG_MODE_ATOMIC;
 	if (RULE == HOG_RULE_SGD) {
 		if (CAS) {
 			float o = ald(rec);
-			while (!atomic_compare_exchange_weak_explicit(rec, &o, o - lr * (gx + r * o), HOG_RLX, HOG_RLX))
+			while (!atomic_compare_exchange_weak_explicit(rec, &o, *nw = o - lr * (gx + r * o), HOG_RLX, HOG_RLX))
 				;
 			return o;
 		} else {
 			float w = ald(rec);
-			ast(rec, w - lr * (gx + r * w));
+			ast(rec, *nw = w - lr * (gx + r * w));
 			return w;
 		}
 	} else if (RULE == HOG_RULE_ADAGRAD) {
@@ -150,9 +188,12 @@ HOG_INLINE float upd_shared(const enum hog_mode MODE, const enum hog_rule RULE, 
 		else
 			ast(&rec[1], G = ald(&rec[1]) + gv * gv);
 		float eta = lr / (beta + sqrtf(G));
-		if (CAS)
-			return cas_add(rec, -(eta * gv));
-		ast(rec, ald(rec) - eta * gv);
+		if (CAS) {
+			float o = cas_add(rec, -(eta * gv));
+			*nw = o - eta * gv;
+			return o;
+		}
+		ast(rec, *nw = ald(rec) - eta * gv);
 		return w;
 	} else { /* AdaRevision, docs/architecture.md §6 (McMahan & Streeter 2014, Algorithm 2) */
 		float x = ald(rec), g = gx + r * x;
@@ -171,9 +212,12 @@ HOG_INLINE float upd_shared(const enum hog_mode MODE, const enum hog_rule RULE, 
 			ast(&rec[3], zp);
 		float lr_old = lr / (beta + sqrtf(zp_old)), lr_new = lr / (beta + sqrtf(zp));
 		float dx = -(lr_new * g) + (lr_old - lr_new) * gbck;
-		if (CAS)
-			return cas_add(rec, dx);
-		ast(rec, ald(rec) + dx);
+		if (CAS) {
+			float o = cas_add(rec, dx);
+			*nw = o + dx;
+			return o;
+		}
+		ast(rec, *nw = ald(rec) + dx);
 		return x;
 	}
 }
@@ -202,9 +246,9 @@ HOG_INLINE float l1_soft(float w, float t)
 }
 
 /* upd_shared's sgd or adagrad step with the threshold @p t after it. Returns
- * the value before. */
+ * the value before, and the value written in *@p nw. */
 HOG_INLINE float upd_shared_l1(const enum hog_mode MODE, const enum hog_rule RULE, _Atomic float *rec, float gx,
-                               float r, float t, float lr, float beta)
+                               float r, float t, float lr, float beta, float *nw)
 {
 	float o = ald(rec), eta = lr, gv = gx + r * o;
 	if (RULE != HOG_RULE_SGD) { /* adagrad */
@@ -216,11 +260,11 @@ HOG_INLINE float upd_shared_l1(const enum hog_mode MODE, const enum hog_rule RUL
 		eta = lr / (beta + sqrtf(G));
 	}
 	if (MODE != HOG_MODE_ATOMIC) {
-		ast(rec, l1_soft(o - eta * gv, eta * t));
+		ast(rec, *nw = l1_soft(o - eta * gv, eta * t));
 		return o;
 	}
 	while (!atomic_compare_exchange_weak_explicit(
-		rec, &o, l1_soft(o - eta * (RULE == HOG_RULE_SGD ? gx + r * o : gv), eta * t), HOG_RLX, HOG_RLX))
+		rec, &o, *nw = l1_soft(o - eta * (RULE == HOG_RULE_SGD ? gx + r * o : gv), eta * t), HOG_RLX, HOG_RLX))
 		;
 	return o;
 }
@@ -324,9 +368,14 @@ HOG_INLINE void write_update(const enum hog_mode MODE, const enum hog_rule RULE,
 	const float *reg = sh->reg;
 	const float beta = sh->beta;
 	_Atomic uint64_t *const A = sh->A;
+	double *const U = sh->U;
+	/* (the branch below: one the predictor always gets right) */
+	const int AVG = KERN_AVG_SUMS(KERN_SHARED_MODE(MODE)) ? U != NULL : A != NULL;
 	const float *const l1 = RULE == HOG_RULE_ADAREVISION ? NULL : sh->l1; /* (refused there) */
 	const uint32_t c = wk->avg_c;
+	const double cd = c;
 	const float inv_c = wk->avg_inv;
+	float nw;
 	uint32_t j = 0;
 	if (RULE == HOG_RULE_SGD) {
 		wk->bias_sum += -(lr * g); /* what the bias should move by, to count lost updates */
@@ -361,18 +410,19 @@ HOG_INLINE void write_update(const enum hog_mode MODE, const enum hog_rule RULE,
 				upd_private(RULE, wk->hrec + (size_t)ids[j] * S, g * (VALS ? xs[j] : 1.0f), reg[ids[j]], lr,
 				            beta);
 	} else {
-		float w = upd_shared(MODE, RULE, &P[0], g, 0.0f, RULE == HOG_RULE_ADAREVISION ? wk->gsnap[0] : 0.0f, lr, beta);
-		if (A)
-			avg_touch(MODE, &A[0], w, c, inv_c);
+		float w = upd_shared(MODE, RULE, &P[0], g, 0.0f, RULE == HOG_RULE_ADAREVISION ? wk->gsnap[0] : 0.0f, lr, beta,
+		                     &nw);
+		if (AVG)
+			avg_note(MODE, A, U, 0, w, nw, c, cd, inv_c);
 	}
 	if (l1) { /* --l1: the loop below with the threshold, kept apart so that the loop without it is
 	           * the one it was (measured: a test per coordinate cost serial ~4%) */
 		for (; j < nnz; j++) {
 			uint32_t id = ids[j];
 			float w = upd_shared_l1(KERN_SHARED_MODE(MODE), RULE, &P[(size_t)id * S],
-			                        g * (VALS ? xs[j] : 1.0f), reg[id], l1[id], lr, beta);
-			if (A)
-				avg_touch(KERN_SHARED_MODE(MODE), &A[id], w, c, inv_c);
+			                        g * (VALS ? xs[j] : 1.0f), reg[id], l1[id], lr, beta, &nw);
+			if (AVG)
+				avg_note(KERN_SHARED_MODE(MODE), A, U, id, w, nw, c, cd, inv_c);
 		}
 		return;
 	}
@@ -380,9 +430,9 @@ HOG_INLINE void write_update(const enum hog_mode MODE, const enum hog_rule RULE,
 		uint32_t id = ids[j];
 		float w = upd_shared(KERN_SHARED_MODE(MODE), RULE, &P[(size_t)id * S],
 		                     g * (VALS ? xs[j] : 1.0f), reg[id],
-		                     RULE == HOG_RULE_ADAREVISION ? wk->gsnap[j + 1] : 0.0f, lr, beta);
-		if (A)
-			avg_touch(KERN_SHARED_MODE(MODE), &A[id], w, c, inv_c);
+		                     RULE == HOG_RULE_ADAREVISION ? wk->gsnap[j + 1] : 0.0f, lr, beta, &nw);
+		if (AVG)
+			avg_note(KERN_SHARED_MODE(MODE), A, U, id, w, nw, c, cd, inv_c);
 	}
 }
 

@@ -17,6 +17,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static int cmp_key(const void *a, const void *b)
@@ -504,17 +505,27 @@ int lin_setup(hog_engine *e)
 		return rc;
 	if (e->o.mode == HOG_MODE_DETERMINISTIC && (rc = lin_det_setup(e, L)))
 		return rc;
-	if (e->o.linear.average) {
+	/* serial's kernel keeps --average's sums (--delay's queue runs lockfree's;
+	 * the ranks' averaging would move weights behind them) */
+	const int sums = e->o.mode == HOG_MODE_SERIAL && !e->o.delay && e->ranks == 1;
+	if (e->o.linear.average && sums) {
+		if (!(L->U = hog_topo_alloc_interleaved(e->topo, L->D * sizeof *L->U)))
+			return hog_err_set(e->err, ENOMEM, "out of memory for the averaged model");
+		memset(L->U, 0, L->D * sizeof *L->U);
+	} else if (e->o.linear.average) {
 		if (!(L->A = hog_topo_alloc_interleaved(e->topo, L->D * sizeof *L->A)))
 			return hog_err_set(e->err, ENOMEM, "out of memory for the averaged model");
 		for (uint64_t v = 0; v < L->D; v++)
 			atomic_init(&L->A[v], 0);
+	}
+	if (e->o.linear.average) {
 		if (!(L->pos = aligned_alloc(64, (size_t)e->T * sizeof *L->pos)))
 			return hog_err_set(e->err, ENOMEM, "out of memory");
 		for (int q = 0; q < e->T; q++)
 			atomic_init(&L->pos[q].v, 0);
 	}
 	L->ks.A = L->A; /* (per epoch: lin_epoch_started) */
+	L->ks.U = L->U;
 	/* the deal: a seeded shuffle of the rows, whatever the epochs' order, so
 	 * that a worker's shard (copied in this order) is in random order once;
 	 * --shuffle-chunk then visits chunks of consecutive shard rows, which
@@ -558,7 +569,7 @@ int lin_setup(hog_engine *e)
 	 * copy of them was half a test set with values more in memory) */
 	if (te && !(L->test_margins = malloc(te->n * sizeof *L->test_margins + 4)))
 		return hog_err_set(e->err, ENOMEM, "out of memory for the test set");
-	if (te && (L->A || L->xscale) && !(L->wserve = malloc(L->D * sizeof *L->wserve)))
+	if (te && (L->A || L->U || L->xscale) && !(L->wserve = malloc(L->D * sizeof *L->wserve)))
 		return hog_err_set(e->err, ENOMEM, "out of memory for the test set");
 	return 0;
 }

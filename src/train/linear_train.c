@@ -213,7 +213,7 @@ HOG_INLINE void measured_locked(const enum hog_mode MODE, const enum hog_rule RU
 			const float lr = eng_lr_at(e, epoch, base + i * T);                                  \
 			const uint64_t end = to - i > 64 ? i + 64 : to;                                      \
 			/* (replica reads the clock at its flushes only: nothing shared in between) */     \
-			const uint64_t c0 = sh->A && MODE != HOG_MODE_REPLICA ? lin_team_pos(e, ew, i) - i * T : 0; \
+			const uint64_t c0 = (sh->A || sh->U) && MODE != HOG_MODE_REPLICA ? lin_team_pos(e, ew, i) - i * T : 0; \
 			for (; i < end; i++) {                                                               \
 				uint32_t r = order[i - at];                                                      \
 				uint64_t lo = w->off[r];                                                         \
@@ -224,7 +224,7 @@ HOG_INLINE void measured_locked(const enum hog_mode MODE, const enum hog_rule RU
 					prefetch_row(w, order[i + PREFETCH_AHEAD - at], VALS);                       \
 				uint64_t seen = 0;                                                               \
 				int sample = measure && (i & HOG_DELAY_SAMPLE_MASK) == 0;                        \
-				if (L->A && MODE != HOG_MODE_REPLICA) { /* the average's clock (--average) */    \
+				if ((sh->A || sh->U) && MODE != HOG_MODE_REPLICA) { /* the average's clock */    \
 					w->k.avg_c = (uint32_t)(c0 + i * T);                                         \
 					w->k.avg_inv = 1.0f / (float)w->k.avg_c;                                     \
 				}                                                                                \
@@ -266,6 +266,7 @@ HOG_INLINE void measured_locked(const enum hog_mode MODE, const enum hog_rule RU
 #define DEF_ROUND_V(M, R, L) DEF_ROUND(M, R, L, 0) DEF_ROUND(M, R, L, 1)
 #define DEF_ROUND_L(M, R) DEF_ROUND_V(M, R, LOGISTIC) DEF_ROUND_V(M, R, HINGE) DEF_ROUND_V(M, R, SQUARED)
 #define DEF_ROUND_R(M) DEF_ROUND_L(M, SGD) DEF_ROUND_L(M, ADAGRAD) DEF_ROUND_L(M, ADAREVISION)
+DEF_ROUND_R(SERIAL)
 DEF_ROUND_R(LOCKFREE)
 DEF_ROUND_R(ATOMIC)
 DEF_ROUND_R(STRIPED)
@@ -279,7 +280,7 @@ DEF_ROUND_L(REPLICA, ADAGRAD)
 #define REF_L(M, R) { REF_V(M, R, LOGISTIC), REF_V(M, R, HINGE), REF_V(M, R, SQUARED) }
 #define REF_R(M) { REF_L(M, SGD), REF_L(M, ADAGRAD), REF_L(M, ADAREVISION) }
 static const eng_round_fn round_table[HOG_MODE_ALL][3][3][2] = {
-	[HOG_MODE_SERIAL] = REF_R(LOCKFREE), /* one worker: the same loop, bit for bit */
+	[HOG_MODE_SERIAL] = REF_R(SERIAL), /* lockfree's loop with --average's sums (kernel.h, KERN_AVG_SUMS) */
 	[HOG_MODE_LOCKFREE] = REF_R(LOCKFREE),
 	[HOG_MODE_BUFFERED] = { REF_L(BUFFERED, SGD), REF_L(BUFFERED, ADAGRAD) },
 	/* replica: buffered's kernel with every coordinate private, no shared access */
@@ -294,7 +295,9 @@ static const eng_round_fn round_table[HOG_MODE_ALL][3][3][2] = {
 eng_round_fn lin_in_memory_round(const hog_engine *e)
 {
 	const lin_state *L = e->model;
-	return round_table[e->o.mode][e->o.rule][e->o.loss][e->store ? L->svals : e->tr->vals != NULL];
+	/* (MPI ranks running serial: lockfree's loop, one worker, the time-stamped average) */
+	const enum hog_mode m = e->o.mode == HOG_MODE_SERIAL && L->A ? HOG_MODE_LOCKFREE : e->o.mode;
+	return round_table[m][e->o.rule][e->o.loss][e->store ? L->svals : e->tr->vals != NULL];
 }
 
 static eng_round_fn lin_round(const hog_engine *e)
@@ -348,10 +351,14 @@ static void lin_epoch_started(hog_engine *e, int epoch)
 	 * the last epoch's reaches the model handed back: without a test set to
 	 * report on after every epoch, the earlier epochs skip the work (measured:
 	 * +60-80% a serial epoch on 71-nonzero rows, bench/results/bias-step.md). */
-	L->ks.A = eng_has_test(e) || epoch == e->o.epochs - 1 ? L->A : NULL;
+	const int on = eng_has_test(e) || epoch == e->o.epochs - 1;
+	L->ks.A = on ? L->A : NULL;
+	L->ks.U = on ? L->U : NULL;
 	if (L->ks.A)
 		for (uint64_t v = 0; v < L->D; v++)
 			atomic_store_explicit(&L->A[v], 0, memory_order_relaxed);
+	if (L->ks.U)
+		memset(L->U, 0, L->D * sizeof *L->U);
 }
 
 static float lin_probe(const hog_engine *e)
@@ -394,6 +401,8 @@ static void lin_free(hog_engine *e)
 	hog_topo_node_plan_free(&L->np);
 	if (L->A)
 		hog_topo_free(e->topo, (void *)L->A, L->D * sizeof *L->A);
+	if (L->U)
+		hog_topo_free(e->topo, L->U, L->D * sizeof *L->U);
 	free(L);
 	e->model = NULL;
 }
@@ -517,7 +526,8 @@ static float weight_of(const hog_engine *e, uint64_t r, int averaged)
 	const lin_state *L = e->model;
 	float w = ald(&L->P[(size_t)r * L->S]);
 	if (averaged && !(L->l1 && r && w == 0.0f))
-		w = (float)avg_final(atomic_load_explicit(&L->A[r], memory_order_relaxed), w, e->tr->n);
+		w = (float)(L->U ? avg_final_sums(L->U[r], w, e->tr->n)
+		                 : avg_final(atomic_load_explicit(&L->A[r], memory_order_relaxed), w, e->tr->n));
 	return L->xscale ? w * L->xscale[r] : w;
 }
 
@@ -606,7 +616,7 @@ static void lin_eval_slice(hog_engine *e, int k)
 	eng_share(d->n, k, e->T, &a, &b);
 	const uint32_t *const map = L->map;
 	const uint64_t dim = L->dim;
-	if (L->A || L->xscale) { /* the weights the model file will hold: made once, a slice each, then
+	if (L->A || L->U || L->xscale) { /* the weights the model file will hold: made once, a slice each, then
 	                            read as the weights are below (weight_of at every nonzero of the
 	                            test set, its average's double arithmetic, had cost thread 0 as
 	                            much as a tenth of an epoch) */
@@ -614,7 +624,7 @@ static void lin_eval_slice(hog_engine *e, int k)
 		uint64_t c0, c1;
 		eng_share(L->D, k, e->T, &c0, &c1);
 		for (uint64_t r = c0; r < c1; r++)
-			W[r] = weight_of(e, r, L->A != NULL);
+			W[r] = weight_of(e, r, L->A || L->U);
 		hog_barrier_wait(&e->bar); /* (every worker evaluates: engine.h, eval_slice) */
 		for (uint64_t i = a; i < b; i++) {
 			float m = W[0];
@@ -641,7 +651,7 @@ static void lin_epoch_stats(hog_engine *e, hog_epoch_stats *s)
 		s->noise_scale = lin_noise_scale(e);
 		s->nonzeros = 0; /* of the weights the model would hand back now (evaluated with the test set) */
 		for (uint64_t r = 1; r < L->D; r++)
-			s->nonzeros += weight_of(e, r, L->ks.A != NULL) != 0.0f;
+			s->nonzeros += weight_of(e, r, L->ks.A || L->ks.U) != 0.0f;
 	}
 	if (e->o.rule == HOG_RULE_SGD) {
 		/* |what the bias should have moved - what it moved| over the total size of

@@ -20,6 +20,7 @@
  * Prints one line per epoch, "epoch E seconds S loss L" (L: the progressive
  * logistic loss, a sanity check, not a figure to compare), and last
  * "median_s_per_epoch S" over epochs 2.. (all of them when EPOCHS < 3). */
+#define _DEFAULT_SOURCE /* madvise */
 #include "hogwild.h"
 #include <math.h>
 #include <omp.h>
@@ -27,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #define AHEAD 4 /* rows */
@@ -47,6 +49,22 @@ static void shuffle(uint32_t *a, uint64_t n, uint64_t seed)
 		a[i - 1] = a[j];
 		a[j] = t;
 	}
+}
+
+/* A thread's copy of its rows, on 2 MB pages where the kernel grants them, as
+ * hogwild's loader asks for the set's (measured on a VM: 4 KB pages left the
+ * bound's epochs at 0.09-0.72 s on the RCV1-shaped set, hogwild's at 0.11-0.13) */
+static void *rows_alloc(size_t bytes)
+{
+	const size_t huge = 2u << 20;
+	void *p = NULL;
+	bytes = (bytes + huge - 1) / huge * huge;
+	if (posix_memalign(&p, huge, bytes ? bytes : huge))
+		return NULL;
+#ifdef MADV_HUGEPAGE
+	(void)madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+	return p;
 }
 
 static double now(void)
@@ -121,9 +139,9 @@ int main(int argc, char **argv)
 			uint64_t nz = 0;
 			for (uint64_t i = a; i < b; i++)
 				nz += d->offsets[perm[i] + 1] - d->offsets[perm[i]];
-			uint64_t *o2 = malloc((b - a + 1) * sizeof *o2);
-			uint32_t *i2 = malloc((nz ? nz : 1) * sizeof *i2);
-			float *v2 = d->vals ? malloc((nz ? nz : 1) * sizeof *v2) : NULL, *l2 = malloc((b - a + 1) * sizeof *l2);
+			uint64_t *o2 = rows_alloc((b - a + 1) * sizeof *o2);
+			uint32_t *i2 = rows_alloc((nz ? nz : 1) * sizeof *i2);
+			float *v2 = d->vals ? rows_alloc((nz ? nz : 1) * sizeof *v2) : NULL, *l2 = rows_alloc((b - a + 1) * sizeof *l2);
 			if (!corder || !o2 || !i2 || (d->vals && !v2) || !l2)
 				abort();
 			o2[0] = 0;

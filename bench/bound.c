@@ -51,9 +51,10 @@ static void shuffle(uint32_t *a, uint64_t n, uint64_t seed)
 	}
 }
 
-/* A thread's copy of its rows, on 2 MB pages where the kernel grants them, as
- * hogwild's loader asks for the set's (measured on a VM: 4 KB pages left the
- * bound's epochs at 0.09-0.72 s on the RCV1-shaped set, hogwild's at 0.11-0.13) */
+/* A thread's copy of its rows and its model, on 2 MB pages where the kernel
+ * grants them, as hogwild asks for the set's and the model's (measured on a VM:
+ * 4 KB pages left the bound's epochs at 0.09-0.72 s on the RCV1-shaped set,
+ * hogwild's at 0.11-0.13) */
 static void *rows_alloc(size_t bytes)
 {
 	const size_t huge = 2u << 20;
@@ -125,10 +126,11 @@ int main(int argc, char **argv)
 	{
 		const int k = omp_get_thread_num();
 		const uint64_t a = d->n * (uint64_t)k / (uint64_t)T, b = d->n * (uint64_t)(k + 1) / (uint64_t)T;
-		float *w = calloc(D ? D : 1, sizeof *w); /* first touch: this thread's memory */
+		float *w = rows_alloc((D ? D : 1) * sizeof *w); /* (2 MB pages too, as hogwild's model) */
 		uint32_t *order = malloc((b - a ? b - a : 1) * sizeof *order);
 		if (!w || !order)
 			abort();
+		memset(w, 0, (D ? D : 1) * sizeof *w); /* first touch: this thread's memory */
 		/* chunk:C: the share copied in the shuffled order, then read in place */
 		const uint64_t *offs = d->offsets;
 		const uint32_t *sids = d->ids;

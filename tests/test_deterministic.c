@@ -186,8 +186,10 @@ static void test_threads_identical(void)
  * the mean row's m^2-weighted factors (the bias 1/S) passes 1.5; the bias's
  * deltas divided by the number of shards that changed it. @p rule 1 sums
  * every delta, 2 divides each by that count (the rule before): to show that
- * the test tells the rules apart. */
-static void plain_loop(float *w, int rule, int S)
+ * the test tells the rules apart. @p avg (NULL: none): --average, the mean
+ * over the last epoch's examples of the model each was computed from (the
+ * round's model, once per example of the round in every shard). */
+static void plain_loop_avg(float *w, double *avg, int rule, int S)
 {
 	const int K = 7, ns = DN / S;
 	const float lr = 0.5f;
@@ -208,11 +210,16 @@ static void plain_loop(float *w, int rule, int S)
 		for (int v = 0; v < DD; v++)
 			fac[v] *= (1.5 * Z - 1) / (S * W);
 	memset(w, 0, (DD + 1) * sizeof *w); /* w[DD]: the bias */
+	if (avg)
+		memset(avg, 0, (DD + 1) * sizeof *avg);
 	for (int ep = 0; ep < 2; ep++)
 		for (int r = 0; r * K < ns; r++) {
 			float P0[DD + 1], d[6][DD + 1];
 			int changed[6][DD + 1];
 			memcpy(P0, w, sizeof P0);
+			const int in_round = S * ((r + 1) * K < ns ? K : ns - r * K);
+			for (int v = 0; avg && ep == 1 && v <= DD; v++)
+				avg[v] += (double)in_round * P0[v] / (S * ns);
 			for (int s = 0; s < S; s++) {
 				float rec[DD + 1];
 				memcpy(rec, P0, sizeof rec);
@@ -242,6 +249,11 @@ static void plain_loop(float *w, int rule, int S)
 						                              : d[s][v] / (float)c;
 			}
 		}
+}
+
+static void plain_loop(float *w, int rule, int S)
+{
+	plain_loop_avg(w, NULL, rule, S);
 }
 
 /* The plain loop at 3 shards and at 6 (where the mean row's cap scales the
@@ -280,6 +292,42 @@ static void test_plain_loop(void)
 		}
 		CU_ASSERT(apart > 1e-2); /* the rule matters */
 		CU_ASSERT(apart_mean > 1e-2);
+		hog_model_free(m);
+	}
+}
+
+/* --average: the model handed back is the plain loop's mean of the last
+ * epoch's round models, each weighted by its examples (both ways, 3 shards and
+ * 6); and not the last iterate. */
+static void test_plain_loop_average(void)
+{
+	for (int S = 3, way = -1; S <= 6; S += 3 * (way > 0), way = -way) {
+		float last[DD + 1];
+		double want[DD + 1];
+		plain_loop_avg(last, want, 0, S);
+		hog_train_opts o = det_opts(2, HOG_RULE_SGD);
+		o.shards = S;
+		o.flush_every = 7;
+		o.epochs = 2;
+		o.no_shuffle = 1;
+		o.sched = HOG_SCHED_CONSTANT;
+		o.lr = 0.5;
+		o.l2 = 0;
+		o.linear.average = 1;
+		o.linear.det_dense = way;
+		hog_model *m = train(tiny, &o);
+		CU_ASSERT_EQUAL_FATAL(m->nparams, DD + 1);
+		double worst = 0, apart = 0;
+		for (int v = 0; v <= DD; v++) {
+			double e = fabs((double)m->params[v] - want[v]) / (1e-3 + fabs(want[v]));
+			worst = e > worst ? e : worst;
+			apart += fabs((double)last[v] - want[v]);
+		}
+		CU_ASSERT(worst < 1e-4);
+		if (worst >= 1e-4)
+			fprintf(stderr, "\n--average, %d shards, %s: worst relative error %g\n", S, way > 0 ? "sums" : "lists",
+			        worst);
+		CU_ASSERT(apart > 1e-2); /* (the average is not the last iterate) */
 		hog_model_free(m);
 	}
 }
@@ -340,6 +388,7 @@ int test_deterministic_register(void)
 		return -1;
 	TU_ADD(s, test_threads_identical);
 	TU_ADD(s, test_plain_loop);
+	TU_ADD(s, test_plain_loop_average);
 	TU_ADD(s, test_resume);
 	TU_ADD(s, test_stop_resume_other_threads);
 	TU_ADD(s, test_refused);

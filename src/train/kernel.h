@@ -126,8 +126,9 @@ static inline double avg_final(uint64_t p, float w, uint64_t N)
 	return tau >= N ? a : a + ((double)w - a) * (double)(N - tau) / (double)N;
 }
 
-/* Serial mode's form of the same average: Xu's single accumulator, which needs
- * no time stamp because nothing races with it. The iterate after example k is
+/* Serial mode's form of the same average (and deterministic mode's merges',
+ * linear_determ.c): Xu's single accumulator, which needs no time stamp because
+ * nothing races with it. The iterate after example k is
  * w_end - (sum of the changes made after k), so the mean of the N iterates is
  *     w_end - U / N,   U = sum over the epoch's changes of c x change,
  * c the example's position in the epoch (as above: the iterates are the values

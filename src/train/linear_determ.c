@@ -83,9 +83,12 @@
  * kept between rounds.
  *
  * --average: the model held during a round counts as the iterate of each of
- * its examples; at the merge each changed coordinate's average takes in the
- * value it held (kernel.h, avg_touch, at the clock of the round's end): the
- * suffix average at round granularity, also a pure function of the options.
+ * its examples; at the merge each changed coordinate's sum takes in its change
+ * at the clock of the round's end (kernel.h, avg_add: one worker merges each
+ * coordinate, so nothing races and the sums serve as serial's do): the suffix
+ * average at round granularity, also a pure function of the options (a
+ * coordinate's changes are added in round and shard order whatever the thread
+ * count).
  *
  * Not with: --delay, --stream, several MPI ranks (refused). The reported epoch loss is summed per thread, so its
  * last digits may change with T; the model does not.
@@ -358,6 +361,7 @@ static int take_delta(const lin_state *L, struct lin_dwork *dw, lin_dshard *sh, 
 		kern_shared ks = L->ks;                                                                      \
 		ks.P = (_Atomic float *)dw->rec;                                                             \
 		ks.A = NULL;                                                                                 \
+		ks.U = NULL;                                                                                 \
 		uint8_t *const mark = dw->mark; /* (lists; sums: NULL) */                                    \
 		uint32_t *const touched = dw->touched;                                                       \
 		const float *const wts = w->wt;                                                              \
@@ -452,13 +456,12 @@ int lin_det_share(hog_engine *e, eng_worker *ew, int epoch)
 		return 0;
 	const uint32_t S = L->S;
 	_Atomic float *P = L->P;
-	_Atomic uint64_t *const A = L->ks.A;
+	double *const U = L->ks.U;
 	uint64_t clk = 0; /* --average: the epoch's examples at this round's end (every worker's pos is the round's) */
-	for (uint32_t s = 0; A && s < det->S; s++)
+	for (uint32_t s = 0; U && s < det->S; s++)
 		clk += ew->pos < det->sh[s].n ? ew->pos : det->sh[s].n;
-	const float inv_c = clk ? 1.0f / (float)clk : 0.0f;
 	if (det->sums) {
-		det_sum_merge(e, ew->id, (uint32_t)clk, inv_c);
+		det_sum_merge(e, ew->id, (double)clk);
 		return 1;
 	}
 	const uint32_t b0 = (uint32_t)((uint64_t)DET_BUCKETS * (uint32_t)ew->id / (uint32_t)e->T),
@@ -482,9 +485,10 @@ int lin_det_share(hog_engine *e, eng_worker *ew, int epoch)
 			for (uint64_t k = sh->boff[b]; k < sh->boff[b + 1]; k++) {
 				const uint32_t i = sh->ids[k] & ~DET_L1_ZEROED;
 				_Atomic float *rec = P + (size_t)i * S;
-				if (A) /* (the first shard's change of the round; the others' are no-ops: same clock) */
-					avg_touch(HOG_MODE_LOCKFREE, &A[i], ald(&rec[0]), (uint32_t)clk, inv_c);
+				const float p = ald(&rec[0]);
 				merge_one(rec, sh->d + k * S, S, i, f, cnt[i]);
+				if (U) /* (each shard's step: together the round's change, at the round's clock) */
+					avg_add(&U[i], p, ald(&rec[0]), (double)clk);
 			}
 		}
 		for (uint32_t s = 0; p0 && s < det->S; s++) /* ... do not cross zero (a second time: a no-op) */

@@ -91,6 +91,6 @@ int det_sum_worker_init(hog_engine *e, struct lin_dwork *dw);
 void det_sum_worker_free(hog_engine *e, struct lin_dwork *dw);
 void det_sum_round_start(struct lin_dwork *dw);
 int det_sum_leaf(hog_engine *e, struct lin_dwork *dw, uint32_t s, int active);
-void det_sum_merge(hog_engine *e, int id, uint32_t clk, float inv_c);
+void det_sum_merge(hog_engine *e, int id, double clk);
 
 #endif

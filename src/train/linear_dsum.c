@@ -219,13 +219,13 @@ static const float *node_sum(const hog_engine *e, uint32_t a, uint32_t b, uint64
 }
 
 /* The merge of worker @p id's slice of the coordinates (eng_share(D, id, T)). */
-void det_sum_merge(hog_engine *e, int id, uint32_t clk, float inv_c)
+void det_sum_merge(hog_engine *e, int id, double clk)
 {
 	const lin_state *L = e->model;
 	const struct lin_det *det = L->det;
 	const uint32_t S = L->S, np = det->np, l1 = L->l1 != NULL, zc = np - 1;
 	_Atomic float *const P = L->P;
-	_Atomic uint64_t *const A = L->ks.A;
+	double *const U = L->ks.U;
 	const float *const f = L->share;
 	uint64_t i0, i1;
 	eng_share(L->D, id, e->T, &i0, &i1);
@@ -252,10 +252,10 @@ void det_sum_merge(hog_engine *e, int id, uint32_t clk, float inv_c)
 			if (!(f && c0 ? any : cnt > 0))
 				continue;
 			const float p = W[c0 * S];
-			if (A)
-				avg_touch(HOG_MODE_LOCKFREE, &A[c0], p, clk, inv_c);
-			const float q = det_step0(p, r[0], f, c0, cnt);
-			ast(&rec[0], l1 && r[zc] > 0 ? l1_hand_up(p, q) : q);
+			const float q = det_step0(p, r[0], f, c0, cnt), nq = l1 && r[zc] > 0 ? l1_hand_up(p, q) : q;
+			ast(&rec[0], nq);
+			if (U)
+				avg_add(&U[c0], p, nq, clk);
 			for (uint32_t c = 1; c < S; c++)
 				ast(&rec[c], W[c0 * S + c] + r[c]);
 		}

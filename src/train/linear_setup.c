@@ -505,9 +505,11 @@ int lin_setup(hog_engine *e)
 		return rc;
 	if (e->o.mode == HOG_MODE_DETERMINISTIC && (rc = lin_det_setup(e, L)))
 		return rc;
-	/* serial's kernel keeps --average's sums (--delay's queue runs lockfree's;
-	 * the ranks' averaging would move weights behind them) */
-	const int sums = e->o.mode == HOG_MODE_SERIAL && !e->o.delay && e->ranks == 1;
+	/* serial's kernel and deterministic mode's merges keep --average's sums
+	 * (--delay's queue runs lockfree's; the ranks' averaging would move weights
+	 * behind them; deterministic mode takes neither) */
+	const int sums = (e->o.mode == HOG_MODE_SERIAL && !e->o.delay && e->ranks == 1) ||
+	                 e->o.mode == HOG_MODE_DETERMINISTIC;
 	if (e->o.linear.average && sums) {
 		if (!(L->U = hog_topo_alloc_interleaved(e->topo, L->D * sizeof *L->U)))
 			return hog_err_set(e->err, ENOMEM, "out of memory for the averaged model");

@@ -69,6 +69,27 @@ gen_set() {
 	"$H" data split --fraction 0.1 --seed 1 "$WORK/gen-$1.lmdb" "$WORK/gen-$1_tr.lmdb" "$WORK/gen-$1_te.lmdb" >/dev/null
 }
 
+# col FILE N, col_min FILE N: the median and the minimum of the Nth
+# space-separated column of FILE.
+col() { cut -d' ' -f"$2" "$1" | median; }
+col_min() { cut -d' ' -f"$2" "$1" | sort -g | head -1; }
+
+# a9a_set: imports (once) a9a and a9a.t from $A9A (default $DATA/a9a) as
+# $WORK/a9a.lmdb and $WORK/a9a_te.lmdb.
+a9a_set() {
+	A9A=${A9A:-$DATA/a9a}
+	[ -f "$WORK/a9a.lmdb" ] || "$H" data import -q --format libsvm --dim 123 "$A9A" "$WORK/a9a.lmdb"
+	[ -f "$WORK/a9a_te.lmdb" ] || "$H" data import -q --format libsvm --dim 123 "$A9A.t" "$WORK/a9a_te.lmdb"
+}
+
+# bound_bin: builds the no-sharing bound (bench/bound.c) as $WORK/bound, once,
+# and again whenever bound.c is newer than it.
+bound_bin() {
+	[ -x "$WORK/bound" ] && [ ! "$ROOT/bench/bound.c" -nt "$WORK/bound" ] && return 0
+	cc -std=c11 -O2 -march=x86-64-v2 -fopenmp -I"$ROOT/include" -o "$WORK/bound" "$ROOT/bench/bound.c" \
+		"$ROOT/build/obj/libhogwild.a" $(pkg-config --libs lmdb hwloc openblas zlib) -ldl -lm
+}
+
 # rcv1_set: makes (once) the RCV1-shaped set and a 10% test split in $WORK.
 rcv1_set() {
 	if [ ! -f "$WORK/rcv1_tr.lmdb" ]; then

@@ -18,11 +18,8 @@ OUT=${OUT:-$RESULTS/layout.md}
 rcv1_set
 gen_set zipf08
 gen_set wide
-A9A=${A9A:-$DATA/a9a}
-[ -f "$WORK/a9a.lmdb" ] || "$H" data import -q --format libsvm --dim 123 "$A9A" "$WORK/a9a.lmdb"
-[ -f "$WORK/a9a_te.lmdb" ] || "$H" data import -q --format libsvm --dim 123 "$A9A.t" "$WORK/a9a_te.lmdb"
-[ -x "$WORK/bound" ] || cc -std=c11 -O2 -march=x86-64-v2 -fopenmp -I"$ROOT/include" -o "$WORK/bound" \
-	"$ROOT/bench/bound.c" "$ROOT/build/obj/libhogwild.a" $(pkg-config --libs lmdb hwloc openblas zlib) -ldl -lm
+a9a_set
+bound_bin
 sec() { # BIN ARGS...: median s/epoch of epochs 2..
 	b=$1
 	shift

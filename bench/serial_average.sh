@@ -20,11 +20,8 @@ OUT=${OUT:-$RESULTS/serial-average.md}
 rcv1_set
 gen_set zipf08
 gen_set wide
-A9A=${A9A:-$DATA/a9a}
-[ -f "$WORK/a9a.lmdb" ] || "$H" data import -q --format libsvm --dim 123 "$A9A" "$WORK/a9a.lmdb"
-[ -f "$WORK/a9a_te.lmdb" ] || "$H" data import -q --format libsvm --dim 123 "$A9A.t" "$WORK/a9a_te.lmdb"
-[ -x "$WORK/bound" ] || cc -std=c11 -O2 -march=x86-64-v2 -fopenmp -I"$ROOT/include" -o "$WORK/bound" \
-	"$ROOT/bench/bound.c" "$ROOT/build/obj/libhogwild.a" $(pkg-config --libs lmdb hwloc openblas zlib) -ldl -lm
+a9a_set
+bound_bin
 run() { # BIN TRAIN TEST ARGS...: "s/epoch test_loss" (median of epochs 2.., the last epoch's loss)
 	b=$1 tr=$2 te=$3
 	shift 3
@@ -68,13 +65,10 @@ done
 				END { for (r in R) print v[a "-old", r], v[a "-new", r], v[a "-old", r] / v[a "-new", r],
 				      100 * v["bound", r] / v[a "-old", r], 100 * v["bound", r] / v[a "-new", r],
 				      l[a "-old", r], l[a "-new", r] }' "$WORK/sa.raw" > "$WORK/sa.r"
-			o=$(cut -d' ' -f1 "$WORK/sa.r" | median) w=$(cut -d' ' -f2 "$WORK/sa.r" | median)
-			s=$(cut -d' ' -f3 "$WORK/sa.r" | median) smin=$(cut -d' ' -f3 "$WORK/sa.r" | sort -g | head -1)
-			bo=$(cut -d' ' -f4 "$WORK/sa.r" | median)
-			bn=$(cut -d' ' -f5 "$WORK/sa.r" | median) bnmin=$(cut -d' ' -f5 "$WORK/sa.r" | sort -g | head -1)
-			lo=$(cut -d' ' -f6 "$WORK/sa.r" | median) ln=$(cut -d' ' -f7 "$WORK/sa.r" | median)
-			printf '| %s | %s | %.4f | %.4f | %.2fx / %.2fx | %.0f%% | %.0f%% / %.0f%% | %.5f | %.5f |\n' "$n" "$a" "$o" "$w" \
-				"$s" "$smin" "$bo" "$bn" "$bnmin" "$lo" "$ln"
+			f=$WORK/sa.r
+			printf '| %s | %s | %.4f | %.4f | %.2fx / %.2fx | %.0f%% | %.0f%% / %.0f%% | %.5f | %.5f |\n' "$n" "$a" \
+				"$(col "$f" 1)" "$(col "$f" 2)" "$(col "$f" 3)" "$(col_min "$f" 3)" "$(col "$f" 4)" "$(col "$f" 5)" \
+				"$(col_min "$f" 5)" "$(col "$f" 6)" "$(col "$f" 7)"
 		done
 	done
 } >> "$OUT"

@@ -256,6 +256,22 @@ static void plain_loop(float *w, int rule, int S)
 	plain_loop_avg(w, NULL, rule, S);
 }
 
+/* The product's run of the plain loop: @p S shards, the sums (@p way 1) or the
+ * lists (-1). */
+static hog_train_opts plain_opts(int S, int way)
+{
+	hog_train_opts o = det_opts(2, HOG_RULE_SGD);
+	o.shards = S;
+	o.flush_every = 7;
+	o.epochs = 2;
+	o.no_shuffle = 1;
+	o.sched = HOG_SCHED_CONSTANT;
+	o.lr = 0.5;
+	o.l2 = 0;
+	o.linear.det_dense = way;
+	return o;
+}
+
 /* The plain loop at 3 shards and at 6 (where the mean row's cap scales the
  * features' factors), against the product's two ways (the sums, the lists)
  * and against the other rules. */
@@ -266,15 +282,7 @@ static void test_plain_loop(void)
 		plain_loop(want, 0, S);
 		plain_loop(summed, 1, S);
 		plain_loop(mean, 2, S);
-		hog_train_opts o = det_opts(2, HOG_RULE_SGD);
-		o.shards = S;
-		o.flush_every = 7;
-		o.epochs = 2;
-		o.no_shuffle = 1;
-		o.sched = HOG_SCHED_CONSTANT;
-		o.lr = 0.5;
-		o.l2 = 0;
-		o.linear.det_dense = way;
+		hog_train_opts o = plain_opts(S, way);
 		hog_model *m = train(tiny, &o);
 		CU_ASSERT_EQUAL_FATAL(m->nparams, DD + 1);
 		double worst = 0;
@@ -305,16 +313,8 @@ static void test_plain_loop_average(void)
 		float last[DD + 1];
 		double want[DD + 1];
 		plain_loop_avg(last, want, 0, S);
-		hog_train_opts o = det_opts(2, HOG_RULE_SGD);
-		o.shards = S;
-		o.flush_every = 7;
-		o.epochs = 2;
-		o.no_shuffle = 1;
-		o.sched = HOG_SCHED_CONSTANT;
-		o.lr = 0.5;
-		o.l2 = 0;
+		hog_train_opts o = plain_opts(S, way);
 		o.linear.average = 1;
-		o.linear.det_dense = way;
 		hog_model *m = train(tiny, &o);
 		CU_ASSERT_EQUAL_FATAL(m->nparams, DD + 1);
 		double worst = 0, apart = 0;

@@ -412,9 +412,10 @@ static void test_auto_probe_width(void)
 
 /* The layout of lockfree and atomic (lin_layout_step): on a model of 6,000
  * features the frequency ranks sit 17 floats apart, and the trained model is
- * serial's bit for bit at one thread -- the same arithmetic in another
- * placement, every weight read back to its own feature -- for SGD and AdaGrad,
- * with and without the average. Serial and the narrow models keep 1. */
+ * serial's at one thread -- the same arithmetic in another placement, every
+ * weight read back to its own feature -- for SGD and AdaGrad: bit for bit
+ * without the average, to rounding with it (serial keeps it as sums). Serial
+ * and the narrow models keep 1. */
 static void test_spread_layout(void)
 {
 	CU_ASSERT_EQUAL(lin_layout_step(HOG_MODE_LOCKFREE, 6000), 17);

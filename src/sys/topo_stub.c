@@ -7,6 +7,7 @@
  * hwloc and are refused with HOG_ENOTSUP. See topo.h for the interface. */
 #include "sys/topo.h"
 #include "sys/err.h"
+#include "sys/file.h" /* hog_huge_pages */
 #include <errno.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -103,6 +104,7 @@ static void *hog_topo_page_alloc(size_t bytes)
 	void *p = NULL;
 	if (posix_memalign(&p, pg > 0 ? (size_t)pg : 4096, bytes ? bytes : 1) != 0)
 		return NULL;
+	hog_huge_pages(p, bytes); /* (as topo_hwloc.c's, before the first touch) */
 	memset(p, 0, bytes ? bytes : 1); /* zeroed, and the first touch */
 	return p;
 }

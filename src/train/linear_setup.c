@@ -17,7 +17,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 static int cmp_key(const void *a, const void *b)
@@ -510,17 +509,12 @@ int lin_setup(hog_engine *e)
 	 * behind them; deterministic mode takes neither) */
 	const int sums = (e->o.mode == HOG_MODE_SERIAL && !e->o.delay && e->ranks == 1) ||
 	                 e->o.mode == HOG_MODE_DETERMINISTIC;
-	if (e->o.linear.average && sums) {
-		if (!(L->U = hog_topo_alloc_interleaved(e->topo, L->D * sizeof *L->U)))
-			return hog_err_set(e->err, ENOMEM, "out of memory for the averaged model");
-		memset(L->U, 0, L->D * sizeof *L->U);
-	} else if (e->o.linear.average) {
-		if (!(L->A = hog_topo_alloc_interleaved(e->topo, L->D * sizeof *L->A)))
-			return hog_err_set(e->err, ENOMEM, "out of memory for the averaged model");
-		for (uint64_t v = 0; v < L->D; v++)
-			atomic_init(&L->A[v], 0);
-	}
 	if (e->o.linear.average) {
+		if (sums ? !(L->U = hog_topo_alloc_interleaved(e->topo, L->D * sizeof *L->U)) /* (zeroed) */
+		         : !(L->A = hog_topo_alloc_interleaved(e->topo, L->D * sizeof *L->A)))
+			return hog_err_set(e->err, ENOMEM, "out of memory for the averaged model");
+		for (uint64_t v = 0; L->A && v < L->D; v++)
+			atomic_init(&L->A[v], 0);
 		if (!(L->pos = aligned_alloc(64, (size_t)e->T * sizeof *L->pos)))
 			return hog_err_set(e->err, ENOMEM, "out of memory");
 		for (int q = 0; q < e->T; q++)

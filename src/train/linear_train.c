@@ -207,13 +207,15 @@ HOG_INLINE void measured_locked(const enum hog_mode MODE, const enum hog_rule RU
 		const uint64_t T = (uint64_t)e->T * e->ranks, base = (uint64_t)epoch * e->tr->n;         \
 		uint64_t i = from, nnz_done = 0;                                                         \
 		double wsum = 0;                                                                         \
+		/* the average's clock (--average this epoch; replica reads it at its flushes only:   \
+		 * nothing shared in between) */                                                        \
+		const int avg_clock = (sh->A || sh->U) && MODE != HOG_MODE_REPLICA;                      \
 		for (uint32_t chunk = 1; i < to; chunk++) {                                              \
 			if ((chunk & 15) == 0 && eng_stop_requested(e))                                      \
 				break;                                                                           \
 			const float lr = eng_lr_at(e, epoch, base + i * T);                                  \
 			const uint64_t end = to - i > 64 ? i + 64 : to;                                      \
-			/* (replica reads the clock at its flushes only: nothing shared in between) */     \
-			const uint64_t c0 = (sh->A || sh->U) && MODE != HOG_MODE_REPLICA ? lin_team_pos(e, ew, i) - i * T : 0; \
+			const uint64_t c0 = avg_clock ? lin_team_pos(e, ew, i) - i * T : 0;                  \
 			for (; i < end; i++) {                                                               \
 				uint32_t r = order[i - at];                                                      \
 				uint64_t lo = w->off[r];                                                         \
@@ -224,9 +226,10 @@ HOG_INLINE void measured_locked(const enum hog_mode MODE, const enum hog_rule RU
 					prefetch_row(w, order[i + PREFETCH_AHEAD - at], VALS);                       \
 				uint64_t seen = 0;                                                               \
 				int sample = measure && (i & HOG_DELAY_SAMPLE_MASK) == 0;                        \
-				if ((sh->A || sh->U) && MODE != HOG_MODE_REPLICA) { /* the average's clock */    \
+				if (avg_clock) {                                                                 \
 					w->k.avg_c = (uint32_t)(c0 + i * T);                                         \
-					w->k.avg_inv = 1.0f / (float)w->k.avg_c;                                     \
+					if (!KERN_AVG_SUMS(MODE)) /* (the sums need no 1 / c) */                     \
+						w->k.avg_inv = 1.0f / (float)w->k.avg_c;                                 \
 				}                                                                                \
 				nnz_done += nnz;                                                                 \
 				const float wt = wts ? wts[r] : 1.0f;                                            \

@@ -67,8 +67,9 @@ typedef struct lin_state {
 	hog_spin *locks;
 	uint32_t nlocks;
 	_Atomic uint64_t *A;        /* --average: D (mean, time) words (kernel.h, avg_touch); NULL with U */
-	double *U;                  /* --average in serial mode on one rank without --delay: D sums
-	                               (kernel.h, avg_add, KERN_AVG_SUMS); NULL otherwise */
+	double *U;                  /* --average in serial mode on one rank without --delay, and in
+	                               deterministic mode's merges: D sums (kernel.h, avg_add,
+	                               KERN_AVG_SUMS); NULL otherwise */
 	lin_pos *pos;               /* --average: T positions */
 	float *xscale;              /* --normalize: per internal id, the factor on its values (a
 	                               power of two: 1 / max |x| rounded up), 1 for the bias */

@@ -461,6 +461,45 @@ static void test_spread_layout(void)
 	hog_data_free(d);
 }
 
+/* When the kernel asks for the per-coordinate state ahead (lin_prefetch_state):
+ * a tenth or more of the nonzeros on features beyond the @p fit most frequent,
+ * counted here by a plain loop over counts given in the order of the key (the
+ * features numbered against their rank, to check that it follows the key). */
+static void test_prefetch_rule(void)
+{
+	enum { D = 1000 };
+	uint64_t cnt[D], key[D];
+	for (int v = 0; v < D; v++) { /* feature D-1-r has rank r: count D - r */
+		cnt[D - 1 - v] = (uint64_t)(D - v);
+		key[v] = (uint64_t)v << 32 | (uint32_t)(D - 1 - v);
+	}
+	uint64_t nnz = 0;
+	for (int v = 0; v < D; v++)
+		nnz += cnt[v];
+	for (uint64_t fit = 0; fit <= D + 5; fit += 7) {
+		uint64_t cold = 0;
+		for (uint64_t r = fit; r < D; r++)
+			cold += (uint64_t)D - r;
+		CU_ASSERT_EQUAL(lin_prefetch_state(cnt, key, D, nnz, fit), 10 * cold >= nnz);
+	}
+	/* the edge: exactly a tenth beyond (ten features of count 1 after one of
+	 * 90), then one nonzero fewer there */
+	uint64_t c2[11] = { 90, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 }, k2[11];
+	for (int v = 0; v < 11; v++)
+		k2[v] = (uint64_t)v;
+	CU_ASSERT_EQUAL(lin_prefetch_state(c2, k2, 11, 100, 1), 1);
+	c2[0] = 91;
+	c2[10] = 0;
+	CU_ASSERT_EQUAL(lin_prefetch_state(c2, k2, 11, 100, 1), 0);
+	CU_ASSERT_EQUAL(lin_prefetch_state(c2, k2, 11, 100, 11), 0); /* everything fits */
+	CU_ASSERT_EQUAL(lin_prefetch_state(c2, k2, 0, 0, 0), 0);     /* no features */
+	/* a model whose hottest features carry everything, a uniform one */
+	for (int v = 0; v < D; v++)
+		cnt[v] = 5;
+	CU_ASSERT_EQUAL(lin_prefetch_state(cnt, key, D, 5 * D, D / 2), 1);
+	CU_ASSERT_EQUAL(lin_prefetch_state(cnt, key, D, 5 * D, D - D / 20), 0);
+}
+
 int test_scaling_register(void)
 {
 	CU_pSuite s = CU_add_suite("scaling", setup, teardown);
@@ -471,6 +510,7 @@ int test_scaling_register(void)
 	TU_ADD(s, test_merge_share);
 	TU_ADD(s, test_common_cap);
 	TU_ADD(s, test_spread_layout);
+	TU_ADD(s, test_prefetch_rule);
 	TU_ADD(s, test_auto_probe_width);
 	TU_ADD(s, test_sample_rows);
 	TU_ADD(s, test_auto_picks);

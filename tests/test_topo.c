@@ -250,6 +250,22 @@ static void test_topo_plan_big(void)
 	char buf[4096];
 	CU_ASSERT_EQUAL(hog_topo_describe(t, buf, sizeof buf), 0);
 	CU_ASSERT(strstr(buf, "L3 4 x") != NULL);
+	CU_ASSERT_EQUAL(hog_topo_l2_bytes(t), 0); /* (it names no L2) */
+	hog_topo_close(t);
+}
+
+/* The L2 size the linear model sizes its prefetching by: the smallest one the
+ * machine names (synthetic sizes, the cores' caches differing by package). */
+static void test_topo_l2(void)
+{
+	hog_topo *t = tt_open("package:2 l2:2(size=524288) core:2 pu:1");
+	if (!t)
+		return;
+	CU_ASSERT_EQUAL(hog_topo_l2_bytes(t), 524288);
+	hog_topo_close(t);
+	if (!(t = tt_open("package:1 l3:1(size=33554432) l2:4(size=1048576) core:1 pu:2")))
+		return;
+	CU_ASSERT_EQUAL(hog_topo_l2_bytes(t), 1048576);
 	hog_topo_close(t);
 }
 
@@ -557,6 +573,7 @@ int test_topo_register(void)
 	TU_ADD(s, test_topo_plan_smt);
 	TU_ADD(s, test_topo_plan_smt_numbering);
 	TU_ADD(s, test_topo_plan_big);
+	TU_ADD(s, test_topo_l2);
 	TU_ADD(s, test_topo_xml);
 	TU_ADD(s, test_topo_bad_input);
 	TU_ADD(s, test_topo_bad_threads);

@@ -64,6 +64,9 @@ int hog_topo_numa_nodes(const hog_topo *t);
 /** 1 when @p t is the machine we run on (binding and memory placement are real),
  * 0 for a synthetic or XML topology or a build without hwloc. */
 int hog_topo_is_real(const hog_topo *t);
+/** The size in bytes of the smallest L2 cache the topology names (the cache a
+ * worker's hottest state lives in), or 0 when it names none (synthetic ones). */
+size_t hog_topo_l2_bytes(const hog_topo *t);
 /** What placement is built with: "hwloc 2.9.0", or "none" for HWLOC=0 builds. */
 const char *hog_topo_backend(void);
 

@@ -361,6 +361,18 @@ static void hog_topo_add_cache(hog_topo_text *o, const hog_topo *t, hwloc_obj_ty
 	*first = 0;
 }
 
+size_t hog_topo_l2_bytes(const hog_topo *t)
+{
+	unsigned long long lo = 0;
+	const int n = hwloc_get_nbobjs_by_type(t->h, HWLOC_OBJ_L2CACHE);
+	for (int i = 0; i < n; i++) {
+		hwloc_obj_t c = hwloc_get_obj_by_type(t->h, HWLOC_OBJ_L2CACHE, (unsigned)i);
+		const unsigned long long s = c && c->attr ? c->attr->cache.size : 0;
+		lo = s && (!lo || s < lo) ? s : lo;
+	}
+	return (size_t)lo;
+}
+
 int hog_topo_describe(const hog_topo *t, char *buf, size_t size)
 {
 	hog_topo_text o = { buf, size, 0 };

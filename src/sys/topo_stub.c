@@ -142,6 +142,13 @@ int hog_topo_model_interleaved(const hog_topo *t, const hog_place *plan, int n,
 
 #include "sys/topo_text.h"
 
+size_t hog_topo_l2_bytes(const hog_topo *t)
+{
+	(void)t;
+	const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+	return l2 > 0 ? (size_t)l2 : 0;
+}
+
 int hog_topo_describe(const hog_topo *t, char *buf, size_t size)
 {
 	hog_topo_text o = { buf, size, 0 };

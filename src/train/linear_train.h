@@ -129,6 +129,12 @@ double lin_common_cap(double W0, double Ws, double Z, int T, double cmax);
  * layout for @p mode and @p dim features (linear_setup.c): 1, or the smallest
  * K >= 17 prime to dim where every worker writes the shared model. */
 uint64_t lin_layout_step(enum hog_mode mode, uint64_t dim);
+/* Whether the kernel asks for an example's per-coordinate state ahead
+ * (kern_shared.prefetch): 1 when a tenth or more of the @p nnz nonzeros fall on
+ * features beyond the @p fit most frequent, @p cnt the features' counts and
+ * @p key their order by falling count (low 32 bits: the feature), @p dim of
+ * them (linear_setup.c). */
+int lin_prefetch_state(const uint64_t *cnt, const uint64_t *key, uint64_t dim, uint64_t nnz, uint64_t fit);
 
 /* --average: the examples the team has done in this epoch, from the workers'
  * positions, published and read every 64 examples (between two readings each

@@ -335,21 +335,23 @@ HOG_INLINE void unlock_example(const enum hog_mode MODE, const kern_shared *sh, 
 }
 
 /* The per-coordinate state an update reads beside the weight (the regularizer's
- * factor; --average's sum or time-stamped word, unless the mode keeps its
- * coordinates private), asked for before the margin loop, so that its cache
+ * factor; --average's sum or time-stamped word, but in replica mode, which
+ * averages at its flushes), asked for before the margin loop, so that its cache
  * misses overlap the weights' instead of following them one by one in the
  * update. On a model whose touched coordinates mostly miss the caches that was
  * three misses a nonzero against the plain loop's one: measured on 2 M
  * features (300,000 rows of 71 nonzeros, --average on), serial 1.82-1.95x
  * faster over six interleaved rounds (1.37-2.68x on 400,000 features); on
  * models that fit, the prefetches cost 7-13% (the RCV1-shaped, Zipf and a9a
- * sets), hence sh->prefetch. */
+ * sets), hence sh->prefetch. Buffered at 2 threads on the 2 M features (the
+ * default mode there): 1.10-1.96x, median 1.86x, four rounds. */
 HOG_INLINE void kern_prefetch_state(const enum hog_mode MODE, const kern_shared *sh, const uint32_t *ids,
                                     uint32_t nnz)
 {
 	const float *const reg = sh->reg;
-	const double *const U = KERN_PRIVATE(MODE) ? NULL : sh->U;
-	const _Atomic uint64_t *const A = KERN_PRIVATE(MODE) ? NULL : sh->A;
+	/* (replica's kernel touches neither: it averages at its flushes) */
+	const double *const U = MODE == HOG_MODE_REPLICA ? NULL : sh->U;
+	const _Atomic uint64_t *const A = MODE == HOG_MODE_REPLICA ? NULL : sh->A;
 	if (U)
 		for (uint32_t j = 0; j < nnz; j++) {
 			__builtin_prefetch(&reg[ids[j]]);

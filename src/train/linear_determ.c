@@ -77,7 +77,7 @@
  * with the default 16 shards and SGD at most 9 x 4D bytes a thread, 4 x 4D
  * when one thread runs them all (nodes [0, 8), [8, 12), [12, 14), [14, 15)
  * held at once). The lists: per
- * thread a byte per coordinate and a list of the touched ones (D words); per
+ * thread a bit per coordinate and a list of the touched ones (D words); per
  * shard its delta, one id and stride floats per coordinate its K examples
  * changed: at most min(D, K x longest row + 1) entries, grown on demand and
  * kept between rounds.
@@ -232,7 +232,7 @@ int lin_det_worker_init(hog_engine *e, eng_worker *ew, lin_worker *w)
 		det->work[ew->id] = dw;
 		return det_sum_worker_init(e, dw);
 	}
-	dw->mark = calloc(D, 1);
+	dw->mark = calloc(D / 8 + 1, 1); /* (a bit a coordinate: on 2 M features 256 KB, within L2) */
 	dw->touched = malloc((D + 1) * sizeof *dw->touched);
 	return dw->mark && dw->touched ? 0 : ENOMEM;
 }
@@ -291,6 +291,9 @@ static inline int rec_changed(const float *rec, const _Atomic float *P, uint32_t
 	return x != 0;
 }
 
+/* Lists: how far ahead the passes over a list ask for its coordinates' lines */
+#define DET_AHEAD 16
+
 /* Lists: the shard's delta from the private copy (the coordinates it changed,
  * bucketed), and the copy's touched coordinates put back to the round's model. */
 static int take_delta(const lin_state *L, struct lin_dwork *dw, lin_dshard *sh, uint32_t nt)
@@ -300,11 +303,15 @@ static int take_delta(const lin_state *L, struct lin_dwork *dw, lin_dshard *sh, 
 	uint32_t m = 0; /* the changed ones, moved to the front of touched */
 	for (uint32_t k = 0; k < nt; k++) {
 		const uint32_t i = dw->touched[k];
+		if (k + DET_AHEAD < nt) { /* (a wide model's coordinates are misses: ask early) */
+			__builtin_prefetch(dw->rec + (size_t)dw->touched[k + DET_AHEAD] * S, 1);
+			__builtin_prefetch((const void *)(L->P + (size_t)dw->touched[k + DET_AHEAD] * S));
+		}
 		if (rec_changed(dw->rec + (size_t)i * S, L->P + (size_t)i * S, S)) {
 			dw->touched[m++] = i;
 			fill[i % DET_BUCKETS]++;
 		} else {
-			dw->mark[i] = 0;
+			dw->mark[i >> 3] = 0; /* (every touched one is cleared by the end: whole bytes will do) */
 		}
 	}
 	if (m > sh->cap) {
@@ -338,7 +345,7 @@ static int take_delta(const lin_state *L, struct lin_dwork *dw, lin_dshard *sh, 
 			sh->d[at * S + c] = rec[c] - p;
 			rec[c] = p;
 		}
-		dw->mark[i] = 0;
+		dw->mark[i >> 3] = 0;
 	}
 	return 0;
 }
@@ -378,7 +385,7 @@ static int take_delta(const lin_state *L, struct lin_dwork *dw, lin_dshard *sh, 
 			uint32_t nt = hi > from; /* lists: the bias, when the shard has examples in the round */ \
 			if (mark) {                                                                              \
 				touched[0] = 0;                                                                      \
-				mark[0] = (uint8_t)nt;                                                               \
+				mark[0] = (uint8_t)nt; /* (bit 0) */                                                 \
 			}                                                                                        \
 			float lr = 0;                                                                            \
 			for (uint64_t i = from; i < hi; i++) {                                                   \
@@ -395,9 +402,10 @@ static int take_delta(const lin_state *L, struct lin_dwork *dw, lin_dshard *sh, 
 				if (mark)                                                                            \
 					for (uint32_t j = 0; j < nnz; j++) {                                             \
 						const uint32_t id = ids[j];                                                  \
+						const uint8_t m = mark[id >> 3], bit = (uint8_t)(1u << (id & 7));            \
 						touched[nt] = id;                                                            \
-						nt += !mark[id];                                                             \
-						mark[id] = 1;                                                                \
+						nt += !(m & bit);                                                            \
+						mark[id >> 3] = m | bit;                                                     \
 					}                                                                                \
 				const float wt = wts ? wts[r] : 1.0f;                                                \
 				wsum += wt;                                                                          \
@@ -484,9 +492,17 @@ int lin_det_share(hog_engine *e, eng_worker *ew, int epoch)
 			const lin_dshard *sh = &det->sh[s];
 			for (uint64_t k = sh->boff[b]; k < sh->boff[b + 1]; k++) {
 				const uint32_t i = sh->ids[k] & ~DET_L1_ZEROED;
+				if (k + DET_AHEAD < sh->boff[b + 1]) {
+					const uint32_t a = sh->ids[k + DET_AHEAD] & ~DET_L1_ZEROED;
+					__builtin_prefetch((const void *)(P + (size_t)a * S), 1);
+					__builtin_prefetch(f ? (const void *)&f[a] : (const void *)&cnt[a]);
+					if (U)
+						__builtin_prefetch(&U[a], 1);
+				}
 				_Atomic float *rec = P + (size_t)i * S;
 				const float p = ald(&rec[0]);
-				merge_one(rec, sh->d + k * S, S, i, f, cnt[i]);
+				/* (the count only where it is read: with the factors, a feature's is a miss for nothing) */
+				merge_one(rec, sh->d + k * S, S, i, f, f && i ? 0 : cnt[i]);
 				if (U) /* (each shard's step: together the round's change, at the round's clock) */
 					avg_add(&U[i], p, ald(&rec[0]), (double)clk);
 			}

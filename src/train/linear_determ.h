@@ -45,7 +45,7 @@ struct lin_det {
 struct lin_dwork {
 	uint32_t s0, s1;            /* its shards: [s0, s1), a run (eng_share(S, id, T)) */
 	float *rec;                 /* D x stride: the private copy */
-	uint8_t *mark;              /* lists: D, touched by the shard running */
+	uint8_t *mark;              /* lists: D bits, touched by the shard running */
 	uint32_t *touched;          /* lists: the touched coordinates, in first-touch order (D + 1) */
 	uint32_t *rows;             /* the worker's rows (data set row numbers) */
 	uint32_t *items;            /* copied shard: 0..n-1; in place: NULL (rows) */

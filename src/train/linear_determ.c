@@ -292,7 +292,7 @@ static inline int rec_changed(const float *rec, const _Atomic float *P, uint32_t
 }
 
 /* Lists: how far ahead the passes over a list ask for its coordinates' lines */
-#define DET_AHEAD 16
+#define DET_AHEAD 48
 
 /* Lists: the shard's delta from the private copy (the coordinates it changed,
  * bucketed), and the copy's touched coordinates put back to the round's model. */
@@ -336,6 +336,10 @@ static int take_delta(const lin_state *L, struct lin_dwork *dw, lin_dshard *sh, 
 	const int l1 = L->l1 != NULL;
 	for (uint32_t k = 0; k < m; k++) {
 		const uint32_t i = dw->touched[k];
+		if (k + DET_AHEAD < m) { /* (a long list's lines are gone again by now) */
+			__builtin_prefetch(dw->rec + (size_t)dw->touched[k + DET_AHEAD] * S, 1);
+			__builtin_prefetch((const void *)(L->P + (size_t)dw->touched[k + DET_AHEAD] * S));
+		}
 		const uint64_t at = fill[i % DET_BUCKETS]++;
 		float *rec = dw->rec + (size_t)i * S;
 		const _Atomic float *P = L->P + (size_t)i * S;

@@ -554,6 +554,9 @@ typedef struct hog_train_result {
 	int damped;                /**< buffered and replica with sgd: features whose change a flush
 	                                scales down, where the workers' changes together would
 	                                overshoot (the merge factor; the bias not counted) */
+	int prefetch;              /**< linear: 1 when the kernel asked for each example's
+	                                regularizer and average ahead, a tenth of the nonzeros or
+	                                more falling beyond what the L2 cache holds */
 } hog_train_result;
 
 /** Trains the model o->model names: linear on sparse sets (binary or regression

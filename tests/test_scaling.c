@@ -500,6 +500,49 @@ static void test_prefetch_rule(void)
 	CU_ASSERT_EQUAL(lin_prefetch_state(cnt, key, D, 5 * D, D - D / 20), 0);
 }
 
+/* Asking for the state ahead changes no bit of any model: every kernel that
+ * prefetches (serial with the sums, lockfree's and buffered's time stamps,
+ * replica, deterministic's lists), on a machine whose L2 holds 4 KB (so the
+ * rule turns it on) against one whose L2 holds 64 MB (off). */
+static void test_prefetch_same_model(void)
+{
+	static const char *small = "package:1 l2:1(size=4096) core:2 pu:1",
+	                  *big = "package:1 l2:1(size=67108864) core:2 pu:1";
+	hog_gen_opts g = { .kind = HOG_KIND_SPARSE, .seed = 9, .examples = 4000, .features = 6000,
+	                   .nnz_per_example = 20, .noise = 0.02 };
+	hog_err err = { 0 };
+	hog_data *d = gen_loaded(&g, "prefetch.lmdb");
+	const struct {
+		enum hog_mode mode;
+		int threads, avg;
+	} runs[] = { { HOG_MODE_SERIAL, 1, 1 },   { HOG_MODE_SERIAL, 1, 0 },        { HOG_MODE_LOCKFREE, 1, 1 },
+	             { HOG_MODE_BUFFERED, 1, 1 }, { HOG_MODE_REPLICA, 1, 1 },       { HOG_MODE_DETERMINISTIC, 2, 1 } };
+	for (size_t i = 0; d && i < sizeof runs / sizeof *runs; i++) {
+		hog_model *m[2] = { NULL, NULL };
+		for (int k = 0; k < 2; k++) {
+			hog_train_opts o;
+			serial_opts(&o, HOG_RULE_SGD, runs[i].avg);
+			o.mode = runs[i].mode;
+			o.threads = runs[i].threads;
+			o.linear.det_dense = -1; /* (deterministic: the lists, the path that prefetches) */
+			o.topology = k ? big : small;
+			hog_train_result res;
+			const int rc = hog_train(d, NULL, &o, &m[k], &res, &err);
+			if (rc == HOG_ENOTSUP && !strcmp(hog_topo_backend(), "none")) {
+				hog_data_free(d);
+				return; /* (no hwloc: no synthetic machines) */
+			}
+			CU_ASSERT_EQUAL_FATAL(rc, 0);
+			CU_ASSERT_EQUAL(res.prefetch, !k);
+		}
+		CU_ASSERT_EQUAL_FATAL(m[0]->dim, m[1]->dim);
+		CU_ASSERT(!memcmp(m[0]->params, m[1]->params, (m[0]->dim + 1) * m[0]->stride * sizeof(float)));
+		hog_model_free(m[0]);
+		hog_model_free(m[1]);
+	}
+	hog_data_free(d);
+}
+
 int test_scaling_register(void)
 {
 	CU_pSuite s = CU_add_suite("scaling", setup, teardown);
@@ -511,6 +554,7 @@ int test_scaling_register(void)
 	TU_ADD(s, test_common_cap);
 	TU_ADD(s, test_spread_layout);
 	TU_ADD(s, test_prefetch_rule);
+	TU_ADD(s, test_prefetch_same_model);
 	TU_ADD(s, test_auto_probe_width);
 	TU_ADD(s, test_sample_rows);
 	TU_ADD(s, test_auto_picks);

@@ -574,6 +574,7 @@ static void lin_report(const hog_engine *e, hog_train_result *res)
 	res->hot = L->hot_shown;
 	res->damped = L->damped;
 	res->node_replicas = L->node_replicas;
+	res->prefetch = L->ks.prefetch;
 }
 
 static int lin_restore(hog_engine *e, const hog_model *m)

@@ -28,8 +28,18 @@
  * ran 2.1-2.4x serial. 111,000 examples there (auto then chose replica, 2.04x
  * on the probe, buffered 1.79x), and 33 s of probing instead of 18: each of
  * the 24 probe runs sets up a model of 2 M features. The RCV1-shaped set's
- * 47,237 features still take the 16,384 of before. */
-#define PROBE_WIDTH 4
+ * 47,237 features still take the 16,384 of before.
+ *
+ * 16 times, not 4: on a set of 400,000 features (data gen --seed 4, 300,000
+ * rows of 71 nonzeros, 90/10) the 22,424-example sample of 4 chose serial in 3
+ * of 3 runs at 2 threads (replica 0.73-0.76x, buffered 0.91-0.96x on it),
+ * where the full set ran replica 1.3-1.4x serial and buffered 0.9-1.1x with a
+ * test set (averaging every epoch), 1.6-2x without (AMD EPYC VM): the epoch's
+ * two sweeps of replica's copy weighed as much as its updates. At 16 (89,696
+ * examples) it chose buffered, 2 of 2 (1.58x; replica 1.25x) -- better than
+ * serial, still not replica; the 2 M-feature set is then probed whole
+ * (269,763 examples): buffered 2 of 2, 36-37 s of probing. */
+#define PROBE_WIDTH 16
 #define PROBE_EPOCHS 2
 #define REPS 3
 

@@ -8,6 +8,8 @@
 #           not hogwild's own (numpy; skipped when /usr/bin/python3 lacks it)
 #   wide    2,000,000 features, 300,000 examples (a model wider than the examples
 #           between two flushes touch: what a whole-model flush costs)
+#   mid     400,000 features, 300,000 examples (wider than an L2, narrower than
+#           wide: where the modes' order changes; not in the default SETS)
 # The bound is bench/bound.c, a plain loop of logistic SGD written for the
 # benchmark, not hogwild's code: each thread a private model and a contiguous
 # share of a shuffled row order, nothing shared or merged, rows prefetched as
@@ -49,6 +51,7 @@ make_set() { # name -> $WORK/sc-NAME_tr.lmdb, _te.lmdb
 		"$H" data import -q --format libsvm "$WORK/sc-tfidf.txt" "$WORK/sc-$1.lmdb"
 		rm -f "$WORK/sc-tfidf.txt" ;;
 	wide) "$H" data gen -q --seed 3 --examples 300000 --features 2000000 "$WORK/sc-$1.lmdb" ;;
+	mid) "$H" data gen -q --seed 4 --examples 300000 --features 400000 "$WORK/sc-$1.lmdb" ;;
 	allrow)
 		make_set rcv1
 		dim=$("$H" data info "$WORK/sc-rcv1.lmdb" | awk '/features/ { print $2; exit }')
@@ -124,7 +127,7 @@ machine_header "$OUT" "Scaling: every mode against the no-sharing bound ($EPOCHS
 	echo "of serial. Sets (90/10 splits): rcv1 = \`data gen --seed 1\` ($EXAMPLES examples); zipf08 = \`data gen --seed 2"
 	echo "--zipf 0.8 --binary\`; allrow = rcv1 with a feature of value 0.5 added to every row; tfidf ="
 	echo "\`bench/gen_tfidf.py 400000 47236 4\` (numpy, not hogwild's generator); wide = \`data gen --seed 3 --examples"
-	echo "300000 --features 2000000\`."
+	echo "300000 --features 2000000\`; mid = \`data gen --seed 4 --examples 300000 --features 400000\`."
 	echo
 } >> "$OUT"
 for set in $SETS; do

@@ -30,16 +30,19 @@
  * the 24 probe runs sets up a model of 2 M features. The RCV1-shaped set's
  * 47,237 features still take the 16,384 of before.
  *
- * 16 times, not 4: on a set of 400,000 features (data gen --seed 4, 300,000
+ * 64 times, not 4: on a set of 400,000 features (data gen --seed 4, 300,000
  * rows of 71 nonzeros, 90/10) the 22,424-example sample of 4 chose serial in 3
  * of 3 runs at 2 threads (replica 0.73-0.76x, buffered 0.91-0.96x on it),
  * where the full set ran replica 1.3-1.4x serial and buffered 0.9-1.1x with a
- * test set (averaging every epoch), 1.6-2x without (AMD EPYC VM): the epoch's
- * two sweeps of replica's copy weighed as much as its updates. At 16 (89,696
- * examples) it chose buffered, 2 of 2 (1.58x; replica 1.25x) -- better than
- * serial, still not replica; the 2 M-feature set is then probed whole
- * (269,763 examples): buffered 2 of 2, 36-37 s of probing. */
-#define PROBE_WIDTH 16
+ * test set (averaging every epoch; AMD EPYC VM, bench/results/
+ * scaling-amd-mid-491a269.md): the epoch's two sweeps of replica's copy
+ * weighed as much as its updates. At 16 (89,696 examples) it chose buffered,
+ * 2 of 2 (1.58x; replica 1.25x); at 64 (the whole set, 269,763) replica, 2 of
+ * 2 (1.04x and 1.80x), in 26-28 s of probing. The 2 M-feature set is probed
+ * whole from 16 on (36-37 s, buffered as before); the RCV1-shaped set's probe
+ * grows from 16,384 examples to 42,469 (4.0 -> 5.5 s, replica either way, its
+ * probe 2.13x serial against 1.34x: nearer the full run's 2.4-2.6x). */
+#define PROBE_WIDTH 64
 #define PROBE_EPOCHS 2
 #define REPS 3
 

@@ -294,6 +294,15 @@ static inline int rec_changed(const float *rec, const _Atomic float *P, uint32_t
 /* Lists: how far ahead the passes over a list ask for its coordinates' lines */
 #define DET_AHEAD 48
 
+/* take_delta's passes: the lines of coordinate @p i in the copy and the model,
+ * asked for DET_AHEAD coordinates before they are read (a wide model's are
+ * misses, and a long list's are gone again by the second pass) */
+static inline void ask_delta(const lin_state *L, const struct lin_dwork *dw, uint32_t i, uint32_t S)
+{
+	__builtin_prefetch(dw->rec + (size_t)i * S, 1);
+	__builtin_prefetch((const void *)(L->P + (size_t)i * S));
+}
+
 /* Lists: the shard's delta from the private copy (the coordinates it changed,
  * bucketed), and the copy's touched coordinates put back to the round's model. */
 static int take_delta(const lin_state *L, struct lin_dwork *dw, lin_dshard *sh, uint32_t nt)
@@ -303,10 +312,8 @@ static int take_delta(const lin_state *L, struct lin_dwork *dw, lin_dshard *sh, 
 	uint32_t m = 0; /* the changed ones, moved to the front of touched */
 	for (uint32_t k = 0; k < nt; k++) {
 		const uint32_t i = dw->touched[k];
-		if (k + DET_AHEAD < nt) { /* (a wide model's coordinates are misses: ask early) */
-			__builtin_prefetch(dw->rec + (size_t)dw->touched[k + DET_AHEAD] * S, 1);
-			__builtin_prefetch((const void *)(L->P + (size_t)dw->touched[k + DET_AHEAD] * S));
-		}
+		if (k + DET_AHEAD < nt)
+			ask_delta(L, dw, dw->touched[k + DET_AHEAD], S);
 		if (rec_changed(dw->rec + (size_t)i * S, L->P + (size_t)i * S, S)) {
 			dw->touched[m++] = i;
 			fill[i % DET_BUCKETS]++;
@@ -336,10 +343,8 @@ static int take_delta(const lin_state *L, struct lin_dwork *dw, lin_dshard *sh, 
 	const int l1 = L->l1 != NULL;
 	for (uint32_t k = 0; k < m; k++) {
 		const uint32_t i = dw->touched[k];
-		if (k + DET_AHEAD < m) { /* (a long list's lines are gone again by now) */
-			__builtin_prefetch(dw->rec + (size_t)dw->touched[k + DET_AHEAD] * S, 1);
-			__builtin_prefetch((const void *)(L->P + (size_t)dw->touched[k + DET_AHEAD] * S));
-		}
+		if (k + DET_AHEAD < m)
+			ask_delta(L, dw, dw->touched[k + DET_AHEAD], S);
 		const uint64_t at = fill[i % DET_BUCKETS]++;
 		float *rec = dw->rec + (size_t)i * S;
 		const _Atomic float *P = L->P + (size_t)i * S;

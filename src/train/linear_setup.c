@@ -457,7 +457,8 @@ static int setup_features(hog_engine *e, lin_state *L)
 	/* a coordinate's state: its record (replica and buffered: a private one
 	 * too), the regularizer's factor, --average's word, --l1's threshold; the
 	 * L2 size when the topology does not say: the smallest in common use */
-	const size_t l2 = hog_topo_l2_bytes(e->topo) ? hog_topo_l2_bytes(e->topo) : 512u << 10;
+	size_t l2 = hog_topo_l2_bytes(e->topo);
+	l2 = l2 ? l2 : 512u << 10;
 	const uint64_t per = 4u * L->S * (e->o.mode == HOG_MODE_REPLICA || e->o.mode == HOG_MODE_BUFFERED ? 2 : 1) +
 	                     4 + (e->o.linear.average ? 8 : 0) + (L->l1 ? 4 : 0);
 	uint64_t nnz = 0;

@@ -134,10 +134,16 @@ if has replica16 && [ -x "$D/bin/hogwild-old" ]; then
 	done | tee "$O/replica16.txt" >>"$LOG"
 	say "replica16 done"
 fi
+# auto: --mode auto at every core on each scaling set already made (SETS), its
+# pick and its epochs' figures (run it after scaling, in a second call of this script)
 if has auto; then
 	BW=${BENCH_WORK:-/tmp/hogwild-device-bench}
-	timeout 90 "$H" train --data "$BW/sc-rcv1_tr.lmdb" --test "$BW/sc-rcv1_te.lmdb" --epochs 3 --mode auto \
-		--threads "$(nproc)" 2>&1 | grep -E '^hogwild|auto' >>"$LOG"
+	for s in ${SETS:-rcv1}; do
+		[ -f "$BW/sc-${s}_tr.lmdb" ] || continue
+		echo "auto on $s, $(nproc) threads:" >>"$LOG"
+		timeout 120 "$H" train --data "$BW/sc-${s}_tr.lmdb" --test "$BW/sc-${s}_te.lmdb" --epochs 3 --mode auto \
+			--threads "$(nproc)" 2>&1 | grep -E '^hogwild|auto|^ *[0-9]' >>"$LOG"
+	done
 	say "auto done"
 fi
 # determ (not in the default list): deterministic mode's models at 1, NPROC and

@@ -5,7 +5,7 @@
  * it (shared writes, flushes, barriers, averaging, progress) is what the
  * comparison measures.
  *
- *   bound DATA.lmdb THREADS EPOCHS [SEED [ORDER]]
+ *   bound DATA.lmdb THREADS EPOCHS [SEED [ORDER [WORK]]]
  *
  * ORDER: rows (default: every epoch visits the thread's share in a new shuffled
  * order), none (the data set's order) or chunk:C (the thread's share copied
@@ -16,6 +16,16 @@
  * thread first-touches its own model and prefetches the rows it will visit
  * next (a random row is a cache miss otherwise). The data set is read with hogwild's
  * loader (libhogwild); the loop below is the benchmark's.
+ *
+ * WORK: plain (default: w -= lr g x, nothing else) or avg, the work hogwild's
+ * defaults do beyond it, written here as plain loops: a bias, the per-touch l2
+ * of hogwild's default --l2 1e-6 (l2 n / d_v for a feature in d_v rows, capped
+ * at 1 / lr), and --average's sum of position x change per coordinate in a
+ * double (the suffix average is w - U / N at the epoch's end): the ceiling of
+ * serial with its default options, beside the plain loop's. avg+pf: the same,
+ * each example's l2 factors and sums asked for before its margin is read (on a
+ * model past the caches three misses a nonzero overlap; on one that fits the
+ * prefetches cost time): the better of the two is the ceiling.
  *
  * Prints one line per epoch, "epoch E seconds S loss L" (L: the progressive
  * logistic loss, a sanity check, not a figure to compare), and last
@@ -84,13 +94,18 @@ static int cmp_d(const void *a, const void *b)
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
-		fprintf(stderr, "usage: bound DATA.lmdb THREADS EPOCHS [SEED [rows|none|chunk:C]]\n");
+		fprintf(stderr, "usage: bound DATA.lmdb THREADS EPOCHS [SEED [rows|none|chunk:C [plain|avg|avg+pf]]]\n");
 		return 2;
 	}
 	const int T = atoi(argv[2]), E = atoi(argv[3]);
 	const uint64_t seed = argc > 4 ? strtoull(argv[4], NULL, 10) : 1;
 	const int shuffled = !(argc > 5 && !strcmp(argv[5], "none"));
 	const uint64_t chunk = argc > 5 && !strncmp(argv[5], "chunk:", 6) ? strtoull(argv[5] + 6, NULL, 10) : 0;
+	const int pf = argc > 6 && !strcmp(argv[6], "avg+pf"), avg = pf || (argc > 6 && !strcmp(argv[6], "avg"));
+	if (argc > 6 && !avg && strcmp(argv[6], "plain")) {
+		fprintf(stderr, "bound: WORK is plain, avg or avg+pf, not %s\n", argv[6]);
+		return 2;
+	}
 	if (T < 1 || E < 1) {
 		fprintf(stderr, "bound: THREADS and EPOCHS must be at least 1\n");
 		return 2;
@@ -121,6 +136,22 @@ int main(int argc, char **argv)
 	if (shuffled)
 		shuffle(perm, d->n, seed);
 	const uint64_t D = d->dim;
+	/* avg: each feature's per-touch l2 (hogwild's default --l2 1e-6) */
+	float *reg = avg ? calloc(D ? D : 1, sizeof *reg) : NULL;
+	if (avg) {
+		uint64_t *cnt = calloc(D ? D : 1, sizeof *cnt);
+		if (!reg || !cnt) {
+			fprintf(stderr, "bound: out of memory\n");
+			return 1;
+		}
+		for (uint64_t p = 0; p < d->nnz; p++)
+			cnt[d->ids[p]]++;
+		for (uint64_t v = 0; v < D; v++) {
+			const double g = cnt[v] ? 1e-6 * (double)d->n / (double)cnt[v] : 0;
+			reg[v] = (float)(g < 1.0 / lr0 ? g : 1.0 / lr0);
+		}
+		free(cnt);
+	}
 	omp_set_dynamic(0);
 #pragma omp parallel num_threads(T)
 	{
@@ -131,6 +162,13 @@ int main(int argc, char **argv)
 		if (!w || !order)
 			abort();
 		memset(w, 0, (D ? D : 1) * sizeof *w); /* first touch: this thread's memory */
+		/* avg: the thread's own copy of the l2 factors, its sums and its bias */
+		float *rg = avg ? rows_alloc((D ? D : 1) * sizeof *rg) : NULL, bias = 0;
+		double *U = avg ? rows_alloc((D ? D : 1) * sizeof *U) : NULL, Ub = 0;
+		if (avg && (!rg || !U))
+			abort();
+		if (avg)
+			memcpy(rg, reg, (D ? D : 1) * sizeof *rg);
 		/* chunk:C: the share copied in the shuffled order, then read in place */
 		const uint64_t *offs = d->offsets;
 		const uint32_t *sids = d->ids;
@@ -173,6 +211,10 @@ int main(int argc, char **argv)
 					shuffle(order, b - a, seed ^ ((uint64_t)ep << 20) ^ (uint64_t)k);
 			}
 			const float lr = (float)(lr0 * pow(0.9, ep));
+			if (avg) { /* each epoch's average starts afresh, as hogwild's */
+				memset(U, 0, (D ? D : 1) * sizeof *U);
+				Ub = 0;
+			}
 #pragma omp barrier
 			double t0 = now(), l = 0;
 			for (uint64_t i = 0; i < b - a; i++) {
@@ -192,14 +234,32 @@ int main(int argc, char **argv)
 				const uint32_t *ids = sids + lo;
 				const float *xs = svals ? svals + lo : NULL;
 				const float y = slab[r];
-				float m = 0;
+				float m = bias;
+				if (pf)
+					for (uint64_t j = 0; j < hi - lo; j++) {
+						__builtin_prefetch(&rg[ids[j]]);
+						__builtin_prefetch(&U[ids[j]], 1);
+					}
 				for (uint64_t j = 0; j < hi - lo; j++)
 					m += w[ids[j]] * (xs ? xs[j] : 1.0f);
 				const float z = y * m;
 				l += z > 0 ? log1pf(expf(-z)) : -z + log1pf(expf(z));
 				const float g = -y / (1.0f + expf(z)) * lr;
-				for (uint64_t j = 0; j < hi - lo; j++)
-					w[ids[j]] -= g * (xs ? xs[j] : 1.0f);
+				if (!avg) {
+					for (uint64_t j = 0; j < hi - lo; j++)
+						w[ids[j]] -= g * (xs ? xs[j] : 1.0f);
+					continue;
+				}
+				const double c = (double)i; /* the example's position in the thread's epoch */
+				const float nb = bias - g;
+				Ub += c * ((double)nb - (double)bias);
+				bias = nb;
+				for (uint64_t j = 0; j < hi - lo; j++) {
+					const uint32_t v = ids[j];
+					const float wo = w[v], wn = wo - (g * (xs ? xs[j] : 1.0f) + lr * rg[v] * wo);
+					w[v] = wn;
+					U[v] += c * ((double)wn - (double)wo);
+				}
 			}
 #pragma omp barrier
 #pragma omp critical
@@ -207,8 +267,12 @@ int main(int argc, char **argv)
 #pragma omp master
 			secs[ep] = now() - t0;
 		}
+		if (avg && !(Ub == Ub && U[0] == U[0])) /* (the sums are read: the compiler keeps them) */
+			abort();
 		free(order);
 		free(w);
+		free(rg);
+		free(U);
 		free(corder);
 		if (nch) {
 			free((void *)offs);
@@ -222,6 +286,7 @@ int main(int argc, char **argv)
 	const int from = E >= 3 ? 1 : 0, n = E - from;
 	qsort(secs + from, (size_t)n, sizeof *secs, cmp_d);
 	printf("median_s_per_epoch %.6f\n", n % 2 ? secs[from + n / 2] : (secs[from + n / 2 - 1] + secs[from + n / 2]) / 2);
+	free(reg);
 	free(perm);
 	free(secs);
 	free(loss);

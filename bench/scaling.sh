@@ -13,7 +13,11 @@
 # The bound is bench/bound.c, a plain loop of logistic SGD written for the
 # benchmark, not hogwild's code: each thread a private model and a contiguous
 # share of a shuffled row order, nothing shared or merged, rows prefetched as
-# hogwild does. At 1 thread it is the ceiling serial is measured against.
+# hogwild does. At 1 thread it is the ceiling serial is measured against. With
+# AVERAGE=on two more rows at 1 thread, bound-avg and bound-avg+pf: the same
+# plain loop doing what serial does by default beyond plain SGD (a bias, the
+# default l2, --average's sums; +pf asks for the sums ahead), and a line per
+# set: serial's share of the faster of them, round by round.
 # A round runs serial, the bound at every thread count and every mode on the same
 # set with the same --seed; REPEAT (5) rounds, EPOCHS (5) epochs a run. Every
 # figure is seconds per epoch over epochs 2.. (the median of a run's epochs;
@@ -75,8 +79,8 @@ epoch_median() {
 run() {
 	set=$1
 	shift
-	if [ "$1" = bound ]; then
-		OMP_PROC_BIND=true OMP_PLACES=cores "$WORK/bound" "$WORK/sc-${set}_tr.lmdb" "$2" "$EPOCHS" "$4" "$BOUND_ORDER" 2>/dev/null |
+	if [ "$1" = bound ]; then # bound T WORK --seed R
+		OMP_PROC_BIND=true OMP_PLACES=cores "$WORK/bound" "$WORK/sc-${set}_tr.lmdb" "$2" "$EPOCHS" "$5" "$BOUND_ORDER" "$3" 2>/dev/null |
 			awk '$1 == "epoch" { print $2, $4 }' | epoch_median | awk '{ print $1, "nan", $1 }'
 		return
 	fi
@@ -96,8 +100,14 @@ run() {
 
 cells() {
 	echo "serial:1:--mode serial"
+	# with --average: serial's like-for-like ceiling too, a plain loop doing the
+	# same bias, l2 and average (bench/bound.c avg, and avg+pf which prefetches)
+	if [ "$AVERAGE" = on ]; then
+		echo "bound-avg:1:bound 1 avg"
+		echo "bound-avg+pf:1:bound 1 avg+pf"
+	fi
 	for t in $THREADS; do
-		echo "bound:$t:bound $t"
+		echo "bound:$t:bound $t plain"
 		for m in $MODES; do
 			# default: no --mode, the mode train picks from the set's header
 			if [ "$m" = default ]; then echo "default:$t:--threads $t"; else echo "$m:$t:--mode $m --threads $t"; fi
@@ -172,6 +182,15 @@ for set in $SETS; do
 					$11 == "nan" ? "-" : sprintf("%.0f%% / %.0f%%", 100 * $11, 100 * $12) }'
 		done < "$WORK/sc-cells"
 		echo
+		# serial against the faster of the same-work plain loops, round by round
+		awk '$1 == "serial" { s[$3] = $4 } $1 ~ /^bound-avg/ && $4 > 0 && (!($3 in b) || $4 < b[$3]) { b[$3] = $4 }
+			END { for (r in s) if ((r in b) && s[r] > 0) print b[r] / s[r] }' "$WORK/sc-$set.raw" > "$WORK/sc-ratios"
+		if [ -s "$WORK/sc-ratios" ]; then
+			echo "Serial against a plain loop doing the same work (bias, l2, --average's sums; the faster of bound-avg"
+			echo "and bound-avg+pf in each round): $(median < "$WORK/sc-ratios" | awk '{ printf "%.0f%%", 100 * $1 }') (median),"
+			echo "$(sort -g "$WORK/sc-ratios" | head -1 | awk '{ printf "%.0f%%", 100 * $1 }') (minimum over the rounds)."
+			echo
+		fi
 	} >> "$OUT"
 done
 cat "$OUT"

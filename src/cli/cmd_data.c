@@ -247,9 +247,10 @@ static const char import_usage[] =
 	"a temporary file and renamed into place when complete. Malformed input is\n"
 	"reported as FILE:LINE:COLUMN and leaves nothing behind.\n"
 	"\n"
-	"  -f, --format FMT      libsvm | csv | ratings | idx | vw (required; idx takes\n"
-	"                        the image file, then the label file; vw: Vowpal\n"
-	"                        Wabbit's text, names hashed as VW hashes them)\n"
+	"  -f, --format FMT      libsvm | csv | ratings | idx | vw (required: without\n"
+	"                        it the refusal says what IN's first line reads as;\n"
+	"                        idx takes the image file, then the label file; vw:\n"
+	"                        Vowpal Wabbit's text, names hashed as VW hashes them)\n"
 	"  -t, --task TASK       binary | multiclass | regression (default: from the\n"
 	"                        labels: binary for {0,1} or {-1,1}, multiclass for\n"
 	"                        integers below 100, or below 1000 with 20 examples\n"
@@ -398,8 +399,14 @@ static int data_import(int argc, char **argv)
 		return cli_usage_error(cmd, U, o.format == HOG_FORMAT_IDX ? "--no-label applies to --format libsvm, csv "
 		                       "and ratings (idx takes a label file)" : "--no-label: there is no label column to "
 		                       "choose (--label-col)");
-	if (!o.format)
+	if (!o.format) { /* (with what the first input looks like, when it says) */
+		char what[96];
+		const char *g = npos ? cli_import_guess(argv[optind], what, sizeof what) : NULL;
+		if (g)
+			return cli_usage_error(cmd, U, "--format is required: %s begins with %s, which reads as --format %s",
+			                       argv[optind], what, g);
 		return cli_usage_error(cmd, U, "--format is required");
+	}
 	if (npos < 2)
 		return cli_usage_error(cmd, U, npos ? "no output file given (the last operand is the output)"
 		                                    : "no input and output files given");

@@ -1,0 +1,92 @@
+/* What `data import` says when --format is missing: the first input's first
+ * bytes read for what they look like, so that the refusal names the format to
+ * give. Only a hint: a set imported in a format guessed wrong (ratings read as
+ * a CSV of features, say) would be a wrong data set that trains anyway. */
+#include "cli/cmd_data.h"
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+/* 1 when the @p n bytes at @p t are "INDEX:" and something after it */
+static int is_pair(const char *t, size_t n)
+{
+	size_t i = 0;
+	while (i < n && isdigit((unsigned char)t[i]))
+		i++;
+	return i > 0 && i + 1 < n && t[i] == ':';
+}
+
+/* 1 when @p s holds @p w, whatever its case */
+static int has_word(const char *s, const char *w)
+{
+	for (size_t n = strlen(w); *s; s++)
+		if (!strncasecmp(s, w, n))
+			return 1;
+	return 0;
+}
+
+const char *cli_import_guess(const char *path, char *what, size_t size)
+{
+	struct stat st;
+	if (!path || !strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode))
+		return NULL; /* (a pipe read here would be read no more) */
+	gzFile f = gzopen(path, "rb"); /* (plain files read as they are) */
+	if (!f)
+		return NULL;
+	char buf[4096];
+	int n = gzread(f, buf, sizeof buf - 1);
+	gzclose(f);
+	if (n < 4)
+		return NULL;
+	buf[n] = 0;
+	if (!buf[0] && !buf[1] && buf[2] == 8 && buf[3] >= 1 && buf[3] <= 3) {
+		snprintf(what, size, "an IDX header (unsigned bytes, %d dimension%s)", buf[3], buf[3] > 1 ? "s" : "");
+		return "idx (the images, then their labels' file, then the output)";
+	}
+	if (memchr(buf, 0, (size_t)n))
+		return NULL; /* (binary, and not IDX) */
+	char *line = NULL; /* the first line with something on it, not a comment */
+	for (char *p = buf; *p;) {
+		char *nl = strchr(p, '\n'), *e = nl ? nl : p + strlen(p), *t = p;
+		while (t < e && isspace((unsigned char)*t))
+			t++;
+		while (e > t && isspace((unsigned char)e[-1]))
+			e--;
+		if (t < e && *t != '#') {
+			*e = 0;
+			line = t;
+			break;
+		}
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	if (!line)
+		return NULL;
+	char *hash = strchr(line, '#'); /* (LIBSVM's trailing comments) */
+	snprintf(what, size, "'%.48s%s'", line, strlen(line) > 48 ? "..." : "");
+	if (strchr(line, '|'))
+		return "vw";
+	if (hash)
+		*hash = 0;
+	size_t tok = 0, pairs = 0;
+	for (char *p = line; *p;) {
+		while (*p && isspace((unsigned char)*p))
+			p++;
+		char *t = p;
+		while (*p && !isspace((unsigned char)*p))
+			p++;
+		if (p > t && tok++ > 0)
+			pairs += is_pair(t, (size_t)(p - t)) || !strncmp(t, "qid:", 4);
+	}
+	if (tok >= 2 && pairs == tok - 1)
+		return "libsvm";
+	if (strpbrk(line, ",;\t")) {
+		if (has_word(line, "user") && (has_word(line, "item") || has_word(line, "movie")) && has_word(line, "rating"))
+			return "ratings --header";
+		return "csv (or --format ratings, if its rows are user, item, rating)";
+	}
+	return NULL;
+}

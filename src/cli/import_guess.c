@@ -85,7 +85,7 @@ const char *cli_import_guess(const char *path, char *what, size_t size)
 		return "libsvm";
 	if (strpbrk(line, ",;\t")) {
 		if (has_word(line, "user") && (has_word(line, "item") || has_word(line, "movie")) && has_word(line, "rating"))
-			return "ratings --header";
+			return "ratings (its header line is found and skipped)";
 		return "csv (or --format ratings, if its rows are user, item, rating)";
 	}
 	return NULL;

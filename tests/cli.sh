@@ -159,6 +159,14 @@ check_grep "data import: ... reads as idx" "$ERR" "an IDX header \\(unsigned byt
 printf 'hello world\n' >"$T/guess.txt"
 check "data import: text of no format without --format" 2 "$H" data import "$T/guess.txt" "$T/x.lmdb"
 check_grep "data import: ... no guess offered" "$ERR" "^hogwild data import: --format is required$"
+check "train: a LIBSVM text file as --data" 1 "$H" train --data "$T/small.txt"
+check_grep "train: ... how to make a data set of it" "$ERR" \
+	'small.txt begins with .*, which `data import --format libsvm` reads: make a data set of it first \(hogwild data import --format libsvm .*small.txt OUT.lmdb\)$'
+check "data info: a gzip'd IDX file" 1 "$H" data info "$T/guess-idx1.gz"
+check_grep "data info: ... how to make a data set of it" "$ERR" \
+	'guess-idx1.gz begins with an IDX header \(unsigned bytes, 1 dimension\): make a data set of the images and their labels first'
+check "data info: a text file of no format" 1 "$H" data info "$T/guess.txt"
+check_true "data info: ... no hint" test "$(wc -l <"$ERR")" -eq 1
 check "data import: standard input without --format" 2 sh -c '"$0" data import - "$1" <"$2"' "$H" "$T/x.lmdb" "$T/small.txt"
 check_grep "data import: ... is not read for a hint" "$ERR" "^hogwild data import: --format is required$"
 check "data import: one operand only" 2 "$H" data import --format libsvm "$T/small.txt"

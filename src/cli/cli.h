@@ -107,6 +107,13 @@ int cli_split_overlap(const char *cmd, const char *an, const char *ax, const cha
  * HOGWILD_MEMORY (bytes, or with K, M or G) when set; 0 when none is known. What it
  * came from goes into @p why (may be NULL). */
 uint64_t cli_mem_available(char *why, size_t size);
+/** What the first bytes of file @p path look like (quoted into @p what) and the
+ * `data import --format` they read as (with *@p note, a remark to print after
+ * it, "" when none), or NULL: nothing to go by, or not a regular file (a pipe
+ * is not read). For the refusal of an import without --format and of a text
+ * file given where a data set is wanted; a hint, never acted on
+ * (import_guess.c). */
+const char *cli_import_guess(const char *path, char *what, size_t size, const char **note);
 /** A data set's size decoded in memory (hog_data_load()'s arrays). */
 uint64_t cli_data_bytes(const hog_meta *m);
 /** The automatic rule: 1 (and a note on standard error naming @p path and the

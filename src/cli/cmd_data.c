@@ -401,10 +401,10 @@ static int data_import(int argc, char **argv)
 		                       "choose (--label-col)");
 	if (!o.format) { /* (with what the first input looks like, when it says) */
 		char what[96];
-		const char *g = npos ? cli_import_guess(argv[optind], what, sizeof what) : NULL;
+		const char *note, *g = npos ? cli_import_guess(argv[optind], what, sizeof what, &note) : NULL;
 		if (g)
-			return cli_usage_error(cmd, U, "--format is required: %s begins with %s, which reads as --format %s",
-			                       argv[optind], what, g);
+			return cli_usage_error(cmd, U, "--format is required: %s begins with %s, which reads as --format %s%s",
+			                       argv[optind], what, g, note);
 		return cli_usage_error(cmd, U, "--format is required");
 	}
 	if (npos < 2)

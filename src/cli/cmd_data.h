@@ -2,7 +2,6 @@
  * split, export and the dispatch) and cmd_data_info.c (info). */
 #ifndef HOG_CLI_CMD_DATA_H
 #define HOG_CLI_CMD_DATA_H
-#include <stddef.h>
 #include <stdint.h>
 
 typedef unsigned long long ull;
@@ -20,11 +19,6 @@ int data_opt_error(const char *cmd, const char *usage, int c, char **argv);
 /* Strict whole numbers in [lo, hi]; returns 0 or 2 after printing the usage. */
 int data_u64(const char *cmd, const char *usage, const char *opt, const char *s, uint64_t lo,
              uint64_t hi, uint64_t *out);
-
-/* For a `data import` without --format: what the first bytes of input @p path
- * look like (into @p what) and the --format they read as, or NULL (nothing to
- * go by, or not a regular file). import_guess.c. */
-const char *cli_import_guess(const char *path, char *what, size_t size);
 
 /* hogwild data info */
 int data_info(int argc, char **argv);

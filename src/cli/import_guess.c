@@ -2,7 +2,7 @@
  * bytes read for what they look like, so that the refusal names the format to
  * give. Only a hint: a set imported in a format guessed wrong (ratings read as
  * a CSV of features, say) would be a wrong data set that trains anyway. */
-#include "cli/cmd_data.h"
+#include "cli/cli.h"
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,8 +27,9 @@ static int has_word(const char *s, const char *w)
 	return 0;
 }
 
-const char *cli_import_guess(const char *path, char *what, size_t size)
+const char *cli_import_guess(const char *path, char *what, size_t size, const char **note)
 {
+	*note = "";
 	struct stat st;
 	if (!path || !strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode))
 		return NULL; /* (a pipe read here would be read no more) */
@@ -43,7 +44,8 @@ const char *cli_import_guess(const char *path, char *what, size_t size)
 	buf[n] = 0;
 	if (!buf[0] && !buf[1] && buf[2] == 8 && buf[3] >= 1 && buf[3] <= 3) {
 		snprintf(what, size, "an IDX header (unsigned bytes, %d dimension%s)", buf[3], buf[3] > 1 ? "s" : "");
-		return "idx (the images, then their labels' file, then the output)";
+		*note = " (the images, then their labels' file, then the output)";
+		return "idx";
 	}
 	if (memchr(buf, 0, (size_t)n))
 		return NULL; /* (binary, and not IDX) */
@@ -84,9 +86,12 @@ const char *cli_import_guess(const char *path, char *what, size_t size)
 	if (tok >= 2 && pairs == tok - 1)
 		return "libsvm";
 	if (strpbrk(line, ",;\t")) {
-		if (has_word(line, "user") && (has_word(line, "item") || has_word(line, "movie")) && has_word(line, "rating"))
-			return "ratings (its header line is found and skipped)";
-		return "csv (or --format ratings, if its rows are user, item, rating)";
+		if (has_word(line, "user") && (has_word(line, "item") || has_word(line, "movie")) && has_word(line, "rating")) {
+			*note = " (its header line is found and skipped)";
+			return "ratings";
+		}
+		*note = " (or --format ratings, if its rows are user, item, rating)";
+		return "csv";
 	}
 	return NULL;
 }

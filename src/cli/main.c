@@ -60,12 +60,33 @@ int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+/* After "PATH: not an LMDB file" (the store's refusal): where PATH is text of
+ * a format `data import` reads, how to make a data set of it. */
+static void not_lmdb_hint(const hog_err *err, int rc)
+{
+	static const char tail[] = ": not an LMDB file, so not a hogwild data set";
+	const char *at = err && rc == HOG_EFORMAT ? strstr(err->msg, tail) : NULL;
+	char path[sizeof err->msg], what[96];
+	if (!at || at[sizeof tail - 1] || (size_t)(at - err->msg) >= sizeof path)
+		return;
+	memcpy(path, err->msg, (size_t)(at - err->msg));
+	path[at - err->msg] = 0;
+	const char *note, *g = cli_import_guess(path, what, sizeof what, &note);
+	if (g && !strcmp(g, "idx"))
+		fprintf(stderr, "hogwild: %s begins with %s: make a data set of the images and their labels first "
+		        "(hogwild data import --format idx IMAGES LABELS OUT.lmdb)\n", path, what);
+	else if (g)
+		fprintf(stderr, "hogwild: %s begins with %s, which `data import --format %s` reads%s: make a data set "
+		        "of it first (hogwild data import --format %s %s OUT.lmdb)\n", path, what, g, note, g, path);
+}
+
 int cli_fail(const hog_err *err, int rc)
 {
 	if (err && err->msg[0])
 		fprintf(stderr, "hogwild: %s\n", err->msg);
 	else
 		fprintf(stderr, "hogwild: %s\n", hog_strerror(rc));
+	not_lmdb_hint(err, rc);
 	return rc == HOG_ECONFIG ? EXIT_USAGE : 1;
 }
 

@@ -200,7 +200,14 @@ if has scaling; then
 		${BOUND_ORDER:+BOUND_ORDER="$BOUND_ORDER"} ${EXTRA:+EXTRA="$EXTRA"} \
 		${MODES:+MODES="$MODES"} ${EXAMPLES:+EXAMPLES="$EXAMPLES"} OUT="$O/scaling.md" \
 		timeout "${SCALE_LIMIT:-150}" sh bench/scaling.sh >/dev/null 2>>"$LOG"
-	say "scaling rc=$?"
+	rc=$?
+	say "scaling rc=$rc"
+	if [ "$rc" = 124 ]; then # stopped inside a set: the tables of the rounds it finished
+		env BENCH_WORK="$BW" BOUND_BIN="$D/bin/bound" CACHELINE_BIN="$D/bin/cacheline" THREADS="${THREADS:-1 2 4 8 16}" \
+			SETS="${SETS:-rcv1}" MODES="${MODES:-}" EPOCHS="${EPOCHS:-3}" TABLES_ONLY=1 OUT="$O/scaling-partial.md" \
+			timeout 30 sh bench/scaling.sh >/dev/null 2>>"$LOG"
+		say "scaling tables of the finished rounds: scaling-partial.md"
+	fi
 	cp "$BW"/sc-*.raw "$O/" 2>/dev/null
 fi
 say "end"

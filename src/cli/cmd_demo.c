@@ -144,7 +144,8 @@ int cmd_demo(int argc, char **argv)
 		       "       atomic = CAS per coordinate; striped = a lock per 64 coordinates;\n"
 		       "       locked = one global lock.\n"
 		       "train without --mode takes the model's fastest measured mode (linear:\n"
-		       "buffered, mf: grid, mlp: lockfree); --mode lockfree is plain Hogwild!.\n",
+		       "replica on a narrow model like this one, buffered on a wide one; mf:\n"
+		       "grid; mlp: lockfree); --mode lockfree is plain Hogwild!.\n",
 		       csv, json, plot);
 	return rc;
 }

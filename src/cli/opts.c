@@ -29,8 +29,8 @@ const cli_opt cli_opts[] = {
 	  "averaged in every K examples; replica: every coordinate in a private replica per worker, merged every "
 	  "K examples; deterministic: a fixed count of logical shards merged in a fixed order, the same model "
 	  "bit for bit for any --threads; auto: probe the model's modes on a sample, take the fastest that reaches serial's loss) "
-	  "(the model's fastest measured mode: linear buffered, lockfree with adarevision or --delay; mf grid; "
-	  "mlp lockfree)" },
+	  "(the model's fastest measured mode: linear replica on a narrow model, buffered on a wide one (train "
+	  "says which), lockfree with adarevision or --delay; mf grid; mlp lockfree)" },
 	{ "modes", 0, REQ, OPT_MODES, CLI_COMPARE, 0, 0, COND_NONE, "LIST",
 	  "comma-separated modes to run, out of {MODES} (every mode the model takes); a serial run is always "
 	  "made first, as the reference" },

@@ -69,6 +69,9 @@ const char *cli_import_guess(const char *path, char *what, size_t size, const ch
 		return NULL;
 	char *hash = strchr(line, '#'); /* (LIBSVM's trailing comments) */
 	snprintf(what, size, "'%.48s%s'", line, strlen(line) > 48 ? "..." : "");
+	for (char *q = what; *q; q++) /* (a control byte would act on the terminal) */
+		if (((unsigned char)*q < 0x20 && *q != '\t') || *q == 0x7f)
+			*q = '?';
 	if (strchr(line, '|'))
 		return "vw";
 	if (hash)

@@ -195,17 +195,20 @@ if has scaling; then
 		[ "$b" -ge 1 ] && [ "$b" -lt "$n" ] && timeout 20 "$D/bin/cacheline" 0 "$b" 200000 3 2>&1 | tee -a "$LOG"
 	done
 	BW=${BENCH_WORK:-/tmp/hogwild-device-bench}
-	env BENCH_WORK="$BW" BOUND_BIN="$D/bin/bound" CACHELINE_BIN="$D/bin/cacheline" \
-		THREADS="${THREADS:-1 2 4 8 16}" SETS="${SETS:-rcv1}" REPEAT="${REPEAT:-1}" EPOCHS="${EPOCHS:-3}" \
-		${BOUND_ORDER:+BOUND_ORDER="$BOUND_ORDER"} ${EXTRA:+EXTRA="$EXTRA"} \
-		${MODES:+MODES="$MODES"} ${EXAMPLES:+EXAMPLES="$EXAMPLES"} OUT="$O/scaling.md" \
-		timeout "${SCALE_LIMIT:-150}" sh bench/scaling.sh >/dev/null 2>>"$LOG"
+	scaling() { # SECONDS VAR=VALUE...: bench/scaling.sh with this call's settings
+		lim=$1
+		shift
+		env BENCH_WORK="$BW" BOUND_BIN="$D/bin/bound" CACHELINE_BIN="$D/bin/cacheline" \
+			THREADS="${THREADS:-1 2 4 8 16}" SETS="${SETS:-rcv1}" REPEAT="${REPEAT:-1}" EPOCHS="${EPOCHS:-3}" \
+			${BOUND_ORDER:+BOUND_ORDER="$BOUND_ORDER"} ${EXTRA:+EXTRA="$EXTRA"} \
+			${MODES:+MODES="$MODES"} ${EXAMPLES:+EXAMPLES="$EXAMPLES"} "$@" \
+			timeout "$lim" sh bench/scaling.sh >/dev/null 2>>"$LOG"
+	}
+	scaling "${SCALE_LIMIT:-150}" OUT="$O/scaling.md"
 	rc=$?
 	say "scaling rc=$rc"
 	if [ "$rc" = 124 ]; then # stopped inside a set: the tables of the rounds it finished
-		env BENCH_WORK="$BW" BOUND_BIN="$D/bin/bound" CACHELINE_BIN="$D/bin/cacheline" THREADS="${THREADS:-1 2 4 8 16}" \
-			SETS="${SETS:-rcv1}" MODES="${MODES:-}" EPOCHS="${EPOCHS:-3}" TABLES_ONLY=1 OUT="$O/scaling-partial.md" \
-			timeout 30 sh bench/scaling.sh >/dev/null 2>>"$LOG"
+		scaling 30 TABLES_ONLY=1 OUT="$O/scaling-partial.md"
 		say "scaling tables of the finished rounds: scaling-partial.md"
 	fi
 	cp "$BW"/sc-*.raw "$O/" 2>/dev/null

@@ -18,15 +18,6 @@ static int is_pair(const char *t, size_t n)
 	return i > 0 && i + 1 < n && t[i] == ':';
 }
 
-/* 1 when @p s holds @p w, whatever its case */
-static int has_word(const char *s, const char *w)
-{
-	for (size_t n = strlen(w); *s; s++)
-		if (!strncasecmp(s, w, n))
-			return 1;
-	return 0;
-}
-
 const char *cli_import_guess(const char *path, char *what, size_t size, const char **note)
 {
 	*note = "";
@@ -89,7 +80,8 @@ const char *cli_import_guess(const char *path, char *what, size_t size, const ch
 	if (tok >= 2 && pairs == tok - 1)
 		return "libsvm";
 	if (strpbrk(line, ",;\t")) {
-		if (has_word(line, "user") && (has_word(line, "item") || has_word(line, "movie")) && has_word(line, "rating")) {
+		if (strcasestr(line, "user") && (strcasestr(line, "item") || strcasestr(line, "movie")) &&
+		    strcasestr(line, "rating")) {
 			*note = " (its header line is found and skipped)";
 			return "ratings";
 		}

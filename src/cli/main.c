@@ -1,6 +1,7 @@
 /* hogwild: the command-line front end. Dispatches to one file per subcommand and
  * holds the helpers they share (errors, number parsing, progress lines). */
 #include "cli/cli.h"
+#include "data/lmdb_check.h" /* HOG_NOT_LMDB */
 #include "sys/mpi.h"
 #include <errno.h>
 #include <getopt.h>
@@ -64,7 +65,7 @@ int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
  * a format `data import` reads, how to make a data set of it. */
 static void not_lmdb_hint(const hog_err *err, int rc)
 {
-	static const char tail[] = ": not an LMDB file, so not a hogwild data set";
+	static const char tail[] = HOG_NOT_LMDB;
 	const char *at = err && rc == HOG_EFORMAT ? strstr(err->msg, tail) : NULL;
 	char path[sizeof err->msg], what[96];
 	if (!at || at[sizeof tail - 1] || (size_t)(at - err->msg) >= sizeof path)

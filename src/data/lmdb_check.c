@@ -259,7 +259,7 @@ int hog_lmdb_check(const char *path, hog_err *err)
 	ssize_t got = pread(fd, m0, sizeof m0, 0);
 	if (got < 24 || meta_read(m0, &v0, &ps0, &main0, &last0, &tx0) != 0) {
 		close(fd);
-		return hog_err_set(err, HOG_EFORMAT, "%s: not an LMDB file, so not a hogwild data set", path);
+		return hog_err_set(err, HOG_EFORMAT, "%s" HOG_NOT_LMDB, path);
 	}
 	if (got < (ssize_t)sizeof m0) {
 		close(fd);

@@ -13,4 +13,9 @@
  * page and what is wrong; an errno value when the file cannot be read. */
 int hog_lmdb_check(const char *path, hog_err *err);
 
+/** What follows the path in the refusal of a file that is not LMDB at all
+ * (here and in the store's open); the CLI reads it to add how to import such
+ * a file (cli/main.c). */
+#define HOG_NOT_LMDB ": not an LMDB file, so not a hogwild data set"
+
 #endif

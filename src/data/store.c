@@ -287,7 +287,7 @@ int hog_store_open(hog_store **out, const char *path, hog_err *err)
 	}
 	rc = mdb_env_open(s->env, path, MDB_RDONLY | MDB_NOLOCK | MDB_NOSUBDIR, 0644);
 	if (rc == MDB_INVALID || rc == MDB_VERSION_MISMATCH || rc == EINVAL) {
-		rc = hog_err_set(err, HOG_EFORMAT, "%s: not an LMDB file, so not a hogwild data set", path);
+		rc = hog_err_set(err, HOG_EFORMAT, "%s" HOG_NOT_LMDB, path);
 		goto fail;
 	} else if (rc != 0) {
 		rc = hog_err_lmdb(err, rc, "opening", path);

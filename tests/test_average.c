@@ -99,6 +99,11 @@ static void order_stream(uint64_t n, uint64_t seed, int ep, uint32_t *seq)
 	free(in);
 }
 
+/* The mean logistic loss of the last epoch's examples, each at the margin it
+ * was trained at (before its update), in double: the progressive loss the
+ * trainer reports as the epoch's train loss. Set by ref_train_in. */
+static double ref_last_loss;
+
 /* Serial logistic SGD with the backoff schedule, as a plain loop. w has dim + 1
  * entries, the bias last. When avg is not NULL it receives the mean of the
  * iterates after each example of the last epoch (in double). */
@@ -120,11 +125,14 @@ static void ref_train_in(const hog_data *d, ref_order_fn order_of, double lr0, d
 	for (int ep = 0; ep < epochs; ep++) {
 		order_of(n, seed, ep, seq);
 		float lr = (float)(lr0 * pow(backoff, ep));
+		double loss = 0;
 		for (uint64_t i = 0; i < n; i++) {
 			uint32_t r = seq[i];
 			float m = w[D], y = d->labels[r];
 			for (uint64_t j = d->offsets[r]; j < d->offsets[r + 1]; j++)
 				m += w[d->ids[j]] * (d->vals ? d->vals[j] : 1.0f);
+			const double z = -(double)y * m;
+			loss += log(1 + exp(z)); /* (no overflow here: the margins stay small) */
 			float g = -y / (1.0f + expf(y * m));
 			w[D] = w[D] - lr * g;
 			for (uint64_t j = d->offsets[r]; j < d->offsets[r + 1]; j++) {
@@ -135,6 +143,7 @@ static void ref_train_in(const hog_data *d, ref_order_fn order_of, double lr0, d
 				for (uint64_t v = 0; v <= D; v++)
 					sum[v] += w[v];
 		}
+		ref_last_loss = loss / (double)n;
 	}
 	if (avg)
 		for (uint64_t v = 0; v <= D; v++)
@@ -223,10 +232,17 @@ static void test_serial_is_the_plain_loop(void)
 		ref_chunk = chunk ? chunk : o.linear.average ? HOG_SHUFFLE_CHUNK_DEFAULT : 1;
 		hog_model *m = NULL;
 		hog_err err;
-		CU_ASSERT_EQUAL_FATAL(hog_train(d, NULL, &o, &m, NULL, &err), 0);
+		hog_train_result res;
+		CU_ASSERT_EQUAL_FATAL(hog_train(d, NULL, &o, &m, &res, &err), 0);
 		float *w = malloc((d->dim + 1) * sizeof *w);
 		ref_train(d, o.lr, o.l2, o.backoff, o.seed, o.epochs, w, NULL);
 		double big, diff = max_diff(m, w, NULL, d->dim, &big);
+		/* the epoch's train loss: the mean of the examples' losses as they were trained
+		 * (the kernel sums the log1p parts as the log of a product) */
+		if (fabs(res.last.train_loss - ref_last_loss) > 1e-6 * ref_last_loss || getenv("HOG_TEST_VERBOSE"))
+			fprintf(stderr, "\nserial train loss %.9g, plain loop %.9g\n", res.last.train_loss, ref_last_loss);
+		CU_ASSERT(ref_last_loss > 0.05 && ref_last_loss < 0.69);
+		CU_ASSERT(fabs(res.last.train_loss - ref_last_loss) <= 1e-6 * ref_last_loss);
 		/* the loss's derivative may be rounded differently (one expf either way):
 		 * a few float ulps of the largest weight, not a different run */
 		if (diff > 1e-6 * big || getenv("HOG_TEST_VERBOSE"))

@@ -34,15 +34,26 @@ static inline float hog_loss_deriv(enum hog_loss l, float m, float y)
 	return 0;
 }
 
-/* Loss and derivative together: the logistic loss needs one expf for both
- * (with z = -y m and e = exp(-|z|): loss = max(z,0) + log1p(e), and
- * dloss/dm = -y / (1 + exp(y m)) = -y / (1 + e) when z > 0, -y e / (1 + e) else). */
+/* The logistic loss's derivative, and its loss in two parts, with one expf for
+ * both: with z = -y m and e = exp(-|z|), loss = *lin + log1p(*e), *lin =
+ * max(z,0), and dloss/dm = -y / (1 + exp(y m)) = -y / (1 + e) when z > 0,
+ * -y e / (1 + e) else. (The training kernel sums the log1p parts as one
+ * product, kern_loss_add: a log per thousands of examples, not one each.) */
+static inline float hog_logistic_parts(float m, float y, float *lin, float *e)
+{
+	float z = -y * m, x = expf(-fabsf(z));
+	*lin = z > 0 ? z : 0.0f;
+	*e = x;
+	return z > 0 ? -y / (1.0f + x) : -y * x / (1.0f + x);
+}
+
+/* The same, the loss whole: max(z,0) + log1p(e). */
 static inline float hog_loss_both(enum hog_loss l, float m, float y, float *loss)
 {
 	if (l == HOG_LOSS_LOGISTIC) {
-		float z = -y * m, e = expf(-fabsf(z));
-		*loss = (z > 0 ? z : 0.0f) + log1pf(e);
-		return z > 0 ? -y / (1.0f + e) : -y * e / (1.0f + e);
+		float lin, e, g = hog_logistic_parts(m, y, &lin, &e);
+		*loss = lin + log1pf(e);
+		return g;
 	}
 	*loss = hog_loss_value(l, m, y);
 	return hog_loss_deriv(l, m, y);

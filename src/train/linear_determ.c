@@ -429,8 +429,7 @@ static int take_delta(const lin_state *L, struct lin_dwork *dw, lin_dshard *sh, 
 		ew->ex_done += done;                                                                         \
 		ew->units_done += nnz_done;                                                                  \
 		ew->wdone += wsum;                                                                           \
-		ew->loss += w->k.loss;                                                                       \
-		w->k.loss = 0;                                                                               \
+		ew->loss += kern_loss_take(&w->k);                                                           \
 		return to;                                                                                   \
 	}
 

@@ -258,8 +258,7 @@ HOG_INLINE void measured_locked(const enum hog_mode MODE, const enum hog_rule RU
 		ew->ex_done += i - from;                                                                 \
 		ew->units_done += nnz_done;                                                              \
 		ew->wdone += wsum;                                                                       \
-		ew->loss += w->k.loss;                                                                   \
-		w->k.loss = 0;                                                                           \
+		ew->loss += kern_loss_take(&w->k);                                                       \
 		return i;                                                                                \
 	}
 
@@ -323,7 +322,7 @@ static void lin_epoch_begin(hog_engine *e, eng_worker *ew, int epoch)
 		eng_stream_epoch(&w->st, e, ew, epoch);
 	if (L->det)
 		lin_det_epoch_order(e, ew, epoch);
-	w->k.loss = 0;
+	w->k.loss = w->k.lq = 0;
 	w->k.bias_sum = w->k.bias_abs = 0;
 	if (((lin_state *)e->model)->node)
 		node_flush(e, ew->id, w, 0); /* fresh private copy (the node took the global model at the merge) */

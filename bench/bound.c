@@ -27,6 +27,11 @@
  * model past the caches three misses a nonzero overlap; on one that fits the
  * prefetches cost time): the better of the two is the ceiling.
  *
+ * The margin is two sums, of the even and the odd nonzeros, added at the end:
+ * one chain of dependent adds runs at an add's latency a nonzero, and hogwild's
+ * kernel sums in two since d4042bf; a ceiling must not fall below the loop it
+ * bounds for want of the same plain step.
+ *
  * Prints one line per epoch, "epoch E seconds S loss L" (L: the progressive
  * logistic loss, a sanity check, not a figure to compare), and last
  * "median_s_per_epoch S" over epochs 2.. (all of them when EPOCHS < 3). */
@@ -234,14 +239,20 @@ int main(int argc, char **argv)
 				const uint32_t *ids = sids + lo;
 				const float *xs = svals ? svals + lo : NULL;
 				const float y = slab[r];
-				float m = bias;
+				float m = bias, m1 = 0;
 				if (pf)
 					for (uint64_t j = 0; j < hi - lo; j++) {
 						__builtin_prefetch(&rg[ids[j]]);
 						__builtin_prefetch(&U[ids[j]], 1);
 					}
-				for (uint64_t j = 0; j < hi - lo; j++)
+				uint64_t j = 0;
+				for (; j + 1 < hi - lo; j += 2) { /* two sums: see the top */
 					m += w[ids[j]] * (xs ? xs[j] : 1.0f);
+					m1 += w[ids[j + 1]] * (xs ? xs[j + 1] : 1.0f);
+				}
+				if (j < hi - lo)
+					m += w[ids[j]] * (xs ? xs[j] : 1.0f);
+				m += m1;
 				const float z = y * m;
 				l += z > 0 ? log1pf(expf(-z)) : -z + log1pf(expf(z));
 				const float g = -y / (1.0f + expf(z)) * lr;

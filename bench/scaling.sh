@@ -143,6 +143,7 @@ machine_header "$OUT" "Scaling: every mode against the no-sharing bound ($EPOCHS
 } >> "$OUT"
 for set in $SETS; do
 	cells > "$WORK/sc-cells"
+	lats=""
 	# TABLES_ONLY=1: no runs, the tables of the rounds already in each set's raw
 	# file (bench/device.sh, after its time limit stopped a set inside a round)
 	if [ -n "${TABLES_ONLY:-}" ]; then
@@ -154,6 +155,9 @@ for set in $SETS; do
 		: > "$WORK/sc-$set.raw"
 		r=1
 		while [ $r -le "$REPEAT" ]; do
+			# the line's cost again before each round: a VM's vCPUs move between hosts'
+			# cores (seen here: 92 ns at one table's start, 240-258 ns minutes later)
+			lats="$lats${lats:+, }$(cacheline | sed -n 's/.*transfer: \([0-9.]*\) ns.*/\1/p')"
 			while IFS=: read -r name t args; do
 				echo "$name $t $r $(run "$set" $args --seed $r)" >> "$WORK/sc-$set.raw"
 			done < "$WORK/sc-cells"
@@ -198,6 +202,10 @@ for set in $SETS; do
 			echo "Serial against a plain loop doing the same work (bias, l2, --average's sums; the faster of bound-avg"
 			echo "and bound-avg+pf in each round): $(median < "$WORK/sc-ratios" | awk '{ printf "%.0f%%", 100 * $1 }') (median),"
 			echo "$(sort -g "$WORK/sc-ratios" | head -1 | awk '{ printf "%.0f%%", 100 * $1 }') (minimum over the rounds)."
+			echo
+		fi
+		if [ -n "${lats:-}" ]; then
+			echo "Cache-line transfer before each round of this set: $lats ns."
 			echo
 		fi
 	} >> "$OUT"

@@ -38,7 +38,8 @@ static inline float hog_loss_deriv(enum hog_loss l, float m, float y)
  * both: with z = -y m and e = exp(-|z|), loss = *lin + log1p(*e), *lin =
  * max(z,0), and dloss/dm = -y / (1 + exp(y m)) = -y / (1 + e) when z > 0,
  * -y e / (1 + e) else. (The training kernel sums the log1p parts as one
- * product, kern_loss_add: a log per thousands of examples, not one each.) */
+ * product, process_example in train/kernel.h: a log per thousand or so
+ * examples, not one each.) */
 static inline float hog_logistic_parts(float m, float y, float *lin, float *e)
 {
 	float z = -y * m, x = expf(-fabsf(z));

@@ -369,8 +369,6 @@ HOG_INLINE void kern_prefetch_state(const enum hog_mode MODE, const kern_shared 
 			__builtin_prefetch(&reg[ids[j]]);
 }
 
-/* Reads the margin of one example: bias + sum of w_v x_v. Records g-bar snapshots
- * for AdaRevision. Returns the margin. */
 /* The margin's terms over nonzeros [j, k) of a worker's private records, in
  * two sums (the even and the odd nonzeros) added at the end: with one, each
  * nonzero waited for the add before it, and the dot product ran at an add's
@@ -403,6 +401,8 @@ HOG_INLINE float dot_shared(const int VALS, _Atomic float *P, uint32_t S, const 
 	return a + b;
 }
 
+/* Reads the margin of one example: bias + sum of w_v x_v. Records g-bar snapshots
+ * for AdaRevision. Returns the margin. */
 HOG_INLINE float read_margin(const enum hog_mode MODE, const enum hog_rule RULE, const int VALS,
                              const kern_shared *sh, kern_worker *wk, const uint32_t *ids, const float *xs,
                              uint32_t nnz, uint32_t nhot)

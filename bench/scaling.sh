@@ -26,6 +26,10 @@
 # reported as the median and the minimum over the rounds. Test loss: the median
 # over the rounds, against serial's. Writes bench/results/scaling.md (or $OUT).
 # TABLES_ONLY=1 runs nothing: the tables of what each set's raw file holds.
+# PAIRED=1 runs the bound again right before each mode (same threads and seed)
+# and takes that mode's share of the bound against it, not against the round's
+# one bound run: on a VM whose cache line moved from 60 to 250 ns within a
+# round, a share taken minutes apart measured the host as much as the mode.
 # AVERAGE (off) is the --average the runs use: off measures the bare update
 # loop, as the bound does; on is the loss users get by default.
 . "$(dirname "$0")/common.sh"
@@ -110,6 +114,8 @@ cells() {
 	for t in $THREADS; do
 		echo "bound:$t:bound $t plain"
 		for m in $MODES; do
+			# PAIRED=1: the bound again right before each mode, its own ceiling
+			[ "${PAIRED:-}" = 1 ] && echo "bound~$m:$t:bound $t plain"
 			# default: no --mode, the mode train picks from the set's header
 			if [ "$m" = default ]; then echo "default:$t:--threads $t"; else echo "$m:$t:--mode $m --threads $t"; fi
 		done
@@ -139,6 +145,7 @@ machine_header "$OUT" "Scaling: every mode against the no-sharing bound ($EPOCHS
 	echo "--zipf 0.8 --binary\`; allrow = rcv1 with a feature of value 0.5 added to every row; tfidf ="
 	echo "\`bench/gen_tfidf.py 400000 47236 4\` (numpy, not hogwild's generator); wide = \`data gen --seed 3 --examples"
 	echo "300000 --features 2000000\`; mid = \`data gen --seed 4 --examples 300000 --features 400000\`."
+	[ "${PAIRED:-}" = 1 ] && echo "PAIRED=1: each mode's share of the bound is against a bound run right before it (same threads, seed)."
 	echo
 } >> "$OUT"
 for set in $SETS; do
@@ -171,11 +178,13 @@ for set in $SETS; do
 		echo "| mode | threads | s/epoch | speed-up (median / min) | of the bound (median / min) | test loss | vs serial | wall s/epoch | wall: of the bound (median / min) |"
 		echo "|---|---|---|---|---|---|---|---|---|"
 		while IFS=: read -r name t args; do
+			case $name in bound~*) continue ;; esac # (PAIRED's bounds: in their mode's ratios)
 			s=$(awk -v n="$name" -v t="$t" '$1 == n && $2 == t { print $4 }' "$WORK/sc-$set.raw" | median)
 			l=$(awk -v n="$name" -v t="$t" '$1 == n && $2 == t { print $5 }' "$WORK/sc-$set.raw" | median)
 			# per round: serial / this, bound(t) / this
 			wl=$(awk -v n="$name" -v t="$t" '$1 == n && $2 == t { print $6 }' "$WORK/sc-$set.raw" | median)
-			awk -v n="$name" -v t="$t" '$1 == "serial" { ser[$3] = $4 } $1 == "bound" && $2 == t { bnd[$3] = $4 }
+			awk -v n="$name" -v t="$t" '$1 == "serial" { ser[$3] = $4 } $1 == "bound" && $2 == t && !($3 in pb) { bnd[$3] = $4 }
+				$1 == "bound~" n && $2 == t { bnd[$3] = pb[$3] = $4 }
 				$1 == n && $2 == t { me[$3] = $4; mw[$3] = $6 }
 				END { for (r in me) if (me[r] > 0) print ser[r] / me[r], (r in bnd) ? bnd[r] / me[r] : "nan",
 				      ((r in bnd) && mw[r] > 0) ? bnd[r] / mw[r] : "nan" }' \

@@ -407,6 +407,8 @@ static int take_delta(const lin_state *L, struct lin_dwork *dw, lin_dshard *sh, 
 					__builtin_prefetch(&w->off[sh->order[i + 4 * PREFETCH_AHEAD]]);                  \
 				if (i + PREFETCH_AHEAD < hi)                                                         \
 					prefetch_row(w, sh->order[i + PREFETCH_AHEAD], VALS);                            \
+				if (ks.prefetch && i + MODEL_AHEAD < hi)                                             \
+					prefetch_model(DET_KERNEL(RULE), &ks, L->S, &w->k, w, sh->order[i + MODEL_AHEAD]); \
 				const uint32_t *ids = w->ids + lo;                                                   \
 				if (mark)                                                                            \
 					for (uint32_t j = 0; j < nnz; j++) {                                             \

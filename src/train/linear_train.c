@@ -224,6 +224,8 @@ HOG_INLINE void measured_locked(const enum hog_mode MODE, const enum hog_rule RU
 					__builtin_prefetch(&w->off[order[i + 4 * PREFETCH_AHEAD - at]]);             \
 				if (i + PREFETCH_AHEAD < to)                                                     \
 					prefetch_row(w, order[i + PREFETCH_AHEAD - at], VALS);                       \
+				if (sh->prefetch && i + MODEL_AHEAD < to)                                        \
+					prefetch_model(MODE, sh, L->S, &w->k, w, order[i + MODEL_AHEAD - at]);       \
 				uint64_t seen = 0;                                                               \
 				int sample = measure && (i & HOG_DELAY_SAMPLE_MASK) == 0;                        \
 				if (avg_clock) {                                                                 \

@@ -423,22 +423,11 @@ HOG_INLINE float read_margin(const enum hog_mode MODE, const enum hog_rule RULE,
 		m += dot_private(VALS, wk->hrec, S, ids, xs, 0, nhot);
 		j = nhot;
 	}
-	if (RULE != HOG_RULE_ADAREVISION)
-		return m + dot_shared(VALS, P, S, ids, xs, j, nnz);
-	float a = 0, b = 0; /* (dot_shared's sums, with the g-bars read beside) */
-	for (; j + 1 < nnz; j += 2) {
-		const size_t v = (size_t)ids[j] * S, u = (size_t)ids[j + 1] * S;
-		a += ald(&P[v]) * (VALS ? xs[j] : 1.0f);
-		wk->gsnap[j + 1] = ald(&P[v + 1]);
-		b += ald(&P[u]) * (VALS ? xs[j + 1] : 1.0f);
-		wk->gsnap[j + 2] = ald(&P[u + 1]);
-	}
-	if (j < nnz) {
-		const size_t v = (size_t)ids[j] * S;
-		a += ald(&P[v]) * (VALS ? xs[j] : 1.0f);
-		wk->gsnap[j + 1] = ald(&P[v + 1]);
-	}
-	return m + (a + b);
+	m += dot_shared(VALS, P, S, ids, xs, j, nnz);
+	if (RULE == HOG_RULE_ADAREVISION) /* (the words beside the weights just read) */
+		for (; j < nnz; j++)
+			wk->gsnap[j + 1] = ald(&P[(size_t)ids[j] * S + 1]);
+	return m;
 }
 
 /* Applies the loss gradient g of one example to its coordinates. */

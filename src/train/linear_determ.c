@@ -77,8 +77,10 @@
  * with the default 16 shards and SGD at most 9 x 4D bytes a thread, 4 x 4D
  * when one thread runs them all (nodes [0, 8), [8, 12), [12, 14), [14, 15)
  * held at once). The lists: per
- * thread a bit per coordinate and a list of the touched ones (D words); per
- * shard its delta, one id and stride floats per coordinate its K examples
+ * thread a bit per coordinate, a list of the touched ones (D words) and their
+ * values in the round's model (D x stride floats, of which a round writes
+ * only what its shard touches: the pages beyond are never used); per shard
+ * its delta, one id and stride floats per coordinate its K examples
  * changed: at most min(D, K x longest row + 1) entries, grown on demand and
  * kept between rounds.
  *
@@ -234,7 +236,8 @@ int lin_det_worker_init(hog_engine *e, eng_worker *ew, lin_worker *w)
 	}
 	dw->mark = calloc(D / 8 + 1, 1); /* (a bit a coordinate: on 2 M features 256 KB, within L2) */
 	dw->touched = malloc((D + 1) * sizeof *dw->touched);
-	return dw->mark && dw->touched ? 0 : ENOMEM;
+	dw->old = malloc((D + 1) * L->S * sizeof *dw->old); /* (only what a round touches is ever written) */
+	return dw->mark && dw->touched && dw->old ? 0 : ENOMEM;
 }
 
 void lin_det_worker_free(hog_engine *e, eng_worker *ew, lin_worker *w)
@@ -255,6 +258,7 @@ void lin_det_worker_free(hog_engine *e, eng_worker *ew, lin_worker *w)
 		hog_topo_free(e->topo, dw->rec, (size_t)L->D * L->S * sizeof(float));
 	free(dw->mark);
 	free(dw->touched);
+	free(dw->old);
 	free(dw->rows);
 	free(dw->items);
 	free(dw->chunks);
@@ -280,46 +284,49 @@ void lin_det_epoch_order(hog_engine *e, eng_worker *ew, int epoch)
 	}
 }
 
-/* A record changed in a round: any component's bits differ from the round's
- * model's (a touch that changed nothing is no change: both ways of keeping the
- * changes count the same shards). */
-static inline int rec_changed(const float *rec, const _Atomic float *P, uint32_t S)
-{
-	uint32_t x = 0;
-	for (uint32_t c = 0; c < S; c++)
-		x |= det_bits(rec[c]) ^ det_bits(ald(&P[c]));
-	return x != 0;
-}
-
-/* Lists: how far ahead the passes over a list ask for its coordinates' lines */
+/* Lists: how far ahead take_delta asks for the copy's lines of the
+ * coordinates it reads (a wide model's are misses) */
 #define DET_AHEAD 48
 
-/* take_delta's passes: the lines of coordinate @p i in the copy and the model,
- * asked for DET_AHEAD coordinates before they are read (a wide model's are
- * misses, and a long list's are gone again by the second pass) */
-static inline void ask_delta(const lin_state *L, const struct lin_dwork *dw, uint32_t i, uint32_t S)
-{
-	__builtin_prefetch(dw->rec + (size_t)i * S, 1);
-	__builtin_prefetch((const void *)(L->P + (size_t)i * S));
-}
-
-/* Lists: the shard's delta from the private copy (the coordinates it changed,
- * bucketed), and the copy's touched coordinates put back to the round's model. */
+/* Lists: the shard's delta from the private copy -- the coordinates it changed,
+ * bucketed -- and the copy's touched coordinates put back to the round's model.
+ * The round's values are dw->old's, kept by the kernel's loop at each
+ * coordinate's first touch (DET_BODY), so the shared model is not read here: a
+ * coordinate costs one miss in the copy, not two in the copy and two in the
+ * model (the copy and the model read in a pass to find the changed ones and
+ * again in a pass to take them, the lines of a long list gone in between:
+ * take_delta was 22% of deterministic mode's CPU time on 2 M features at 2
+ * threads). A coordinate "changed" where any component's bits differ from the
+ * round's (a touch that changed nothing counts for nothing: both ways of
+ * keeping the changes count the same shards). The changes are gathered in
+ * dw->old in the order of touched, then dealt to the buckets. */
 static int take_delta(const lin_state *L, struct lin_dwork *dw, lin_dshard *sh, uint32_t nt)
 {
 	const uint32_t S = L->S;
+	const int l1 = L->l1 != NULL;
+	float *const old = dw->old;
 	uint64_t fill[DET_BUCKETS] = { 0 };
-	uint32_t m = 0; /* the changed ones, moved to the front of touched */
+	uint32_t m = 0; /* the changed ones, moved to the front of touched and their changes to old's */
 	for (uint32_t k = 0; k < nt; k++) {
 		const uint32_t i = dw->touched[k];
 		if (k + DET_AHEAD < nt)
-			ask_delta(L, dw, dw->touched[k + DET_AHEAD], S);
-		if (rec_changed(dw->rec + (size_t)i * S, L->P + (size_t)i * S, S)) {
-			dw->touched[m++] = i;
-			fill[i % DET_BUCKETS]++;
-		} else {
-			dw->mark[i >> 3] = 0; /* (every touched one is cleared by the end: whole bytes will do) */
+			__builtin_prefetch(dw->rec + (size_t)dw->touched[k + DET_AHEAD] * S, 1);
+		float *rec = dw->rec + (size_t)i * S;
+		const float *o = old + (size_t)k * S;
+		dw->mark[i >> 3] = 0; /* (every touched one is cleared: whole bytes will do) */
+		uint32_t x = 0;
+		for (uint32_t c = 0; c < S; c++)
+			x |= det_bits(rec[c]) ^ det_bits(o[c]);
+		if (!x)
+			continue;
+		const uint32_t z = l1 && i && rec[0] == 0.0f ? DET_L1_ZEROED : 0u;
+		for (uint32_t c = 0; c < S; c++) { /* (m <= k: o's component c is read before it is written) */
+			const float p = o[c];
+			old[(size_t)m * S + c] = rec[c] - p;
+			rec[c] = p;
 		}
+		dw->touched[m++] = i | z;
+		fill[i % DET_BUCKETS]++;
 	}
 	if (m > sh->cap) {
 		uint64_t cap = sh->cap ? sh->cap : 1024;
@@ -340,21 +347,11 @@ static int take_delta(const lin_state *L, struct lin_dwork *dw, lin_dshard *sh, 
 		sh->boff[b + 1] = sh->boff[b] + fill[b];
 		fill[b] = sh->boff[b];
 	}
-	const int l1 = L->l1 != NULL;
 	for (uint32_t k = 0; k < m; k++) {
-		const uint32_t i = dw->touched[k];
-		if (k + DET_AHEAD < m)
-			ask_delta(L, dw, dw->touched[k + DET_AHEAD], S);
-		const uint64_t at = fill[i % DET_BUCKETS]++;
-		float *rec = dw->rec + (size_t)i * S;
-		const _Atomic float *P = L->P + (size_t)i * S;
-		sh->ids[at] = i | (l1 && i && rec[0] == 0.0f ? DET_L1_ZEROED : 0u);
-		for (uint32_t c = 0; c < S; c++) {
-			const float p = ald(&P[c]);
-			sh->d[at * S + c] = rec[c] - p;
-			rec[c] = p;
-		}
-		dw->mark[i >> 3] = 0;
+		const uint32_t id = dw->touched[k];
+		const uint64_t at = fill[(id & ~DET_L1_ZEROED) % DET_BUCKETS]++;
+		sh->ids[at] = id;
+		memcpy(sh->d + at * S, old + (size_t)k * S, S * sizeof *old);
 	}
 	return 0;
 }
@@ -380,6 +377,8 @@ static int take_delta(const lin_state *L, struct lin_dwork *dw, lin_dshard *sh, 
 		ks.U = NULL;                                                                                 \
 		uint8_t *const mark = dw->mark; /* (lists; sums: NULL) */                                    \
 		uint32_t *const touched = dw->touched;                                                       \
+		float *const old = dw->old;                                                                  \
+		const uint32_t SR = hog_rule_stride(RULE);                                                   \
 		const float *const wts = w->wt;                                                              \
 		const uint64_t base = (uint64_t)epoch * e->tr->n;                                            \
 		uint64_t done = 0, nnz_done = 0;                                                             \
@@ -395,6 +394,7 @@ static int take_delta(const lin_state *L, struct lin_dwork *dw, lin_dshard *sh, 
 			if (mark) {                                                                              \
 				touched[0] = 0;                                                                      \
 				mark[0] = (uint8_t)nt; /* (bit 0) */                                                 \
+				memcpy(old, dw->rec, SR * sizeof *old); /* (the bias's round value) */                \
 			}                                                                                        \
 			float lr = 0;                                                                            \
 			for (uint64_t i = from; i < hi; i++) {                                                   \
@@ -415,6 +415,8 @@ static int take_delta(const lin_state *L, struct lin_dwork *dw, lin_dshard *sh, 
 						const uint32_t id = ids[j];                                                  \
 						const uint8_t m = mark[id >> 3], bit = (uint8_t)(1u << (id & 7));            \
 						touched[nt] = id;                                                            \
+						for (uint32_t c = 0; c < SR; c++) /* (its round value, at a first touch) */ \
+							old[(size_t)nt * SR + c] = dw->rec[(size_t)id * SR + c];                 \
 						nt += !(m & bit);                                                            \
 						mark[id >> 3] = m | bit;                                                     \
 					}                                                                                \

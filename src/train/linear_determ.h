@@ -47,6 +47,8 @@ struct lin_dwork {
 	float *rec;                 /* D x stride: the private copy */
 	uint8_t *mark;              /* lists: D bits, touched by the shard running */
 	uint32_t *touched;          /* lists: the touched coordinates, in first-touch order (D + 1) */
+	float *old;                 /* lists: their values in the round's model, stride floats each
+	                               (D + 1), then take_delta's changes */
 	uint32_t *rows;             /* the worker's rows (data set row numbers) */
 	uint32_t *items;            /* copied shard: 0..n-1; in place: NULL (rows) */
 	uint32_t *dorder;           /* the shards' orders, one after another */

@@ -248,7 +248,8 @@ HOG_INLINE void measured_locked(const enum hog_mode MODE, const enum hog_rule RU
 					eng_count_applied(ew);                                                       \
 					if (sample) eng_note_delay(ew, eng_team_applied(e) - seen - 1);              \
 				}                                                                                \
-				if (KERN_PRIVATE(MODE) && ++w->since_flush >= L->flush_every) {                  \
+				/* (not at the round's last example: its end flushes the whole copy right after) */ \
+				if (KERN_PRIVATE(MODE) && ++w->since_flush >= L->flush_every && i + 1 < to) {    \
 					if (MODE == HOG_MODE_REPLICA && sh->A)                                       \
 						replica_clock(e, ew, w, i + 1);                                          \
 					flush_hot_sweep(e, ew->id, w, 0);                                            \

@@ -24,7 +24,10 @@
 # the first pays for page faults), and the ratios are taken per round: the
 # speed-up over that round's serial and the share of that round's bound, each
 # reported as the median and the minimum over the rounds. Test loss: the median
-# over the rounds, against serial's. Writes bench/results/scaling.md (or $OUT).
+# over the rounds, against serial's. Where MODES holds deterministic, a line per
+# thread count gives its speed over the fastest other mode of each round (serial
+# and the bounds aside): issue 25's ratio, round by round.
+# Writes bench/results/scaling.md (or $OUT).
 # TABLES_ONLY=1 runs nothing: the tables of what each set's raw file holds.
 # PAIRED=1 runs the bound again right before each mode (same threads and seed)
 # and takes that mode's share of the bound against it, not against the round's
@@ -211,6 +214,23 @@ for set in $SETS; do
 			echo "Serial against a plain loop doing the same work (bias, l2, --average's sums; the faster of bound-avg"
 			echo "and bound-avg+pf in each round): $(median < "$WORK/sc-ratios" | awk '{ printf "%.0f%%", 100 * $1 }') (median),"
 			echo "$(sort -g "$WORK/sc-ratios" | head -1 | awk '{ printf "%.0f%%", 100 * $1 }') (minimum over the rounds)."
+			echo
+		fi
+		# deterministic against the fastest other mode (serial and the bounds aside), round by round
+		awk '$1 != "deterministic" && $1 != "serial" && $1 !~ /^bound/ && $4 > 0 {
+				k = $2 SUBSEP $3; if (!(k in f) || $4 < f[k]) { f[k] = $4; fm[k] = $1 } }
+			$1 == "deterministic" && $4 > 0 { d[$2 SUBSEP $3] = $4 }
+			END { for (k in d) if (k in f) { split(k, a, SUBSEP); print a[1], a[2], f[k] / d[k], fm[k] } }' \
+			"$WORK/sc-$set.raw" | sort -k1,1n -k2,2n > "$WORK/sc-ratios"
+		if [ -s "$WORK/sc-ratios" ]; then
+			echo "Deterministic against the fastest other mode of the same round (its speed over that mode's):"
+			for t in $(awk '{ print $1 }' "$WORK/sc-ratios" | sort -nu); do
+				awk -v t="$t" '$1 == t { print $3 }' "$WORK/sc-ratios" | sort -g > "$WORK/sc-dratios"
+				printf -- "- %s thread(s), round by round: " "$t"
+				awk -v t="$t" '$1 == t { printf "%s%.2f (%s)", n++ ? ", " : "", $3, $4 }' "$WORK/sc-ratios"
+				echo "; median $(median < "$WORK/sc-dratios" | awk '{ printf "%.2f", $1 }'), minimum" \
+					"$(head -1 "$WORK/sc-dratios" | awk '{ printf "%.2f", $1 }')"
+			done
 			echo
 		fi
 		if [ -n "${lats:-}" ]; then

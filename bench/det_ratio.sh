@@ -1,0 +1,68 @@
+#!/bin/sh
+# Deterministic mode's speed over the fastest other mode, round by round: in each
+# round, on the same set with the same --seed, deterministic, the default mode
+# and replica at THREADS (2), one after another; the ratio is issue 25's
+# (deterministic at least 0.9 of the fastest other mode at 2 threads). BASE=PATH
+# adds an older build's deterministic run to every round (its binary, built
+# elsewhere; run right after this build's in odd rounds, right before in even
+# ones), and the speed of this build's over it, so that a change to the mode
+# is measured in the same rounds as the ratio. SET: wide (default: 2 M
+# features, gen_set) or zipf08. REPEAT (5) rounds of EPOCHS (4) epochs; seconds
+# per epoch: a run's median over epochs 2.. Writes bench/results/det-ratio-SET.md
+# (or $OUT).
+. "$(dirname "$0")/common.sh"
+SET=${SET:-wide}
+THREADS=${THREADS:-2}
+REPEAT=${REPEAT:-5}
+EPOCHS=${EPOCHS:-4}
+OUT=${OUT:-$RESULTS/det-ratio-$SET.md}
+BASE=${BASE:-}
+[ -z "$BASE" ] || [ -x "$BASE" ] || { echo "det_ratio: BASE=$BASE is not a program" >&2; exit 2; }
+gen_set "$SET"
+TR=$WORK/gen-${SET}_tr.lmdb
+
+one() { # BIN ARGS...: prints the run's seconds per epoch
+	bin=$1
+	shift
+	rm -f "$WORK/dr.json"
+	"$bin" train --data "$TR" --epochs "$EPOCHS" --threads "$THREADS" --metrics "$WORK/dr.json" --quiet "$@" \
+		>/dev/null 2>&1 || { echo nan; return; }
+	metrics_seconds "$WORK/dr.json"
+}
+
+machine_header "$OUT" "Deterministic against the fastest other mode, round by round ($SET, $THREADS threads)"
+{
+	echo "Command: \`SET=$SET THREADS=$THREADS REPEAT=$REPEAT EPOCHS=$EPOCHS${BASE:+ BASE=...} sh bench/det_ratio.sh\`;"
+	echo "each run \`hogwild train --data gen-${SET}_tr.lmdb --epochs $EPOCHS --threads $THREADS --seed R ARGS\`,"
+	echo "s/epoch the median of epochs 2..; a round runs them one after another with the same seed R.${BASE:+ base: $("$BASE" --version).}"
+	echo
+	echo "| round | cache line | deterministic | default | replica |${BASE:+ base deterministic |} deterministic / fastest |${BASE:+ over base |}"
+	echo "|---|---|---|---|---|${BASE:+---|}---|${BASE:+---|}"
+} >> "$OUT"
+: > "$WORK/dr.rows"
+r=1
+while [ "$r" -le "$REPEAT" ]; do
+	lat=$(cacheline | sed -n 's/.*transfer: \([0-9.]*\) ns.*/\1/p')
+	b=nan # (the base before this build's deterministic in even rounds, after it in odd ones)
+	[ -z "$BASE" ] || [ $((r % 2)) = 1 ] || b=$(one "$BASE" --mode deterministic --seed "$r")
+	d=$(one "$H" --mode deterministic --seed "$r")
+	[ -z "$BASE" ] || [ $((r % 2)) = 0 ] || b=$(one "$BASE" --mode deterministic --seed "$r")
+	f=$(one "$H" --seed "$r")
+	p=$(one "$H" --mode replica --seed "$r")
+	echo "$r ${lat:-nan} $d $f $p $b" | awk -v base="${BASE:+1}" '{
+		fast = $4 < $5 ? $4 : $5
+		printf "%s %s %s %s %s %s %.4f %.4f\n", $1, $2, $3, $4, $5, $6, fast / $3, base ? $6 / $3 : 0 }' >> "$WORK/dr.rows"
+	r=$((r + 1))
+done
+awk -v base="${BASE:+1}" '{
+	printf "| %s | %s ns | %.4f | %.4f | %.4f |", $1, $2, $3, $4, $5
+	if (base) printf " %.4f |", $6
+	printf " %.2f |", $7
+	if (base) printf " %.2fx |", $8
+	printf "\n" }' "$WORK/dr.rows" >> "$OUT"
+{
+	echo
+	echo "Deterministic / fastest: median $(col "$WORK/dr.rows" 7 | awk '{ printf "%.2f", $1 }'), minimum $(col_min "$WORK/dr.rows" 7 | awk '{ printf "%.2f", $1 }')."
+	[ -z "$BASE" ] || echo "This build's deterministic over the base's: median $(col "$WORK/dr.rows" 8 | awk '{ printf "%.2f", $1 }')x, minimum $(col_min "$WORK/dr.rows" 8 | awk '{ printf "%.2f", $1 }')x."
+} >> "$OUT"
+cat "$OUT"

@@ -25,7 +25,10 @@
  * serial with its default options, beside the plain loop's. avg+pf: the same,
  * each example's l2 factors and sums asked for before its margin is read (on a
  * model past the caches three misses a nonzero overlap; on one that fits the
- * prefetches cost time): the better of the two is the ceiling.
+ * prefetches cost time): the better of the two is the ceiling. l2 (and l2+pf):
+ * the bias and the l2 without --average's sums: the arithmetic of an update in
+ * the modes that average at their merges (replica, buffered's hot part,
+ * deterministic), whose averaging is then the mode's own cost.
  *
  * The margin is two sums, of the even and the odd nonzeros, added at the end:
  * one chain of dependent adds runs at an add's latency a nonzero, and hogwild's
@@ -99,16 +102,20 @@ static int cmp_d(const void *a, const void *b)
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
-		fprintf(stderr, "usage: bound DATA.lmdb THREADS EPOCHS [SEED [rows|none|chunk:C [plain|avg|avg+pf]]]\n");
+		fprintf(stderr, "usage: bound DATA.lmdb THREADS EPOCHS [SEED [rows|none|chunk:C [plain|avg|avg+pf|l2|l2+pf]]]\n");
 		return 2;
 	}
 	const int T = atoi(argv[2]), E = atoi(argv[3]);
 	const uint64_t seed = argc > 4 ? strtoull(argv[4], NULL, 10) : 1;
 	const int shuffled = !(argc > 5 && !strcmp(argv[5], "none"));
 	const uint64_t chunk = argc > 5 && !strncmp(argv[5], "chunk:", 6) ? strtoull(argv[5] + 6, NULL, 10) : 0;
-	const int pf = argc > 6 && !strcmp(argv[6], "avg+pf"), avg = pf || (argc > 6 && !strcmp(argv[6], "avg"));
-	if (argc > 6 && !avg && strcmp(argv[6], "plain")) {
-		fprintf(stderr, "bound: WORK is plain, avg or avg+pf, not %s\n", argv[6]);
+	const char *work = argc > 6 ? argv[6] : "plain";
+	const int l2 = !strcmp(work, "l2") || !strcmp(work, "l2+pf"); /* the bias and l2, no sums */
+	const int pf = !strcmp(work, "avg+pf") || !strcmp(work, "l2+pf");
+	const int avg = l2 || !strcmp(work, "avg") || !strcmp(work, "avg+pf"); /* (the bias and l2 at least) */
+	const int sums = avg && !l2;
+	if (!avg && strcmp(work, "plain")) {
+		fprintf(stderr, "bound: WORK is plain, avg, avg+pf, l2 or l2+pf, not %s\n", work);
 		return 2;
 	}
 	if (T < 1 || E < 1) {
@@ -169,8 +176,8 @@ int main(int argc, char **argv)
 		memset(w, 0, (D ? D : 1) * sizeof *w); /* first touch: this thread's memory */
 		/* avg: the thread's own copy of the l2 factors, its sums and its bias */
 		float *rg = avg ? rows_alloc((D ? D : 1) * sizeof *rg) : NULL, bias = 0;
-		double *U = avg ? rows_alloc((D ? D : 1) * sizeof *U) : NULL, Ub = 0;
-		if (avg && (!rg || !U))
+		double *U = sums ? rows_alloc((D ? D : 1) * sizeof *U) : NULL, Ub = 0;
+		if (avg && (!rg || (sums && !U)))
 			abort();
 		if (avg)
 			memcpy(rg, reg, (D ? D : 1) * sizeof *rg);
@@ -216,7 +223,7 @@ int main(int argc, char **argv)
 					shuffle(order, b - a, seed ^ ((uint64_t)ep << 20) ^ (uint64_t)k);
 			}
 			const float lr = (float)(lr0 * pow(0.9, ep));
-			if (avg) { /* each epoch's average starts afresh, as hogwild's */
+			if (sums) { /* each epoch's average starts afresh, as hogwild's */
 				memset(U, 0, (D ? D : 1) * sizeof *U);
 				Ub = 0;
 			}
@@ -243,7 +250,8 @@ int main(int argc, char **argv)
 				if (pf)
 					for (uint64_t j = 0; j < hi - lo; j++) {
 						__builtin_prefetch(&rg[ids[j]]);
-						__builtin_prefetch(&U[ids[j]], 1);
+						if (sums)
+							__builtin_prefetch(&U[ids[j]], 1);
 					}
 				uint64_t j = 0;
 				for (; j + 1 < hi - lo; j += 2) { /* two sums: see the top */
@@ -259,6 +267,15 @@ int main(int argc, char **argv)
 				if (!avg) {
 					for (uint64_t j = 0; j < hi - lo; j++)
 						w[ids[j]] -= g * (xs ? xs[j] : 1.0f);
+					continue;
+				}
+				if (!sums) {
+					bias -= g;
+					for (uint64_t j = 0; j < hi - lo; j++) {
+						const uint32_t v = ids[j];
+						const float wo = w[v];
+						w[v] = wo - (g * (xs ? xs[j] : 1.0f) + lr * rg[v] * wo);
+					}
 					continue;
 				}
 				const double c = (double)i; /* the example's position in the thread's epoch */
@@ -278,7 +295,9 @@ int main(int argc, char **argv)
 #pragma omp master
 			secs[ep] = now() - t0;
 		}
-		if (avg && !(Ub == Ub && U[0] == U[0])) /* (the sums are read: the compiler keeps them) */
+		if (sums && !(Ub == Ub && U[0] == U[0])) /* (the sums are read: the compiler keeps them) */
+			abort();
+		if (avg && bias != bias) /* (nor drops the bias) */
 			abort();
 		free(order);
 		free(w);

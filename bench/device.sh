@@ -21,7 +21,8 @@
 #   scaling  bench/scaling.sh at THREADS (1 2 4 8 16) on SETS (rcv1), REPEAT rounds,
 #            with the cache-line transfer between CPU pairs.
 #   usage (device tool): bash bench/device.sh     env: STEPS, THREADS, SETS, REPEAT,
-#   EPOCHS, MODES, SCALE_LIMIT (seconds for the scaling step)
+#   EPOCHS, MODES, SCALE_LIMIT (seconds for the scaling step), L2BOUND (0: scaling.sh's
+#   bias-and-l2 bounds left out, for the modes' time; 1 runs them)
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -201,7 +202,7 @@ if has scaling; then
 		env BENCH_WORK="$BW" BOUND_BIN="$D/bin/bound" CACHELINE_BIN="$D/bin/cacheline" \
 			THREADS="${THREADS:-1 2 4 8 16}" SETS="${SETS:-rcv1}" REPEAT="${REPEAT:-1}" EPOCHS="${EPOCHS:-3}" \
 			${BOUND_ORDER:+BOUND_ORDER="$BOUND_ORDER"} ${EXTRA:+EXTRA="$EXTRA"} \
-			${MODES:+MODES="$MODES"} ${EXAMPLES:+EXAMPLES="$EXAMPLES"} "$@" \
+			${MODES:+MODES="$MODES"} ${EXAMPLES:+EXAMPLES="$EXAMPLES"} L2BOUND="${L2BOUND:-0}" "$@" \
 			timeout "$lim" sh bench/scaling.sh >/dev/null 2>>"$LOG"
 	}
 	scaling "${SCALE_LIMIT:-150}" OUT="$O/scaling.md"

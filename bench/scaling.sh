@@ -17,7 +17,10 @@
 # AVERAGE=on two more rows at 1 thread, bound-avg and bound-avg+pf: the same
 # plain loop doing what serial does by default beyond plain SGD (a bias, the
 # default l2, --average's sums; +pf asks for the sums ahead), and a line per
-# set: serial's share of the faster of them, round by round.
+# set: serial's share of the faster of them, round by round. At every thread
+# count bound-l2 and bound-l2+pf: the bias and the l2 without the sums, the
+# arithmetic of the other modes' updates (they average at their merges), and
+# lines with each mode's share of the faster of them (L2BOUND=0: not run).
 # A round runs serial, the bound at every thread count and every mode on the same
 # set with the same --seed; REPEAT (5) rounds, EPOCHS (5) epochs a run. Every
 # figure is seconds per epoch over epochs 2.. (the median of a run's epochs;
@@ -50,6 +53,7 @@ AVERAGE=${AVERAGE:-off}
 BOUND_ORDER=${BOUND_ORDER:-rows}
 # EXTRA: options added to every hogwild run (--shuffle-chunk C, say)
 EXTRA=${EXTRA:-}
+L2BOUND=${L2BOUND:-1}
 
 make_set() { # name -> $WORK/sc-NAME_tr.lmdb, _te.lmdb
 	tr=$WORK/sc-$1_tr.lmdb
@@ -115,6 +119,12 @@ cells() {
 		echo "bound-avg+pf:1:bound 1 avg+pf"
 	fi
 	for t in $THREADS; do
+		# the other modes' at each thread count: the bias and the l2 (bound.c l2,
+		# l2+pf), whose averages are made at their merges
+		if [ "$L2BOUND" = 1 ]; then
+			echo "bound-l2:$t:bound $t l2"
+			echo "bound-l2+pf:$t:bound $t l2+pf"
+		fi
 		echo "bound:$t:bound $t plain"
 		for m in $MODES; do
 			# PAIRED=1: the bound again right before each mode, its own ceiling
@@ -208,12 +218,32 @@ for set in $SETS; do
 		done < "$WORK/sc-cells"
 		echo
 		# serial against the faster of the same-work plain loops, round by round
-		awk '$1 == "serial" { s[$3] = $4 } $1 ~ /^bound-avg/ && $4 > 0 && (!($3 in b) || $4 < b[$3]) { b[$3] = $4 }
+		awk '$1 == "serial" { s[$3] = $4 } $1 ~ /^bound-avg/ && $2 == 1 && $4 > 0 && (!($3 in b) || $4 < b[$3]) { b[$3] = $4 }
 			END { for (r in s) if ((r in b) && s[r] > 0) print b[r] / s[r] }' "$WORK/sc-$set.raw" > "$WORK/sc-ratios"
 		if [ -s "$WORK/sc-ratios" ]; then
 			echo "Serial against a plain loop doing the same work (bias, l2, --average's sums; the faster of bound-avg"
 			echo "and bound-avg+pf in each round): $(median < "$WORK/sc-ratios" | awk '{ printf "%.0f%%", 100 * $1 }') (median),"
 			echo "$(sort -g "$WORK/sc-ratios" | head -1 | awk '{ printf "%.0f%%", 100 * $1 }') (minimum over the rounds)."
+			echo
+		fi
+		# every mode against the plain loop with its update's arithmetic at its thread count, round by round
+		awk '$1 ~ /^bound-l2/ && $4 > 0 { k = $2 SUBSEP $3; if (!(k in b) || $4 < b[k]) b[k] = $4 }
+			$1 != "serial" && $1 !~ /^bound/ && $4 > 0 { me[$1 SUBSEP $2 SUBSEP $3] = $4 }
+			END { for (k in me) { split(k, a, SUBSEP); if ((a[2] SUBSEP a[3]) in b) print a[2], a[1], b[a[2], a[3]] / me[k] } }' \
+			"$WORK/sc-$set.raw" > "$WORK/sc-ratios"
+		if [ -s "$WORK/sc-ratios" ]; then
+			echo "Each mode against a plain loop doing its update's arithmetic at its thread count (a private model per"
+			echo "thread with a bias and the l2; the faster of bound-l2 and bound-l2+pf in each round; the modes' averages,"
+			echo "made at their merges, are their own cost), median / minimum:"
+			for t in $(awk '{ print $1 }' "$WORK/sc-ratios" | sort -nu); do
+				printf -- "- %s thread(s):" "$t"
+				for m in $(awk -v t="$t" '$1 == t { print $2 }' "$WORK/sc-ratios" | sort -u); do
+					awk -v t="$t" -v m="$m" '$1 == t && $2 == m { print $3 }' "$WORK/sc-ratios" | sort -g > "$WORK/sc-dratios"
+					printf " %s %s / %s;" "$m" "$(median < "$WORK/sc-dratios" | awk '{ printf "%.0f%%", 100 * $1 }')" \
+						"$(head -1 "$WORK/sc-dratios" | awk '{ printf "%.0f%%", 100 * $1 }')"
+				done | sed 's/;$//'
+				echo
+			done
 			echo
 		fi
 		# deterministic against the fastest other mode (serial and the bounds aside), round by round

@@ -296,10 +296,15 @@ void lin_det_epoch_order(hog_engine *e, eng_worker *ew, int epoch)
  * model (the copy and the model read in a pass to find the changed ones and
  * again in a pass to take them, the lines of a long list gone in between:
  * take_delta was 22% of deterministic mode's CPU time on 2 M features at 2
- * threads). A coordinate "changed" where any component's bits differ from the
- * round's (a touch that changed nothing counts for nothing: both ways of
- * keeping the changes count the same shards). The changes are gathered in
- * dw->old in the order of touched, then dealt to the buckets. */
+ * threads, 11% after; bench/results/det-ratio-wide-623a040.md). Neither a
+ * pass over the touched bits in ascending order against the model (2x this
+ * one's time: the model's lines come from the core that merged them) nor the
+ * copy taken from the model at first touches instead of copied whole at each
+ * round (0.71-0.96x the mode's speed, median 0.81, six rounds) did better. A
+ * coordinate "changed" where any component's bits differ from the round's (a
+ * touch that changed nothing counts for nothing: both ways of keeping the
+ * changes count the same shards). The changes are gathered in dw->old in the
+ * order of touched, then dealt to the buckets. */
 static int take_delta(const lin_state *L, struct lin_dwork *dw, lin_dshard *sh, uint32_t nt)
 {
 	const uint32_t S = L->S;

@@ -50,19 +50,24 @@ while [ "$r" -le "$REPEAT" ]; do
 	f=$(one "$H" --seed "$r")
 	p=$(one "$H" --mode replica --seed "$r")
 	echo "$r ${lat:-nan} $d $f $p $b" | awk -v base="${BASE:+1}" '{
-		fast = $4 < $5 ? $4 : $5
-		printf "%s %s %s %s %s %s %.4f %.4f\n", $1, $2, $3, $4, $5, $6, fast / $3, base ? $6 / $3 : 0 }' >> "$WORK/dr.rows"
+		fast = $4 < $5 ? $4 : $5 # (a run that failed reads nan: its ratios too)
+		ok = ($3 + 0 > 0 && $4 + 0 > 0 && $5 + 0 > 0)
+		r1 = ok ? sprintf("%.4f", fast / $3) : "nan"
+		r2 = (base && ok && $6 + 0 > 0) ? sprintf("%.4f", $6 / $3) : "nan"
+		print $1, $2, $3, $4, $5, $6, r1, r2 }' >> "$WORK/dr.rows"
 	r=$((r + 1))
 done
-awk -v base="${BASE:+1}" '{
-	printf "| %s | %s ns | %.4f | %.4f | %.4f |", $1, $2, $3, $4, $5
-	if (base) printf " %.4f |", $6
-	printf " %.2f |", $7
-	if (base) printf " %.2fx |", $8
+awk -v base="${BASE:+1}" 'function f(x) { return x == "nan" ? "-" : sprintf("%.4f", x) } {
+	printf "| %s | %s ns | %s | %s | %s |", $1, $2, f($3), f($4), f($5)
+	if (base) printf " %s |", f($6)
+	printf " %s |", $7 == "nan" ? "-" : sprintf("%.2f", $7)
+	if (base) printf " %s |", $8 == "nan" ? "-" : sprintf("%.2fx", $8)
 	printf "\n" }' "$WORK/dr.rows" >> "$OUT"
 {
 	echo
-	echo "Deterministic / fastest: median $(col "$WORK/dr.rows" 7 | awk '{ printf "%.2f", $1 }'), minimum $(col_min "$WORK/dr.rows" 7 | awk '{ printf "%.2f", $1 }')."
-	[ -z "$BASE" ] || echo "This build's deterministic over the base's: median $(col "$WORK/dr.rows" 8 | awk '{ printf "%.2f", $1 }')x, minimum $(col_min "$WORK/dr.rows" 8 | awk '{ printf "%.2f", $1 }')x."
+	awk '$7 != "nan" { print $7 }' "$WORK/dr.rows" > "$WORK/dr.col"
+	echo "Deterministic / fastest: median $(median < "$WORK/dr.col" | awk '{ printf "%.2f", $1 }'), minimum $(sort -g "$WORK/dr.col" | head -1 | awk '{ printf "%.2f", $1 }') ($(wc -l < "$WORK/dr.col") rounds)."
+	awk '$8 != "nan" { print $8 }' "$WORK/dr.rows" > "$WORK/dr.col"
+	[ -z "$BASE" ] || echo "This build's deterministic over the base's: median $(median < "$WORK/dr.col" | awk '{ printf "%.2f", $1 }')x, minimum $(sort -g "$WORK/dr.col" | head -1 | awk '{ printf "%.2f", $1 }')x."
 } >> "$OUT"
 cat "$OUT"

@@ -86,6 +86,26 @@ static void *rows_alloc(size_t bytes)
 	return p;
 }
 
+/* One example's update with the defaults' work (WORK avg and l2): the bias and
+ * the per-touch l2, and with SUMS --average's sums at position @p c. Called with
+ * a constant SUMS, so that each ceiling's loop is its own, with no test in it. */
+static inline __attribute__((always_inline)) void update_dflt(const int SUMS, const uint32_t *ids, const float *xs,
+                                                             uint64_t n, float g, float lr, const float *rg, float *w,
+                                                             float *bias, double *U, double *Ub, double c)
+{
+	const float nb = *bias - g;
+	if (SUMS)
+		*Ub += c * ((double)nb - (double)*bias);
+	*bias = nb;
+	for (uint64_t j = 0; j < n; j++) {
+		const uint32_t v = ids[j];
+		const float wo = w[v], wn = wo - (g * (xs ? xs[j] : 1.0f) + lr * rg[v] * wo);
+		w[v] = wn;
+		if (SUMS)
+			U[v] += c * ((double)wn - (double)wo);
+	}
+}
+
 static double now(void)
 {
 	struct timespec t;
@@ -112,9 +132,9 @@ int main(int argc, char **argv)
 	const char *work = argc > 6 ? argv[6] : "plain";
 	const int l2 = !strcmp(work, "l2") || !strcmp(work, "l2+pf"); /* the bias and l2, no sums */
 	const int pf = !strcmp(work, "avg+pf") || !strcmp(work, "l2+pf");
-	const int avg = l2 || !strcmp(work, "avg") || !strcmp(work, "avg+pf"); /* (the bias and l2 at least) */
-	const int sums = avg && !l2;
-	if (!avg && strcmp(work, "plain")) {
+	const int dflt = l2 || !strcmp(work, "avg") || !strcmp(work, "avg+pf"); /* the defaults' bias and l2 */
+	const int sums = dflt && !l2;
+	if (!dflt && strcmp(work, "plain")) {
 		fprintf(stderr, "bound: WORK is plain, avg, avg+pf, l2 or l2+pf, not %s\n", work);
 		return 2;
 	}
@@ -148,9 +168,9 @@ int main(int argc, char **argv)
 	if (shuffled)
 		shuffle(perm, d->n, seed);
 	const uint64_t D = d->dim;
-	/* avg: each feature's per-touch l2 (hogwild's default --l2 1e-6) */
-	float *reg = avg ? calloc(D ? D : 1, sizeof *reg) : NULL;
-	if (avg) {
+	/* avg, l2: each feature's per-touch l2 (hogwild's default --l2 1e-6) */
+	float *reg = dflt ? calloc(D ? D : 1, sizeof *reg) : NULL;
+	if (dflt) {
 		uint64_t *cnt = calloc(D ? D : 1, sizeof *cnt);
 		if (!reg || !cnt) {
 			fprintf(stderr, "bound: out of memory\n");
@@ -174,12 +194,12 @@ int main(int argc, char **argv)
 		if (!w || !order)
 			abort();
 		memset(w, 0, (D ? D : 1) * sizeof *w); /* first touch: this thread's memory */
-		/* avg: the thread's own copy of the l2 factors, its sums and its bias */
-		float *rg = avg ? rows_alloc((D ? D : 1) * sizeof *rg) : NULL, bias = 0;
+		/* avg, l2: the thread's own copy of the l2 factors, its bias (and avg: its sums) */
+		float *rg = dflt ? rows_alloc((D ? D : 1) * sizeof *rg) : NULL, bias = 0;
 		double *U = sums ? rows_alloc((D ? D : 1) * sizeof *U) : NULL, Ub = 0;
-		if (avg && (!rg || (sums && !U)))
+		if (dflt && (!rg || (sums && !U)))
 			abort();
-		if (avg)
+		if (dflt)
 			memcpy(rg, reg, (D ? D : 1) * sizeof *rg);
 		/* chunk:C: the share copied in the shuffled order, then read in place */
 		const uint64_t *offs = d->offsets;
@@ -264,29 +284,13 @@ int main(int argc, char **argv)
 				const float z = y * m;
 				l += z > 0 ? log1pf(expf(-z)) : -z + log1pf(expf(z));
 				const float g = -y / (1.0f + expf(z)) * lr;
-				if (!avg) {
+				if (!dflt) {
 					for (uint64_t j = 0; j < hi - lo; j++)
 						w[ids[j]] -= g * (xs ? xs[j] : 1.0f);
-					continue;
-				}
-				if (!sums) {
-					bias -= g;
-					for (uint64_t j = 0; j < hi - lo; j++) {
-						const uint32_t v = ids[j];
-						const float wo = w[v];
-						w[v] = wo - (g * (xs ? xs[j] : 1.0f) + lr * rg[v] * wo);
-					}
-					continue;
-				}
-				const double c = (double)i; /* the example's position in the thread's epoch */
-				const float nb = bias - g;
-				Ub += c * ((double)nb - (double)bias);
-				bias = nb;
-				for (uint64_t j = 0; j < hi - lo; j++) {
-					const uint32_t v = ids[j];
-					const float wo = w[v], wn = wo - (g * (xs ? xs[j] : 1.0f) + lr * rg[v] * wo);
-					w[v] = wn;
-					U[v] += c * ((double)wn - (double)wo);
+				} else if (sums) { /* c: the example's position in the thread's epoch */
+					update_dflt(1, ids, xs, hi - lo, g, lr, rg, w, &bias, U, &Ub, (double)i);
+				} else {
+					update_dflt(0, ids, xs, hi - lo, g, lr, rg, w, &bias, NULL, NULL, 0);
 				}
 			}
 #pragma omp barrier
@@ -297,7 +301,7 @@ int main(int argc, char **argv)
 		}
 		if (sums && !(Ub == Ub && U[0] == U[0])) /* (the sums are read: the compiler keeps them) */
 			abort();
-		if (avg && bias != bias) /* (nor drops the bias) */
+		if (dflt && bias != bias) /* (nor drops the bias) */
 			abort();
 		free(order);
 		free(w);

@@ -238,9 +238,9 @@ for set in $SETS; do
 			for t in $(awk '{ print $1 }' "$WORK/sc-ratios" | sort -nu); do
 				printf -- "- %s thread(s):" "$t"
 				for m in $(awk -v t="$t" '$1 == t { print $2 }' "$WORK/sc-ratios" | sort -u); do
-					awk -v t="$t" -v m="$m" '$1 == t && $2 == m { print $3 }' "$WORK/sc-ratios" | sort -g > "$WORK/sc-dratios"
-					printf " %s %s / %s;" "$m" "$(median < "$WORK/sc-dratios" | awk '{ printf "%.0f%%", 100 * $1 }')" \
-						"$(head -1 "$WORK/sc-dratios" | awk '{ printf "%.0f%%", 100 * $1 }')"
+					awk -v t="$t" -v m="$m" '$1 == t && $2 == m { print $3 }' "$WORK/sc-ratios" > "$WORK/sc-dratios"
+					printf " %s %s / %s;" "$m" "$(col "$WORK/sc-dratios" 1 | awk '{ printf "%.0f%%", 100 * $1 }')" \
+						"$(col_min "$WORK/sc-dratios" 1 | awk '{ printf "%.0f%%", 100 * $1 }')"
 				done | sed 's/;$//'
 				echo
 			done
@@ -255,11 +255,11 @@ for set in $SETS; do
 		if [ -s "$WORK/sc-ratios" ]; then
 			echo "Deterministic against the fastest other mode of the same round (its speed over that mode's):"
 			for t in $(awk '{ print $1 }' "$WORK/sc-ratios" | sort -nu); do
-				awk -v t="$t" '$1 == t { print $3 }' "$WORK/sc-ratios" | sort -g > "$WORK/sc-dratios"
+				awk -v t="$t" '$1 == t { print $3 }' "$WORK/sc-ratios" > "$WORK/sc-dratios"
 				printf -- "- %s thread(s), round by round: " "$t"
 				awk -v t="$t" '$1 == t { printf "%s%.2f (%s)", n++ ? ", " : "", $3, $4 }' "$WORK/sc-ratios"
-				echo "; median $(median < "$WORK/sc-dratios" | awk '{ printf "%.2f", $1 }'), minimum" \
-					"$(head -1 "$WORK/sc-dratios" | awk '{ printf "%.2f", $1 }')"
+				echo "; median $(col "$WORK/sc-dratios" 1 | awk '{ printf "%.2f", $1 }'), minimum" \
+					"$(col_min "$WORK/sc-dratios" 1 | awk '{ printf "%.2f", $1 }')"
 			done
 			echo
 		fi

@@ -364,7 +364,7 @@ static int take_delta(const lin_state *L, struct lin_dwork *dw, lin_dshard *sh, 
 /* Examples [from, to) of every shard of the worker's run, each from the
  * round's model on the worker's private copy; the sums then take the shard's
  * change over the whole copy (det_sum_leaf), the lists the coordinates each
- * example touched (listed as it goes: a store each, no branch). Both put the
+ * example touched (listed as it goes with its round value: stores, no branch). Both put the
  * copy back. Never stops inside a round: a stop comes at the round's end, where
  * the model is merged. */
 /* The kernel on the private copy: replica's (plain loads and stores), but

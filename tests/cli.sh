@@ -73,6 +73,19 @@ none_like() {
 	return 0
 }
 
+# Waits (up to ~10 s) for a background train, pid $1, to print its first epoch's
+# line to $OUT: its files are reserved by then. (Not the reservation's name:
+# the check of an output path before the data is read makes and removes a file
+# of that name too, so a poll could see that one and go on before the run has
+# reserved anything.)
+wait_first_epoch() {
+	n=0
+	while ! grep -q '^ *1 ' "$OUT" && kill -0 "$1" 2>/dev/null && [ $n -lt 2000 ]; do
+		sleep 0.005
+		n=$((n + 1))
+	done
+}
+
 # The ids and values of a LIBSVM file in one canonical form ("%g" numbers, no
 # comments, qid or blank lines), to compare texts that differ only in spelling.
 normalize() {
@@ -1364,8 +1377,7 @@ if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=1m tmpfs "$T/mnt" 2>/dev/null;
 	# the disk fills up while training: the reserved space still takes the model
 	"$H" train --quiet --data "$T/fit.lmdb" --epochs 1000000 --save "$T/mnt/g.model" >"$OUT" 2>"$ERR" &
 	rpid=$!
-	n=0
-	while none_like 'mnt/g.model.tmp.*' && kill -0 $rpid 2>/dev/null && [ $n -lt 2000 ]; do sleep 0.005; n=$((n + 1)); done
+	wait_first_epoch $rpid
 	head -c $((2 * 1024 * 1024)) /dev/zero >"$T/mnt/fill" 2>/dev/null
 	kill -INT $rpid
 	wait $rpid
@@ -1379,8 +1391,7 @@ if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=1m tmpfs "$T/mnt" 2>/dev/null;
 	mkdir "$T/resc"
 	TMPDIR="$T/resc" "$H" train --quiet --data "$T/fit.lmdb" --epochs 1000000 --save "$T/mnt/h.model" >"$OUT" 2>"$ERR" &
 	rpid=$!
-	n=0
-	while none_like 'mnt/h.model.tmp.*' && kill -0 $rpid 2>/dev/null && [ $n -lt 2000 ]; do sleep 0.005; n=$((n + 1)); done
+	wait_first_epoch $rpid
 	mkdir "$T/mnt/h.model" "$T/mnt/h.model.rescued-$rpid"
 	kill -INT $rpid
 	wait $rpid
@@ -1408,8 +1419,7 @@ mkdir "$T/rs"
 "$H" data gen -q -n 3000 --features 20000 --nnz 10 "$T/rs.lmdb" >/dev/null 2>&1
 "$H" train --quiet --data "$T/rs.lmdb" --epochs 1000000 --save "$T/rs/m.model" >"$OUT" 2>"$ERR" &
 rpid=$!
-n=0
-while none_like 'rs/m.model.tmp.*' && kill -0 $rpid 2>/dev/null && [ $n -lt 2000 ]; do sleep 0.005; n=$((n + 1)); done
+wait_first_epoch $rpid
 check_true "save rescue: the model's space is reserved while training" test -n "$(ls "$T"/rs/m.model.tmp.* 2>/dev/null)"
 mkdir "$T/rs/m.model"
 kill -INT $rpid

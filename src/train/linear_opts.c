@@ -100,8 +100,8 @@ int lin_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err
 		if (!s)
 			return hog_err_set(err, ENOMEM, "out of memory");
 		eng_scales_settle(o, changed, tr->dim);
-		if (o->lr == 0)
-			o->lr = lin_default_lr(tr, o->rule, s);
+		if (o->lr == 0) /* (no scale but 1: the same sum without a scale read a nonzero) */
+			o->lr = lin_default_lr(tr, o->rule, changed ? s : NULL);
 		free(s);
 	}
 	if (o->lr == 0 && !stream)

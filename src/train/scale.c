@@ -42,13 +42,21 @@ float *eng_feature_scales(const hog_data *d, int mode, uint64_t *changed)
 	float *s = calloc(d->dim + 1, sizeof *s);
 	if (!s)
 		return NULL;
+	/* (a compare, not fmaxf: gcc calls libm's for it, a call a nonzero -- 0.2 s
+	 * of one thread's setup on 50 M nonzeros; a NaN is skipped either way, and
+	 * the maxima start at +0, never NaN) */
 	if (d->meta.kind == HOG_KIND_DENSE && d->x)
 		for (uint64_t i = 0; i < d->n; i++)
-			for (uint64_t v = 0; v < d->dim; v++)
-				s[v] = fmaxf(s[v], fabsf(d->x[i * d->dim + v]));
+			for (uint64_t v = 0; v < d->dim; v++) {
+				const float a = fabsf(d->x[i * d->dim + v]);
+				s[v] = a > s[v] ? a : s[v];
+			}
 	else if (d->vals)
-		for (uint64_t j = 0; j < d->nnz; j++)
-			s[d->ids[j]] = fmaxf(s[d->ids[j]], fabsf(d->vals[j]));
+		for (uint64_t j = 0; j < d->nnz; j++) {
+			const float a = fabsf(d->vals[j]);
+			if (a > s[d->ids[j]])
+				s[d->ids[j]] = a;
+		}
 	eng_scales_from_max(s, d->dim + 1, mode, changed);
 	return s;
 }

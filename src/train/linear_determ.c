@@ -356,7 +356,8 @@ static int take_delta(const lin_state *L, struct lin_dwork *dw, lin_dshard *sh, 
 		const uint32_t id = dw->touched[k];
 		const uint64_t at = fill[(id & ~DET_L1_ZEROED) % DET_BUCKETS]++;
 		sh->ids[at] = id;
-		memcpy(sh->d + at * S, old + (size_t)k * S, S * sizeof *old);
+		for (uint32_t c = 0; c < S; c++) /* (a loop: memcpy of S floats was a libc call an entry) */
+			sh->d[at * S + c] = old[(size_t)k * S + c];
 	}
 	return 0;
 }

@@ -89,14 +89,14 @@ HOG_INLINE void flush_one(const lin_state *L, lin_worker *w, uint32_t i, uint32_
  * --average's accumulator is read only for a coordinate that changed, never in
  * the epoch's opening flush (nothing changed), which runs while thread 0 sets
  * ks.A for the epoch (lin_epoch_started; TSan). */
-static void flush_hot_sweep(const hog_engine *e, int id, lin_worker *w, int full)
+/* The sweep with the record's stride @p S a constant where flush_hot_sweep
+ * calls it so: flush_one's i % S and i / S are then shifts, not a division
+ * each (replica with AdaGrad on 2 M features: its flushes took 6,928 samples
+ * against its kernel's 8,213, perf, 6 epochs at 2 threads). */
+HOG_INLINE void sweep_stride(const hog_engine *e, int id, lin_worker *w, int full, const uint32_t S)
 {
 	const lin_state *L = e->model;
-	if (L->node) { /* replica on several nodes (a branch at every flush) */
-		node_flush(e, id, w, 1);
-		return;
-	}
-	const uint32_t S = L->S, n = L->ks.hot * S, B = 1u << KERN_TBLK_SHIFT, nb = (n + B - 1) / B;
+	const uint32_t n = L->ks.hot * S, B = 1u << KERN_TBLK_SHIFT, nb = (n + B - 1) / B;
 	const int l1 = L->l1 != NULL; /* (read once: the stores below would make the compiler read it again) */
 	uint8_t *tm = w->k.tmark;
 	if (tm && !full) {
@@ -116,6 +116,21 @@ static void flush_hot_sweep(const hog_engine *e, int id, lin_worker *w, int full
 		if (tm)
 			memset(tm, 0, nb);
 	}
+}
+
+static void flush_hot_sweep(const hog_engine *e, int id, lin_worker *w, int full)
+{
+	const lin_state *L = e->model;
+	if (L->node) { /* replica on several nodes (a branch at every flush) */
+		node_flush(e, id, w, 1);
+		return;
+	}
+	if (L->S == 1) /* sgd */
+		sweep_stride(e, id, w, full, 1);
+	else if (L->S == 2) /* adagrad (the rules replica and buffered take: linear_opts.c) */
+		sweep_stride(e, id, w, full, 2);
+	else
+		sweep_stride(e, id, w, full, L->S);
 	w->since_flush = 0;
 }
 

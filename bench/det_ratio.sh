@@ -7,7 +7,8 @@
 # elsewhere; run right after this build's in odd rounds, right before in even
 # ones), and the speed of this build's over it, so that a change to the mode
 # is measured in the same rounds as the ratio. SET: wide (default: 2 M
-# features, gen_set) or zipf08. REPEAT (5) rounds of EPOCHS (4) epochs; seconds
+# features, gen_set), zipf08 or rcv1 (rcv1_set). ARGS: options every run takes
+# (e.g. "--optimizer adagrad"). REPEAT (5) rounds of EPOCHS (4) epochs; seconds
 # per epoch: a run's median over epochs 2.. Writes bench/results/det-ratio-SET.md
 # (or $OUT).
 . "$(dirname "$0")/common.sh"
@@ -17,23 +18,31 @@ REPEAT=${REPEAT:-5}
 EPOCHS=${EPOCHS:-4}
 OUT=${OUT:-$RESULTS/det-ratio-$SET.md}
 BASE=${BASE:-}
+ARGS=${ARGS:-}
 [ -z "$BASE" ] || [ -x "$BASE" ] || { echo "det_ratio: BASE=$BASE is not a program" >&2; exit 2; }
-gen_set "$SET"
-TR=$WORK/gen-${SET}_tr.lmdb
+if [ "$SET" = rcv1 ]; then
+	rcv1_set
+	TR=$WORK/rcv1_tr.lmdb
+else
+	gen_set "$SET"
+	TR=$WORK/gen-${SET}_tr.lmdb
+fi
 
 one() { # BIN ARGS...: prints the run's seconds per epoch
 	bin=$1
 	shift
 	rm -f "$WORK/dr.json"
-	"$bin" train --data "$TR" --epochs "$EPOCHS" --threads "$THREADS" --metrics "$WORK/dr.json" --quiet "$@" \
+	# (ARGS split into words on purpose: several options)
+	# shellcheck disable=SC2086
+	"$bin" train --data "$TR" --epochs "$EPOCHS" --threads "$THREADS" --metrics "$WORK/dr.json" --quiet $ARGS "$@" \
 		>/dev/null 2>&1 || { echo nan; return; }
 	metrics_seconds "$WORK/dr.json"
 }
 
 machine_header "$OUT" "Deterministic against the fastest other mode, round by round ($SET, $THREADS threads)"
 {
-	echo "Command: \`SET=$SET THREADS=$THREADS REPEAT=$REPEAT EPOCHS=$EPOCHS${BASE:+ BASE=...} sh bench/det_ratio.sh\`;"
-	echo "each run \`hogwild train --data gen-${SET}_tr.lmdb --epochs $EPOCHS --threads $THREADS --seed R ARGS\`,"
+	echo "Command: \`SET=$SET THREADS=$THREADS REPEAT=$REPEAT EPOCHS=$EPOCHS${ARGS:+ ARGS=\"$ARGS\"}${BASE:+ BASE=...} sh bench/det_ratio.sh\`;"
+	echo "each run \`hogwild train --data $(basename "$TR") --epochs $EPOCHS --threads $THREADS${ARGS:+ $ARGS} --seed R MODE\`,"
 	echo "s/epoch the median of epochs 2..; a round runs them one after another with the same seed R.${BASE:+ base: $("$BASE" --version).}"
 	echo
 	echo "| round | cache line | deterministic | default | replica |${BASE:+ base deterministic |} deterministic / fastest |${BASE:+ over base |}"

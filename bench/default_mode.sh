@@ -11,12 +11,17 @@
 # its default is buffered), and, where /usr/bin/python3 has scikit-learn, its
 # breast-cancer set (569 rows, 30 features, 80/20) and make_classification
 # (60,000 x 2,000, values under 1.5 in magnitude zeroed, 80/20): data no
-# hogwild generator made. Writes bench/results/default-mode.md (or $OUT).
+# hogwild generator made; mid70 (not in the default list): 400,000 rows of 71
+# nonzeros over 70,000 features (data gen --seed 5, 90/10), near the edge of
+# replica's side (lin_default_mode: 1,024 times the row's nonzeros). ARGS:
+# options every run takes (e.g. "--optimizer adagrad"). Writes
+# bench/results/default-mode.md (or $OUT).
 . "$(dirname "$0")/common.sh"
 THREADS=${THREADS:-2}
 SEEDS=${SEEDS:-"1 2 3"}
 EPOCHS_LIST=${EPOCHS_LIST:-"5 20"}
 SETS=${SETS:-"a9a rcv1 zipf08 wide bc mc"}
+ARGS=${ARGS:-}
 OUT=${OUT:-$RESULTS/default-mode.md}
 
 make_set() { # NAME -> its training and test sets in $tr and $te (1: skipped)
@@ -27,6 +32,9 @@ make_set() { # NAME -> its training and test sets in $tr and $te (1: skipped)
 	tr=$WORK/dm-$1_tr.lmdb te=$WORK/dm-$1_te.lmdb
 	[ -f "$tr" ] && return 0
 	case $1 in
+	mid70)
+		"$H" data gen -q --seed 5 --features 70000 --examples 400000 "$WORK/dm-$1.lmdb"
+		"$H" data split --fraction 0.1 --seed 1 "$WORK/dm-$1.lmdb" "$tr" "$te" >/dev/null ;;
 	a9a)
 		[ -f "$DATA/a9a" ] && [ -f "$DATA/a9a.t" ] || { echo "a9a: skipped (no $DATA/a9a)" >&2; return 1; }
 		"$H" data import -q --format libsvm --dim 123 "$DATA/a9a" "$tr" 2>/dev/null
@@ -58,8 +66,10 @@ run() { # EPOCHS SEED ARGS... on $tr and $te -> "mode test_loss s_per_epoch"
 	e=$1 s=$2
 	shift 2
 	rm -f "$WORK/dm.json"
+	# (ARGS split into words on purpose: several options)
+	# shellcheck disable=SC2086
 	"$H" train --data "$tr" --test "$te" --epochs "$e" --seed "$s" --quiet \
-		--diagnostics=off --metrics "$WORK/dm.json" "$@" >/dev/null 2>&1 || { echo "failed nan nan"; return; }
+		--diagnostics=off --metrics "$WORK/dm.json" $ARGS "$@" >/dev/null 2>&1 || { echo "failed nan nan"; return; }
 	m=$(sed -n 's/.*"mode":"\([a-z]*\)".*/\1/p' "$WORK/dm.json" | tail -1)
 	l=$(awk '/"test_loss"/ { sub(/.*"test_loss":/, ""); split($0, b, ","); l = b[1] } END { print l }' "$WORK/dm.json")
 	t=$(awk -F'"seconds":' 'NF > 1 { split($2, a, ","); n++; if (n > 1) print a[1] }' "$WORK/dm.json" | median)
@@ -68,8 +78,10 @@ run() { # EPOCHS SEED ARGS... on $tr and $te -> "mode test_loss s_per_epoch"
 
 machine_header "$OUT" "The linear model's default mode against serial and buffered ($THREADS threads)"
 {
-	echo "Command: \`THREADS=$THREADS SEEDS=\"$SEEDS\" EPOCHS_LIST=\"$EPOCHS_LIST\" sh bench/default_mode.sh\`. Each row: one"
-	echo "seed and epoch count, \`hogwild train --data TR --test TE --epochs E --seed S\` with \`--mode serial --threads 1\`,"
+	printf '%s' "Command: \`THREADS=$THREADS SEEDS=\"$SEEDS\" EPOCHS_LIST=\"$EPOCHS_LIST\" SETS=\"$SETS\""
+	echo "${ARGS:+ ARGS=\"$ARGS\"} sh bench/default_mode.sh\`. Each row: one"
+	printf '%s' "seed and epoch count, \`hogwild train --data TR --test TE --epochs E --seed S${ARGS:+ $ARGS}\`"
+	echo " with \`--mode serial --threads 1\`,"
 	echo "\`--mode buffered --threads $THREADS\` and no --mode at \`--threads $THREADS\` (the default: the mode it took is named),"
 	echo "one after another; test loss and its difference from serial's; s/epoch the median over epochs 2.."
 	echo

@@ -41,8 +41,10 @@ one() { # BIN ARGS...: prints the run's seconds per epoch
 
 machine_header "$OUT" "Deterministic against the fastest other mode, round by round ($SET, $THREADS threads)"
 {
-	echo "Command: \`SET=$SET THREADS=$THREADS REPEAT=$REPEAT EPOCHS=$EPOCHS${ARGS:+ ARGS=\"$ARGS\"}${BASE:+ BASE=...} sh bench/det_ratio.sh\`;"
-	echo "each run \`hogwild train --data $(basename "$TR") --epochs $EPOCHS --threads $THREADS${ARGS:+ $ARGS} --seed R MODE\`,"
+	printf '%s' "Command: \`SET=$SET THREADS=$THREADS REPEAT=$REPEAT EPOCHS=$EPOCHS${ARGS:+ ARGS=\"$ARGS\"}"
+	echo "${BASE:+ BASE=...} sh bench/det_ratio.sh\`;"
+	printf '%s' "each run \`hogwild train --data $(basename "$TR") --epochs $EPOCHS --threads $THREADS${ARGS:+ $ARGS}"
+	echo " --seed R MODE\`,"
 	echo "s/epoch the median of epochs 2..; a round runs them one after another with the same seed R.${BASE:+ base: $("$BASE" --version).}"
 	echo
 	echo "| round | cache line | deterministic | default | replica |${BASE:+ base deterministic |} deterministic / fastest |${BASE:+ over base |}"

@@ -83,9 +83,10 @@ static void test_default_mode_per_model(void)
 		CU_ASSERT_EQUAL(hog_train_kind(&o), cases[i].kind);
 	}
 	/* ... and for a known set (the command line reads its header): the linear
-	 * model's replica where (D x stride) / mean nonzeros <= 1024, so that its
-	 * flush interval (16 x that, a power of two) is within 16384, else buffered;
-	 * on each side of the edge, SGD (stride 1) and AdaGrad (2) */
+	 * model's replica where D / mean nonzeros <= 1024, so that its flush
+	 * interval at SGD's stride (16 x that, a power of two) is within 16384,
+	 * else buffered; on each side of the edge, SGD and AdaGrad alike (AdaGrad's
+	 * records of 2 floats do not move it) */
 	struct {
 		enum hog_model_kind model;
 		enum hog_rule rule;
@@ -94,8 +95,9 @@ static void test_default_mode_per_model(void)
 	} shaped[] = {
 		{ HOG_MODEL_LINEAR, HOG_RULE_SGD, 10239, HOG_MODE_REPLICA },
 		{ HOG_MODEL_LINEAR, HOG_RULE_SGD, 10240, HOG_MODE_BUFFERED },
-		{ HOG_MODEL_LINEAR, HOG_RULE_ADAGRAD, 5119, HOG_MODE_REPLICA },
-		{ HOG_MODEL_LINEAR, HOG_RULE_ADAGRAD, 5120, HOG_MODE_BUFFERED },
+		{ HOG_MODEL_LINEAR, HOG_RULE_ADAGRAD, 5120, HOG_MODE_REPLICA },
+		{ HOG_MODEL_LINEAR, HOG_RULE_ADAGRAD, 10239, HOG_MODE_REPLICA },
+		{ HOG_MODEL_LINEAR, HOG_RULE_ADAGRAD, 10240, HOG_MODE_BUFFERED },
 		{ HOG_MODEL_LINEAR, HOG_RULE_ADAREVISION, 100, HOG_MODE_LOCKFREE },
 		{ HOG_MODEL_MF, HOG_RULE_SGD, 100, HOG_MODE_GRID },
 	};

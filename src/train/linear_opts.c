@@ -125,15 +125,20 @@ int lin_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err
  * RCV1-shaped and Zipf sets within 0.04% after 20. Neither takes adarevision
  * nor --delay: those runs keep lockfree. Without @p m: buffered. (--mode auto
  * measures instead, at the price of probing every mode, 3 x 2 short epochs
- * each.) */
+ * each.) The model's width here is its features, whatever the step rule:
+ * with AdaGrad's two floats a feature counted, the RCV1-shaped and Zipf sets
+ * (47,236 features, 71-74 nonzeros a row) and a 70,000-feature one fell on
+ * buffered's side, where replica runs 1.4-2.8x buffered at 2 threads; its test
+ * loss there is 0.14-0.94% below serial's, but on the Zipf set 0.24-0.28%
+ * above after 5 epochs (0.12-0.14% after 20; bench/results/
+ * default-mode-adagrad.md). */
 enum hog_mode lin_default_mode(const hog_train_opts *o, int stream, const hog_meta *m)
 {
 	(void)stream; /* (every mode streams) */
 	if (o->rule == HOG_RULE_ADAREVISION || o->delay)
 		return HOG_MODE_LOCKFREE;
 	if (m && m->kind == HOG_KIND_SPARSE && m->examples &&
-	    lin_replica_width_flush((double)(m->features + 1) * hog_rule_stride(o->rule),
-	                            (double)m->nnz / (double)m->examples) <= 16384)
+	    lin_replica_width_flush((double)(m->features + 1), (double)m->nnz / (double)m->examples) <= 16384)
 		return HOG_MODE_REPLICA;
 	return HOG_MODE_BUFFERED;
 }

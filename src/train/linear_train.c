@@ -88,8 +88,9 @@ HOG_INLINE void flush_one(const lin_state *L, lin_worker *w, uint32_t i, uint32_
  *
  * --average's accumulator is read only for a coordinate that changed, never in
  * the epoch's opening flush (nothing changed), which runs while thread 0 sets
- * ks.A for the epoch (lin_epoch_started; TSan). */
-/* The sweep with the record's stride @p S a constant where flush_hot_sweep
+ * ks.A for the epoch (lin_epoch_started; TSan).
+ *
+ * The sweep takes the record's stride @p S as a constant where flush_hot_sweep
  * calls it so: flush_one's i % S and i / S are then shifts, not a division
  * each (replica with AdaGrad on 2 M features: its flushes took 6,928 samples
  * against its kernel's 8,213, perf, 6 epochs at 2 threads). */

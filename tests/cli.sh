@@ -628,6 +628,12 @@ if command -v python3 >/dev/null 2>&1; then
 	check "compare: JSON parses, 5 cells with epochs" 0 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["cells"])==5 and all(len(c["epochs"])==2 for c in d["cells"])' "$T/cmp.json"
 fi
 check_true "compare: ... the JSON says 2 runs per cell" sh -c 'grep -q "\"runs\":2" "$1"' sh "$T/cmp.json"
+# the staleness table: a racing mode's lost bias share, none for deterministic (nothing races there, its
+# merge takes the shards' mean by design)
+check "compare: deterministic beside lockfree" 0 "$H" compare --data "$T/ttr.lmdb" --modes lockfree,deterministic \
+	--threads 2 --epochs 2 --repeat 1
+check_grep "compare: ... lockfree's lost bias share" "$OUT" '^lockfree +2 +[0-9.]+ +[0-9]+ +[0-9]+ +[0-9.]+%$'
+check_grep "compare: ... none for deterministic" "$OUT" '^deterministic +2 +- +- +- +-$'
 # without --repeat, a set that trains in milliseconds is run in rounds of an odd count (3..7)
 check "compare: a short run is repeated" 0 "$H" compare --data "$T/ttr.lmdb" --modes lockfree --threads 2 --epochs 3
 check_grep "compare: ... 3 to 7 runs per cell, and why" "$OUT" '^runs: +[357] per cell \(times are medians; a serial run trains in under 0\.5 s, so every cell is run again in rounds: --repeat sets the count\)'

@@ -675,10 +675,12 @@ static void lin_epoch_stats(hog_engine *e, hog_epoch_stats *s)
 		for (uint64_t r = 1; r < L->D; r++)
 			s->nonzeros += weight_of(e, r, L->ks.A || L->ks.U) != 0.0f;
 	}
-	if (e->o.rule == HOG_RULE_SGD) {
+	if (e->o.rule == HOG_RULE_SGD && e->o.mode != HOG_MODE_DETERMINISTIC) {
 		/* |what the bias should have moved - what it moved| over the total size of
 		 * the changes made: the share of update mass lost to overwrites (float
-		 * rounding alone leaves ~1e-6) */
+		 * rounding alone leaves ~1e-6). Not for deterministic mode, where nothing
+		 * races and the merge's mean of the shards' changes (linear_determ.c) is
+		 * by design: unset (NaN, shown as -) */
 		double want = 0, gross = 0, got = (double)ald(&L->P[0]) - L->bias_start;
 		for (int q = 0; q < e->T; q++) {
 			const lin_worker *w = e->w[q]->m;

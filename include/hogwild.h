@@ -356,7 +356,11 @@ typedef struct hog_train_opts {
 	                                (0.5 for unit-norm rows; softmax regression, whose step is on
 	                                a batch's mean gradient, B/(B + mean |x|^2); |x| after
 	                                normalize's scaling); adagrad/adarevision 0.1 */
-	double backoff;            /**< per-epoch factor for HOG_SCHED_BACKOFF; default 0.9 */
+	double backoff;            /**< per-epoch factor for HOG_SCHED_BACKOFF; default 0.9; 0 (the
+	                                command line's default): that of HOG_EPOCHS_VISITS' rule
+	                                whatever the epochs, 0.9^(20 / its epochs): 0.9 for a set of
+	                                HOG_EPOCHS_VISITS / 20 examples or more, nearer 1 for a smaller
+	                                one; a resumed run then keeps its checkpoint's */
 	double t0;                 /**< HOG_SCHED_INVT: examples; default = examples in one epoch */
 	uint64_t warmup;           /**< examples over which lr ramps up linearly; default 0 (with
 	                                lr_scale: one epoch of examples) */

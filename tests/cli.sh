@@ -487,6 +487,13 @@ check_grep "train: config sets mode and threads" "$T/c.jsonl" '"threads":2,"mode
 check_true "train: config sets epochs" test "$(wc -l < "$T/c.jsonl")" -eq 2
 check "train: a flag overrides the config" 0 "$H" train -c "$T/c.ini" --epochs 1 --data "$T/ttr.lmdb" --metrics "$T/c1.jsonl"
 check_true "train: ... one epoch" test "$(wc -l < "$T/c1.jsonl")" -eq 1
+# a small set's backoff with --epochs given: --epochs auto's (4537 examples: 58 epochs, 0.9^(20/58)), said past
+# 20 epochs; the last epoch's step lr 0.9643^29 (0.5: 0.174), not 0.9^29 (0.024)
+check "train: a small set's backoff with --epochs 30" 0 "$H" train --data "$T/ttr.lmdb" --epochs 30 --lr 0.5
+check_grep "train: ... said" "$ERR" '^hogwild: schedule: backoff 0\.9643 an epoch on a set of 4537 examples, the default run.s over its 58 epochs'
+check_grep "train: ... the last step" "$OUT" '^ +30 .* 0\.174 '
+check "train: ... a given --backoff as given" 0 "$H" train --data "$T/ttr.lmdb" --epochs 30 --lr 0.5 --backoff 0.9
+check_grep "train: ... its last step" "$OUT" '^ +30 .* 0\.0236 '
 printf 'epochs = 2\nnot-an-option = 1\n' > "$T/bad.ini"
 check "train: unknown key in config" 2 "$H" train -c "$T/bad.ini" --data "$T/ttr.lmdb"
 check_grep "train: ... named with FILE:LINE" "$ERR" 'bad.ini:2:'
@@ -713,7 +720,7 @@ check "mlp: --batch auto" 0 "$H" train --model mlp --layers 16 --batch auto:8:64
 check_grep "mlp: ... each row has its batch and noise scale" "$OUT" '^ +3 .*  batch [0-9]+ noise ([0-9.e+]+|inf|-)$'
 check_grep "mlp: ... the metrics too" "$T/auto.jsonl" '"batch":8,"noise_scale":[0-9.]+'
 check "lr-scale: linear on 2 threads" 0 "$H" train --model mlp --lr-scale linear --lr 0.01 --epochs 2 --threads 2 \
-	--mode lockfree --data "$T/mctr.lmdb" --metrics "$T/lrs.jsonl" --quiet
+	--mode lockfree --backoff 0.9 --data "$T/mctr.lmdb" --metrics "$T/lrs.jsonl" --quiet
 check_grep "lr-scale: ... the step reported twice --lr after the warm-up epoch" "$T/lrs.jsonl" '"epoch":2,.*"lr":0\.01(8|79)'
 check "mlp: --lars" 0 "$H" train --model mlp --layers 16 --lars 0.001 --lr 1 --batch 256 --epochs 2 \
 	--data "$T/mctr.lmdb" --quiet

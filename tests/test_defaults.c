@@ -136,6 +136,7 @@ static hog_train_opts cli_defaults(void)
 	o.loss_from_task = 1;
 	o.mlp.momentum_auto = 1;
 	o.epochs = 0;
+	o.backoff = 0;
 	return o;
 }
 
@@ -345,6 +346,64 @@ static void test_epochs_auto(void)
 	}
 }
 
+/* backoff 0 (the command line's default) with a given --epochs: --epochs auto's
+ * factor for the set's size whatever the epochs, 0.9^(20 / auto's count) --
+ * 0.9 on a set of HOG_EPOCHS_VISITS / 20 examples or more; a given backoff as
+ * given. A checkpoint whose backoff was given (as one written before the rule)
+ * resumed with backoff 0 keeps its own; with another given one it is refused.
+ * The step of the last epoch, lr backoff^(E - 1), against pow() here. */
+static void test_backoff_of_size(void)
+{
+	const char *tp = tu_path("bs.lmdb");
+	const struct { uint64_t n; int epochs; double given, per; } c[] = {
+		{ 20000, 10, 0, 0.9 }, { 20000, 50, 0, 0.9 }, { 500, 30, 0, 0.99599 }, { 500, 1000, 0, 0.99599 },
+		{ 500, 30, 0.95, 0.95 },
+	};
+	for (int k = 0; k < 5; k++) {
+		write_set(tp, HOG_KIND_SPARSE, 2, c[k].n, 3, 0, NULL);
+		hog_data *d = load(tp);
+		hog_train_opts o = cli_defaults();
+		o.lr = 0.25;
+		o.epochs = c[k].epochs;
+		o.backoff = c[k].given;
+		hog_train_result r;
+		hog_model *m = train_ok(d, &o, &r);
+		const uint64_t ev = (HOG_EPOCHS_VISITS + c[k].n - 1) / c[k].n; /* (525 for 500: within 20..1000) */
+		const double per = c[k].given ? c[k].given : pow(0.9, 20.0 / (double)(ev < 20 ? 20 : ev));
+		CU_ASSERT_DOUBLE_EQUAL(per, c[k].per, 1e-5); /* (the rule, spelled out in the table) */
+		CU_ASSERT_EQUAL(r.epochs_done, c[k].epochs);
+		CU_ASSERT_DOUBLE_EQUAL(r.last.lr, 0.25 * pow(per, c[k].epochs - 1), 1e-7);
+		hog_model_info info;
+		hog_model_info_get(m, &info);
+		CU_ASSERT_DOUBLE_EQUAL(info.backoff, per, 1e-12);
+		hog_model_free(m);
+		hog_data_free(d);
+	}
+	/* a checkpoint of a given 0.9 on the 500-example set, resumed with more epochs and backoff 0 */
+	hog_data *d = load(tp);
+	hog_train_opts o = cli_defaults();
+	o.lr = 0.25;
+	o.epochs = 30;
+	o.backoff = 0.9;
+	o.checkpoint = tu_path("bs.ckpt");
+	hog_model_free(train_ok(d, &o, NULL));
+	o.checkpoint = NULL;
+	o.resume = tu_path("bs.ckpt");
+	o.epochs = 60;
+	o.backoff = 0;
+	hog_train_result r;
+	hog_model *m = train_ok(d, &o, &r);
+	CU_ASSERT_EQUAL(r.epochs_done, 60);
+	CU_ASSERT_DOUBLE_EQUAL(r.last.lr, 0.25 * pow(0.9, 59), 1e-9);
+	hog_model_free(m);
+	/* ... but not with a given backoff other than its own */
+	o.backoff = 0.95;
+	hog_err err;
+	CU_ASSERT_EQUAL(hog_train(d, NULL, &o, &m, NULL, &err), HOG_EMISMATCH);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "backoff"));
+	hog_data_free(d);
+}
+
 /* momentum_auto: 0.9 for a network with hidden layers and sgd, else as given. */
 static void test_momentum_auto(void)
 {
@@ -432,6 +491,7 @@ int test_defaults_register(void)
 	TU_ADD(s, test_raw_scales_mlp_binary);
 	TU_ADD(s, test_auto_leaves_scaled_sets);
 	TU_ADD(s, test_epochs_auto);
+	TU_ADD(s, test_backoff_of_size);
 	TU_ADD(s, test_loss_from_task);
 	TU_ADD(s, test_momentum_auto);
 	return 0;

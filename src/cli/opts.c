@@ -63,7 +63,8 @@ const cli_opt cli_opts[] = {
 	  "B/(B+mean |x|^2) for batches of B; adagrad/adarevision: 0.1; adam/adamw: 0.001; mf sgd: 0.03)" },
 	{ "schedule", 0, REQ, OPT_SCHEDULE, BOTH, 0, 0, COND_SGD, "S",
 	  "constant | backoff | invt (backoff: lr * backoff^epoch)" },
-	{ "backoff", 0, REQ, OPT_BACKOFF, BOTH, 0, 0, COND_BACKOFF, "B", "per-epoch factor of the schedule (0.9)" },
+	{ "backoff", 0, REQ, OPT_BACKOFF, BOTH, 0, 0, COND_BACKOFF, "B", "per-epoch factor of the schedule (0.9; for a small "
+	  "set, whatever --epochs, that of --epochs auto's count: 0.9^(20/count))" },
 	{ "t0", 0, REQ, OPT_T0, BOTH, 0, 0, COND_INVT, "N", "lr/(1+t/t0), t0 in examples (one epoch)" },
 	{ "lr-scale", 0, REQ, OPT_LR_SCALE, BOTH, 0, 0, COND_NONE, "S",
 	  "none | linear | sqrt: the step times the team's workers (threads x MPI ranks) or its square root, "

@@ -14,6 +14,7 @@ void cli_train_opts_init(hog_train_opts *o)
 	o->linear.average = 1;
 	o->loss_from_task = 1; /* until --loss is given */
 	o->epochs = 0;         /* auto: 20, more for small sets (bench/results/accuracy.md) */
+	o->backoff = 0;        /* 0.9, or --epochs auto's for a small set (run_opts.c, epochs_auto) */
 	o->mlp.momentum_auto = 1;  /* mlp with hidden layers, sgd: 0.9 until --momentum is given */
 	o->normalize = HOG_NORMALIZE_AUTO; /* raw scales work as given (bench/results/accuracy.md) */
 }

@@ -322,6 +322,17 @@ int eng_load_resume(hog_engine *e)
 		return rc;
 	const char *what;
 	ckpt_default_order(e, ck.opts_hash);
+	if (e->backoff_ours && m->backoff != e->o.backoff && m->backoff > 0 && m->backoff <= 1) {
+		/* a backoff this run chose, not given (a checkpoint written before
+		 * the rule of epochs_auto, run_opts.c): the schedule the checkpoint's
+		 * run started with goes on */
+		e->o.backoff = m->backoff;
+		if (e->o.on_note && e->o.sched == HOG_SCHED_BACKOFF && e->o.rule == HOG_RULE_SGD) {
+			char msg[160];
+			snprintf(msg, sizeof msg, "resume: the schedule's backoff %.4g an epoch, the checkpoint's", m->backoff);
+			e->o.on_note(e->o.ud, msg);
+		}
+	}
 	if (m->kind != e->o.model) {
 		rc = hog_err_set(e->err, HOG_EMISMATCH, "%s: the checkpoint holds a %s model; this run trains %s", path,
 		                 hog_model_kind_name(m->kind), hog_model_kind_name(e->o.model));

@@ -190,6 +190,8 @@ struct hog_engine {
 	const hog_trainer_ops *ops;
 	int chunk_default;          /* o.shuffle_chunk was 0, the model's default order: a checkpoint
 	                               of the row shuffle (the default before issue 22) resumes with it */
+	int backoff_ours;           /* o.backoff was chosen here (backoff 0 or epochs 0: from the set's
+	                               size), not given: a resumed run takes the checkpoint's */
 	const hog_data *tr, *te;
 	hog_data *own;              /* hog_train_consume(): tr, the model's to rearrange and train
 	                               on in place rather than copy (NULL: tr is read-only) */

@@ -623,6 +623,7 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 	hog_train_opts buf[3];
 	char why[sizeof res->mode_why] = "";
 	const hog_trainer_ops *ops = NULL;
+	const int backoff_ours = opts->backoff == 0 || opts->epochs == 0;
 	int rc = eng_settle_opts(train, &opts, buf, &ops, why, sizeof why, err);
 	if (rc)
 		return rc;
@@ -637,6 +638,7 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 		return hog_err_set(err, ENOMEM, "out of memory");
 	e->o = *opts;
 	e->ops = ops;
+	e->backoff_ours = backoff_ours;
 	if (!e->o.shuffle_chunk) { /* the model's default order */
 		e->chunk_default = 1;
 		e->o.shuffle_chunk = ops->default_chunk ? ops->default_chunk(&e->o, store != NULL) : 1;

@@ -703,6 +703,10 @@ check "mlp: linear --loss softmax refuses --layers" 2 "$H" train --model linear 
 check_grep "mlp: ... naming --layers" "$ERR" 'layers'
 check "mlp: striped mode refused" 2 "$H" train --model mlp --mode striped --epochs 1 --data "$T/mctr.lmdb" --quiet
 check_grep "mlp: ... by name" "$ERR" 'striped mode is not available for the mlp'
+check "mlp: without --layers" 0 "$H" train --model mlp --epochs 1 --data "$T/mctr.lmdb"
+check_grep "mlp: ... says it has no hidden layer" "$ERR" '^hogwild train: note: --model mlp without --layers has no hidden layer'
+check "mlp: with --layers 4" 0 "$H" train --model mlp --layers 4 --epochs 1 --data "$T/mctr.lmdb"
+check_true "mlp: ... no such note" sh -c '! grep -q "without --layers" "$1"' sh "$ERR"
 check "mlp: bad --layers" 2 "$H" train --model mlp --layers 16,x --data "$T/mctr.lmdb"
 check "mlp: zero width" 2 "$H" train --model mlp --layers 0 --data "$T/mctr.lmdb"
 check "mlp: bad --batch" 2 "$H" train --model mlp --batch 0 --data "$T/mctr.lmdb"

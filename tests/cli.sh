@@ -2293,6 +2293,15 @@ low=$(awk '$1 == 1 && $6 ~ /^[0-9.]+$/ { print $6 }' "$T/tu.table" | sort -g | h
 check_true "tune: the best is the lowest loss ($best, $low)" test -n "$best" -a "$best" = "$low"
 check "tune: k folds with halving" 0 "$H" tune --quiet --data "$T/tu.lmdb" --folds 3 --epochs 9 --threads 1
 check_grep "tune: ... three rounds" "$OUT" '^ +3 +9 '
+# a raw-scale set: the default grid's steps are multiples of the step the trials take on the scaled
+# features (--normalize auto), not of the raw values' (which were 1e-7..1e-6 here: nothing learnt)
+awk 'BEGIN { srand(9); print "y,a,b"; for (i = 0; i < 600; i++) { a = 2000 * rand(); b = rand();
+	print (a > 1000 ? 1 : 0) "," a "," b } }' > "$T/turaw.csv"
+"$H" data import -q --format csv "$T/turaw.csv" "$T/turaw.lmdb" >/dev/null 2>&1
+check "tune: a raw-scale set" 0 "$H" tune --quiet --data "$T/turaw.lmdb" --epochs 4
+best_row=$(awk '/ \*$/ { print $3, $6 }' "$OUT")
+check_true "tune: ... the best step is the scaled features' (lr, val loss: $best_row)" \
+	awk -v r="$best_row" 'BEGIN { split(r, f, " "); exit !(f[1] > 0.01 && f[2] < 0.5) }'
 check "tune: mf on ratings" 0 "$H" tune --quiet --data "$T/gr.lmdb" --epochs 3 --rank 4,8 --lr x1 --l2 0.05
 check_grep "tune: ... rank column" "$OUT" 'rank'
 # usage errors name the option; data errors exit 1; outputs checked first

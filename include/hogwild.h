@@ -371,8 +371,9 @@ typedef struct hog_train_opts {
 	uint64_t seed;             /**< shuffling and sharding; default 1 */
 	int delay;                 /**< apply each update K examples after its read; default 0
 	                                (linear; the other models refuse it) */
-	int shards;                /**< deterministic: logical shards (0, the default: 16); the
-	                                model depends on it, never on threads */
+	int shards;                /**< deterministic: logical shards (0, the default: 16, or for a
+	                                set of n < 16384 examples n / 1024, at least 1; mf: 16);
+	                                the model depends on it, never on threads */
 	int flush_every;           /**< buffered, replica: examples between flushes (0, the default:
 	                                linear buffered 1024, replica 16384 with average, 4096
 	                                without; the mlp's buffered mode reads it too) */

@@ -1700,10 +1700,14 @@ for rule in sgd adagrad adarevision; do
 	done | sort -u >"$T/dm_sums"
 	check_true "deterministic: $rule, 5 runs at 2 threads and 1, 4: one model file" test "$(wc -l <"$T/dm_sums")" = 1
 done
+# (the default shards of a 6000-example set: 5, one per 1,024 examples)
 "$H" train --quiet --data "$T/dm.lmdb" --mode deterministic --epochs 3 --threads 1 --save "$T/dm_s.model" >/dev/null 2>&1
 "$H" train --quiet --data "$T/dm.lmdb" --mode deterministic --epochs 1 --threads 2 --checkpoint "$T/dm.ckpt" >/dev/null 2>&1
 check "deterministic: resumed at 3 threads" 0 "$H" train --quiet --data "$T/dm.lmdb" --mode deterministic --epochs 3 \
 	--threads 3 --resume "$T/dm.ckpt" --save "$T/dm_r.model"
+check_true "deterministic: ... the default shards, 5 on 6000 examples (--shards 5's model)" sh -c \
+	'"$1" train --quiet --data "$2" --mode deterministic --shards 5 --epochs 3 --threads 2 --save "$3" && cmp -s "$3" "$4"' \
+	sh "$H" "$T/dm.lmdb" "$T/dm_5.model" "$T/dm_s.model"
 check_true "deterministic: ... the straight run's model file" cmp -s "$T/dm_s.model" "$T/dm_r.model"
 check "deterministic: --shards 0" 2 "$H" train --data "$T/dm.lmdb" --mode deterministic --shards 0
 check_grep "deterministic: ... names the option" "$ERR" 'shards'

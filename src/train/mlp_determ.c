@@ -66,9 +66,8 @@ struct mlp_det {
 
 int mlp_det_check(hog_train_opts *o, const hog_data *tr, hog_err *err)
 {
-	(void)tr;
 	if (o->shards == 0)
-		o->shards = 16;
+		o->shards = eng_det_shards(tr->n);
 	if (o->shards < 1 || o->shards > 65536)
 		return hog_err_set(err, HOG_ECONFIG, "--shards must be 1..65536, not %d", o->shards);
 	if (o->mlp.batch_auto)

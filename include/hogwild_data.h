@@ -388,6 +388,9 @@ typedef struct hog_import_opts {
 	void *note_ud;
 	int value_precision;      /**< enum hog_value_precision (hog_writer_opts.value_precision) */
 	int raw_blocks;           /**< no packed blocks (hog_writer_opts.raw_blocks) */
+	int zero_based;           /**< libsvm: feature indices start at 0 (as scikit-learn's
+	                               dump_svmlight_file writes them by default), not at 1;
+	                               features (the dimension) then counts index 0 */
 } hog_import_opts;
 
 /** Imports @p nin input files (plain or gzip) into a new data set at @p out.

@@ -157,6 +157,14 @@ normalize "$T/small.txt" >"$T/small.norm"
 check "data import: usage error without --format" 2 "$H" data import "$T/small.txt" "$T/x.lmdb"
 check_grep "data import: without --format, what the first line reads as" "$ERR" \
 	"small.txt begins with '1 qid:1 1:0.5 3:2 # trailing comment', which reads as --format libsvm$"
+# indices from 0 (scikit-learn's dump_svmlight_file's default): refused naming --zero-based, read with it
+printf '1 0:17.5 2:1\n0 1:0.25\n' >"$T/zb.svm"
+check "data import: a libsvm index 0" 1 "$H" data import -f libsvm "$T/zb.svm" "$T/zb.lmdb"
+check_grep "data import: ... names the line and --zero-based" "$ERR" 'zb\.svm:1:3: feature index 0: .*--zero-based'
+check "data import: --zero-based" 0 "$H" data import -q -f libsvm --zero-based "$T/zb.svm" "$T/zb.lmdb"
+check "data import: ... three features" 0 "$H" data info "$T/zb.lmdb"
+check_grep "data import: ... three features" "$OUT" '^features +3$'
+check "data import: --zero-based with csv refused" 2 "$H" data import -f csv --zero-based "$T/zb.svm" "$T/x.lmdb"
 printf 'userId,movieId,rating,timestamp\n1,1,4.0,964982703\n' >"$T/guess.csv"
 check "data import: ratings without --format" 2 "$H" data import "$T/guess.csv" "$T/x.lmdb"
 check_grep "data import: ... the header reads as ratings" "$ERR" "reads as --format ratings \\(its header line is found and skipped\\)$"

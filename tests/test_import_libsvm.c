@@ -172,6 +172,40 @@ static void test_libsvm_dim(void)
 	CU_ASSERT(access(tu_path("dim2.lmdb"), F_OK) != 0);
 }
 
+/* zero_based: index i is stored as feature i (one-based files store i - 1):
+ * the file with every index one less gives the same set; the dimension counts
+ * index 0; a duplicate, an index beyond the dimension and 2^32-1 itself are
+ * refused with the file's own numbering. */
+static void test_libsvm_zero_based(void)
+{
+	CU_ASSERT_EQUAL_FATAL(import_text("zb1", "1 1:0.5 3:2\n0 2:1\n1 4:-1.25\n", NULL), 0);
+	hog_import_opts o = { .format = HOG_FORMAT_LIBSVM, .zero_based = 1 };
+	CU_ASSERT_EQUAL_FATAL(import_text("zb0", "1 0:0.5 2:2\n0 1:1\n1 3:-1.25\n", &o), 0);
+	hog_data *a = load("zb1"), *b = load("zb0");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_EQUAL(b->dim, 4);
+	CU_ASSERT_EQUAL_FATAL(b->nnz, a->nnz);
+	CU_ASSERT_EQUAL(memcmp(a->offsets, b->offsets, (a->n + 1) * sizeof *a->offsets), 0);
+	CU_ASSERT_EQUAL(memcmp(a->ids, b->ids, a->nnz * sizeof *a->ids), 0);
+	CU_ASSERT_EQUAL(memcmp(a->vals, b->vals, a->nnz * sizeof *a->vals), 0);
+	CU_ASSERT_EQUAL(memcmp(a->labels, b->labels, a->n * sizeof *a->labels), 0);
+	hog_data_free(a);
+	hog_data_free(b);
+	o.features = 3; /* indices 0..2 */
+	CU_ASSERT_EQUAL(import_text("zb_dim", "1 0:1 2:1\n-1 3:1\n", &o), HOG_EDATA);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "zb_dim.txt:2:4:"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "beyond the dimension 3 (indices from 0)"));
+	o.features = 0;
+	CU_ASSERT_EQUAL(import_text("zb_dup", "1 0:1 0:2\n", &o), HOG_EDATA);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "duplicate feature index 0"));
+	CU_ASSERT_EQUAL(import_text("zb_max", "1 4294967295:1\n", &o), HOG_EDATA);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "beyond 2^32-2"));
+	/* without it, index 0 is refused, naming the option */
+	CU_ASSERT_EQUAL(import_text("zb_no", "1 0:1\n", NULL), HOG_EDATA);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--zero-based"));
+}
+
 static void test_libsvm_big_line_ok(void)
 {
 	/* a long line under the limit, across the reader's buffer refills */
@@ -363,6 +397,7 @@ int test_import_libsvm_register(void)
 	TU_ADD(s, test_libsvm_syntax_accepted);
 	TU_ADD(s, test_libsvm_gzip_and_files);
 	TU_ADD(s, test_libsvm_dim);
+	TU_ADD(s, test_libsvm_zero_based);
 	TU_ADD(s, test_libsvm_big_line_ok);
 	TU_ADD(s, test_libsvm_bad_values);
 	TU_ADD(s, test_libsvm_long_line);

@@ -256,6 +256,8 @@ static const char import_usage[] =
 	"                        integers below 100, or below 1000 with 20 examples\n"
 	"                        a class, else regression)\n"
 	"  -d, --dim N           libsvm: dimension (default: 1 + largest index)\n"
+	"      --zero-based      libsvm: feature indices start at 0 (scikit-learn's\n"
+	"                        dump_svmlight_file writes them so by default), not 1\n"
 	"      --label-col N     csv: label column from 0, negative from the end, or\n"
 	"                        its name in the header (default: a header column\n"
 	"                        named label, target, class or y, else column 0;\n"
@@ -310,7 +312,7 @@ static int data_import(int argc, char **argv)
 		{ "bits", required_argument, 0, OPT_BITS }, { "quadratic", required_argument, 0, OPT_QUADRATIC },
 		{ "weight-col", required_argument, 0, OPT_WEIGHT_COL }, { "weights", required_argument, 0, OPT_WEIGHTS },
 		{ "value-precision", required_argument, 0, OPT_VALUE_PRECISION },
-		{ "encoding", required_argument, 0, OPT_ENCODING },
+		{ "encoding", required_argument, 0, OPT_ENCODING }, { "zero-based", no_argument, 0, OPT_ZERO_BASED },
 		{ "quiet", no_argument, 0, 'q' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	const char *cmd = "data import", *U = import_usage;
@@ -387,6 +389,7 @@ static int data_import(int argc, char **argv)
 			rc = data_pick(cmd, U, "--encoding", optarg, "packed|raw", &k);
 			o.raw_blocks = k == 1;
 			break;
+		case OPT_ZERO_BASED: o.zero_based = 1; break;
 		case 'q': quiet = 1; break;
 		case 'h': fputs(U, stdout); return 0;
 		default: return data_opt_error(cmd, U, c, argv);
@@ -412,6 +415,8 @@ static int data_import(int argc, char **argv)
 		                                    : "no input and output files given");
 	if (set_dim && o.format != HOG_FORMAT_LIBSVM)
 		return cli_usage_error(cmd, U, "--dim applies to --format libsvm only");
+	if (o.zero_based && o.format != HOG_FORMAT_LIBSVM)
+		return cli_usage_error(cmd, U, "--zero-based applies to --format libsvm only");
 	if ((set_text & 1) && o.format != HOG_FORMAT_CSV)
 		return cli_usage_error(cmd, U, "--label-col applies to --format csv only");
 	if ((set_text & 2) && o.format != HOG_FORMAT_CSV && o.format != HOG_FORMAT_RATINGS)

@@ -92,6 +92,7 @@ static int libsvm_file(hog_import_ctx *c, libsvm_labels *lb, const char *path, h
 	if (rc)
 		return rc;
 	uint64_t dim = c->o->features;
+	const uint64_t base = c->o->zero_based ? 0 : 1; /* the file's first index, stored as id 0 */
 	char *line;
 	size_t len;
 	uint64_t since_progress = 0;
@@ -136,16 +137,17 @@ static int libsvm_file(hog_import_ctx *c, libsvm_labels *lb, const char *path, h
 				BAD(at, "expected a feature index (id:value)");
 			if (*q != ':')
 				BAD(q, "expected ':' after feature index %llu", (unsigned long long)id);
-			if (id == 0)
-				BAD(at, "feature index 0: LIBSVM indices start at 1");
-			if (id > UINT32_MAX)
-				BAD(at, "feature index %llu beyond 2^32-1", (unsigned long long)id);
-			if (dim && id > dim)
-				BAD(at, "feature index %llu beyond the dimension %llu", (unsigned long long)id,
-				    (unsigned long long)dim);
-			if (nnz && id - 1 <= (*ids)[nnz - 1])
-				BAD(at, id - 1 == (*ids)[nnz - 1] ? "duplicate feature index %llu"
-				                                   : "feature index %llu not increasing", (unsigned long long)id);
+			if (id == 0 && base)
+				BAD(at, "feature index 0: LIBSVM indices start at 1 (a file whose indices start at 0, as "
+				        "scikit-learn's dump_svmlight_file writes by default: --zero-based)");
+			if (id - base >= UINT32_MAX)
+				BAD(at, "feature index %llu beyond 2^32-%d", (unsigned long long)id, (int)(2 - base));
+			if (dim && id - base >= dim)
+				BAD(at, "feature index %llu beyond the dimension %llu%s", (unsigned long long)id,
+				    (unsigned long long)dim, base ? "" : " (indices from 0)");
+			if (nnz && id - base <= (*ids)[nnz - 1])
+				BAD(at, id - base == (*ids)[nnz - 1] ? "duplicate feature index %llu"
+				                                      : "feature index %llu not increasing", (unsigned long long)id);
 			double v;
 			const char *vs = q + 1;
 			if (!(q = hog_parse_f64(vs, &v)) || !(hog_is_space(*q) || *q == 0 || *q == '#'))
@@ -164,7 +166,7 @@ static int libsvm_file(hog_import_ctx *c, libsvm_labels *lb, const char *path, h
 				}
 				*cap = nc;
 			}
-			(*ids)[nnz] = (uint32_t)(id - 1);
+			(*ids)[nnz] = (uint32_t)(id - base);
 			(*vals)[nnz++] = (float)v;
 			p = hog_skip_space(q);
 		}

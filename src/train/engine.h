@@ -371,7 +371,6 @@ static inline uint64_t eng_chunk_count(uint64_t n, uint64_t chunk)
 	return chunk > 1 ? (n + chunk - 1) / chunk : 0;
 }
 
-/* Worker k's share [*lo, *hi) of n items dealt evenly. */
 /* Deterministic mode's default shard count for a set of @p n examples (the
  * linear model and the mlp; mf's strata have their own): 16, or one shard per
  * 1,024 examples (at least 1) below 16,384. On a small set 16 shards were
@@ -386,6 +385,7 @@ static inline int eng_det_shards(uint64_t n)
 	return n >= 16384 ? 16 : n < 2048 ? 1 : (int)(n / 1024);
 }
 
+/* Worker k's share [*lo, *hi) of n items dealt evenly. */
 static inline void eng_share(uint64_t n, int k, int T, uint64_t *lo, uint64_t *hi)
 {
 	*lo = n * (uint64_t)k / (uint64_t)T;

@@ -145,8 +145,8 @@ static const hog_train_opts *loss_of_task(const hog_train_opts *o, const hog_dat
 
 /* hog_train_opts.epochs 0: the epochs of HOG_EPOCHS_VISITS for @p n examples,
  * the schedule stretched over them; backoff 0 (the command line's default):
- * 0.9 an auto run's 20th of the visits, whatever --epochs -- 0.9 an epoch on a
- * set of 13,108 examples or more, 0.9^(20 / auto's epochs) on a smaller one.
+ * auto's factor whatever --epochs, 0.9^(20 / auto's epochs), about 0.9 per
+ * 13,107 examples visited -- 0.9 an epoch on a set of 13,108 examples or more.
  *
  * Why the backoff of auto's count with a given --epochs too: at 0.9 an epoch
  * the step of a small set fell to 2.7e-5 of its start in 100 epochs, before

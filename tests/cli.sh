@@ -2314,6 +2314,9 @@ check "tune: a raw-scale set" 0 "$H" tune --quiet --data "$T/turaw.lmdb" --epoch
 best_row=$(awk '/ \*$/ { print $3, $6 }' "$OUT")
 check_true "tune: ... the best step is the scaled features' (lr, val loss: $best_row)" \
 	awk -v r="$best_row" 'BEGIN { split(r, f, " "); exit !(f[1] > 0.01 && f[2] < 0.5) }'
+# without --epochs, train's default count for the set (600 examples: 262144/600, 437), written with the best
+check "tune: the epochs of a default run" 0 "$H" tune --quiet --data "$T/turaw.lmdb" --rungs 2 --l2 1e-6
+check_grep "tune: ... 437 on 600 examples" "$OUT" '^best \(held-out loss\): .* --epochs 437$'
 check "tune: mf on ratings" 0 "$H" tune --quiet --data "$T/gr.lmdb" --epochs 3 --rank 4,8 --lr x1 --l2 0.05
 check_grep "tune: ... rank column" "$OUT" 'rank'
 # usage errors name the option; data errors exit 1; outputs checked first

@@ -21,8 +21,9 @@ static const char usage_head[] =
 	"rank for mf, the hidden widths for the mlp when --layers lists choices), each\n"
 	"trial judged on held-out examples, several trials at once on the cores, with\n"
 	"successive halving: every configuration a few epochs, the best third again\n"
-	"with three times as many, up to --epochs (20). Other training options are\n"
-	"fixed for every trial and written to --save-config as given.\n"
+	"with three times as many, up to --epochs (auto: train's default for the set,\n"
+	"20, or more for a small set). Other training options are fixed for every\n"
+	"trial and written to --save-config as given.\n"
 	"\n";
 static const char usage_tail[] =
 	"Exit: 0 done, 1 data or run-time error, 2 usage, 130/143 stopped (the best finished trial reported).\n";
@@ -385,7 +386,9 @@ int cmd_tune(int argc0, char **argv0)
 	tune_plan pl;
 	memset(&pl, 0, sizeof pl);
 	cli_train_opts_init(&pl.base);
-	pl.base.epochs = 20; /* (halving needs a count; the config written says it) */
+	/* (halving needs a count, the config written says it: 0, --epochs auto,
+	 * is train's default count for the set, tune_resolve) */
+	pl.base.epochs = 0;
 	tune_args t;
 	memset(&t, 0, sizeof t);
 	if ((rc = parse_args(argc, argv, lopts, &pl, &t)) >= 0)

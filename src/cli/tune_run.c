@@ -185,6 +185,13 @@ int tune_resolve(tune_plan *pl, const hog_data *full)
 	const enum hog_model_kind kind = hog_train_kind(&pl->base);
 	const struct tune_space *sp = &spaces[kind];
 	sq_of_plan = mean_sq(full, pl->base.normalize);
+	/* --epochs auto (the default): train's count for the set, so that the best
+	 * configuration is judged, and written, at the epochs a default run takes.
+	 * 20 whatever the set was 3% of the steps train gives breast cancer's 398
+	 * rows (659 epochs): tune's best config, written with 20, trained a model
+	 * worse than no tuning (and --epochs auto trained one epoch). */
+	if (pl->base.epochs == 0)
+		pl->base.epochs = eng_epochs_of_visits(full->n);
 	if (!pl->ax[TP_LR].given && tune_axis_parse(TP_LR, sp->lr, &pl->ax[TP_LR]))
 		return 2;
 	if (!pl->ax[TP_L2].given && tune_axis_parse(TP_L2, sp->l2, &pl->ax[TP_L2]))

@@ -339,6 +339,9 @@ void eng_shuffle_u32(uint32_t *a, uint64_t n, uint64_t seed);
  * task, the epochs for its size, the trainer, the checks every model shares and
  * --mode auto's measurement (its reason in @p why). *@p opts is repointed into
  * @p buf when anything changed. */
+/* --epochs auto's count for a set of @p n examples: HOG_EPOCHS_VISITS / n,
+ * within 20..1000 (run_opts.c). */
+int eng_epochs_of_visits(uint64_t n);
 int eng_settle_opts(const hog_data *train, const hog_train_opts **opts, hog_train_opts buf[3],
                     const struct hog_trainer_ops **ops_out, char *why, size_t why_len, hog_err *err);
 /* @p out (n entries) = @p items (NULL: 0..n-1) in chunks of @p chunk

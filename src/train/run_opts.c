@@ -161,7 +161,7 @@ static const hog_train_opts *loss_of_task(const hog_train_opts *o, const hog_dat
  * given epochs instead did as well on the small sets but worse on large ones
  * (a9a at 100 epochs 0.32458 against 0.32419 at 0.9, MovieLens' half MSE 0.398
  * against 0.377, its step higher to the end), where this rule is 0.9. */
-static int epochs_of_visits(uint64_t n)
+int eng_epochs_of_visits(uint64_t n)
 {
 	const uint64_t want = (HOG_EPOCHS_VISITS + n - 1) / n;
 	return want < 20 ? 20 : want > 1000 ? 1000 : (int)want;
@@ -172,7 +172,7 @@ static const hog_train_opts *epochs_auto(const hog_train_opts *o, uint64_t n, ho
 	if (!n || (o->epochs && o->backoff != 0))
 		return o;
 	*buf = *o;
-	const int ev = epochs_of_visits(n);
+	const int ev = eng_epochs_of_visits(n);
 	buf->backoff = pow(o->backoff != 0 ? o->backoff : 0.9, 20.0 / ev);
 	if (o->epochs) { /* backoff 0 */
 		/* (said where it matters: past 20 epochs, 0.9 an epoch had left less than 0.9^20 of the step) */

@@ -7,7 +7,7 @@
  *    replica's node replicas on several NUMA nodes;
  *  - the examples are dealt to the workers by a seeded permutation;
  *  - the model, the locks, --average's accumulators, the test set's ids.
- * And the default step (hog_default_lr, and --lr 0's in lin_check).
+ * And the default step (lin_default_lr, --lr 0's in lin_check).
  */
 #include "model/linear.h"
 #include "sys/err.h"
@@ -42,11 +42,6 @@ double lin_default_lr(const hog_data *d, enum hog_rule rule, const float *scale)
 	else
 		sq = (double)d->nnz;
 	return 1.0 / (1.0 + sq / (double)(d->n ? d->n : 1));
-}
-
-double hog_default_lr(const hog_data *d, enum hog_rule rule)
-{
-	return lin_default_lr(d, rule, NULL);
 }
 
 /* A default flush interval: @p dflt examples, fewer when @p cap (a share of a

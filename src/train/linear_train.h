@@ -167,10 +167,6 @@ eng_round_fn lin_in_memory_round(const hog_engine *e);
 int lin_setup(hog_engine *e);
 double lin_noise_scale(hog_engine *e);
 double lin_default_lr(const hog_data *d, enum hog_rule rule, const float *scale);
-/* The same for unscaled features (hog_train_opts.lr = 0); declared here, beside
- * its definition's folder, not in model/linear.h (issue 20: model/ does not
- * depend on train/). */
-double hog_default_lr(const hog_data *d, enum hog_rule rule);
 
 /* linear_shard.c: the worker's shard in memory (worker_init); --stream: the
  * scan of every block in setup, the worker's blocks (worker_init), its epoch's

@@ -649,6 +649,10 @@ check "compare: deterministic beside lockfree" 0 "$H" compare --data "$T/ttr.lmd
 	--threads 2 --epochs 2 --repeat 1
 check_grep "compare: ... lockfree's lost bias share" "$OUT" '^lockfree +2 +[0-9.]+ +[0-9]+ +[0-9]+ +[0-9.]+%$'
 check_grep "compare: ... none for deterministic" "$OUT" '^deterministic +2 +- +- +- +-$'
+# replica's reads are of private copies: no staleness sampled, and a line says why
+check "compare: replica's staleness" 0 "$H" compare --data "$T/ttr.lmdb" --modes replica --threads 2 --epochs 2 --repeat 1
+check_grep "compare: ... not sampled" "$OUT" '^replica +2 +- +- +- +[0-9.]+%$'
+check_grep "compare: ... and said why" "$OUT" "^\(replica: not sampled; its workers read private copies"
 # without --repeat, a set that trains in milliseconds is run in rounds of an odd count (3..7)
 check "compare: a short run is repeated" 0 "$H" compare --data "$T/ttr.lmdb" --modes lockfree --threads 2 --epochs 3
 check_grep "compare: ... 3 to 7 runs per cell, and why" "$OUT" '^runs: +[357] per cell \(times are medians; a serial run trains in under 0\.5 s, so every cell is run again in rounds: --repeat sets the count\)'

@@ -299,6 +299,12 @@ static void test_locked_staleness_zero(void)
 	hog_err err = { 0 };
 	CU_ASSERT_EQUAL_FATAL(hog_train(sp_tr, NULL, &o, NULL, &r, &err), 0);
 	CU_ASSERT(r.last.delay_samples > 0 && r.last.delay_max >= 0);
+	/* replica's reads are of private copies: none sampled (NaN), not the team's
+	 * updates during an example, which said nothing of their lag */
+	o.mode = HOG_MODE_REPLICA;
+	CU_ASSERT_EQUAL_FATAL(hog_train(sp_tr, NULL, &o, NULL, &r, &err), 0);
+	CU_ASSERT_EQUAL(r.last.delay_samples, 0);
+	CU_ASSERT(isnan(r.last.delay_mean));
 }
 
 /* What the tables print: the loss trained (mf: squared, whatever was asked)

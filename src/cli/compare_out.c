@@ -169,6 +169,12 @@ void cmp_print_table(const cmp_report *r, FILE *f)
 			fmt_num(dx, sizeof dx, "%.0f", c->delay_max);
 			fprintf(f, "%-*s %3d %10s %8s %8s %12s\n", mw, hog_mode_name(c->mode), c->threads, dm, dp, dx, lost);
 		}
+		for (int i = 1; i < r->ncells; i++)
+			if (r->cells[i].mode == HOG_MODE_REPLICA && r->cells[i].threads > 1 && r->cells[i].done) {
+				fprintf(f, "(replica: not sampled; its workers read private copies, which take the others'\n"
+				        " updates at each flush: a read lags by up to a flush interval of their examples)\n");
+				break;
+			}
 	}
 	print_verdict(r, f);
 	fflush(f);

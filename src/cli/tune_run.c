@@ -145,22 +145,9 @@ static double mean_sq(const hog_data *d, int mode)
 {
 	uint64_t changed = 0;
 	float *sc = d->x || d->vals ? eng_feature_scales(d, mode, &changed) : NULL;
-	double s = 0;
-	if (d->x)
-		for (uint64_t i = 0; i < d->n; i++)
-			for (uint64_t v = 0; v < d->dim; v++) {
-				const double x = (double)d->x[i * d->dim + v] * (changed ? sc[v] : 1.0f);
-				s += x * x;
-			}
-	else if (d->vals)
-		for (uint64_t j = 0; j < d->nnz; j++) {
-			const double x = (double)d->vals[j] * (changed ? sc[d->ids[j]] : 1.0f);
-			s += x * x;
-		}
-	else
-		s = d->offsets ? (double)d->nnz : 0; /* (binary: every value 1) */
+	const double s = eng_mean_sq(d, changed ? sc : NULL);
 	free(sc);
-	return s / (double)(d->n ? d->n : 1);
+	return s;
 }
 
 /* The model's default step for options @p o (as the trainers choose it, on the

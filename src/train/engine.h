@@ -480,6 +480,10 @@ void eng_scales_from_max(float *mx, uint64_t n, int mode, uint64_t *changed);
 /* Settles o->normalize once the scales are known: the note (o->on_note) that
  * auto scaled @p changed of @p dim features, and off when none changed (a set
  * within [-1, 1] then trains as with off, bit for bit). */
+/* The mean over @p d's examples of |x|^2, each feature times @p sc (NULL: as
+ * stored): the statistic of the default steps, 1/(1 + it) and its batch form
+ * (lin_default_lr, the mlp's, tune's grid). */
+double eng_mean_sq(const hog_data *d, const float *sc);
 void eng_scales_settle(hog_train_opts *o, uint64_t changed, uint64_t dim);
 
 /* checkpoint.c: hashes of the training set and of the options that change the

@@ -31,17 +31,7 @@ static int cmp_key(const void *a, const void *b)
  * the gradients itself, so its alpha needs no scale. */
 double lin_default_lr(const hog_data *d, enum hog_rule rule, const float *scale)
 {
-	if (rule != HOG_RULE_SGD)
-		return 0.1;
-	double sq = 0;
-	if (d->vals)
-		for (uint64_t j = 0; j < d->nnz; j++) {
-			double x = (double)d->vals[j] * (scale ? scale[d->ids[j]] : 1.0f);
-			sq += x * x;
-		}
-	else
-		sq = (double)d->nnz;
-	return 1.0 / (1.0 + sq / (double)(d->n ? d->n : 1));
+	return rule != HOG_RULE_SGD ? 0.1 : 1.0 / (1.0 + eng_mean_sq(d, scale));
 }
 
 /* A default flush interval: @p dflt examples, fewer when @p cap (a share of a

@@ -81,20 +81,7 @@ static double mlp_default_lr(const hog_train_opts *o, const hog_data *tr, const 
 {
 	if (is_adam(o->rule) || o->mlp.nlayers || o->rule != HOG_RULE_SGD) /* (not from the data) */
 		return mlp_default_lr_of(o, 0, tr->n);
-	double sq = 0;
-	if (tr->meta.kind == HOG_KIND_DENSE)
-		for (uint64_t k = 0; k < tr->n * tr->dim; k++) {
-			double x = (double)tr->x[k] * (sc ? sc[k % tr->dim] : 1.0f);
-			sq += x * x;
-		}
-	else if (tr->vals)
-		for (uint64_t k = 0; k < tr->nnz; k++) {
-			double x = (double)tr->vals[k] * (sc ? sc[tr->ids[k]] : 1.0f);
-			sq += x * x;
-		}
-	else
-		sq = (double)tr->nnz;
-	return mlp_default_lr_of(o, sq, tr->n);
+	return mlp_default_lr_of(o, eng_mean_sq(tr, sc), 1); /* (sq as the mean, n as 1) */
 }
 
 int mlp_opts_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err *err)

@@ -61,6 +61,24 @@ float *eng_feature_scales(const hog_data *d, int mode, uint64_t *changed)
 	return s;
 }
 
+double eng_mean_sq(const hog_data *d, const float *sc)
+{
+	double sq = 0;
+	if (d->meta.kind == HOG_KIND_DENSE && d->x)
+		for (uint64_t k = 0; k < d->n * d->dim; k++) {
+			const double x = (double)d->x[k] * (sc ? sc[k % d->dim] : 1.0f);
+			sq += x * x;
+		}
+	else if (d->vals)
+		for (uint64_t j = 0; j < d->nnz; j++) {
+			const double x = (double)d->vals[j] * (sc ? sc[d->ids[j]] : 1.0f);
+			sq += x * x;
+		}
+	else
+		sq = (double)d->nnz; /* (binary: every value 1) */
+	return sq / (double)(d->n ? d->n : 1);
+}
+
 void eng_scales_settle(hog_train_opts *o, uint64_t changed, uint64_t dim)
 {
 	if (!changed)

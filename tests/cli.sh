@@ -2321,6 +2321,21 @@ check_true "tune: ... the best step is the scaled features' (lr, val loss: $best
 # without --epochs, train's default count for the set (600 examples: 262144/600, 437), written with the best
 check "tune: the epochs of a default run" 0 "$H" tune --quiet --data "$T/turaw.lmdb" --rungs 2 --l2 1e-6
 check_grep "tune: ... 437 on 600 examples" "$OUT" '^best \(held-out loss\): .* --epochs 437$'
+# --lr x1 is the step train takes without --lr, for every model and rule: tune's grid had its own copy of
+# the rules, and centred adam's on 0.01 (train: 0.001) and the mlp's deterministic mode on one shard's batch
+# (3,000 training rows: 2 shards)
+"$H" data gen -q --kind dense --examples 4000 --features 12 --classes 3 --seed 4 "$T/tud.lmdb" >/dev/null 2>&1
+"$H" data split --fraction 0.25 --seed 2 "$T/tud.lmdb" "$T/tuda.lmdb" "$T/tudb.lmdb" >/dev/null 2>&1
+for cfg in "--layers 4 --optimizer adam" "--optimizer adamw" "--mode deterministic" "--layers 4 --mode deterministic"; do
+	rm -f "$T/tux.json"
+	"$H" train --quiet --data "$T/tuda.lmdb" --model mlp $cfg --epochs 1 --metrics "$T/tux.json" >/dev/null 2>&1
+	want=$(grep -oE '"lr":[0-9.e+-]+' "$T/tux.json" | head -1 | cut -d: -f2)
+	"$H" tune --quiet --data "$T/tuda.lmdb" --validation "$T/tudb.lmdb" --model mlp $cfg --epochs 1 --rungs 1 \
+		--lr x1 --l2 1e-6 --json "$T/tux.json" >/dev/null 2>&1
+	got=$(grep -oE '"trials":\[\{"round":1,"epochs":1,"lr":[0-9.e+-]+' "$T/tux.json" | sed 's/.*"lr"://')
+	check_true "tune: --lr x1 with $cfg is train's default step ($got, $want)" \
+		awk -v a="$got" -v b="$want" 'BEGIN { exit !(a != "" && b != "" && a / b > 0.9999 && a / b < 1.0001) }'
+done
 check "tune: mf on ratings" 0 "$H" tune --quiet --data "$T/gr.lmdb" --epochs 3 --rank 4,8 --lr x1 --l2 0.05
 check_grep "tune: ... rank column" "$OUT" 'rank'
 # usage errors name the option; data errors exit 1; outputs checked first

@@ -11,6 +11,8 @@
  * cores), so with several teams the trials run unbound (cmd_tune.c). */
 #include "cli/tune.h"
 #include "train/linear_train.h"
+#include "train/mf_opts.h"
+#include "train/mlp_train.h"
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -150,28 +152,37 @@ static double mean_sq(const hog_data *d, int mode)
 	return s;
 }
 
-/* The model's default step for options @p o (as the trainers choose it, on the
- * features as scaled). */
-static double default_lr(const hog_train_opts *o, double sq)
+/* The model's default step for options @p o, the trainers' own rule on the
+ * features as scaled (mean |x|^2 @p sq) of a trial's training set of @p n examples.
+ * tune's grid is in multiples of it. Its own copy of the rules had fallen
+ * behind them: adam's grid centred on 0.01 (0.1 without --layers) where train
+ * steps at 0.001, and the mlp's deterministic mode on one shard's batch where
+ * a step takes --batch of each of the shards. */
+static double default_lr(const hog_train_opts *o, double sq, uint64_t n)
 {
-	const int sgd = o->rule == HOG_RULE_SGD;
 	switch (hog_train_kind(o)) {
-	case HOG_MODEL_MF: return o->rule == HOG_RULE_ADAGRAD ? 0.1 : 0.03;
-	case HOG_MODEL_MLP:
-		if (o->mlp.nlayers)
-			return sgd ? 0.05 : 0.01;
-		return sgd ? (double)o->mlp.batch / ((double)o->mlp.batch + sq) : 0.1;
-	default: return sgd ? 1.0 / (1.0 + sq) : 0.1;
+	case HOG_MODEL_MF: return mf_default_lr(o);
+	case HOG_MODEL_MLP: {
+		hog_train_opts d = *o;
+		if (d.mode == HOG_MODE_DETERMINISTIC && d.shards == 0)
+			d.shards = eng_det_shards(n); /* (as the trial's check will fill it) */
+		return mlp_default_lr_of(&d, sq, 1); /* (sq the mean, n as 1) */
+	}
+	default: return lin_default_lr_of(o->rule, sq);
 	}
 }
 
 static double sq_of_plan; /* (set once by tune_resolve, before any team starts) */
+static uint64_t n_of_plan;
 
 int tune_resolve(tune_plan *pl, const hog_data *full)
 {
 	const enum hog_model_kind kind = hog_train_kind(&pl->base);
 	const struct tune_space *sp = &spaces[kind];
 	sq_of_plan = mean_sq(full, pl->base.normalize);
+	/* (a trial's training set: all of a file's, k-1 folds, or 1 - the fraction) */
+	n_of_plan = pl->folds > 0 ? full->n - full->n / (uint64_t)pl->folds
+	                          : full->n - (uint64_t)((double)full->n * pl->vfrac);
 	/* --epochs auto (the default): train's count for the set, so that the best
 	 * configuration is judged, and written, at the epochs a default run takes.
 	 * 20 whatever the set was 3% of the steps train gives breast cancer's 398
@@ -218,7 +229,7 @@ void tune_apply(const tune_plan *pl, int c, hog_train_opts *o)
 	if (pl->ax[TP_RANK].n)
 		o->mf.rank = (uint32_t)pl->ax[TP_RANK].v[at[TP_RANK]];
 	if (pl->ax[TP_LR].n)
-		o->lr = pl->ax[TP_LR].v[at[TP_LR]] * (pl->ax[TP_LR].rel ? default_lr(o, sq_of_plan) : 1.0);
+		o->lr = pl->ax[TP_LR].v[at[TP_LR]] * (pl->ax[TP_LR].rel ? default_lr(o, sq_of_plan, n_of_plan) : 1.0);
 }
 
 /* @p v in the fewest digits that read back as the same double ("0.03", not

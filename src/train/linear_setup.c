@@ -29,9 +29,14 @@ static int cmp_key(const void *a, const void *b)
  * curvature of the loss whatever the scale of the features (0.5 for unit-norm
  * rows like RCV1's; ~0.067 for a9a's 14 binary features); AdaGrad normalizes by
  * the gradients itself, so its alpha needs no scale. */
+double lin_default_lr_of(enum hog_rule rule, double sq)
+{
+	return rule != HOG_RULE_SGD ? 0.1 : 1.0 / (1.0 + sq);
+}
+
 double lin_default_lr(const hog_data *d, enum hog_rule rule, const float *scale)
 {
-	return rule != HOG_RULE_SGD ? 0.1 : 1.0 / (1.0 + eng_mean_sq(d, scale));
+	return lin_default_lr_of(rule, rule != HOG_RULE_SGD ? 0 : eng_mean_sq(d, scale));
 }
 
 /* A default flush interval: @p dflt examples, fewer when @p cap (a share of a

@@ -167,6 +167,8 @@ eng_round_fn lin_in_memory_round(const hog_engine *e);
 int lin_setup(hog_engine *e);
 double lin_noise_scale(hog_engine *e);
 double lin_default_lr(const hog_data *d, enum hog_rule rule, const float *scale);
+/* The same from the mean |x|^2 @p sq of the features as scaled (tune's grid). */
+double lin_default_lr_of(enum hog_rule rule, double sq);
 
 /* linear_shard.c: the worker's shard in memory (worker_init); --stream: the
  * scan of every block in setup, the worker's blocks (worker_init), its epoch's

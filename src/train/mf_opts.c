@@ -98,8 +98,13 @@ int mf_opts_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog
 	if (o->l2 == MF_GENERIC_L2)
 		o->l2 = MF_DEFAULT_L2;
 	if (o->lr == 0)
-		o->lr = o->rule == HOG_RULE_ADAGRAD ? 0.1 : 0.03;
+		o->lr = mf_default_lr(o);
 	return 0;
+}
+
+double mf_default_lr(const hog_train_opts *o)
+{
+	return o->rule == HOG_RULE_ADAGRAD ? 0.1 : 0.03;
 }
 
 /* The default mode: grid, conflict-free blocks, 2.6x plain lockfree at 2

@@ -713,6 +713,8 @@ typedef struct hog_model_info {
 	uint64_t user_ids, item_ids; /**< mf: the id maps kept (their lengths; 0: none, ids are dense) */
 	const char *columns;       /**< csv: the training set's column names joined by ',' (owned
 	                                by the model), or NULL */
+	const char *class_names;   /**< the training set's class names (hog_data.class_names, owned
+	                                by the model): predict writes them; or NULL */
 	int sparse;                /**< mlp: trained on a sparse set (a sparse first layer) */
 } hog_model_info;
 /** Fills @p info from @p m (nothing can fail). */

@@ -190,6 +190,13 @@ int hog_writer_idmap_set(hog_writer *w, const char *which, const uint64_t *ids, 
                          hog_err *err);
 /** Examples added so far. */
 uint64_t hog_writer_count(const hog_writer *w);
+/** The labels added are classes 0..K-1 whose names are @p names (K names,
+ * each ended by '\n', none empty, none holding a control character): the set
+ * keeps them (meta "class_names") and its task is binary for K <= 2, else
+ * multiclass with K classes. Call before hog_writer_finish().
+ * @return 0, HOG_ECONFIG (a task that is not binary or multiclass asked for,
+ * bad names), ENOMEM. */
+int hog_writer_set_class_names(hog_writer *w, const char *names, hog_err *err);
 /** Marks the set being written as one without labels (hog_writer_opts.unlabelled),
  * for an importer that finds out from its input. */
 void hog_writer_set_unlabelled(hog_writer *w);
@@ -219,6 +226,8 @@ typedef struct hog_data {
 	uint64_t *user_ids, *item_ids; /**< ratings: dense id -> original id (meta.users and
 	                                    meta.items of them), or NULL: the set has no id maps */
 	char *columns;         /**< csv: the header's names joined by ',' (meta "columns"), or NULL */
+	char *class_names;     /**< labels that were names (csv): class k's name the k-th of these,
+	                            each ended by '\n' (meta "class_names"), or NULL */
 	char *split;           /**< a half made by hog_data_split(): "pair=P from=F part=X" (the run
 	                            of the split, a hash of its input, the half a or b; from the
 	                            meta "split"), or NULL */
@@ -277,6 +286,7 @@ typedef struct hog_data_ref {
 	uint8_t *user_rated, *item_rated; /**< ratings: 1 for the ids with a training rating
 	                                     (NULL: every id in range); hog_data_ref_free() */
 	const char *columns;           /**< csv: column names, or NULL */
+	const char *class_names;       /**< the classes' names (hog_data.class_names), or NULL */
 } hog_data_ref;
 
 /** What hog_data_reconcile() did to a test set. */
@@ -288,7 +298,17 @@ typedef struct hog_data_fit {
 	uint64_t extra_features;       /**< sparse: distinct features beyond ref features */
 	uint64_t extra_nnz;            /**< and their nonzeros (scored as zero weight) */
 	int relabelled;                /**< {0,1} labels read as binary, put back as regression values */
+	int renamed;                   /**< class names: labels put in the reference's class numbers */
 } hog_data_fit;
+
+/** The @p k-th class name of @p names (hog_data.class_names), its length in
+ * *len (without the '\n'); NULL when there are not that many. */
+const char *hog_class_name(const char *names, uint32_t k, size_t *len);
+/** 1 when the @p n bytes at @p p are class names as hog_data.class_names holds
+ * them (each ended by '\n', none empty, no other control character). */
+int hog_class_names_ok(const char *p, size_t n);
+/** The number of names in @p names (0 for NULL). */
+uint32_t hog_class_count(const char *names);
 
 /** Dense ids of a ratings set that the reference lacks: predicted as unseen. */
 #define HOG_ID_UNSEEN UINT32_MAX
@@ -298,13 +318,23 @@ typedef struct hog_data_fit {
  * id maps; HOG_ID_UNSEEN for ids the reference lacks; a set without maps keeps
  * its dense ids when they fit the reference's ranges); a set whose task was
  * read as binary from {0,1} labels gets its labels back for a regression
- * reference; extra sparse features are counted. A set of another kind or task,
+ * reference; labels that were class names are renumbered as the reference
+ * numbers the same names (hog_data_reconcile_classes()); extra sparse features
+ * are counted. A set of another kind or task,
  * other CSV column names, or ids that cannot be matched is refused with
  * HOG_EMISMATCH naming both (@p d_name, @p ref_name: the files) and what differs.
  * A set whose ids were mapped loses its own id maps (user_ids, item_ids NULL).
  * @return 0, HOG_EMISMATCH or ENOMEM. */
 int hog_data_reconcile(hog_data *d, const char *d_name, const hog_data_ref *ref, const char *ref_name,
                        hog_data_fit *fit, hog_err *err);
+/** The class names' part of hog_data_reconcile() alone, on the header: where
+ * the set and the reference both name their classes (hog_data.class_names),
+ * the set's task and class count become the reference's (its labels are
+ * renumbered by hog_data_reconcile() or the chunks' match); where one does and
+ * the other not, or the set has a class the reference lacks, HOG_EMISMATCH.
+ * For the checks a model makes of a set's task before reconciling it. */
+int hog_data_reconcile_classes(hog_data *d, const char *d_name, const hog_data_ref *ref, const char *ref_name,
+                               hog_err *err);
 /** hog_data_reconcile() for a set read in chunks (hog_chunks_open()). */
 typedef struct hog_data_match hog_data_match;
 /** Checks the set's header against @p ref as hog_data_reconcile() does, and

@@ -2271,6 +2271,63 @@ check "unlabelled: --no-label with --label-col" 2 "$H" data import -q -f csv --n
 check "unlabelled: --no-label for idx" 2 "$H" data import -q -f idx --no-label "$T/a" "$T/b" "$T/x.lmdb"
 check_grep "unlabelled: ... names the formats" "$ERR" '--no-label applies to --format libsvm, csv and ratings'
 
+# ------------------------------------------------------------ class names
+# labels that are names (iris.csv's species): the one column of text is the label, the classes are numbered
+# as each file first meets them, and a test file imported apart, which meets them in another order, is
+# matched by name; predict writes the names
+awk 'BEGIN { srand(11); split("setosa versicolor virginica", n, " "); print "sl,sw,pl,species";
+	for (i = 0; i < 300; i++) { k = 1 + int(3 * rand()); printf "%.2f,%.2f,%.2f,%s\n", k + 0.3 * rand(),
+	3 - k + 0.3 * rand(), 2 * k + 0.3 * rand(), n[k] } }' >"$T/cn.csv"
+head -201 "$T/cn.csv" >"$T/cntr.csv"
+{ head -1 "$T/cn.csv"; tail -n 100 "$T/cn.csv" | sort -t, -k4,4r; } >"$T/cnte.csv"
+check "class names: import (no --label-col)" 0 "$H" data import -f csv "$T/cntr.csv" "$T/cntr.lmdb"
+check_grep "class names: ... the label is the column of names" "$ERR" "the label is column 3, 'species' \(the one column of names"
+check_grep "class names: ... says the classes" "$ERR" "class names, numbered as first met: 0 '[a-z]+', 1"
+check "class names: the test file, its own order" 0 "$H" data import -f csv "$T/cnte.csv" "$T/cnte.lmdb"
+check_grep "class names: ... virginica first there" "$ERR" "0 'virginica', 1 'versicolor', 2 'setosa'"
+check "class names: data info" 0 "$H" data info "$T/cnte.lmdb"
+check_grep "class names: ... lists them" "$OUT" "^class names +0 'virginica', 1 'versicolor', 2 'setosa'"
+check "class names: train with the test file" 0 "$H" train --quiet --model mlp --data "$T/cntr.lmdb" \
+	--test "$T/cnte.lmdb" --epochs 30 --save "$T/cn.model"
+check "class names: eval" 0 "$H" eval --model "$T/cn.model" --data "$T/cnte.lmdb"
+acc=$(awk '$1 == "accuracy" { print $2 + 0 }' "$OUT")
+check_true "class names: ... matched by name, not number ($acc%)" awk -v a="$acc" 'BEGIN { exit !(a >= 95) }'
+check "class names: eval --stream" 0 "$H" eval --stream --model "$T/cn.model" --data "$T/cnte.lmdb"
+check_grep "class names: ... the same accuracy" "$OUT" "^accuracy +$acc"
+check "class names: predict" 0 "$H" predict --model "$T/cn.model" --data "$T/cnte.lmdb" --out "$T/cn.pred"
+agree=$(tail -n +2 "$T/cnte.csv" | cut -d, -f4 | paste -d' ' - "$T/cn.pred" | awk '$1 == $2 { n++ } END { print n + 0 }')
+check_true "class names: ... names, the true one for $agree of 100" test "$agree" -ge 95
+check "class names: model info" 0 "$H" model info "$T/cn.model"
+check_grep "class names: ... the training file's numbering" "$OUT" "^class names +0 '[a-z]+', 1 '[a-z]+', 2 '[a-z]+'"
+check "class names: model dump" 0 "$H" model dump --out "$T/cn.txt" "$T/cn.model"
+check_grep "class names: ... as text" "$T/cn.txt" '^class_names [a-z]+\\n[a-z]+\\n[a-z]+\\n$'
+check "class names: model load" 0 "$H" model load "$T/cn.txt" "$T/cn2.model"
+check_true "class names: ... the same file" cmp "$T/cn.model" "$T/cn2.model"
+# numbers against names, and a class the model never saw: refused, naming both
+awk -F, 'NR == 1 { print; next } { print $1 "," $2 "," $3 "," ($4 == "setosa" ? 0 : $4 == "versicolor" ? 1 : 2) }' \
+	"$T/cnte.csv" >"$T/cnnum.csv"
+"$H" data import -q -f csv --label-col species "$T/cnnum.csv" "$T/cnnum.lmdb" >/dev/null 2>&1
+check "class names: a test set of numbers" 1 "$H" eval --model "$T/cn.model" --data "$T/cnnum.lmdb"
+check_grep "class names: ... says so" "$ERR" "cn.model's labels are class names and .*cnnum.lmdb's are numbers"
+sed 's/setosa/daisy/' "$T/cnte.csv" >"$T/cnnew.csv"
+"$H" data import -q -f csv "$T/cnnew.csv" "$T/cnnew.lmdb" >/dev/null 2>&1
+check "class names: a class the model lacks" 1 "$H" eval --model "$T/cn.model" --data "$T/cnnew.lmdb"
+check_grep "class names: ... names it" "$ERR" "has the class 'daisy', which .*cn.model has not"
+check "class names: ... and train's --test too" 1 "$H" train --quiet --model mlp --data "$T/cntr.lmdb" \
+	--test "$T/cnnew.lmdb" --epochs 1
+# two names: a binary set for the linear model; --labels writes the names
+printf 'a,b,outcome\n1,0.2,yes\n0,0.9,no\n1,0.1,yes\n0,0.8,no\n1,0.3,yes\n0,0.7,no\n' >"$T/yn.csv"
+printf 'a,b,outcome\n0,0.9,no\n1,0.2,yes\n' >"$T/ynte.csv"
+"$H" data import -q -f csv "$T/yn.csv" "$T/yn.lmdb" >/dev/null 2>&1
+"$H" data import -q -f csv "$T/ynte.csv" "$T/ynte.lmdb" >/dev/null 2>&1
+check "class names: binary" 0 "$H" train --quiet --data "$T/yn.lmdb" --save "$T/yn.model"
+check "class names: predict --labels" 0 "$H" predict --model "$T/yn.model" --data "$T/ynte.lmdb" --labels
+check_true "class names: ... no, yes" test "$(tr '\n' ' ' <"$OUT")" = "no yes "
+printf 'y,a\n1,2\nfoo,3\n' >"$T/cnmix.csv"
+check "class names: a name after a number label" 1 "$H" data import -q -f csv "$T/cnmix.csv" "$T/cnbad.lmdb"
+check_grep "class names: ... names the first label" "$ERR" "cnmix.csv:3:1: .*the first label \(.*cnmix.csv:2\) is a number"
+check_true "class names: ... nothing written" test ! -e "$T/cnbad.lmdb"
+
 # ------------------------------------------------------------ tune
 "$H" data gen -q --examples 3000 --features 300 --nnz 10 --seed 5 "$T/tu.lmdb" >/dev/null 2>&1
 "$H" data split --fraction 0.25 --seed 2 "$T/tu.lmdb" "$T/tua.lmdb" "$T/tub.lmdb" >/dev/null 2>&1

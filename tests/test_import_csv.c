@@ -349,7 +349,8 @@ static void test_csv_bad_values(void)
 	csv_fails("b9.csv", "1,2,3\n1,2,3,\n", NULL, HOG_EDATA, "b9.csv:2:7:", "expected 3 fields, found 4");
 	/* a header refused when the options say there is none */
 	hog_import_opts o = { .header = 0 };
-	csv_fails("b10.csv", "y,a\n1,2\n", &o, HOG_EDATA, "b10.csv:1:1:", "expected a number");
+	/* ('y' the first label: a class name; 'a' a feature) */
+	csv_fails("b10.csv", "y,a\n1,2\n", &o, HOG_EDATA, "b10.csv:1:3:", "a header line?");
 }
 
 static void test_csv_bad_shape(void)
@@ -468,6 +469,78 @@ static void test_csv_label_by_name(void)
 	CU_ASSERT_NOT_EQUAL(access(out, F_OK), 0);
 }
 
+/* Labels that are names: the one column of text the label without a name or
+ * --label-col; classes numbered in order of first appearance (across files),
+ * kept in meta "class_names"; two names binary (-1/+1 loaded), more
+ * multiclass; quotes removed. And what is refused: a name after numbers, names
+ * for --task regression, three names for --task binary, a name too long. */
+static void test_csv_class_names(void)
+{
+	char notes[2048] = "";
+	hog_import_opts o = { .header = -1, .note = csv_note_keep, .note_ud = notes };
+	hog_err err;
+	const char *in = tu_write("iris.csv", "sl,sw,species\n5.1,3.5,setosa\n6.2,2.9,versicolor\n5.0,3.4,setosa\n"
+	                          "7.1,3.0,\"virginica\"\n", (size_t)-1);
+	const char *out = tu_path("iris.hog");
+	CU_ASSERT_EQUAL_FATAL(csv_import(in, out, &o, &err), 0);
+	hog_data *d = csv_load(out);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	CU_ASSERT_EQUAL(d->meta.task, HOG_TASK_MULTICLASS);
+	CU_ASSERT_EQUAL(d->meta.classes, 3);
+	CU_ASSERT_EQUAL(d->dim, 2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d->class_names);
+	CU_ASSERT_STRING_EQUAL(d->class_names, "setosa\nversicolor\nvirginica\n");
+	static const float want[] = { 0, 1, 0, 2 };
+	for (int i = 0; i < 4; i++)
+		CU_ASSERT_EQUAL(d->labels[i], want[i]);
+	CU_ASSERT_EQUAL(d->ids[0], 0);
+	CU_ASSERT_EQUAL(d->vals[1], 3.5f);
+	CU_ASSERT_PTR_NOT_NULL(strstr(notes, "the label is column 2, 'species' (the one column of names"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(notes, "0 'setosa', 1 'versicolor', 2 'virginica'"));
+	hog_data_free(d);
+	/* two files, one numbering; two names: binary */
+	const char *in2[2];
+	char a[4096], b[4096];
+	snprintf(a, sizeof a, "%s", tu_write("yn1.csv", "2,no\n3,yes\n", (size_t)-1));
+	snprintf(b, sizeof b, "%s", tu_write("yn2.csv", "4,yes\n5,no\n6,no\n", (size_t)-1));
+	in2[0] = a;
+	in2[1] = b;
+	hog_import_opts x = { .header = -1, .format = HOG_FORMAT_CSV };
+	out = tu_path("yn.hog");
+	CU_ASSERT_EQUAL_FATAL(hog_import(in2, 2, out, &x, &err), 0);
+	d = csv_load(out);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	CU_ASSERT_EQUAL(d->meta.task, HOG_TASK_BINARY);
+	CU_ASSERT_STRING_EQUAL(d->class_names, "no\nyes\n");
+	static const float yn[] = { -1, 1, 1, -1, -1 };
+	for (int i = 0; i < 5; i++)
+		CU_ASSERT_EQUAL(d->labels[i], yn[i]);
+	CU_ASSERT_EQUAL(d->meta.positives, 2);
+	hog_data_free(d);
+	/* --task multiclass keeps two names two classes */
+	x.task = HOG_TASK_MULTICLASS;
+	unlink(out);
+	CU_ASSERT_EQUAL_FATAL(hog_import(in2, 2, out, &x, &err), 0);
+	d = csv_load(out);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	CU_ASSERT_EQUAL(d->meta.task, HOG_TASK_MULTICLASS);
+	CU_ASSERT_EQUAL(d->meta.classes, 2);
+	CU_ASSERT_EQUAL(d->labels[1], 1.0f);
+	hog_data_free(d);
+	/* refused */
+	csv_fails("n1.csv", "y,a\n1,2\nfoo,3\n", NULL, HOG_EDATA, "n1.csv:3:1:", "the first label (");
+	hog_import_opts r = { .header = -1, .task = HOG_TASK_REGRESSION };
+	csv_fails("n2.csv", "y,a\nfoo,2\n", &r, HOG_EDATA, "n2.csv:2:1:", "--task regression takes numbers");
+	r.task = HOG_TASK_BINARY;
+	csv_fails("n3.csv", "y,a\nr,2\ng,3\nb,4\n", &r, HOG_ECONFIG, "n3.csv", "3 class names for binary labels");
+	char longname[400] = "y,a\n";
+	memset(longname + 4, 'x', 300);
+	strcpy(longname + 304, ",1\n");
+	csv_fails("n4.csv", longname, NULL, HOG_EDATA, "n4.csv:2:1:", "a class name of 300 bytes");
+	/* two columns of text: no guess, the label is column 0 and the other a feature */
+	csv_fails("n5.csv", "a,b,c\nred,1,x\n", NULL, HOG_EDATA, "n5.csv:2:7:", "features are numbers");
+}
+
 int test_import_csv_register(void)
 {
 	CU_pSuite s = CU_add_suite("import_csv", NULL, NULL);
@@ -484,5 +557,6 @@ int test_import_csv_register(void)
 	TU_ADD(s, test_csv_bad_shape);
 	TU_ADD(s, test_csv_bad_files);
 	TU_ADD(s, test_csv_label_by_name);
+	TU_ADD(s, test_csv_class_names);
 	return 0;
 }

@@ -548,6 +548,128 @@ static void test_csv_columns(void)
 	hog_model_free(m2);
 }
 
+/* ------------------------------------------------- class names */
+
+/* The class a test example's name is in the training file's numbering: the
+ * training file meets "b" first, then "c", then "a"; the test file "a", "c",
+ * "b" (a plain table, written here). */
+static float want_class(const char *name) { return name[0] == 'b' ? 0.0f : name[0] == 'c' ? 1.0f : 2.0f; }
+
+/* Labels that are names, in a test file imported apart whose importer numbered
+ * them in another order: renumbered by name, on a loaded set, chunk by chunk
+ * and through a model (saved, loaded, dumped as text and loaded back); a split
+ * keeps the names; a binary set's two names likewise (-1/+1 by name); a name
+ * the reference lacks, or names on one side only, is refused naming both. */
+static void test_class_names(void)
+{
+	static const char *const te_names[] = { "a", "c", "b", "b", "a", "c", "a" };
+	write_text("n1.csv", "p,q,kind\n1,0,b\n0,1,c\n1,1,a\n2,0,b\n0,2,c\n2,2,a\n");
+	write_text("n2.csv", "p,q,kind\n1,1,a\n0,1,c\n1,0,b\n2,0,b\n3,3,a\n0,2,c\n1,1,a\n");
+	write_text("n3.csv", "p,q,kind\n1,1,a\n0,1,d\n");
+	write_text("n4.csv", "p,q,kind\n1,1,0\n0,1,2\n");
+	import_as("n1.csv", "n1.lmdb", HOG_FORMAT_CSV);
+	import_as("n2.csv", "n2.lmdb", HOG_FORMAT_CSV);
+	import_as("n3.csv", "n3.lmdb", HOG_FORMAT_CSV);
+	import_as("n4.csv", "n4.lmdb", HOG_FORMAT_CSV);
+	hog_data *tr = load("n1.lmdb"), *te = load("n2.lmdb");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tr->class_names);
+	CU_ASSERT_STRING_EQUAL(tr->class_names, "b\nc\na\n");
+	CU_ASSERT_STRING_EQUAL(te->class_names, "a\nc\nb\n");
+	CU_ASSERT_EQUAL(tr->meta.task, HOG_TASK_MULTICLASS);
+	CU_ASSERT_EQUAL(te->labels[0], 0.0f); /* (its own numbering: "a" first) */
+	hog_data_ref ref;
+	hog_data_fit fit;
+	hog_err err;
+	hog_data_ref_of(tr, &ref);
+	CU_ASSERT_EQUAL_FATAL(hog_data_reconcile(te, "n2.lmdb", &ref, "n1.lmdb", &fit, &err), 0);
+	CU_ASSERT_EQUAL(fit.renamed, 1);
+	for (uint64_t i = 0; i < te->n; i++)
+		CU_ASSERT_EQUAL(te->labels[i], want_class(te_names[i]));
+	/* chunk by chunk, 3 examples a chunk */
+	hog_chunks *c = NULL;
+	hog_data_match *x = NULL;
+	CU_ASSERT_EQUAL_FATAL(hog_chunks_open(&c, tu_path("n2.lmdb"), 3, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(hog_data_match_begin(&x, c, "n2.lmdb", &ref, "n1.lmdb", &err), 0);
+	CU_ASSERT_EQUAL(hog_chunks_header(c)->meta.task, HOG_TASK_MULTICLASS);
+	hog_data *d;
+	uint64_t at = 0;
+	while (hog_chunks_next(c, &d, &err) == 0 && d) {
+		hog_data_match_chunk(x, d);
+		for (uint64_t i = 0; i < d->n; i++, at++)
+			CU_ASSERT_EQUAL(d->labels[i], want_class(te_names[at]));
+	}
+	CU_ASSERT_EQUAL(at, 7);
+	hog_data_match_end(x, NULL);
+	hog_chunks_close(c);
+	/* refusals: a name the reference lacks; numbers against names, both ways */
+	hog_data *n3 = load("n3.lmdb"), *n4 = load("n4.lmdb");
+	CU_ASSERT_EQUAL(hog_data_reconcile(n3, "n3.lmdb", &ref, "n1.lmdb", &fit, &err), HOG_EMISMATCH);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "n3.lmdb has the class 'd', which n1.lmdb has not"));
+	CU_ASSERT_EQUAL(hog_data_reconcile(n4, "n4.lmdb", &ref, "n1.lmdb", &fit, &err), HOG_EMISMATCH);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "n1.lmdb's labels are class names and n4.lmdb's are numbers"));
+	hog_data_ref_free(&ref);
+	hog_data_ref_of(n4, &ref);
+	hog_data *te2 = load("n2.lmdb");
+	CU_ASSERT_EQUAL(hog_data_reconcile(te2, "n2.lmdb", &ref, "n4.lmdb", &fit, &err), HOG_EMISMATCH);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "n2.lmdb's labels are class names and n4.lmdb's are numbers"));
+	hog_data_ref_free(&ref);
+	/* the model keeps the names through its file and its text */
+	hog_model *m = hog_model_new(2, HOG_LOSS_LOGISTIC, HOG_RULE_SGD), *m2 = NULL, *m3 = NULL;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	CU_ASSERT_EQUAL_FATAL(hog_model_set_origin(m, tr), 0);
+	CU_ASSERT_EQUAL_FATAL(hog_model_save(m, tu_path("n.model"), &err), 0);
+	CU_ASSERT_EQUAL_FATAL(hog_model_load(&m2, tu_path("n.model"), &err), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m2->class_names);
+	CU_ASSERT_STRING_EQUAL(m2->class_names, "b\nc\na\n");
+	char txt[4096], back[4096];
+	snprintf(txt, sizeof txt, "%s", tu_path("n.txt"));
+	snprintf(back, sizeof back, "%s", tu_path("n2.model"));
+	FILE *f = fopen(txt, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	CU_ASSERT_EQUAL_FATAL(hog_model_dump(tu_path("n.model"), fileno(f), &err), 0);
+	fclose(f);
+	CU_ASSERT_EQUAL(tu_sh("grep -qx 'class_names b\\\\nc\\\\na\\\\n' '%s'", txt), 0);
+	CU_ASSERT_EQUAL_FATAL(hog_model_undump(txt, back, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(hog_model_load(&m3, back, &err), 0);
+	CU_ASSERT_STRING_EQUAL(m3->class_names, "b\nc\na\n");
+	CU_ASSERT_EQUAL(tu_sh("cmp -s '%s' '%s'", tu_path("n.model"), back), 0);
+	/* a split's halves keep the names */
+	char pa[4096], pb[4096];
+	snprintf(pa, sizeof pa, "%s", tu_path("n2a.lmdb"));
+	snprintf(pb, sizeof pb, "%s", tu_path("n2b.lmdb"));
+	CU_ASSERT_EQUAL_FATAL(hog_data_split(tu_path("n2.lmdb"), pa, pb, 0.5, 1, &err), 0);
+	hog_data *half = load("n2b.lmdb");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(half->class_names);
+	CU_ASSERT_STRING_EQUAL(half->class_names, "a\nc\nb\n");
+	CU_ASSERT_EQUAL(half->meta.task, HOG_TASK_MULTICLASS);
+	CU_ASSERT_EQUAL(half->meta.classes, 3);
+	/* two names: binary, -1/+1 by name */
+	write_text("y1.csv", "p,q,label\n1,0,no\n0,1,yes\n1,1,no\n");
+	write_text("y2.csv", "p,q,label\n0,1,yes\n1,0,no\n0,0,yes\n");
+	import_as("y1.csv", "y1.lmdb", HOG_FORMAT_CSV);
+	import_as("y2.csv", "y2.lmdb", HOG_FORMAT_CSV);
+	hog_data *y1 = load("y1.lmdb"), *y2 = load("y2.lmdb");
+	CU_ASSERT_EQUAL(y1->meta.task, HOG_TASK_BINARY);
+	CU_ASSERT_EQUAL(y2->labels[0], -1.0f); /* ("yes" is its class 0) */
+	hog_data_ref_of(y1, &ref);
+	CU_ASSERT_EQUAL_FATAL(hog_data_reconcile(y2, "y2.lmdb", &ref, "y1.lmdb", &fit, &err), 0);
+	CU_ASSERT_EQUAL(y2->labels[0], 1.0f);
+	CU_ASSERT_EQUAL(y2->labels[1], -1.0f);
+	CU_ASSERT_EQUAL(y2->labels[2], 1.0f);
+	hog_data_ref_free(&ref);
+	hog_data_free(y1);
+	hog_data_free(y2);
+	hog_data_free(half);
+	hog_model_free(m);
+	hog_model_free(m2);
+	hog_model_free(m3);
+	hog_data_free(te2);
+	hog_data_free(n3);
+	hog_data_free(n4);
+	hog_data_free(tr);
+	hog_data_free(te);
+}
+
 /* ------------------------------------------------- the model file */
 
 static unsigned char *slurp(const char *path, long *n)
@@ -654,6 +776,7 @@ int test_reconcile_register(void)
 	TU_ADD(s, test_linear_extra_features);
 	TU_ADD(s, test_squared_task);
 	TU_ADD(s, test_csv_columns);
+	TU_ADD(s, test_class_names);
 	TU_ADD(s, test_model_file_versions);
 	return 0;
 }

@@ -154,6 +154,10 @@ const char *cli_fmt_num(char *buf, size_t n, const char *fmt, double v);
 void cli_json_num(FILE *f, const char *key, double v, int comma);
 /* Writes @p s as a JSON string (quoted, escaped). */
 void cli_json_str(FILE *f, const char *s);
+/* ,"class_names":[...] of hog_data.class_names @p names. */
+void cli_json_classes(FILE *f, const char *names);
+/* "0 'setosa', 1 'versicolor', ..." of @p names in @p buf (cut with the count). */
+const char *cli_class_list(char *buf, size_t size, const char *names);
 /* --compress as the user writes it ("none", "powersgd:4", "topk:0.05"), in @p buf. */
 static inline const char *cli_compress_str(const hog_train_opts *o, char *buf, size_t n)
 {

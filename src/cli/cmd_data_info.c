@@ -34,6 +34,7 @@ struct info {
 	hog_stats st;
 	int split;          /* the "split" meta: 2 none, 0 a split id, 1 before pair ids, -1 damaged */
 	hog_split_id sid;
+	const char *class_names; /* labels that were names (classes.c), or NULL */
 };
 
 /* The "split" meta entry of @p s into f->split and f->sid. */
@@ -87,6 +88,8 @@ static void info_json(const struct info *f)
 	}
 	if (m->task == HOG_TASK_MULTICLASS)
 		json_u64("classes", m->classes);
+	if (f->class_names)
+		cli_json_classes(stdout, f->class_names);
 	if (m->kind == HOG_KIND_DENSE) {
 		printf(",\"values\":\"%s\"", m->dense_u8 ? "u8" : "f32");
 		if (m->dense_u8)
@@ -162,6 +165,10 @@ static void info_text(const struct info *f)
 		ROW("positives", "%llu (%.1f%%)", (ull)m->positives, 100.0 * m->positives / n);
 	if (m->task == HOG_TASK_MULTICLASS)
 		ROW("classes", "%u", m->classes);
+	if (f->class_names) {
+		char line[240];
+		ROW("class names", "%s", cli_class_list(line, sizeof line, f->class_names));
+	}
 	if (m->unlabelled)
 		ROW("labels", "none: a set to predict on (eval and training refuse it)");
 	else
@@ -233,6 +240,10 @@ int data_info(int argc, char **argv)
 		f.has_stats = 1;
 	}
 	hog_store_close(s);
+	hog_data *h = NULL; /* (the class names, checked) */
+	if ((rc = hog_data_load_header(&h, f.path, &err)))
+		return cli_fail(&err, rc);
+	f.class_names = h->class_names;
 	struct stat st;
 	if (stat(f.path, &st) == 0)
 		f.size = (uint64_t)st.st_size;
@@ -240,6 +251,7 @@ int data_info(int argc, char **argv)
 		info_json(&f);
 	else
 		info_text(&f);
+	hog_data_free(h);
 	return 0;
 }
 

@@ -450,6 +450,9 @@ int cmd_eval(int argc, char **argv)
 			printf("extra      %llu features the model lacks (%llu nonzeros, zero weight)\n",
 			       (unsigned long long)fit.extra_features, (unsigned long long)fit.extra_nnz);
 		if (cm) {
+			char names[240];
+			if (info.class_names)
+				printf("names      %s\n", cli_class_list(names, sizeof names, info.class_names));
 			printf("confusion (rows: true class, columns: predicted)\n%6s", "");
 			for (uint32_t p = 0; p < C; p++)
 				printf(" %7u", p);
@@ -471,20 +474,35 @@ done:
 	return rc;
 }
 
-/* One line per example: classes' probabilities, the class, "user item rating"
- * (@p raw: original ids), the label, the probability or the margin. */
-static void write_predictions(FILE *f, const float *mg, uint64_t n, uint32_t C, int what, const uint64_t *raw)
+/* Class @p k as the training set named it (@p names), or its number. */
+static void put_class(FILE *f, const char *names, uint32_t k, const char *number)
 {
+	size_t n;
+	const char *name = names ? hog_class_name(names, k, &n) : NULL;
+	if (name)
+		fprintf(f, "%.*s\n", (int)n, name);
+	else
+		fputs(number, f);
+}
+
+/* One line per example: classes' probabilities, the class, "user item rating"
+ * (@p raw: original ids), the label, the probability or the margin; a class
+ * or label by its name where the training labels were names (@p names). */
+static void write_predictions(FILE *f, const float *mg, uint64_t n, uint32_t C, int what, const uint64_t *raw,
+                              const char *names)
+{
+	char num[32];
 	for (uint64_t i = 0; i < n; i++) {
 		if (C && what == 2)
 			for (uint32_t j = 0; j < C; j++)
 				fprintf(f, "%.6g%c", mg[i * C + j], j + 1 == C ? '\n' : ' ');
-		else if (C)
-			fprintf(f, "%.0f\n", mg[i]);
-		else if (raw)
+		else if (C) {
+			snprintf(num, sizeof num, "%.0f\n", mg[i]);
+			put_class(f, names, (uint32_t)mg[i], num);
+		} else if (raw)
 			fprintf(f, "%llu %llu %.9g\n", (unsigned long long)raw[2 * i], (unsigned long long)raw[2 * i + 1], mg[i]);
 		else if (what == 1)
-			fputs(mg[i] > 0 ? "1\n" : "-1\n", f);
+			put_class(f, names, mg[i] > 0, mg[i] > 0 ? "1\n" : "-1\n");
 		else if (what == 2)
 			fprintf(f, "%.6g\n", 1.0 / (1.0 + exp(-(double)mg[i])));
 		else
@@ -608,7 +626,7 @@ int cmd_predict(int argc, char **argv)
 			hog_data_match_chunk(x, k);
 			if ((rc = C && what == 2 ? hog_model_predict_proba(m, k, mg, &err) : hog_model_predict(m, k, mg, &err)))
 				break;
-			write_predictions(f, mg, k->n, C, what, raw);
+			write_predictions(f, mg, k->n, C, what, raw, info.class_names);
 			if (ferror(f))
 				break;
 		}
@@ -619,7 +637,7 @@ int cmd_predict(int argc, char **argv)
 		else
 			cli_fit_note("predict", &fit, d, data, model);
 	} else {
-		write_predictions(f, mg, d->n, C, what, raw);
+		write_predictions(f, mg, d->n, C, what, raw, info.class_names);
 	}
 	errno = 0;
 	if (!rc && (fflush(f) != 0 || ferror(f) || (out && fsync(fileno(f)) != 0))) {

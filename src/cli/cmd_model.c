@@ -46,7 +46,7 @@ static const char dump_usage[] =
 	"\n"
 	"Writes a model file (or a checkpoint) as text: a header of 'key value' lines\n"
 	"(kind, loss, rule, shapes, hyper-parameters, the training set's task, ids,\n"
-	"columns and split), then one record a line: linear 'FEATURE_ID WEIGHT' (LIBSVM\n"
+	"columns, class names and split), then one record a line: linear 'FEATURE_ID WEIGHT' (LIBSVM\n"
 	"ids, from 1) and 'bias B'; mf 'u USER F1..Fk', 'i ITEM F1..Fk', 'bu'/'bi' biases;\n"
 	"mlp 'Wl ROW V1..Vn' and 'bl V1..Vn' per layer; the step rule's state after the\n"
 	"weight (linear) or on lines of its own. Floats read back exactly: hogwild model\n"
@@ -163,6 +163,8 @@ static void info_json(const struct minfo *f)
 	json_str_or_null("task", i->task ? hog_task_name(i->task) : NULL);
 	json_str_or_null("split", i->split);
 	json_str_or_null("columns", i->columns);
+	if (i->class_names)
+		cli_json_classes(stdout, i->class_names);
 	printf(",\"id_maps\":%s", i->user_ids || i->item_ids ? "true" : "false");
 	printf(",\"checkpoint\":%s", f->ck.data_hash || f->ck.in_epoch ? "true" : "false");
 	if (f->ck.in_epoch) {
@@ -238,6 +240,10 @@ static void info_text(const struct minfo *f)
 		ROW("id maps", "%llu user and %llu item ids of the files imported", (ull)i->user_ids, (ull)i->item_ids);
 	if (i->columns)
 		ROW("columns", "%.200s%s", i->columns, strlen(i->columns) > 200 ? "..." : "");
+	if (i->class_names) {
+		char line[240];
+		ROW("class names", "%s", cli_class_list(line, sizeof line, i->class_names));
+	}
 }
 
 static int model_info(int argc, char **argv)

@@ -222,6 +222,34 @@ const char *cli_fmt_num(char *buf, size_t n, const char *fmt, double v)
 	return buf;
 }
 
+void cli_json_classes(FILE *f, const char *names)
+{
+	fputs(",\"class_names\":[", f);
+	size_t n;
+	char name[256];
+	const char *p;
+	for (uint32_t k = 0; (p = hog_class_name(names, k, &n)); k++) {
+		snprintf(name, sizeof name, "%.*s", (int)n, p);
+		fputs(k ? "," : "", f);
+		cli_json_str(f, name);
+	}
+	fputc(']', f);
+}
+
+const char *cli_class_list(char *buf, size_t size, const char *names)
+{
+	int at = 0;
+	size_t n;
+	uint32_t k = 0;
+	const char *p;
+	buf[0] = 0;
+	for (; (p = hog_class_name(names, k, &n)) && at < (int)size - 60; k++)
+		at += snprintf(buf + at, size - (size_t)at, "%s%u '%.*s'", k ? ", " : "", k, (int)(n > 40 ? 40 : n), p);
+	if (k < hog_class_count(names))
+		snprintf(buf + at, size - (size_t)at, ", ... (%u in all)", hog_class_count(names));
+	return buf;
+}
+
 void cli_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);

@@ -43,6 +43,15 @@ typedef struct csv_state {
 	float *vals;
 	char *columns;      /* header names joined by ',' (first file), or NULL */
 	uint32_t header_fields; /* fields of that header */
+	int by_text;        /* the label column is the first data line's one field of text */
+	int label_names;    /* 0 until the first label; 1 numbers; 2 names (classes.c) */
+	char first_label[300]; /* where the labels' kind was decided (FILE:LINE) */
+	char *names;        /* the classes' names, each ended by '\n', in order of first appearance */
+	size_t names_len, names_cap;
+	uint32_t nnames;
+	uint32_t *slot;     /* open addressing over the names: class + 1, 0 empty */
+	uint32_t nslot;     /* a power of two, > 2 nnames */
+	uint32_t *name_at;  /* each class's name's offset in names */
 	char src[256];      /* the writer keeps a pointer to it until the commit */
 } csv_state;
 
@@ -108,6 +117,91 @@ static int csv_is_number(const char *s, const char *e)
 	double v;
 	const char *q = s < e ? hog_parse_f64(s, &v) : NULL;
 	return q == e;
+}
+
+/* Labels that are names: the class of name [s, e) (quotes removed), a new one
+ * numbered in order of first appearance; -1 with a message in @p why. */
+#define CSV_NAME_MAX 255
+static uint32_t csv_name_hash(const char *s, size_t n)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
+static long csv_class_of(csv_state *st, const char *s, const char *e, char *why, size_t size)
+{
+	if (e - s >= 2 && *s == '"' && e[-1] == '"') {
+		s++;
+		e--;
+	}
+	const size_t n = (size_t)(e - s);
+	if (n == 0 || n > CSV_NAME_MAX) {
+		snprintf(why, size, "a class name of %zu bytes (1 to %d)", n, CSV_NAME_MAX);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 32 || s[i] == '"') {
+			snprintf(why, size, "a class name with a %s in it", s[i] == '"' ? "quote" : "control character");
+			return -1;
+		}
+	uint32_t h = csv_name_hash(s, n);
+	for (uint32_t at = h & (st->nslot - 1); st->nslot && st->slot[at]; at = (at + 1) & (st->nslot - 1)) {
+		const uint32_t k = st->slot[at] - 1;
+		const char *name = st->names + st->name_at[k];
+		if (!strncmp(name, s, n) && name[n] == '\n')
+			return k;
+	}
+	if (st->nnames == 65535) {
+		snprintf(why, size, "more than 65535 class names");
+		return -1;
+	}
+	if (2 * (st->nnames + 1) >= st->nslot) { /* grow the table (and the offsets) */
+		const uint32_t ns = st->nslot ? 2 * st->nslot : 64;
+		uint32_t *slot = calloc(ns, sizeof *slot), *at = realloc(st->name_at, ns / 2 * sizeof *at);
+		if (!slot || !at) {
+			free(slot);
+			if (at)
+				st->name_at = at;
+			snprintf(why, size, "out of memory for the class names");
+			return -1;
+		}
+		st->name_at = at;
+		for (uint32_t k = 0; k < st->nnames; k++) {
+			const char *name = st->names + at[k];
+			uint32_t j = csv_name_hash(name, strcspn(name, "\n")) & (ns - 1);
+			while (slot[j])
+				j = (j + 1) & (ns - 1);
+			slot[j] = k + 1;
+		}
+		free(st->slot);
+		st->slot = slot;
+		st->nslot = ns;
+	}
+	if (st->names_len + n + 2 > st->names_cap) {
+		size_t cap = st->names_cap ? 2 * st->names_cap : 1024;
+		while (cap < st->names_len + n + 2)
+			cap *= 2;
+		char *b = realloc(st->names, cap);
+		if (!b) {
+			snprintf(why, size, "out of memory for the class names");
+			return -1;
+		}
+		st->names = b;
+		st->names_cap = cap;
+	}
+	const uint32_t k = st->nnames++;
+	st->name_at[k] = (uint32_t)st->names_len;
+	memcpy(st->names + st->names_len, s, n);
+	st->names_len += n;
+	st->names[st->names_len++] = '\n';
+	st->names[st->names_len] = 0;
+	uint32_t j = h & (st->nslot - 1);
+	while (st->slot[j])
+		j = (j + 1) & (st->nslot - 1);
+	st->slot[j] = k + 1;
+	return k;
 }
 
 /* The separator most frequent in the first line, among ',', tab and ';';
@@ -225,13 +319,29 @@ static void csv_note_label(csv_state *st, const hog_input *in)
 	         (unsigned long long)in->line, st->label, name,
 	         st->named >= 0 ? (o->label_name ? "" : " (by its name; --label-col N or NAME chooses another)")
 	         : o->label_given ? ""
+	         : st->by_text    ? " (the one column of names, not numbers; --label-col N or NAME chooses another)"
 	                          : " (no column is named label, target, class or y; --label-col N or NAME chooses)");
 	o->note(o->note_ud, msg);
 }
 
+/* How files say "no value": NA, N/A, null, None, nil, ? or - (any case). */
+static int csv_is_missing(const char *s, const char *e)
+{
+	static const char *const marks[] = { "na", "n/a", "null", "none", "nil", "?", "-", NULL };
+	for (int k = 0; marks[k]; k++)
+		if (csv_name_is(s, e, marks[k]))
+			return 1;
+	return 0;
+}
+
 /* The first line of the first file fixes the number of fields and the label
- * column, and opens the writer (whose dimension depends on them). */
-static int csv_first_line(csv_state *st, const hog_input *in, uint32_t nf, hog_err *err)
+ * column, and opens the writer (whose dimension depends on them). Without a
+ * column named or given, the label is the one field of the first data line
+ * (@p data, NULL at a header) that is not a number, where there is exactly one,
+ * it is the first or the last, and it is no mark of a missing value (a column
+ * of class names: "5.1,3.5,1.4,0.2,setosa"); else column 0 ("1,NA,3" stays a
+ * data line with an error in column 2). */
+static int csv_first_line(csv_state *st, const hog_input *in, uint32_t nf, const char *data, hog_err *err)
 {
 	const hog_import_opts *o = st->c->o;
 	if (nf < 2 - !!o->no_label)
@@ -254,6 +364,22 @@ static int csv_first_line(csv_state *st, const hog_input *in, uint32_t nf, hog_e
 		                   (unsigned long long)in->line, o->label_name,
 		                   st->columns ? "" : " (the file has no header line; give --label-col a number)");
 	long lc = st->named >= 0 ? st->named : o->label_col < 0 ? (long)nf + o->label_col : o->label_col;
+	if (st->named < 0 && !o->label_given && data) { /* the one field of text, where there is one */
+		csv_split sp = { data, st->sep, 0 };
+		const char *s, *e;
+		long text = -1, ntext = 0;
+		int missing = 0;
+		for (long k = 0; csv_next(&sp, &s, &e); k++)
+			if (s < e && !csv_is_number(s, e)) {
+				text = k;
+				ntext++;
+				missing |= csv_is_missing(s, e);
+			}
+		if (ntext == 1 && !missing && (text == 0 || text == (long)nf - 1)) {
+			lc = text;
+			st->by_text = 1;
+		}
+	}
 	if (lc < 0 || lc >= (long)nf)
 		return hog_err_set(err, HOG_ECONFIG, "%s:%llu: label column %d is out of range: lines have %u fields",
 		                   in->path, (unsigned long long)in->line, o->label_col, nf);
@@ -277,6 +403,44 @@ static int csv_first_line(csv_state *st, const hog_input *in, uint32_t nf, hog_e
 	                       .block_examples = o->block_examples, .value_precision = o->value_precision,
 	                       .raw_blocks = o->raw_blocks, .source = st->src };
 	return hog_writer_open(&st->w, st->c->out, &wo, err);
+}
+
+/* The label field [s, e) of @p line: a number, or where the first label was
+ * not one, a class name (csv_class_of), numbered in order of first appearance. */
+static int csv_label(csv_state *st, const hog_input *in, const char *s, const char *e, const char *line, double *y,
+                     hog_err *err)
+{
+	const hog_import_opts *o = st->c->o;
+	const unsigned long long ln = (unsigned long long)in->line;
+	const size_t col = (size_t)(s - line) + 1;
+	const int w = (int)(e - s > 40 ? 40 : e - s);
+	double v = 0;
+	const int number = hog_parse_f64(s, &v) == e;
+	if (!st->label_names) {
+		st->label_names = number || o->task == HOG_TASK_REGRESSION ? 1 : 2;
+		snprintf(st->first_label, sizeof st->first_label, "%.200s:%llu", in->path, ln);
+	}
+	if (st->label_names == 2) {
+		char why[120];
+		const long k = csv_class_of(st, s, e, why, sizeof why);
+		if (k < 0)
+			return hog_err_set(err, HOG_EDATA, "%s:%llu:%zu: %s", in->path, ln, col, why);
+		*y = (double)k;
+		return 0;
+	}
+	if (!number && o->task == HOG_TASK_REGRESSION)
+		return hog_err_set(err, HOG_EDATA, "%s:%llu:%zu: expected a number in column %u (the label), found "
+		                   "'%.*s' (--task regression takes numbers)", in->path, ln, col, st->label + 1, w, s);
+	if (!number)
+		return hog_err_set(err, HOG_EDATA, "%s:%llu:%zu: expected a number in column %u (the label), found "
+		                   "'%.*s': the first label (%s) is a number, so every label must be one (a column of "
+		                   "class names is read as names from its first label on)", in->path, ln, col,
+		                   st->label + 1, w, s, st->first_label);
+	if (!isfinite(v) || !isfinite((float)v))
+		return hog_err_set(err, HOG_EDATA, "%s:%llu:%zu: label in column %u is not finite", in->path, ln, col,
+		                   st->label + 1);
+	*y = v;
+	return 0;
 }
 
 /* Reads one CSV file into the writer. */
@@ -329,7 +493,10 @@ static int csv_file(csv_state *st, const char *path, hog_err *err)
 					         len > 40 ? "..." : "");
 					c->o->note(c->o->note_ud, msg);
 				}
-				if (c->o->header < 0 && !st->nfields && (rc = csv_first_line(st, &in, nf, err)))
+				/* (without a label column named or given, the first data line
+				 * says: csv_first_line's one field of text) */
+				if (c->o->header < 0 && !st->nfields && (st->named >= 0 || c->o->label_given || c->o->no_label) &&
+				    (rc = csv_first_line(st, &in, nf, NULL, err)))
 					goto done;
 				continue;
 			}
@@ -339,7 +506,9 @@ static int csv_file(csv_state *st, const char *path, hog_err *err)
 			uint32_t nf = 0;
 			while (csv_next(&sp, &s, &e))
 				nf++;
-			if ((rc = csv_first_line(st, &in, nf, err)))
+			/* (a detected header's count holds the data to it: the check below) */
+			if ((rc = csv_first_line(st, &in, st->header_fields && c->o->header < 0 ? st->header_fields : nf,
+			                         line, err)))
 				goto done;
 			sp = (csv_split){ line, st->sep, 0 };
 		}
@@ -354,18 +523,24 @@ static int csv_file(csv_state *st, const char *path, hog_err *err)
 			}
 			if (s == e)
 				BAD(s, "empty field (column %u)", k + 1);
+			if (k == st->label) {
+				if ((rc = csv_label(st, &in, s, e, line, &y, err)))
+					goto done;
+				k++;
+				continue;
+			}
 			double v;
 			const char *q = hog_parse_f64(s, &v);
 			if (q != e)
 				BAD(s, "expected a number in column %u, found '%.*s'%s", k + 1,
 				    (int)(e - s > 40 ? 40 : e - s), s,
 				    in.line == c->o->skip_lines + 1 && c->o->header <= 0
-				        ? " (a header line? then give --header yes)" : "");
+				        ? " (a header line? then give --header yes)"
+				        : " (features are numbers: a column of names is read as the label with --label-col, "
+				          "others must be encoded as numbers first)");
 			if (!isfinite(v) || !isfinite((float)v))
-				BAD(s, "%s in column %u is not finite", k == st->label ? "label" : "value", k + 1);
-			if (k == st->label) {
-				y = v;
-			} else if (k == st->wcol) {
+				BAD(s, "value in column %u is not finite", k + 1);
+			if (k == st->wcol) {
 				if (!(v > 0 && (float)v > 0))
 					BAD(s, "weight %g in column %u: a weight must be a finite number > 0", v, k + 1);
 				wt = v;
@@ -392,6 +567,25 @@ done:
 	return hog_import_file_done(c, &in, rc);
 }
 
+/* Tells the caller the classes the names became: class k is the k-th name met. */
+static void csv_note_classes(const csv_state *st)
+{
+	char msg[400];
+	int at = snprintf(msg, sizeof msg, "the labels are class names, numbered as first met:");
+	uint32_t k = 0;
+	for (; k < st->nnames && at < (int)sizeof msg - 80; k++) {
+		size_t n;
+		const char *name = hog_class_name(st->names, k, &n);
+		at += snprintf(msg + at, sizeof msg - (size_t)at, "%s %u '%.*s'", k ? "," : "", k, (int)(n > 40 ? 40 : n),
+		               name);
+	}
+	if (k < st->nnames)
+		snprintf(msg + at, sizeof msg - (size_t)at, ", ... (%u in all)", st->nnames);
+	else if (st->nnames == 2)
+		snprintf(msg + at, sizeof msg - (size_t)at, " (binary: 1 the positive class)");
+	st->c->o->note(st->c->o->note_ud, msg);
+}
+
 int hog_import_csv(hog_import_ctx *c, hog_err *err)
 {
 	csv_state st = { .c = c, .named = -1 };
@@ -402,6 +596,15 @@ int hog_import_csv(hog_import_ctx *c, hog_err *err)
 		rc = hog_err_set(err, HOG_EDATA, "%s: no examples in the input", c->in[0]);
 	if (!rc && st.columns && st.header_fields == st.nfields) /* names that fit the columns */
 		rc = hog_writer_meta_set(st.w, "columns", st.columns, err);
+	if (!rc && st.label_names == 2) {
+		if ((rc = hog_writer_set_class_names(st.w, st.names, err)))
+			hog_err_prefix(err, "%s", c->in[0]);
+		else if (c->o->note)
+			csv_note_classes(&st);
+	}
+	free(st.names);
+	free(st.slot);
+	free(st.name_at);
 	free(st.ids);
 	free(st.vals);
 	free(st.columns);

@@ -31,6 +31,32 @@ static int data_open(const char *path, hog_store **s, hog_data **d, hog_err *err
 }
 
 #define COLUMNS_MAX 16400 /* the CSV importer keeps at most 16384 bytes of names */
+#define CLASS_NAMES_MAX (1 << 20) /* 65535 names of at most 15 bytes, or fewer longer ones */
+
+/* The class names (classes.c), checked against the labels' task: the names
+ * a prediction is written as must be the classes' own. */
+static int load_class_names(hog_store *s, hog_data *d, hog_err *err)
+{
+	char *buf = malloc(CLASS_NAMES_MAX + 1);
+	if (!buf)
+		return hog_err_set(err, ENOMEM, "out of memory");
+	int rc = hog_store_meta_whole(s, "class_names", buf, CLASS_NAMES_MAX + 1);
+	if (rc == ENOENT) {
+		free(buf);
+		return 0;
+	}
+	const uint32_t k = rc ? 0 : hog_class_count(buf), len = rc ? 0 : (uint32_t)strlen(buf);
+	const int fits = d->meta.task == HOG_TASK_MULTICLASS ? k == d->meta.classes
+	                 : d->meta.task == HOG_TASK_BINARY   ? k >= 1 && k <= 2
+	                                                     : d->meta.unlabelled;
+	if (rc || !fits || !hog_class_names_ok(buf, len)) {
+		free(buf);
+		return hog_err_set(err, HOG_ECORRUPT, "%s: meta class_names is damaged (%s)", s->path,
+		                   rc ? "too long" : !fits ? "not one name a class" : "an empty name or a control character");
+	}
+	d->class_names = buf;
+	return 0;
+}
 
 /* The loaded set's id maps and column names, from its store. */
 static int hog_data_load_extras(hog_store *s, hog_data *d, hog_err *err)
@@ -53,6 +79,9 @@ static int hog_data_load_extras(hog_store *s, hog_data *d, hog_err *err)
 		d->columns = buf;
 	else
 		free(buf);
+	int rc = load_class_names(s, d, err);
+	if (rc)
+		return rc;
 	/* a split's half: which run of the split and which input (damaged or
 	 * older split meta is no id: nothing to compare it with) */
 	hog_split_id id;
@@ -393,6 +422,7 @@ void hog_data_free(hog_data *d)
 	free(d->user_ids);
 	free(d->item_ids);
 	free(d->columns);
+	free(d->class_names);
 	free(d->split);
 	free(d);
 }

@@ -27,6 +27,7 @@ void hog_data_ref_of(const hog_data *tr, hog_data_ref *ref)
 	ref->user_ids = tr->user_ids;
 	ref->item_ids = tr->item_ids;
 	ref->columns = tr->columns;
+	ref->class_names = tr->class_names;
 	/* a set that is one part of a split has ids without ratings in it */
 	if (tr->meta.kind == HOG_KIND_RATINGS && tr->users && (ref->user_rated = calloc(ref->users + 1, 1)) &&
 	    (ref->item_rated = calloc(ref->items + 1, 1))) {
@@ -243,17 +244,112 @@ static uint64_t extra_features(const hog_data *d, uint64_t features, uint64_t *n
 	return distinct;
 }
 
+/* ------------------------------------------------------------ class names */
+
+typedef struct cls_name {
+	const char *p;
+	size_t n;
+	uint32_t k;
+} cls_name;
+
+static int cls_cmp(const void *x, const void *y)
+{
+	const cls_name *a = x, *b = y;
+	const int c = memcmp(a->p, b->p, a->n < b->n ? a->n : b->n);
+	return c ? c : (a->n > b->n) - (a->n < b->n);
+}
+
+/* A set whose labels were names against its reference's names: *out[k] the
+ * reference's class of the set's class k (each importer numbers the names in
+ * its own file's order of first appearance, so the numbers of two files need
+ * not agree: the names do), and the set's task and class count become the
+ * reference's. *out NULL where neither has names (or the set no labels). A
+ * name the reference lacks, or names on one side only, is refused. */
+static int class_map(hog_data *d, const char *dn, const hog_data_ref *ref, const char *rn, uint32_t **out,
+                     hog_err *err)
+{
+	*out = NULL;
+	const char *a = d->class_names, *b = ref->class_names;
+	if (d->meta.unlabelled || (!a && !b) || !ref->task)
+		return 0;
+	if (!a || !b)
+		return hog_err_set(err, HOG_EMISMATCH, "%s's labels are class names and %s's are numbers: their classes "
+		                   "cannot be matched (import both from files that give the labels the same way)",
+		                   a ? dn : rn, a ? rn : dn);
+	const uint32_t na = hog_class_count(a), nb = hog_class_count(b);
+	cls_name *sorted = malloc((nb + 1) * sizeof *sorted);
+	uint32_t *map = malloc((na + 1) * sizeof *map);
+	int rc = sorted && map ? 0 : hog_err_set(err, ENOMEM, "out of memory matching the class names");
+	for (uint32_t k = 0; !rc && k < nb; k++) {
+		sorted[k].p = hog_class_name(b, k, &sorted[k].n);
+		sorted[k].k = k;
+	}
+	if (!rc)
+		qsort(sorted, nb, sizeof *sorted, cls_cmp);
+	for (uint32_t k = 0; !rc && k < na; k++) {
+		cls_name key = { .k = k };
+		key.p = hog_class_name(a, k, &key.n);
+		const cls_name *hit = bsearch(&key, sorted, nb, sizeof *sorted, cls_cmp);
+		if (hit) {
+			map[k] = hit->k;
+			continue;
+		}
+		char list[200];
+		int at = 0;
+		for (uint32_t j = 0; j < nb && at < (int)sizeof list - 50; j++) {
+			size_t n;
+			const char *name = hog_class_name(b, j, &n);
+			at += snprintf(list + at, sizeof list - (size_t)at, "%s'%.*s'", j ? ", " : "", (int)(n > 40 ? 40 : n),
+			               name);
+		}
+		rc = hog_err_set(err, HOG_EMISMATCH, "%s has the class '%.*s', which %s has not (%s has %s%s)", dn,
+		                 (int)(key.n > 60 ? 60 : key.n), key.p, rn, rn, list, at >= (int)sizeof list - 50 ? ", ..." : "");
+	}
+	free(sorted);
+	if (rc) {
+		free(map);
+		return rc;
+	}
+	d->meta.task = ref->task;
+	d->meta.classes = ref->task == HOG_TASK_MULTICLASS ? nb : 0;
+	*out = map;
+	return 0;
+}
+
+/* The labels of @p d (n of them) in the reference's classes: a label is the
+ * set's class (-1/+1 or 0/1 of a binary one: 0 and 1), the map its reference
+ * class, written as the reference's task has it (binary -1/+1). */
+static void class_relabel(float *labels, uint64_t n, const uint32_t *map, enum hog_task task)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		const uint32_t k = map[labels[i] > 0 ? (uint32_t)labels[i] : 0];
+		labels[i] = task == HOG_TASK_BINARY ? (k ? 1.0f : -1.0f) : (float)k;
+	}
+}
+
+int hog_data_reconcile_classes(hog_data *d, const char *dn, const hog_data_ref *ref, const char *rn, hog_err *err)
+{
+	uint32_t *map;
+	int rc = class_map(d, dn, ref, rn, &map, err);
+	free(map);
+	return rc;
+}
+
 /* What hog_data_reconcile() checks and changes in a set's header: kind,
  * task (*relabel: labels read as binary are regression values), columns. */
 static int reconcile_head(hog_data *d, const char *dn, const hog_data_ref *ref, const char *rn, int *relabel,
-                          hog_err *err)
+                          uint32_t **cmap, hog_err *err)
 {
 	*relabel = 0;
+	*cmap = NULL;
 	if (ref->kind && d->meta.kind != ref->kind)
 		return hog_err_set(err, HOG_EMISMATCH, "%s is a %s set and %s a %s one", rn, hog_kind_name(ref->kind), dn,
 		                   hog_kind_name(d->meta.kind));
 	if (d->meta.unlabelled && ref->task) /* no labels: nothing to match, the task is the importer's guess */
 		d->meta.task = ref->task;
+	int rc = class_map(d, dn, ref, rn, cmap, err); /* (the reference's task, where both name the classes) */
+	if (rc)
+		return rc;
 	if (ref->task && d->meta.task != ref->task) {
 		if (ref->task == HOG_TASK_REGRESSION && d->meta.task == HOG_TASK_BINARY) {
 			/* {0,1} (or two other values) read as binary: a regression set all the same */
@@ -265,8 +361,11 @@ static int reconcile_head(hog_data *d, const char *dn, const hog_data_ref *ref, 
 	}
 	char what[600];
 	if (ref->columns && d->columns && !(d->meta.unlabelled && columns_but_one(ref->columns, d->columns)) &&
-	    columns_differ(ref->columns, d->columns, what, sizeof what, rn, dn))
+	    columns_differ(ref->columns, d->columns, what, sizeof what, rn, dn)) {
+		free(*cmap);
+		*cmap = NULL;
 		return hog_err_set(err, HOG_EMISMATCH, "the column names differ: %s", what);
+	}
 	return 0;
 }
 
@@ -280,9 +379,15 @@ int hog_data_reconcile(hog_data *d, const char *dn, const hog_data_ref *ref, con
                        hog_err *err)
 {
 	memset(fit, 0, sizeof *fit);
-	int rl, rc = reconcile_head(d, dn, ref, rn, &rl, err);
+	uint32_t *cmap;
+	int rl, rc = reconcile_head(d, dn, ref, rn, &rl, &cmap, err);
 	if (rc)
 		return rc;
+	if (cmap) {
+		class_relabel(d->labels, d->n, cmap, d->meta.task);
+		free(cmap);
+		fit->renamed = 1;
+	}
 	if (rl) {
 		relabel(d, d->meta.label_min, d->meta.label_max);
 		d->meta.task = HOG_TASK_REGRESSION;
@@ -303,6 +408,7 @@ int hog_data_reconcile(hog_data *d, const char *dn, const hog_data_ref *ref, con
 struct hog_data_match {
 	hog_data_ref ref;           /* (the caller's pointers) */
 	int relabel, ids, maps;
+	uint32_t *cmap;             /* class names: the set's class -> the reference's */
 	double lmin, lmax;
 	uint32_t *tu, *ti;          /* maps: the set's dense ids -> the reference's */
 	unsigned char *seen;        /* sparse: the extra features met so far */
@@ -372,7 +478,8 @@ int hog_data_match_begin(hog_data_match **out, hog_chunks *c, const char *dn, co
 	x->ref = *ref;
 	x->lmin = h->meta.label_min;
 	x->lmax = h->meta.label_max;
-	int rc = reconcile_head(h, dn, ref, rn, &x->relabel, err);
+	int rc = reconcile_head(h, dn, ref, rn, &x->relabel, &x->cmap, err);
+	x->fit.renamed = x->cmap != NULL;
 	if (!rc && x->relabel) {
 		h->meta.task = HOG_TASK_REGRESSION;
 		x->fit.relabelled = 1;
@@ -400,7 +507,7 @@ int hog_data_match_begin(hog_data_match **out, hog_chunks *c, const char *dn, co
 	 * outlives the call (train's training set is freed while its test set is
 	 * read epoch after epoch) */
 	x->ref.user_ids = x->ref.item_ids = NULL;
-	x->ref.columns = NULL;
+	x->ref.columns = x->ref.class_names = NULL;
 	*out = x;
 	return 0;
 }
@@ -410,6 +517,8 @@ void hog_data_match_chunk(hog_data_match *x, hog_data *d)
 	const hog_data_ref *ref = &x->ref;
 	if (x->relabel)
 		relabel(d, x->lmin, x->lmax);
+	if (x->cmap) /* (the chunk's labels decoded as the header's task: the reference's) */
+		class_relabel(d->labels, d->n, x->cmap, d->meta.task);
 	if (x->ids)
 		for (uint64_t j = 0; j < d->n; j++) {
 			if (x->maps) {
@@ -444,6 +553,7 @@ void hog_data_match_end(hog_data_match *x, hog_data_fit *fit)
 	hog_data_ref_free(&x->ref);
 	free(x->tu);
 	free(x->ti);
+	free(x->cmap);
 	free(x->seen);
 	free(x);
 }

@@ -147,6 +147,15 @@ static int hog_tools_split_open(hog_writer **w, hog_store *s, const char *in, co
 	free(cols);
 	if (rc)
 		return rc;
+	/* and its class names, which its halves' labels number */
+	hog_data *h = NULL;
+	if ((rc = hog_data_load_header(&h, in, err)))
+		return rc;
+	if (h->class_names)
+		rc = hog_writer_set_class_names(*w, h->class_names, err);
+	hog_data_free(h);
+	if (rc)
+		return rc;
 	static const char *const maps[] = { "users", "items" };
 	for (int k = 0; k < 2; k++) {
 		uint64_t n;

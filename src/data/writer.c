@@ -436,6 +436,24 @@ int hog_writer_idmap_set(hog_writer *w, const char *which, const uint64_t *ids, 
 
 uint64_t hog_writer_count(const hog_writer *w) { return w->examples; }
 
+int hog_writer_set_class_names(hog_writer *w, const char *names, hog_err *err)
+{
+	const uint32_t k = hog_class_count(names);
+	if (w->o.task && w->o.task != HOG_TASK_BINARY && w->o.task != HOG_TASK_MULTICLASS)
+		return hog_err_set(err, HOG_ECONFIG, "labels that are names are classes, not %s values",
+		                   hog_task_name(w->o.task));
+	if (w->o.task == HOG_TASK_BINARY && k > 2)
+		return hog_err_set(err, HOG_ECONFIG, "%u class names for binary labels", k);
+	if (k == 0 || k > 65535)
+		return hog_err_set(err, HOG_ECONFIG, "%u class names (1 to 65535)", k);
+	if (!hog_class_names_ok(names, strlen(names)))
+		return hog_err_set(err, HOG_ECONFIG, "class names must be non-empty, each ended by a newline, with no "
+		                   "other control character");
+	w->o.task = k <= 2 && w->o.task != HOG_TASK_MULTICLASS ? HOG_TASK_BINARY : HOG_TASK_MULTICLASS;
+	w->o.classes = w->o.task == HOG_TASK_MULTICLASS ? k : 0;
+	return kv_add(w, "class_names", names, strlen(names), err);
+}
+
 static int put_meta(hog_writer *w, const char *key, const void *val, size_t len, hog_err *err)
 {
 	MDB_val k = { strlen(key), (void *)key }, v = { len, (void *)val };

@@ -9,7 +9,7 @@
  *   epochs E / examples T                      training state
  *   lr / l2 / beta / backoff / t0 / seed / warmup   hyper-parameters
  *   task T|none / ids yes|no                   the training set's task; mf: id maps kept
- *   columns TEXT / split TEXT                  optional ('\' and newlines escaped)
+ *   columns TEXT / class_names TEXT / split TEXT  optional ('\' and newlines escaped)
  *   hashes DATA OPTS / positions N P1..PN      optional: a checkpoint's bookkeeping
  *   records N                                  then exactly N record lines
  *
@@ -114,6 +114,8 @@ static void dump_header(dump_out *o, const hog_model *m, const hog_ckpt *ck, uin
 	        m->user_ids && m->item_ids && m->nuser_ids == m->shape[0] && m->nitem_ids == m->shape[1] ? "yes" : "no");
 	if (m->columns)
 		out_text(o, "columns", m->columns);
+	if (m->class_names)
+		out_text(o, "class_names", m->class_names);
 	if (m->split)
 		out_text(o, "split", m->split);
 	if (ck->data_hash || ck->opts_hash)
@@ -260,16 +262,16 @@ typedef struct dump_head {
 	hog_model m; /* kind, loss, rule, sched, shapes, flags, hyper-parameters, task */
 	hog_ckpt ck;
 	int ids;
-	char *columns, *split;
+	char *columns, *split, *class_names;
 	uint64_t records;
 } dump_head;
 
 enum { K_KIND, K_LOSS, K_RULE, K_SCHED, K_SHAPE, K_FLAGS, K_AUX, K_EPOCHS, K_EXAMPLES, K_LR, K_L2, K_BETA,
        K_BACKOFF, K_T0, K_SEED, K_WARMUP, K_TASK, K_IDS, K_RECORDS, K_REQUIRED, K_COLUMNS = K_REQUIRED, K_SPLIT,
-       K_HASHES, K_POSITIONS, K_COUNT };
+       K_HASHES, K_POSITIONS, K_CLASS_NAMES, K_COUNT };
 static const char *const keys[K_COUNT] = { "kind", "loss", "rule", "schedule", "shape", "flags", "aux", "epochs",
 	"examples", "lr", "l2", "beta", "backoff", "t0", "seed", "warmup", "task", "ids", "records", "columns",
-	"split", "hashes", "positions" };
+	"split", "hashes", "positions", "class_names" };
 
 /* An enum's value by name (@p parse), or a message listing the names. */
 static int head_enum(dump_in *in, const char *key, const char *v, int (*parse)(const char *), const char *names,
@@ -319,11 +321,14 @@ static int head_value(dump_in *in, dump_head *h, int k, const char *p)
 	uint64_t u[4] = { 0 };
 	double d = 0;
 	p += strspn(p, " \t");
-	if (k == K_COLUMNS || k == K_SPLIT) {
-		char **dst = k == K_COLUMNS ? &h->columns : &h->split;
+	if (k == K_COLUMNS || k == K_SPLIT || k == K_CLASS_NAMES) {
+		char **dst = k == K_COLUMNS ? &h->columns : k == K_SPLIT ? &h->split : &h->class_names;
 		if (!*p || !(*dst = strdup(p)) || unescape(*dst) || (k == K_SPLIT && strlen(*dst) > 256))
 			return *p && !*dst ? hog_err_set(in->err, ENOMEM, "%s: out of memory", in->path)
 			                   : in_bad(in, "%s: empty, too long or a bad escape (\\\\ and \\n only)", keys[k]);
+		if (k == K_CLASS_NAMES && !hog_class_names_ok(*dst, strlen(*dst)))
+			return in_bad(in, "class_names: each name must be non-empty and end with \\n, with no other control "
+			              "character");
 		return 0;
 	}
 	if (k == K_POSITIONS)
@@ -449,7 +454,8 @@ static int head_model(dump_in *in, dump_head *h, hog_model **out)
 	m->task = hm->task;
 	m->columns = h->columns;
 	m->split = h->split;
-	h->columns = h->split = NULL;
+	m->class_names = h->class_names;
+	h->columns = h->split = h->class_names = NULL;
 	*out = m;
 	if (h->ids && (!(m->user_ids = calloc(m->shape[0] + 1, 8)) || !(m->item_ids = calloc(m->shape[1] + 1, 8))))
 		return hog_err_set(in->err, ENOMEM, "%s: out of memory", in->path);
@@ -552,6 +558,7 @@ static int read_dump(dump_in *in, hog_model **mp, hog_ckpt *ck)
 		rc = head_model(in, &h, mp);
 	free(h.columns);
 	free(h.split);
+	free(h.class_names);
 	*ck = h.ck;
 	if (rc)
 		return rc;

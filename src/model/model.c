@@ -17,7 +17,8 @@
  * Tags: 1 the users' original ids (u64 each, shape[0] of them), 2 the items'
  * (shape[1]), 3 the training set's column names (text, no NUL), 4 the training
  * set's split id when it is a half of a split ("pair=P from=F part=X", text,
- * no NUL, 1..256 bytes). Unknown tags
+ * no NUL, 1..256 bytes), 5 the training set's class names (hog_data.class_names:
+ * text, each name ended by a newline). Unknown tags
  * are skipped, so a later section does not need a new version.
  * Version 1 files (linear models of hogwild 0.1, a 128-byte header) still load.
  */
@@ -45,6 +46,7 @@
 #define SEC_ITEM_IDS 2u
 #define SEC_COLUMNS 3u
 #define SEC_SPLIT 4u
+#define SEC_CLASS_NAMES 5u
 #define SPLIT_MAX 256 /* the split id's text (data/store.h: 50 characters) */
 #define SECTIONS_MAX (1ull << 40)
 
@@ -87,6 +89,7 @@ void hog_model_free(hog_model *m)
 	free(m->user_ids);
 	free(m->item_ids);
 	free(m->columns);
+	free(m->class_names);
 	free(m->split);
 	free(m);
 }
@@ -104,9 +107,10 @@ int hog_model_set_origin(hog_model *m, const hog_data *tr)
 	free(m->user_ids);
 	free(m->item_ids);
 	free(m->columns);
+	free(m->class_names);
 	free(m->split);
 	m->user_ids = m->item_ids = NULL;
-	m->columns = m->split = NULL;
+	m->columns = m->class_names = m->split = NULL;
 	m->nuser_ids = m->nitem_ids = 0;
 	m->task = tr->meta.task;
 	if (tr->user_ids && tr->item_ids) {
@@ -118,6 +122,8 @@ int hog_model_set_origin(hog_model *m, const hog_data *tr)
 		m->nitem_ids = tr->meta.items;
 	}
 	if (tr->columns && !(m->columns = strdup(tr->columns)))
+		return ENOMEM;
+	if (tr->class_names && !(m->class_names = strdup(tr->class_names)))
 		return ENOMEM;
 	if (tr->split && !(m->split = strdup(tr->split)))
 		return ENOMEM;
@@ -146,6 +152,7 @@ void hog_model_info_get(const hog_model *m, hog_model_info *info)
 	info->user_ids = m->user_ids ? m->nuser_ids : 0;
 	info->item_ids = m->item_ids ? m->nitem_ids : 0;
 	info->columns = m->columns;
+	info->class_names = m->class_names;
 	hog_model_kind_get(m->kind)->info(m, info);
 }
 
@@ -175,11 +182,15 @@ int hog_model_prepare(const hog_model *m, hog_data *d, const char *d_name, const
 	hog_model_info info;
 	hog_model_info_get(m, &info);
 	hog_data_ref ref = { .task = m->task, .features = info.dim, .users = info.users, .items = info.items,
-		                 .user_ids = m->user_ids, .item_ids = m->item_ids, .columns = m->columns };
+		                 .user_ids = m->user_ids, .item_ids = m->item_ids, .columns = m->columns,
+		                 .class_names = m->class_names };
 	const hog_model_kind_ops *k = hog_model_kind_get(m->kind);
 	if (d->meta.unlabelled && m->task) /* no labels: the task is the model's, not the importer's guess */
 		d->meta.task = m->task;
-	int rc = k->fits(m, d, err);
+	/* (labels that are names: the model's task, before its check of the set's) */
+	int rc = hog_data_reconcile_classes(d, d_name, &ref, m_name, err);
+	if (!rc)
+		rc = k->fits(m, d, err);
 	if (rc) {
 		hog_err_prefix(err, "%s and %s", m_name, d_name);
 		return rc;
@@ -203,11 +214,14 @@ int hog_model_match(const hog_model *m, hog_chunks *c, const char *d_name, const
 	hog_model_info info;
 	hog_model_info_get(m, &info);
 	hog_data_ref ref = { .task = m->task, .features = info.dim, .users = info.users, .items = info.items,
-		                 .user_ids = m->user_ids, .item_ids = m->item_ids, .columns = m->columns };
+		                 .user_ids = m->user_ids, .item_ids = m->item_ids, .columns = m->columns,
+		                 .class_names = m->class_names };
 	const hog_model_kind_ops *k = hog_model_kind_get(m->kind);
 	if (h->meta.unlabelled && m->task)
 		h->meta.task = m->task;
-	int rc = k->fits(m, h, err);
+	int rc = hog_data_reconcile_classes(h, d_name, &ref, m_name, err);
+	if (!rc)
+		rc = k->fits(m, h, err);
 	if (rc) {
 		hog_err_prefix(err, "%s and %s", m_name, d_name);
 		return rc;
@@ -350,9 +364,10 @@ static int sections_ids(const hog_model *m)
 /* The bytes sections_build() makes for @p m. */
 static uint64_t sections_size(const hog_model *m)
 {
-	uint64_t cl = m->columns ? strlen(m->columns) : 0, sl = m->split ? strlen(m->split) : 0;
+	uint64_t cl = m->columns ? strlen(m->columns) : 0, sl = m->split ? strlen(m->split) : 0,
+	         nl = m->class_names ? strlen(m->class_names) : 0;
 	return (sections_ids(m) ? 32 + 8 * (m->nuser_ids + m->nitem_ids) : 0) + (cl ? 16 + ((cl + 7) & ~7ull) : 0) +
-	       (sl ? 16 + ((sl + 7) & ~7ull) : 0);
+	       (sl ? 16 + ((sl + 7) & ~7ull) : 0) + (nl ? 16 + ((nl + 7) & ~7ull) : 0);
 }
 
 static unsigned char *sections_build(const hog_model *m, uint64_t *len)
@@ -377,6 +392,8 @@ static unsigned char *sections_build(const hog_model *m, uint64_t *len)
 		at = section_put(b, at, SEC_COLUMNS, m->columns, cl);
 	if (sl)
 		at = section_put(b, at, SEC_SPLIT, m->split, sl);
+	if (m->class_names)
+		at = section_put(b, at, SEC_CLASS_NAMES, m->class_names, strlen(m->class_names));
 	*len = at;
 	return b;
 }
@@ -412,6 +429,13 @@ static int sections_parse(hog_model *m, const unsigned char *b, uint64_t len, co
 				                   m->columns ? "damaged" : "out of memory");
 			memcpy(m->columns, p, n);
 			m->columns[n] = 0;
+		} else if (tag == SEC_CLASS_NAMES) {
+			if (m->class_names || !hog_class_names_ok((const char *)p, n))
+				return hog_err_set(err, HOG_ECORRUPT, "%s: the class names (model section 5) are damaged", path);
+			if (!(m->class_names = malloc(n + 1)))
+				return hog_err_set(err, ENOMEM, "%s: out of memory", path);
+			memcpy(m->class_names, p, n);
+			m->class_names[n] = 0;
 		} else if (tag == SEC_SPLIT) {
 			if (m->split || !n || n > SPLIT_MAX || memchr(p, 0, n))
 				return hog_err_set(err, HOG_ECORRUPT, "%s: the training set's split id (model section 4, %llu "

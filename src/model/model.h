@@ -52,6 +52,7 @@ struct hog_model {
 	uint64_t *user_ids, *item_ids; /* ratings: dense id -> original id */
 	uint64_t nuser_ids, nitem_ids;
 	char *columns;               /* csv: the training set's column names */
+	char *class_names;           /* the training set's class names (hog_data.class_names), or NULL */
 	char *split;                 /* the training set's split id (hog_data.split), or NULL */
 };
 

@@ -715,6 +715,9 @@ typedef struct hog_model_info {
 	                                by the model), or NULL */
 	const char *class_names;   /**< the training set's class names (hog_data.class_names, owned
 	                                by the model): predict writes them; or NULL */
+	const char *categories;    /**< the training set's categories (hog_data.categories, owned by
+	                                the model), or NULL */
+	uint64_t category_from;    /**< and the first one's feature id */
 	int sparse;                /**< mlp: trained on a sparse set (a sparse first layer) */
 } hog_model_info;
 /** Fills @p info from @p m (nothing can fail). */

@@ -190,6 +190,9 @@ int hog_writer_idmap_set(hog_writer *w, const char *which, const uint64_t *ids, 
                          hog_err *err);
 /** Examples added so far. */
 uint64_t hog_writer_count(const hog_writer *w);
+/** A sparse set's dimension from here on (0: 1 + the largest id, at the end).
+ * @return 0 or HOG_ECONFIG (not sparse, or below an id already added). */
+int hog_writer_set_features(hog_writer *w, uint64_t features, hog_err *err);
 /** The labels added are classes 0..K-1 whose names are @p names (K names,
  * each ended by '\n', none empty, none holding a control character): the set
  * keeps them (meta "class_names") and its task is binary for K <= 2, else
@@ -228,6 +231,10 @@ typedef struct hog_data {
 	char *columns;         /**< csv: the header's names joined by ',' (meta "columns"), or NULL */
 	char *class_names;     /**< labels that were names (csv): class k's name the k-th of these,
 	                            each ended by '\n' (meta "class_names"), or NULL */
+	char *categories;      /**< csv columns of text: feature category_from + k is the k-th of
+	                            these "COLUMN=value" names, each ended by '\n' (meta
+	                            "categories"), or NULL */
+	uint64_t category_from; /**< the first category's feature id (the numbers' columns) */
 	char *split;           /**< a half made by hog_data_split(): "pair=P from=F part=X" (the run
 	                            of the split, a hash of its input, the half a or b; from the
 	                            meta "split"), or NULL */
@@ -287,6 +294,8 @@ typedef struct hog_data_ref {
 	                                     (NULL: every id in range); hog_data_ref_free() */
 	const char *columns;           /**< csv: column names, or NULL */
 	const char *class_names;       /**< the classes' names (hog_data.class_names), or NULL */
+	const char *categories;        /**< the categories' names (hog_data.categories), or NULL */
+	uint64_t category_from;        /**< and the first one's feature id */
 } hog_data_ref;
 
 /** What hog_data_reconcile() did to a test set. */
@@ -299,6 +308,8 @@ typedef struct hog_data_fit {
 	uint64_t extra_nnz;            /**< and their nonzeros (scored as zero weight) */
 	int relabelled;                /**< {0,1} labels read as binary, put back as regression values */
 	int renamed;                   /**< class names: labels put in the reference's class numbers */
+	int recoded;                   /**< categories: features put in the reference's numbers (those
+	                                    it lacks dropped: counted in extra_features, extra_nnz) */
 } hog_data_fit;
 
 /** The @p k-th class name of @p names (hog_data.class_names), its length in
@@ -319,7 +330,9 @@ uint32_t hog_class_count(const char *names);
  * its dense ids when they fit the reference's ranges); a set whose task was
  * read as binary from {0,1} labels gets its labels back for a regression
  * reference; labels that were class names are renumbered as the reference
- * numbers the same names (hog_data_reconcile_classes()); extra sparse features
+ * numbers the same names, and categories (columns of text) likewise, those the
+ * reference lacks dropped and counted as extra features
+ * (hog_data_reconcile_names()); extra sparse features
  * are counted. A set of another kind or task,
  * other CSV column names, or ids that cannot be matched is refused with
  * HOG_EMISMATCH naming both (@p d_name, @p ref_name: the files) and what differs.
@@ -327,13 +340,15 @@ uint32_t hog_class_count(const char *names);
  * @return 0, HOG_EMISMATCH or ENOMEM. */
 int hog_data_reconcile(hog_data *d, const char *d_name, const hog_data_ref *ref, const char *ref_name,
                        hog_data_fit *fit, hog_err *err);
-/** The class names' part of hog_data_reconcile() alone, on the header: where
- * the set and the reference both name their classes (hog_data.class_names),
- * the set's task and class count become the reference's (its labels are
- * renumbered by hog_data_reconcile() or the chunks' match); where one does and
- * the other not, or the set has a class the reference lacks, HOG_EMISMATCH.
- * For the checks a model makes of a set's task before reconciling it. */
-int hog_data_reconcile_classes(hog_data *d, const char *d_name, const hog_data_ref *ref, const char *ref_name,
+/** The names' part of hog_data_reconcile() alone, on the header: where the set
+ * and the reference both name their classes (hog_data.class_names), the set's
+ * task and class count become the reference's; where the set has categories
+ * (hog_data.categories), its dimension becomes the reference's (its labels and
+ * features are renumbered by hog_data_reconcile() or the chunks' match).
+ * Names on one side only, a class the reference lacks, or categories where
+ * the reference has numbers: HOG_EMISMATCH. For the checks a model makes of a
+ * set's task and width before reconciling it. */
+int hog_data_reconcile_names(hog_data *d, const char *d_name, const hog_data_ref *ref, const char *ref_name,
                                hog_err *err);
 /** hog_data_reconcile() for a set read in chunks (hog_chunks_open()). */
 typedef struct hog_data_match hog_data_match;

@@ -517,7 +517,19 @@ static void test_csv_class_names(void)
 		CU_ASSERT_EQUAL(d->labels[i], yn[i]);
 	CU_ASSERT_EQUAL(d->meta.positives, 2);
 	hog_data_free(d);
+	/* sorted, not as met: "yes" first, still class 1 */
+	out = tu_path("yn2.hog");
+	in = tu_write("yn3.csv", "2,yes\n3,no\n4,yes\n", (size_t)-1);
+	hog_import_opts y = { .header = -1 };
+	CU_ASSERT_EQUAL_FATAL(csv_import(in, out, &y, &err), 0);
+	d = csv_load(out);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	CU_ASSERT_STRING_EQUAL(d->class_names, "no\nyes\n");
+	CU_ASSERT_EQUAL(d->labels[0], 1.0f);
+	CU_ASSERT_EQUAL(d->labels[1], -1.0f);
+	hog_data_free(d);
 	/* --task multiclass keeps two names two classes */
+	out = tu_path("yn.hog");
 	x.task = HOG_TASK_MULTICLASS;
 	unlink(out);
 	CU_ASSERT_EQUAL_FATAL(hog_import(in2, 2, out, &x, &err), 0);
@@ -538,7 +550,56 @@ static void test_csv_class_names(void)
 	strcpy(longname + 304, ",1\n");
 	csv_fails("n4.csv", longname, NULL, HOG_EDATA, "n4.csv:2:1:", "a class name of 300 bytes");
 	/* two columns of text: no guess, the label is column 0 and the other a feature */
-	csv_fails("n5.csv", "a,b,c\nred,1,x\n", NULL, HOG_EDATA, "n5.csv:2:7:", "features are numbers");
+	csv_fails("n5.csv", "a,b,c\nred,1,x\n", NULL, HOG_EDATA, "n5.csv:2:7:", "column 3 holds text ('x')");
+}
+
+/* Columns of text as categories: each value "COLUMN=value" a feature of its own
+ * after the numbers' columns, numbered as the files first meet them, 1 where a
+ * line has it; an empty field or NA no feature; the set keeps the names (meta
+ * categories, category_from) and its dimension is theirs. Refused: text while
+ * the label column is a default guess, a number in a column whose earlier line
+ * had no value, text in a column of numbers. */
+static void test_csv_categories(void)
+{
+	char notes[2048] = "";
+	hog_import_opts o = { .header = -1, .label_name = "y", .label_given = 1, .note = csv_note_keep,
+	                      .note_ud = notes };
+	hog_err err;
+	const char *in = tu_write("cat.csv", "age,work,y,edu\n39,State-gov,1,Bachelors\n50,NA,0,HS\n"
+	                          "38,Private,1,\n28,Private,0,Bachelors\n", (size_t)-1);
+	const char *out = tu_path("cat.hog");
+	CU_ASSERT_EQUAL_FATAL(csv_import(in, out, &o, &err), 0);
+	hog_data *d = csv_load(out);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	CU_ASSERT_EQUAL(d->category_from, 3);
+	CU_ASSERT_EQUAL(d->dim, 3 + 4);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d->categories);
+	CU_ASSERT_STRING_EQUAL(d->categories, "work=State-gov\nedu=Bachelors\nedu=HS\nwork=Private\n");
+	/* rows: age (feature 0), then the categories' features 3 + k, ascending */
+	static const uint32_t r0[] = { 0, 3, 4 }, r1[] = { 0, 5 }, r2[] = { 0, 6 }, r3[] = { 0, 4, 6 };
+	static const float v0[] = { 39, 1, 1 }, v1[] = { 50, 1 }, v2[] = { 38, 1 }, v3[] = { 28, 1, 1 };
+	csv_row_is(d, 0, 3, r0, v0);
+	csv_row_is(d, 1, 2, r1, v1);
+	csv_row_is(d, 2, 2, r2, v2);
+	csv_row_is(d, 3, 3, r3, v3);
+	CU_ASSERT_PTR_NOT_NULL(strstr(notes, "columns of text read as categories, a feature a value (features 3.. of "
+	                                     "the 7): 'work' (2), 'edu' (2)"));
+	hog_data_free(d);
+	/* no header: the columns' numbers name them */
+	in = tu_write("cat2.csv", "1,a,5\n0,b,6\n", (size_t)-1);
+	hog_import_opts o2 = { .header = -1, .label_col = 0, .label_given = 1 };
+	out = tu_path("cat2.hog");
+	CU_ASSERT_EQUAL_FATAL(csv_import(in, out, &o2, &err), 0);
+	d = csv_load(out);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	CU_ASSERT_STRING_EQUAL(d->categories, "2=a\n2=b\n");
+	hog_data_free(d);
+	/* refused */
+	csv_fails("cat3.csv", "age,work,z\n39,Private,1\n", NULL, HOG_EDATA, "cat3.csv:2:4:",
+	          "once the label column is named or given");
+	hog_import_opts g = { .header = -1, .label_name = "y", .label_given = 1 };
+	csv_fails("cat4.csv", "a,b,y\n1,NA,1\n2,3,0\n", &g, HOG_EDATA, "cat4.csv:3:3:", "which had no value at ");
+	csv_fails("cat5.csv", "a,b,y\n1,2,1\n2,x,0\n", &g, HOG_EDATA, "cat5.csv:3:3:", "expected a number in column 2");
 }
 
 int test_import_csv_register(void)
@@ -558,5 +619,6 @@ int test_import_csv_register(void)
 	TU_ADD(s, test_csv_bad_files);
 	TU_ADD(s, test_csv_label_by_name);
 	TU_ADD(s, test_csv_class_names);
+	TU_ADD(s, test_csv_categories);
 	return 0;
 }

@@ -551,9 +551,8 @@ static void test_csv_columns(void)
 /* ------------------------------------------------- class names */
 
 /* The class a test example's name is in the training file's numbering: the
- * training file meets "b" first, then "c", then "a"; the test file "a", "c",
- * "b" (a plain table, written here). */
-static float want_class(const char *name) { return name[0] == 'b' ? 0.0f : name[0] == 'c' ? 1.0f : 2.0f; }
+ * names sorted, a, b, c (the test file has no b: its own c is 1). */
+static float want_class(const char *name) { return name[0] == 'a' ? 0.0f : name[0] == 'b' ? 1.0f : 2.0f; }
 
 /* Labels that are names, in a test file imported apart whose importer numbered
  * them in another order: renumbered by name, on a loaded set, chunk by chunk
@@ -562,9 +561,9 @@ static float want_class(const char *name) { return name[0] == 'b' ? 0.0f : name[
  * the reference lacks, or names on one side only, is refused naming both. */
 static void test_class_names(void)
 {
-	static const char *const te_names[] = { "a", "c", "b", "b", "a", "c", "a" };
+	static const char *const te_names[] = { "c", "a", "c", "c", "a", "c", "a" };
 	write_text("n1.csv", "p,q,kind\n1,0,b\n0,1,c\n1,1,a\n2,0,b\n0,2,c\n2,2,a\n");
-	write_text("n2.csv", "p,q,kind\n1,1,a\n0,1,c\n1,0,b\n2,0,b\n3,3,a\n0,2,c\n1,1,a\n");
+	write_text("n2.csv", "p,q,kind\n1,1,c\n0,1,a\n1,0,c\n2,0,c\n3,3,a\n0,2,c\n1,1,a\n");
 	write_text("n3.csv", "p,q,kind\n1,1,a\n0,1,d\n");
 	write_text("n4.csv", "p,q,kind\n1,1,0\n0,1,2\n");
 	import_as("n1.csv", "n1.lmdb", HOG_FORMAT_CSV);
@@ -573,10 +572,11 @@ static void test_class_names(void)
 	import_as("n4.csv", "n4.lmdb", HOG_FORMAT_CSV);
 	hog_data *tr = load("n1.lmdb"), *te = load("n2.lmdb");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(tr->class_names);
-	CU_ASSERT_STRING_EQUAL(tr->class_names, "b\nc\na\n");
-	CU_ASSERT_STRING_EQUAL(te->class_names, "a\nc\nb\n");
+	CU_ASSERT_STRING_EQUAL(tr->class_names, "a\nb\nc\n"); /* (sorted, not as met) */
+	CU_ASSERT_STRING_EQUAL(te->class_names, "a\nc\n");
 	CU_ASSERT_EQUAL(tr->meta.task, HOG_TASK_MULTICLASS);
-	CU_ASSERT_EQUAL(te->labels[0], 0.0f); /* (its own numbering: "a" first) */
+	CU_ASSERT_EQUAL(te->meta.task, HOG_TASK_BINARY);
+	CU_ASSERT_EQUAL(te->labels[0], 1.0f); /* (its own numbering: c is 1, +1 as a binary label) */
 	hog_data_ref ref;
 	hog_data_fit fit;
 	hog_err err;
@@ -599,6 +599,7 @@ static void test_class_names(void)
 			CU_ASSERT_EQUAL(d->labels[i], want_class(te_names[at]));
 	}
 	CU_ASSERT_EQUAL(at, 7);
+	CU_ASSERT_EQUAL(hog_chunks_header(c)->meta.classes, 3);
 	hog_data_match_end(x, NULL);
 	hog_chunks_close(c);
 	/* refusals: a name the reference lacks; numbers against names, both ways */
@@ -620,7 +621,7 @@ static void test_class_names(void)
 	CU_ASSERT_EQUAL_FATAL(hog_model_save(m, tu_path("n.model"), &err), 0);
 	CU_ASSERT_EQUAL_FATAL(hog_model_load(&m2, tu_path("n.model"), &err), 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m2->class_names);
-	CU_ASSERT_STRING_EQUAL(m2->class_names, "b\nc\na\n");
+	CU_ASSERT_STRING_EQUAL(m2->class_names, "a\nb\nc\n");
 	char txt[4096], back[4096];
 	snprintf(txt, sizeof txt, "%s", tu_path("n.txt"));
 	snprintf(back, sizeof back, "%s", tu_path("n2.model"));
@@ -628,10 +629,10 @@ static void test_class_names(void)
 	CU_ASSERT_FATAL(f != NULL);
 	CU_ASSERT_EQUAL_FATAL(hog_model_dump(tu_path("n.model"), fileno(f), &err), 0);
 	fclose(f);
-	CU_ASSERT_EQUAL(tu_sh("grep -qx 'class_names b\\\\nc\\\\na\\\\n' '%s'", txt), 0);
+	CU_ASSERT_EQUAL(tu_sh("grep -qx 'class_names a\\\\nb\\\\nc\\\\n' '%s'", txt), 0);
 	CU_ASSERT_EQUAL_FATAL(hog_model_undump(txt, back, &err), 0);
 	CU_ASSERT_EQUAL_FATAL(hog_model_load(&m3, back, &err), 0);
-	CU_ASSERT_STRING_EQUAL(m3->class_names, "b\nc\na\n");
+	CU_ASSERT_STRING_EQUAL(m3->class_names, "a\nb\nc\n");
 	CU_ASSERT_EQUAL(tu_sh("cmp -s '%s' '%s'", tu_path("n.model"), back), 0);
 	/* a split's halves keep the names */
 	char pa[4096], pb[4096];
@@ -640,22 +641,20 @@ static void test_class_names(void)
 	CU_ASSERT_EQUAL_FATAL(hog_data_split(tu_path("n2.lmdb"), pa, pb, 0.5, 1, &err), 0);
 	hog_data *half = load("n2b.lmdb");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(half->class_names);
-	CU_ASSERT_STRING_EQUAL(half->class_names, "a\nc\nb\n");
-	CU_ASSERT_EQUAL(half->meta.task, HOG_TASK_MULTICLASS);
-	CU_ASSERT_EQUAL(half->meta.classes, 3);
+	CU_ASSERT_STRING_EQUAL(half->class_names, "a\nc\n");
+	CU_ASSERT_EQUAL(half->meta.task, HOG_TASK_BINARY);
 	/* two names: binary, -1/+1 by name */
 	write_text("y1.csv", "p,q,label\n1,0,no\n0,1,yes\n1,1,no\n");
-	write_text("y2.csv", "p,q,label\n0,1,yes\n1,0,no\n0,0,yes\n");
+	write_text("y2.csv", "p,q,label\n0,1,yes\n1,0,yes\n0,0,yes\n");
 	import_as("y1.csv", "y1.lmdb", HOG_FORMAT_CSV);
 	import_as("y2.csv", "y2.lmdb", HOG_FORMAT_CSV);
 	hog_data *y1 = load("y1.lmdb"), *y2 = load("y2.lmdb");
 	CU_ASSERT_EQUAL(y1->meta.task, HOG_TASK_BINARY);
-	CU_ASSERT_EQUAL(y2->labels[0], -1.0f); /* ("yes" is its class 0) */
+	CU_ASSERT_EQUAL(y2->labels[0], -1.0f); /* ("yes" is its class 0: its only name) */
 	hog_data_ref_of(y1, &ref);
 	CU_ASSERT_EQUAL_FATAL(hog_data_reconcile(y2, "y2.lmdb", &ref, "y1.lmdb", &fit, &err), 0);
-	CU_ASSERT_EQUAL(y2->labels[0], 1.0f);
-	CU_ASSERT_EQUAL(y2->labels[1], -1.0f);
-	CU_ASSERT_EQUAL(y2->labels[2], 1.0f);
+	for (int i = 0; i < 3; i++)
+		CU_ASSERT_EQUAL(y2->labels[i], 1.0f);
 	hog_data_ref_free(&ref);
 	hog_data_free(y1);
 	hog_data_free(y2);
@@ -666,6 +665,123 @@ static void test_class_names(void)
 	hog_data_free(te2);
 	hog_data_free(n3);
 	hog_data_free(n4);
+	hog_data_free(tr);
+	hog_data_free(te);
+}
+
+/* The ids a test row of categories should have in the training set's numbers:
+ * its 'w' column's value x, y or z (the training file met y, x, z: features
+ * 3, 4, 5 after the three feature columns' ids); q the training set lacks. */
+static uint32_t want_feature(char v) { return v == 'y' ? 3 : v == 'x' ? 4 : v == 'z' ? 5 : UINT32_MAX; }
+
+/* Columns of text in a test file imported apart, which met the values in
+ * another order and one the training file never had: renumbered by name on a
+ * loaded set and chunk by chunk (the unknown value dropped and counted as an
+ * extra feature), the dimension the training set's; a model keeps the
+ * categories through its file and its text; a split keeps them; text where the
+ * training set has numbers is refused. */
+static void test_categories(void)
+{
+	static const char te_w[] = "zqxyzx";
+	write_text("g1.csv", "a,w,b,label\n1,y,2,0\n0,x,1,1\n1,z,1,0\n2,y,0,1\n");
+	write_text("g2.csv", "a,w,b,label\n1,z,1,0\n0,q,2,1\n1,x,1,0\n2,y,0,1\n3,z,1,1\n1,x,0,0\n");
+	write_text("g3.csv", "a,w,b,label\n1,7,1,0\n0,5,2,1\n");
+	import_as("g1.csv", "g1.lmdb", HOG_FORMAT_CSV);
+	import_as("g2.csv", "g2.lmdb", HOG_FORMAT_CSV);
+	import_as("g3.csv", "g3.lmdb", HOG_FORMAT_CSV);
+	hog_data *tr = load("g1.lmdb"), *te = load("g2.lmdb"), *g3 = load("g3.lmdb");
+	CU_ASSERT_EQUAL(tr->dim, 6);
+	CU_ASSERT_EQUAL(te->dim, 7);
+	CU_ASSERT_STRING_EQUAL(tr->categories, "w=y\nw=x\nw=z\n");
+	hog_data_ref ref;
+	hog_data_fit fit;
+	hog_err err;
+	hog_data_ref_of(tr, &ref);
+	CU_ASSERT_EQUAL_FATAL(hog_data_reconcile(te, "g2.lmdb", &ref, "g1.lmdb", &fit, &err), 0);
+	CU_ASSERT_EQUAL(fit.recoded, 1);
+	CU_ASSERT_EQUAL(fit.extra_features, 1);
+	CU_ASSERT_EQUAL(fit.extra_nnz, 1);
+	CU_ASSERT_EQUAL(te->dim, 6);
+	for (uint64_t i = 0; i < te->n; i++) { /* a, b (features 0 and 2, where not 0), then w's */
+		uint32_t want = want_feature(te_w[i]), found = UINT32_MAX;
+		for (uint64_t j = te->offsets[i]; j < te->offsets[i + 1]; j++) {
+			CU_ASSERT(j == te->offsets[i] || te->ids[j] > te->ids[j - 1]);
+			if (te->ids[j] >= 3)
+				found = te->ids[j];
+		}
+		CU_ASSERT_EQUAL(found, want);
+	}
+	/* chunk by chunk, 4 examples a chunk */
+	hog_chunks *c = NULL;
+	hog_data_match *x = NULL;
+	CU_ASSERT_EQUAL_FATAL(hog_chunks_open(&c, tu_path("g2.lmdb"), 4, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(hog_data_match_begin(&x, c, "g2.lmdb", &ref, "g1.lmdb", &err), 0);
+	hog_data *d;
+	uint64_t at = 0;
+	while (hog_chunks_next(c, &d, &err) == 0 && d) {
+		hog_data_match_chunk(x, d);
+		CU_ASSERT_EQUAL(d->dim, 6);
+		for (uint64_t i = 0; i < d->n; i++, at++) {
+			uint32_t found = UINT32_MAX;
+			for (uint64_t j = d->offsets[i]; j < d->offsets[i + 1]; j++)
+				if (d->ids[j] >= 3)
+					found = d->ids[j];
+			CU_ASSERT_EQUAL(found, want_feature(te_w[at]));
+		}
+	}
+	CU_ASSERT_EQUAL(at, 6);
+	hog_data_match_fit(x, &fit);
+	CU_ASSERT_EQUAL(fit.extra_features, 1);
+	hog_data_match_end(x, NULL);
+	hog_chunks_close(c);
+	hog_data_ref_free(&ref);
+	/* text where the reference has numbers */
+	hog_data_ref_of(g3, &ref);
+	hog_data *te2 = load("g2.lmdb");
+	CU_ASSERT_EQUAL(hog_data_reconcile(te2, "g2.lmdb", &ref, "g3.lmdb", &fit, &err), HOG_EMISMATCH);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "g2.lmdb has columns of text (read as categories: 'w=z', ...) where "
+	                                       "g3.lmdb has numbers"));
+	hog_data_ref_free(&ref);
+	/* the model file and its text keep them */
+	hog_model *m = hog_model_new(6, HOG_LOSS_LOGISTIC, HOG_RULE_SGD), *m2 = NULL, *m3 = NULL;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	CU_ASSERT_EQUAL_FATAL(hog_model_set_origin(m, tr), 0);
+	CU_ASSERT_EQUAL_FATAL(hog_model_save(m, tu_path("g.model"), &err), 0);
+	CU_ASSERT_EQUAL_FATAL(hog_model_load(&m2, tu_path("g.model"), &err), 0);
+	CU_ASSERT_STRING_EQUAL(m2->categories, "w=y\nw=x\nw=z\n");
+	CU_ASSERT_EQUAL(m2->category_from, 3);
+	char txt[4096], back[4096];
+	snprintf(txt, sizeof txt, "%s", tu_path("g.txt"));
+	snprintf(back, sizeof back, "%s", tu_path("g2.model"));
+	FILE *f = fopen(txt, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	CU_ASSERT_EQUAL_FATAL(hog_model_dump(tu_path("g.model"), fileno(f), &err), 0);
+	fclose(f);
+	CU_ASSERT_EQUAL_FATAL(hog_model_undump(txt, back, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(hog_model_load(&m3, back, &err), 0);
+	CU_ASSERT_STRING_EQUAL(m3->categories, "w=y\nw=x\nw=z\n");
+	CU_ASSERT_EQUAL(tu_sh("cmp -s '%s' '%s'", tu_path("g.model"), back), 0);
+	/* through the model: the same recoding (prepare) */
+	hog_data *te3 = load("g2.lmdb");
+	CU_ASSERT_EQUAL(hog_model_prepare(m2, te3, "g2.lmdb", "g.model", &fit, &err), 0);
+	CU_ASSERT_EQUAL(te3->dim, 6);
+	CU_ASSERT_EQUAL(fit.extra_features, 1);
+	/* a split's halves keep them */
+	char pa[4096], pb[4096];
+	snprintf(pa, sizeof pa, "%s", tu_path("g2a.lmdb"));
+	snprintf(pb, sizeof pb, "%s", tu_path("g2b.lmdb"));
+	CU_ASSERT_EQUAL_FATAL(hog_data_split(tu_path("g2.lmdb"), pa, pb, 0.5, 1, &err), 0);
+	hog_data *half = load("g2a.lmdb");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(half->categories);
+	CU_ASSERT_STRING_EQUAL(half->categories, "w=z\nw=q\nw=x\nw=y\n");
+	CU_ASSERT_EQUAL(half->category_from, 3);
+	hog_data_free(half);
+	hog_data_free(te3);
+	hog_model_free(m);
+	hog_model_free(m2);
+	hog_model_free(m3);
+	hog_data_free(te2);
+	hog_data_free(g3);
 	hog_data_free(tr);
 	hog_data_free(te);
 }
@@ -777,6 +893,7 @@ int test_reconcile_register(void)
 	TU_ADD(s, test_squared_task);
 	TU_ADD(s, test_csv_columns);
 	TU_ADD(s, test_class_names);
+	TU_ADD(s, test_categories);
 	TU_ADD(s, test_model_file_versions);
 	return 0;
 }

@@ -156,6 +156,8 @@ void cli_json_num(FILE *f, const char *key, double v, int comma);
 void cli_json_str(FILE *f, const char *s);
 /* ,"class_names":[...] of hog_data.class_names @p names. */
 void cli_json_classes(FILE *f, const char *names);
+/* "N, features F..G ('work=Private', ...)" of categories @p names from @p from. */
+void cli_categories(char *buf, size_t size, const char *names, uint64_t from);
 /* "0 'setosa', 1 'versicolor', ..." of @p names in @p buf (cut with the count). */
 const char *cli_class_list(char *buf, size_t size, const char *names);
 /* --compress as the user writes it ("none", "powersgd:4", "topk:0.05"), in @p buf. */

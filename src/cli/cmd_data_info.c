@@ -35,6 +35,8 @@ struct info {
 	int split;          /* the "split" meta: 2 none, 0 a split id, 1 before pair ids, -1 damaged */
 	hog_split_id sid;
 	const char *class_names; /* labels that were names (classes.c), or NULL */
+	const char *categories;  /* columns of text: their values' names, or NULL */
+	uint64_t category_from;
 };
 
 /* The "split" meta entry of @p s into f->split and f->sid. */
@@ -90,6 +92,9 @@ static void info_json(const struct info *f)
 		json_u64("classes", m->classes);
 	if (f->class_names)
 		cli_json_classes(stdout, f->class_names);
+	if (f->categories)
+		printf(",\"categories\":%u,\"category_from\":%llu", hog_class_count(f->categories),
+		       (ull)f->category_from);
 	if (m->kind == HOG_KIND_DENSE) {
 		printf(",\"values\":\"%s\"", m->dense_u8 ? "u8" : "f32");
 		if (m->dense_u8)
@@ -169,6 +174,11 @@ static void info_text(const struct info *f)
 		char line[240];
 		ROW("class names", "%s", cli_class_list(line, sizeof line, f->class_names));
 	}
+	if (f->categories) {
+		char line[240];
+		cli_categories(line, sizeof line, f->categories, f->category_from);
+		ROW("categories", "%s", line);
+	}
 	if (m->unlabelled)
 		ROW("labels", "none: a set to predict on (eval and training refuse it)");
 	else
@@ -244,6 +254,8 @@ int data_info(int argc, char **argv)
 	if ((rc = hog_data_load_header(&h, f.path, &err)))
 		return cli_fail(&err, rc);
 	f.class_names = h->class_names;
+	f.categories = h->categories;
+	f.category_from = h->category_from;
 	struct stat st;
 	if (stat(f.path, &st) == 0)
 		f.size = (uint64_t)st.st_size;

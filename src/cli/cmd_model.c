@@ -165,6 +165,9 @@ static void info_json(const struct minfo *f)
 	json_str_or_null("columns", i->columns);
 	if (i->class_names)
 		cli_json_classes(stdout, i->class_names);
+	if (i->categories)
+		printf(",\"categories\":%u,\"category_from\":%llu", hog_class_count(i->categories),
+		       (unsigned long long)i->category_from);
 	printf(",\"id_maps\":%s", i->user_ids || i->item_ids ? "true" : "false");
 	printf(",\"checkpoint\":%s", f->ck.data_hash || f->ck.in_epoch ? "true" : "false");
 	if (f->ck.in_epoch) {
@@ -243,6 +246,11 @@ static void info_text(const struct minfo *f)
 	if (i->class_names) {
 		char line[240];
 		ROW("class names", "%s", cli_class_list(line, sizeof line, i->class_names));
+	}
+	if (i->categories) {
+		char line[240];
+		cli_categories(line, sizeof line, i->categories, i->category_from);
+		ROW("categories", "%s", line);
 	}
 }
 

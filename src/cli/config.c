@@ -236,6 +236,15 @@ void cli_json_classes(FILE *f, const char *names)
 	fputc(']', f);
 }
 
+void cli_categories(char *buf, size_t size, const char *names, uint64_t from)
+{
+	const uint32_t n = hog_class_count(names);
+	size_t len;
+	const char *first = hog_class_name(names, 0, &len);
+	snprintf(buf, size, "%u, features %llu..%llu ('%.*s', ...)", n, (unsigned long long)from,
+	         (unsigned long long)(from + n - 1), (int)(len > 60 ? 60 : len), first ? first : "");
+}
+
 const char *cli_class_list(char *buf, size_t size, const char *names)
 {
 	int at = 0;

@@ -24,9 +24,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 /* Longest "columns" meta entry kept; longer headers end with ",...". */
 #define CSV_COLUMNS_MAX 16384
+
+/* A table of names, each numbered in order of first appearance (the labels'
+ * class names, the categories' "column=value"): the names one after another,
+ * each ended by '\n', and open addressing over them. */
+typedef struct csv_names {
+	char *buf;
+	size_t len, cap;
+	uint32_t n, max;    /* names, and how many it may hold */
+	uint32_t *slot;     /* name + 1, 0 empty */
+	uint32_t nslot;     /* a power of two, > 2 n */
+	uint32_t *at;       /* each name's offset in buf */
+} csv_names;
 
 /* What is shared by the input files of one import. */
 typedef struct csv_state {
@@ -46,12 +59,16 @@ typedef struct csv_state {
 	int by_text;        /* the label column is the first data line's one field of text */
 	int label_names;    /* 0 until the first label; 1 numbers; 2 names (classes.c) */
 	char first_label[300]; /* where the labels' kind was decided (FILE:LINE) */
-	char *names;        /* the classes' names, each ended by '\n', in order of first appearance */
-	size_t names_len, names_cap;
-	uint32_t nnames;
-	uint32_t *slot;     /* open addressing over the names: class + 1, 0 empty */
-	uint32_t nslot;     /* a power of two, > 2 nnames */
-	uint32_t *name_at;  /* each class's name's offset in names */
+	csv_names classes;  /* the labels' names (classes.c), where they are names */
+	csv_names cats;     /* the categories: "column=value", feature nfeat + k */
+	uint8_t *kind;      /* each field's: 0 not known yet, 1 numbers, 2 categories */
+	uint64_t *missing_at; /* a field of unknown kind: the first line that had no value, or 0 */
+	uint32_t nfeat;     /* the feature columns (the first category's id) */
+	uint32_t *cat;      /* scratch: one example's categories' ids */
+	char **pre;         /* a column of categories: "NAME=" (its header name, or its number) */
+	uint32_t *ncat;     /* a column of categories: its values */
+	int file;           /* the file being read (c->in[file]) */
+	int scan;           /* a first pass for the labels' names alone (csv_scan_names) */
 	char src[256];      /* the writer keeps a pointer to it until the commit */
 } csv_state;
 
@@ -119,9 +136,6 @@ static int csv_is_number(const char *s, const char *e)
 	return q == e;
 }
 
-/* Labels that are names: the class of name [s, e) (quotes removed), a new one
- * numbered in order of first appearance; -1 with a message in @p why. */
-#define CSV_NAME_MAX 255
 static uint32_t csv_name_hash(const char *s, size_t n)
 {
 	uint32_t h = 2166136261u; /* FNV-1a */
@@ -130,78 +144,97 @@ static uint32_t csv_name_hash(const char *s, size_t n)
 	return h;
 }
 
-static long csv_class_of(csv_state *st, const char *s, const char *e, char *why, size_t size)
+static void csv_names_free(csv_names *t)
 {
-	if (e - s >= 2 && *s == '"' && e[-1] == '"') {
-		s++;
-		e--;
+	free(t->buf);
+	free(t->slot);
+	free(t->at);
+}
+
+/* The number of name [s, e) (@p pre, @p npre before it: "column="), a new one
+ * numbered next; -1 with a message in @p why. */
+static long csv_names_id(csv_names *t, const char *pre, size_t npre, const char *s, size_t n, char *why, size_t size)
+{
+	const size_t len = npre + n;
+	uint32_t h = csv_name_hash(pre, npre);
+	for (size_t i = 0; i < n; i++) /* (FNV-1a over pre then s) */
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	for (uint32_t j = t->nslot ? h & (t->nslot - 1) : 0; t->nslot && t->slot[j]; j = (j + 1) & (t->nslot - 1)) {
+		const char *name = t->buf + t->at[t->slot[j] - 1];
+		if (!memcmp(name, pre, npre) && !memcmp(name + npre, s, n) && name[len] == '\n')
+			return t->slot[j] - 1;
 	}
-	const size_t n = (size_t)(e - s);
-	if (n == 0 || n > CSV_NAME_MAX) {
-		snprintf(why, size, "a class name of %zu bytes (1 to %d)", n, CSV_NAME_MAX);
+	if (t->n == t->max) {
+		snprintf(why, size, "more than %u %s", t->max, npre ? "categories" : "class names");
 		return -1;
 	}
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 32 || s[i] == '"') {
-			snprintf(why, size, "a class name with a %s in it", s[i] == '"' ? "quote" : "control character");
-			return -1;
-		}
-	uint32_t h = csv_name_hash(s, n);
-	for (uint32_t at = h & (st->nslot - 1); st->nslot && st->slot[at]; at = (at + 1) & (st->nslot - 1)) {
-		const uint32_t k = st->slot[at] - 1;
-		const char *name = st->names + st->name_at[k];
-		if (!strncmp(name, s, n) && name[n] == '\n')
-			return k;
-	}
-	if (st->nnames == 65535) {
-		snprintf(why, size, "more than 65535 class names");
-		return -1;
-	}
-	if (2 * (st->nnames + 1) >= st->nslot) { /* grow the table (and the offsets) */
-		const uint32_t ns = st->nslot ? 2 * st->nslot : 64;
-		uint32_t *slot = calloc(ns, sizeof *slot), *at = realloc(st->name_at, ns / 2 * sizeof *at);
+	if (2 * (t->n + 1) >= t->nslot) { /* grow the table (and the offsets) */
+		const uint32_t ns = t->nslot ? 2 * t->nslot : 64;
+		uint32_t *slot = calloc(ns, sizeof *slot), *at = realloc(t->at, ns / 2 * sizeof *at);
+		if (at)
+			t->at = at;
 		if (!slot || !at) {
 			free(slot);
-			if (at)
-				st->name_at = at;
-			snprintf(why, size, "out of memory for the class names");
+			snprintf(why, size, "out of memory for the names");
 			return -1;
 		}
-		st->name_at = at;
-		for (uint32_t k = 0; k < st->nnames; k++) {
-			const char *name = st->names + at[k];
+		for (uint32_t k = 0; k < t->n; k++) {
+			const char *name = t->buf + at[k];
 			uint32_t j = csv_name_hash(name, strcspn(name, "\n")) & (ns - 1);
 			while (slot[j])
 				j = (j + 1) & (ns - 1);
 			slot[j] = k + 1;
 		}
-		free(st->slot);
-		st->slot = slot;
-		st->nslot = ns;
+		free(t->slot);
+		t->slot = slot;
+		t->nslot = ns;
 	}
-	if (st->names_len + n + 2 > st->names_cap) {
-		size_t cap = st->names_cap ? 2 * st->names_cap : 1024;
-		while (cap < st->names_len + n + 2)
+	if (t->len + len + 2 > t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 1024;
+		while (cap < t->len + len + 2)
 			cap *= 2;
-		char *b = realloc(st->names, cap);
+		char *b = realloc(t->buf, cap);
 		if (!b) {
-			snprintf(why, size, "out of memory for the class names");
+			snprintf(why, size, "out of memory for the names");
 			return -1;
 		}
-		st->names = b;
-		st->names_cap = cap;
+		t->buf = b;
+		t->cap = cap;
 	}
-	const uint32_t k = st->nnames++;
-	st->name_at[k] = (uint32_t)st->names_len;
-	memcpy(st->names + st->names_len, s, n);
-	st->names_len += n;
-	st->names[st->names_len++] = '\n';
-	st->names[st->names_len] = 0;
-	uint32_t j = h & (st->nslot - 1);
-	while (st->slot[j])
-		j = (j + 1) & (st->nslot - 1);
-	st->slot[j] = k + 1;
+	const uint32_t k = t->n++;
+	t->at[k] = (uint32_t)t->len;
+	memcpy(t->buf + t->len, pre, npre);
+	memcpy(t->buf + t->len + npre, s, n);
+	t->len += len;
+	t->buf[t->len++] = '\n';
+	t->buf[t->len] = 0;
+	uint32_t j = h & (t->nslot - 1);
+	while (t->slot[j])
+		j = (j + 1) & (t->nslot - 1);
+	t->slot[j] = k + 1;
 	return k;
+}
+
+/* A name's field [*s, *e): quotes removed, 1 to 255 bytes, no control
+ * character or quote; 0, or -1 with a message in @p why. */
+#define CSV_NAME_MAX 255
+static int csv_name_field(const char **s, const char **e, const char *what, char *why, size_t size)
+{
+	if (*e - *s >= 2 && **s == '"' && (*e)[-1] == '"') {
+		(*s)++;
+		(*e)--;
+	}
+	const size_t n = (size_t)(*e - *s);
+	if (n == 0 || n > CSV_NAME_MAX) {
+		snprintf(why, size, "%s of %zu bytes (1 to %d)", what, n, CSV_NAME_MAX);
+		return -1;
+	}
+	for (const char *p = *s; p < *e; p++)
+		if ((unsigned char)*p < 32 || *p == '"') {
+			snprintf(why, size, "%s with a %s in it", what, *p == '"' ? "quote" : "control character");
+			return -1;
+		}
+	return 0;
 }
 
 /* The separator most frequent in the first line, among ',', tab and ';';
@@ -324,6 +357,17 @@ static void csv_note_label(csv_state *st, const hog_input *in)
 	o->note(o->note_ud, msg);
 }
 
+/* Each column's kind (not known yet), missing value and name prefix. */
+static int csv_kinds_alloc(csv_state *st, uint32_t nf)
+{
+	st->kind = calloc(nf, 1);
+	st->missing_at = calloc(nf, sizeof *st->missing_at);
+	st->cat = malloc(nf * sizeof *st->cat);
+	st->pre = calloc(nf, sizeof *st->pre);
+	st->ncat = calloc(nf, sizeof *st->ncat);
+	return st->kind && st->missing_at && st->cat && st->pre && st->ncat ? 0 : ENOMEM;
+}
+
 /* How files say "no value": NA, N/A, null, None, nil, ? or - (any case). */
 static int csv_is_missing(const char *s, const char *e)
 {
@@ -351,7 +395,9 @@ static int csv_first_line(csv_state *st, const hog_input *in, uint32_t nf, const
 	if (o->no_label) { /* every column a feature: no label column to find */
 		st->nfields = nf;
 		st->label = st->wcol = UINT32_MAX;
-		if (!(st->ids = malloc(nf * sizeof *st->ids)) || !(st->vals = malloc(nf * sizeof *st->vals)))
+		st->nfeat = nf;
+		if (!(st->ids = malloc(nf * sizeof *st->ids)) || !(st->vals = malloc(nf * sizeof *st->vals)) ||
+		    csv_kinds_alloc(st, nf))
 			return hog_err_set(err, ENOMEM, "out of memory for %u columns", nf);
 		hog_import_source(st->c, st->src, sizeof st->src);
 		hog_writer_opts wo = { .kind = HOG_KIND_SPARSE, .task = o->task, .features = nf, .unlabelled = 1,
@@ -396,17 +442,97 @@ static int csv_first_line(csv_state *st, const hog_input *in, uint32_t nf, const
 	}
 	if (st->columns && o->note)
 		csv_note_label(st, in);
-	if (!(st->ids = malloc(nf * sizeof *st->ids)) || !(st->vals = malloc(nf * sizeof *st->vals)))
+	st->nfeat = nf - 1 - (st->wcol != UINT32_MAX);
+	if (!(st->ids = malloc(nf * sizeof *st->ids)) || !(st->vals = malloc(nf * sizeof *st->vals)) ||
+	    csv_kinds_alloc(st, nf))
 		return hog_err_set(err, ENOMEM, "out of memory for %u columns", nf);
 	hog_import_source(st->c, st->src, sizeof st->src);
 	hog_writer_opts wo = { .kind = HOG_KIND_SPARSE, .task = o->task, .features = nf - 1 - (st->wcol != UINT32_MAX),
 	                       .block_examples = o->block_examples, .value_precision = o->value_precision,
 	                       .raw_blocks = o->raw_blocks, .source = st->src };
-	return hog_writer_open(&st->w, st->c->out, &wo, err);
+	return st->scan ? 0 : hog_writer_open(&st->w, st->c->out, &wo, err);
+}
+
+/* A field [s, e) of feature column @p k whose kind is categories or not known
+ * yet. A column's first value fixes its kind: a number, numbers (-2: the
+ * caller reads it as one); text, categories: each value "NAME=value" a
+ * feature of its own (st->cats), 1 where the line has it; an empty field or a
+ * mark of a missing value (NA, ?, ...) is no feature. A column of numbers must
+ * have a value on every line, so a number after a missing value of a column
+ * not known yet is an error naming that line; and text is read as categories
+ * only where the label column was named or given: otherwise the label may well
+ * be a column of text itself (adult.data's last), and every column not known
+ * yet is read as numbers, a missing value an error where it is. Returns the category's
+ * number, -1 for no feature, -2 for a number; *rc and @p err on an error. */
+static long csv_category(csv_state *st, const hog_input *in, const char *line, uint32_t k, const char *s,
+                         const char *e, int *rc, hog_err *err)
+{
+	const hog_import_opts *o = st->c->o;
+	const unsigned long long ln = (unsigned long long)in->line;
+	*rc = 0;
+	if (!st->kind[k] && st->named < 0 && !o->label_given && !o->no_label &&
+	    (s == e || csv_is_number(s, e) || csv_is_missing(s, e))) {
+		/* (no categories without a label named: a column of numbers, its errors where they are) */
+		st->kind[k] = s < e && csv_is_number(s, e) ? 1 : 0;
+		return -2;
+	}
+	if (s == e || csv_is_missing(s, e)) {
+		if (!st->kind[k] && !st->missing_at[k])
+			st->missing_at[k] = ((uint64_t)st->file << 40) | in->line;
+		return -1;
+	}
+	if (!st->kind[k] && csv_is_number(s, e)) {
+		if (st->missing_at[k]) {
+			const uint64_t m = st->missing_at[k];
+			*rc = hog_err_set(err, HOG_EDATA, "%s:%llu:%zu: a number in column %u, which had no value at %s:%llu: "
+			                  "a column of numbers needs one on every line", in->path, ln, (size_t)(s - line) + 1,
+			                  k + 1, st->c->in[m >> 40], (unsigned long long)(m & ((1ull << 40) - 1)));
+			return 0;
+		}
+		st->kind[k] = 1;
+		return -2;
+	}
+	char why[160];
+	if (!st->kind[k]) {
+		if (st->named < 0 && !o->label_given && !o->no_label) {
+			*rc = hog_err_set(err, HOG_EDATA, "%s:%llu:%zu: column %u holds text ('%.*s'): a column of text is read "
+			                  "as categories (a feature a value) once the label column is named or given: "
+			                  "--label-col N or NAME (the label is --label-col %u by default)%s", in->path, ln,
+			                  (size_t)(s - line) + 1, k + 1, (int)(e - s > 40 ? 40 : e - s), s, st->label,
+			                  in->line == o->skip_lines + 1 && o->header <= 0 ? " (a header line? then give "
+			                                                                      "--header yes)" : "");
+			return 0;
+		}
+		const char *p = st->columns; /* its header name, or its number (from 1) */
+		for (uint32_t i = 0; p && i < k; i++)
+			p = (p = strchr(p, ',')) ? p + 1 : NULL;
+		char name[300];
+		if (p && st->header_fields == st->nfields)
+			snprintf(name, sizeof name, "%.*s=", (int)(strcspn(p, ",") > 255 ? 255 : strcspn(p, ",")), p);
+		else
+			snprintf(name, sizeof name, "%u=", k + 1);
+		for (char *q = name; *q; q++)
+			*q = *q == '\n' ? '_' : *q;
+		if (!(st->pre[k] = strdup(name))) {
+			*rc = hog_err_set(err, ENOMEM, "out of memory");
+			return 0;
+		}
+		st->kind[k] = 2;
+		if (st->cats.n == 0 && st->w && (*rc = hog_writer_set_features(st->w, 0, err)))
+			return 0;
+	}
+	const uint32_t before = st->cats.n;
+	long id = csv_name_field(&s, &e, "a category", why, sizeof why) ? -1
+	          : csv_names_id(&st->cats, st->pre[k], strlen(st->pre[k]), s, (size_t)(e - s), why, sizeof why);
+	st->ncat[k] += st->cats.n > before;
+	if (id < 0)
+		*rc = hog_err_set(err, HOG_EDATA, "%s:%llu:%zu: %s", in->path, ln, (size_t)(s - line) + 1, why);
+	return id;
 }
 
 /* The label field [s, e) of @p line: a number, or where the first label was
- * not one, a class name (csv_class_of), numbered in order of first appearance. */
+ * not one, a class name (csv_names_id), numbered in the names' sorted order
+ * (csv_scan_names), or where the inputs cannot be read twice as first met. */
 static int csv_label(csv_state *st, const hog_input *in, const char *s, const char *e, const char *line, double *y,
                      hog_err *err)
 {
@@ -422,7 +548,8 @@ static int csv_label(csv_state *st, const hog_input *in, const char *s, const ch
 	}
 	if (st->label_names == 2) {
 		char why[120];
-		const long k = csv_class_of(st, s, e, why, sizeof why);
+		const long k = csv_name_field(&s, &e, "a class name", why, sizeof why) ? -1
+		               : csv_names_id(&st->classes, "", 0, s, (size_t)(e - s), why, sizeof why);
 		if (k < 0)
 			return hog_err_set(err, HOG_EDATA, "%s:%llu:%zu: %s", in->path, ln, col, why);
 		*y = (double)k;
@@ -512,7 +639,7 @@ static int csv_file(csv_state *st, const char *path, hog_err *err)
 				goto done;
 			sp = (csv_split){ line, st->sep, 0 };
 		}
-		uint32_t k = 0, nnz = 0, j = 0;
+		uint32_t k = 0, nnz = 0, j = 0, ncat = 0;
 		double y = 0, wt = 1;
 		while (csv_next(&sp, &s, &e)) {
 			if (k == st->nfields) {
@@ -520,6 +647,22 @@ static int csv_file(csv_state *st, const char *path, hog_err *err)
 				while (csv_next(&sp, &s, &e))
 					k++;
 				BAD(extra, "expected %u fields, found %u", st->nfields, k + 1);
+			}
+			if (st->scan && k != st->label) { /* (the first pass reads the labels alone) */
+				k++;
+				continue;
+			}
+			if (k != st->label && k != st->wcol && st->kind[k] != 1) { /* a column of categories, or not known yet */
+				long id = csv_category(st, &in, line, k, s, e, &rc, err);
+				if (rc)
+					goto done;
+				if (id != -2) { /* (-2: a number, the column's first: a column of numbers from here) */
+					if (id >= 0)
+						st->cat[ncat++] = st->nfeat + (uint32_t)id;
+					j++;
+					k++;
+					continue;
+				}
 			}
 			if (s == e)
 				BAD(s, "empty field (column %u)", k + 1);
@@ -555,6 +698,21 @@ static int csv_file(csv_state *st, const char *path, hog_err *err)
 		}
 		if (k != st->nfields)
 			BAD(line + len, "expected %u fields, found %u", st->nfields, k);
+		if (st->scan) {
+			if (st->label_names == 1)
+				break; /* numbers: nothing to sort */
+			continue;
+		}
+		for (uint32_t a = 1; a < ncat; a++) /* the categories' ids, after the numbers', in order */
+			for (uint32_t b = a; b > 0 && st->cat[b - 1] > st->cat[b]; b--) {
+				const uint32_t t = st->cat[b];
+				st->cat[b] = st->cat[b - 1];
+				st->cat[b - 1] = t;
+			}
+		for (uint32_t a = 0; a < ncat; a++) {
+			st->ids[nnz] = st->cat[a];
+			st->vals[nnz++] = 1.0f;
+		}
 		if ((wt != 1 && (rc = hog_writer_set_weight(st->w, wt, err))) || (rc = hog_import_weight(c, st->w, err)))
 			goto done;
 		if ((rc = hog_writer_add_sparse(st->w, (float)y, st->ids, st->vals, nnz, err))) {
@@ -564,6 +722,10 @@ static int csv_file(csv_state *st, const char *path, hog_err *err)
 		hog_import_tick(c, &in, len, &since_progress);
 	}
 done:
+	if (st->scan) {
+		hog_input_close(&in);
+		return rc < 0 || rc > 1 ? rc : 0;
+	}
 	return hog_import_file_done(c, &in, rc);
 }
 
@@ -571,40 +733,143 @@ done:
 static void csv_note_classes(const csv_state *st)
 {
 	char msg[400];
-	int at = snprintf(msg, sizeof msg, "the labels are class names, numbered as first met:");
+	int at = snprintf(msg, sizeof msg, "the labels are class names, numbered in sorted order:");
 	uint32_t k = 0;
-	for (; k < st->nnames && at < (int)sizeof msg - 80; k++) {
+	for (; k < st->classes.n && at < (int)sizeof msg - 80; k++) {
 		size_t n;
-		const char *name = hog_class_name(st->names, k, &n);
+		const char *name = hog_class_name(st->classes.buf, k, &n);
 		at += snprintf(msg + at, sizeof msg - (size_t)at, "%s %u '%.*s'", k ? "," : "", k, (int)(n > 40 ? 40 : n),
 		               name);
 	}
-	if (k < st->nnames)
-		snprintf(msg + at, sizeof msg - (size_t)at, ", ... (%u in all)", st->nnames);
-	else if (st->nnames == 2)
+	if (k < st->classes.n)
+		snprintf(msg + at, sizeof msg - (size_t)at, ", ... (%u in all)", st->classes.n);
+	else if (st->classes.n == 2)
 		snprintf(msg + at, sizeof msg - (size_t)at, " (binary: 1 the positive class)");
+	st->c->o->note(st->c->o->note_ud, msg);
+}
+
+static int csv_name_cmp(const void *x, const void *y)
+{
+	const char *a = *(const char *const *)x, *b = *(const char *const *)y;
+	const size_t na = strcspn(a, "\n"), nb = strcspn(b, "\n");
+	const int c = memcmp(a, b, na < nb ? na : nb);
+	return c ? c : (na > nb) - (na < nb);
+}
+
+/* Where the labels are names, the classes are numbered in the names' sorted
+ * (byte) order, not as the files first meet them: two files with the same
+ * classes number them alike whatever their rows' order, and a binary set's
+ * positive class (1) is the later name: "yes" of no/yes, "malignant" of
+ * benign/malignant, ">50K" of <=50K/>50K, "spam", "True", "Y". A first pass
+ * reads the labels alone (to the first label, where that is a number) and
+ * leaves the sorted names in st->classes. Inputs that are not regular files
+ * (a FIFO cannot be read twice) keep the order of first appearance. */
+static int csv_scan_names(csv_state *st, hog_err *err)
+{
+	hog_import_ctx *c = st->c;
+	for (int i = 0; i < c->nin; i++) {
+		struct stat sb;
+		if (stat(c->in[i], &sb) || !S_ISREG(sb.st_mode))
+			return 0;
+	}
+	hog_import_opts o = *c->o;
+	o.note = NULL;
+	hog_import_ctx cx = *c;
+	cx.o = &o;
+	csv_state sc = { .c = &cx, .named = -1, .scan = 1, .classes = { .max = 65535 }, .cats = { .max = 1u << 24 } };
+	int rc = 0;
+	for (int i = 0; i < c->nin && !rc && sc.label_names != 1; i++) {
+		sc.file = i;
+		rc = csv_file(&sc, c->in[i], err);
+	}
+	const char **names = sc.label_names == 2 && !rc ? malloc(sc.classes.n * sizeof *names) : NULL;
+	if (names) {
+		for (uint32_t k = 0; k < sc.classes.n; k++)
+			names[k] = sc.classes.buf + sc.classes.at[k];
+		qsort(names, sc.classes.n, sizeof *names, csv_name_cmp);
+		char why[120];
+		for (uint32_t k = 0; k < sc.classes.n && !rc; k++)
+			if (csv_names_id(&st->classes, "", 0, names[k], strcspn(names[k], "\n"), why, sizeof why) < 0)
+				rc = hog_err_set(err, ENOMEM, "%s", why);
+		free(names);
+	} else if (sc.label_names == 2 && !rc) {
+		rc = hog_err_set(err, ENOMEM, "out of memory for the class names");
+	}
+	csv_names_free(&sc.classes);
+	csv_names_free(&sc.cats);
+	for (uint32_t k = 0; sc.pre && k < sc.nfields; k++)
+		free(sc.pre[k]);
+	free(sc.pre);
+	free(sc.cat);
+	free(sc.ncat);
+	free(sc.kind);
+	free(sc.missing_at);
+	free(sc.ids);
+	free(sc.vals);
+	free(sc.columns);
+	return rc;
+}
+
+/* Tells the caller the columns read as categories and their values' count. */
+static void csv_note_categories(const csv_state *st)
+{
+	char msg[400];
+	int at = snprintf(msg, sizeof msg, "columns of text read as categories, a feature a value (features %u.. of "
+	                  "the %u):", st->nfeat, st->nfeat + st->cats.n);
+	uint32_t shown = 0, cols = 0;
+	for (uint32_t k = 0; k < st->nfields; k++) {
+		if (st->kind[k] != 2)
+			continue;
+		cols++;
+		const int np = (int)strlen(st->pre[k]) - 1;
+		if (at < (int)sizeof msg - 80) {
+			at += snprintf(msg + at, sizeof msg - (size_t)at, "%s '%.*s' (%u)", shown ? "," : "", np > 40 ? 40 : np,
+			               st->pre[k], st->ncat[k]);
+			shown++;
+		}
+	}
+	if (shown < cols)
+		snprintf(msg + at, sizeof msg - (size_t)at, ", ... (%u columns)", cols);
 	st->c->o->note(st->c->o->note_ud, msg);
 }
 
 int hog_import_csv(hog_import_ctx *c, hog_err *err)
 {
-	csv_state st = { .c = c, .named = -1 };
-	int rc = 0;
-	for (int i = 0; i < c->nin && !rc; i++)
+	csv_state st = { .c = c, .named = -1, .classes = { .max = 65535 }, .cats = { .max = 1u << 24 } };
+	int rc = c->o->no_label ? 0 : csv_scan_names(&st, err);
+	for (int i = 0; i < c->nin && !rc; i++) {
+		st.file = i;
 		rc = csv_file(&st, c->in[i], err);
+	}
 	if (!rc && !st.w)
 		rc = hog_err_set(err, HOG_EDATA, "%s: no examples in the input", c->in[0]);
 	if (!rc && st.columns && st.header_fields == st.nfields) /* names that fit the columns */
 		rc = hog_writer_meta_set(st.w, "columns", st.columns, err);
 	if (!rc && st.label_names == 2) {
-		if ((rc = hog_writer_set_class_names(st.w, st.names, err)))
+		if ((rc = hog_writer_set_class_names(st.w, st.classes.buf, err)))
 			hog_err_prefix(err, "%s", c->in[0]);
 		else if (c->o->note)
 			csv_note_classes(&st);
 	}
-	free(st.names);
-	free(st.slot);
-	free(st.name_at);
+	if (!rc && st.cats.n) {
+		char from[32];
+		snprintf(from, sizeof from, "%u", st.nfeat);
+		if ((rc = hog_writer_set_features(st.w, (uint64_t)st.nfeat + st.cats.n, err)) ||
+		    (rc = hog_writer_meta_set(st.w, "category_from", from, err)) ||
+		    (rc = hog_writer_meta_set(st.w, "categories", st.cats.buf, err)))
+			hog_err_prefix(err, "%s", c->in[0]);
+		else if (c->o->note)
+			csv_note_categories(&st);
+	}
+	csv_names_free(&st.classes);
+	csv_names_free(&st.cats);
+	for (uint32_t k = 0; st.pre && k < st.nfields; k++)
+		free(st.pre[k]);
+	free(st.pre);
+	free(st.cat);
+	free(st.ncat);
+	free(st.kind);
+	free(st.missing_at);
 	free(st.ids);
 	free(st.vals);
 	free(st.columns);

@@ -32,6 +32,7 @@ static int data_open(const char *path, hog_store **s, hog_data **d, hog_err *err
 
 #define COLUMNS_MAX 16400 /* the CSV importer keeps at most 16384 bytes of names */
 #define CLASS_NAMES_MAX (1 << 20) /* 65535 names of at most 15 bytes, or fewer longer ones */
+#define CATEGORIES_MAX (256 << 20) /* LMDB holds a meta value of any size: a bound for a damaged one */
 
 /* The class names (classes.c), checked against the labels' task: the names
  * a prediction is written as must be the classes' own. */
@@ -58,6 +59,30 @@ static int load_class_names(hog_store *s, hog_data *d, hog_err *err)
 	return 0;
 }
 
+/* The categories (import_csv.c): names that number features category_from..
+ * to the set's dimension, one each. */
+static int load_categories(hog_store *s, hog_data *d, hog_err *err)
+{
+	char from[32];
+	if (hog_store_meta_whole(s, "category_from", from, sizeof from) == ENOENT)
+		return 0;
+	char *buf = malloc(CATEGORIES_MAX + 1), *end = NULL;
+	if (!buf)
+		return hog_err_set(err, ENOMEM, "out of memory");
+	int rc = hog_store_meta_whole(s, "categories", buf, CATEGORIES_MAX + 1);
+	const unsigned long long f = strtoull(from, &end, 10);
+	const size_t len = rc ? 0 : strlen(buf);
+	if (rc || !end || *end || end == from || d->meta.kind != HOG_KIND_SPARSE || !hog_class_names_ok(buf, len) ||
+	    f + hog_class_count(buf) != d->dim) {
+		free(buf);
+		return hog_err_set(err, HOG_ECORRUPT, "%s: meta categories is damaged (not one name a feature from "
+		                   "category_from to the dimension)", s->path);
+	}
+	d->categories = buf;
+	d->category_from = f;
+	return 0;
+}
+
 /* The loaded set's id maps and column names, from its store. */
 static int hog_data_load_extras(hog_store *s, hog_data *d, hog_err *err)
 {
@@ -80,6 +105,8 @@ static int hog_data_load_extras(hog_store *s, hog_data *d, hog_err *err)
 	else
 		free(buf);
 	int rc = load_class_names(s, d, err);
+	if (!rc)
+		rc = load_categories(s, d, err);
 	if (rc)
 		return rc;
 	/* a split's half: which run of the split and which input (damaged or
@@ -423,6 +450,7 @@ void hog_data_free(hog_data *d)
 	free(d->item_ids);
 	free(d->columns);
 	free(d->class_names);
+	free(d->categories);
 	free(d->split);
 	free(d);
 }

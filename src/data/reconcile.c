@@ -28,6 +28,8 @@ void hog_data_ref_of(const hog_data *tr, hog_data_ref *ref)
 	ref->item_ids = tr->item_ids;
 	ref->columns = tr->columns;
 	ref->class_names = tr->class_names;
+	ref->categories = tr->categories;
+	ref->category_from = tr->category_from;
 	/* a set that is one part of a split has ids without ratings in it */
 	if (tr->meta.kind == HOG_KIND_RATINGS && tr->users && (ref->user_rated = calloc(ref->users + 1, 1)) &&
 	    (ref->item_rated = calloc(ref->items + 1, 1))) {
@@ -259,6 +261,37 @@ static int cls_cmp(const void *x, const void *y)
 	return c ? c : (a->n > b->n) - (a->n < b->n);
 }
 
+/* For each of the names @p a (classes.c's form), the number of the same name
+ * among @p b, or UINT32_MAX; NULL when out of memory. */
+static uint32_t *names_map(const char *a, const char *b)
+{
+	const uint32_t na = hog_class_count(a), nb = hog_class_count(b);
+	cls_name *sorted = malloc((nb + 1) * sizeof *sorted);
+	uint32_t *map = malloc((na + 1) * sizeof *map);
+	if (!sorted || !map) {
+		free(sorted);
+		free(map);
+		return NULL;
+	}
+	const char *p = b;
+	for (uint32_t k = 0; k < nb; k++) { /* (one pass: hog_class_name from the start each time is quadratic) */
+		const char *e = strchr(p, '\n');
+		sorted[k] = (cls_name){ p, (size_t)(e - p), k };
+		p = e + 1;
+	}
+	qsort(sorted, nb, sizeof *sorted, cls_cmp);
+	p = a;
+	for (uint32_t k = 0; k < na; k++) {
+		const char *e = strchr(p, '\n');
+		const cls_name key = { p, (size_t)(e - p), k };
+		const cls_name *hit = bsearch(&key, sorted, nb, sizeof *sorted, cls_cmp);
+		map[k] = hit ? hit->k : UINT32_MAX;
+		p = e + 1;
+	}
+	free(sorted);
+	return map;
+}
+
 /* A set whose labels were names against its reference's names: *out[k] the
  * reference's class of the set's class k (each importer numbers the names in
  * its own file's order of first appearance, so the numbers of two files need
@@ -277,43 +310,106 @@ static int class_map(hog_data *d, const char *dn, const hog_data_ref *ref, const
 		                   "cannot be matched (import both from files that give the labels the same way)",
 		                   a ? dn : rn, a ? rn : dn);
 	const uint32_t na = hog_class_count(a), nb = hog_class_count(b);
-	cls_name *sorted = malloc((nb + 1) * sizeof *sorted);
-	uint32_t *map = malloc((na + 1) * sizeof *map);
-	int rc = sorted && map ? 0 : hog_err_set(err, ENOMEM, "out of memory matching the class names");
-	for (uint32_t k = 0; !rc && k < nb; k++) {
-		sorted[k].p = hog_class_name(b, k, &sorted[k].n);
-		sorted[k].k = k;
-	}
-	if (!rc)
-		qsort(sorted, nb, sizeof *sorted, cls_cmp);
-	for (uint32_t k = 0; !rc && k < na; k++) {
-		cls_name key = { .k = k };
-		key.p = hog_class_name(a, k, &key.n);
-		const cls_name *hit = bsearch(&key, sorted, nb, sizeof *sorted, cls_cmp);
-		if (hit) {
-			map[k] = hit->k;
+	uint32_t *map = names_map(a, b);
+	if (!map)
+		return hog_err_set(err, ENOMEM, "out of memory matching the class names");
+	for (uint32_t k = 0; k < na; k++) {
+		if (map[k] != UINT32_MAX)
 			continue;
-		}
+		size_t n;
+		const char *name = hog_class_name(a, k, &n);
 		char list[200];
 		int at = 0;
 		for (uint32_t j = 0; j < nb && at < (int)sizeof list - 50; j++) {
-			size_t n;
-			const char *name = hog_class_name(b, j, &n);
-			at += snprintf(list + at, sizeof list - (size_t)at, "%s'%.*s'", j ? ", " : "", (int)(n > 40 ? 40 : n),
-			               name);
+			size_t m;
+			const char *other = hog_class_name(b, j, &m);
+			at += snprintf(list + at, sizeof list - (size_t)at, "%s'%.*s'", j ? ", " : "", (int)(m > 40 ? 40 : m),
+			               other);
 		}
-		rc = hog_err_set(err, HOG_EMISMATCH, "%s has the class '%.*s', which %s has not (%s has %s%s)", dn,
-		                 (int)(key.n > 60 ? 60 : key.n), key.p, rn, rn, list, at >= (int)sizeof list - 50 ? ", ..." : "");
-	}
-	free(sorted);
-	if (rc) {
 		free(map);
-		return rc;
+		return hog_err_set(err, HOG_EMISMATCH, "%s has the class '%.*s', which %s has not (%s has %s%s)", dn,
+		                   (int)(n > 60 ? 60 : n), name, rn, rn, list, at >= (int)sizeof list - 50 ? ", ..." : "");
 	}
 	d->meta.task = ref->task;
 	d->meta.classes = ref->task == HOG_TASK_MULTICLASS ? nb : 0;
 	*out = map;
 	return 0;
+}
+
+/* Columns of text (import_csv.c's categories): *out[k] the reference's
+ * feature of the set's feature category_from + k, by name (each importer
+ * numbers the values as its file first meets them), UINT32_MAX for a value the
+ * reference never met (the feature is dropped: it has no weight); the set's
+ * dimension becomes the reference's. *out NULL where the set has none. Text
+ * where the reference has numbers, or columns that start elsewhere, is
+ * refused; so is a set of the same CSV header without categories where the
+ * reference has them (its columns of text hold numbers, or nothing, there). */
+static int cat_map(hog_data *d, const char *dn, const hog_data_ref *ref, const char *rn, uint32_t **out,
+                   hog_err *err)
+{
+	*out = NULL;
+	if (!d->categories && ref->categories && d->columns && ref->columns) { /* (the same header: columns_differ) */
+		size_t n;
+		const char *first = hog_class_name(ref->categories, 0, &n);
+		return hog_err_set(err, HOG_EMISMATCH, "%s has columns of text (read as categories: '%.*s', ...) where %s "
+		                   "has numbers or no values", rn, (int)(n > 60 ? 60 : n), first, dn);
+	}
+	if (!d->categories)
+		return 0;
+	if (!ref->categories || ref->category_from != d->category_from) {
+		size_t n;
+		const char *first = hog_class_name(d->categories, 0, &n);
+		return hog_err_set(err, HOG_EMISMATCH, "%s has columns of text (read as categories: '%.*s', ...) where %s "
+		                   "has %s", dn, (int)(n > 60 ? 60 : n), first, rn,
+		                   ref->categories ? "other columns (its categories' features start elsewhere)" : "numbers");
+	}
+	uint32_t *map = names_map(d->categories, ref->categories);
+	if (!map)
+		return hog_err_set(err, ENOMEM, "out of memory matching the categories");
+	const uint64_t dim = ref->category_from + hog_class_count(ref->categories);
+	d->dim = d->meta.features = dim;
+	*out = map;
+	return 0;
+}
+
+/* @p d's features in the reference's numbers (cat_map's @p map from feature
+ * @p from on), the dropped ones counted into @p fit; rows keep their ids
+ * ascending. */
+static void cat_recode(hog_data *d, const uint32_t *map, uint64_t from, hog_data_fit *fit, unsigned char *seen)
+{
+	uint64_t out = d->n ? d->offsets[0] : 0;
+	for (uint64_t i = 0; i < d->n; i++) {
+		const uint64_t lo = d->offsets[i], hi = d->offsets[i + 1], at = out;
+		for (uint64_t j = lo; j < hi; j++) {
+			uint32_t id = d->ids[j];
+			if (id >= from) {
+				const uint32_t to = map[id - from];
+				if (to == UINT32_MAX) {
+					fit->extra_nnz++;
+					if (!seen[id - from]) {
+						seen[id - from] = 1;
+						fit->extra_features++;
+					}
+					continue;
+				}
+				id = (uint32_t)from + to;
+			}
+			const float v = d->vals ? d->vals[j] : 1.0f; /* (read before the moves below: k may reach j) */
+			uint64_t k = out++; /* (insertion: only the categories, a few a row, move) */
+			for (; k > at && d->ids[k - 1] > id; k--) {
+				d->ids[k] = d->ids[k - 1];
+				if (d->vals)
+					d->vals[k] = d->vals[k - 1];
+			}
+			d->ids[k] = id;
+			if (d->vals)
+				d->vals[k] = v;
+		}
+		d->offsets[i] = at;
+	}
+	d->offsets[d->n] = out;
+	d->nnz = d->meta.nnz = out;
+	fit->recoded = 1;
 }
 
 /* The labels of @p d (n of them) in the reference's classes: a label is the
@@ -327,29 +423,36 @@ static void class_relabel(float *labels, uint64_t n, const uint32_t *map, enum h
 	}
 }
 
-int hog_data_reconcile_classes(hog_data *d, const char *dn, const hog_data_ref *ref, const char *rn, hog_err *err)
+int hog_data_reconcile_names(hog_data *d, const char *dn, const hog_data_ref *ref, const char *rn, hog_err *err)
 {
-	uint32_t *map;
+	uint32_t *map, *fmap = NULL;
 	int rc = class_map(d, dn, ref, rn, &map, err);
 	free(map);
+	if (!rc)
+		rc = cat_map(d, dn, ref, rn, &fmap, err);
+	free(fmap);
 	return rc;
 }
 
 /* What hog_data_reconcile() checks and changes in a set's header: kind,
  * task (*relabel: labels read as binary are regression values), columns. */
 static int reconcile_head(hog_data *d, const char *dn, const hog_data_ref *ref, const char *rn, int *relabel,
-                          uint32_t **cmap, hog_err *err)
+                          uint32_t **cmap, uint32_t **fmap, hog_err *err)
 {
 	*relabel = 0;
-	*cmap = NULL;
+	*cmap = *fmap = NULL;
 	if (ref->kind && d->meta.kind != ref->kind)
 		return hog_err_set(err, HOG_EMISMATCH, "%s is a %s set and %s a %s one", rn, hog_kind_name(ref->kind), dn,
 		                   hog_kind_name(d->meta.kind));
 	if (d->meta.unlabelled && ref->task) /* no labels: nothing to match, the task is the importer's guess */
 		d->meta.task = ref->task;
 	int rc = class_map(d, dn, ref, rn, cmap, err); /* (the reference's task, where both name the classes) */
-	if (rc)
+	if (!rc && (rc = cat_map(d, dn, ref, rn, fmap, err)))
+		free(*cmap);
+	if (rc) {
+		*cmap = NULL;
 		return rc;
+	}
 	if (ref->task && d->meta.task != ref->task) {
 		if (ref->task == HOG_TASK_REGRESSION && d->meta.task == HOG_TASK_BINARY) {
 			/* {0,1} (or two other values) read as binary: a regression set all the same */
@@ -363,7 +466,8 @@ static int reconcile_head(hog_data *d, const char *dn, const hog_data_ref *ref, 
 	if (ref->columns && d->columns && !(d->meta.unlabelled && columns_but_one(ref->columns, d->columns)) &&
 	    columns_differ(ref->columns, d->columns, what, sizeof what, rn, dn)) {
 		free(*cmap);
-		*cmap = NULL;
+		free(*fmap);
+		*cmap = *fmap = NULL;
 		return hog_err_set(err, HOG_EMISMATCH, "the column names differ: %s", what);
 	}
 	return 0;
@@ -379,10 +483,26 @@ int hog_data_reconcile(hog_data *d, const char *dn, const hog_data_ref *ref, con
                        hog_err *err)
 {
 	memset(fit, 0, sizeof *fit);
-	uint32_t *cmap;
-	int rl, rc = reconcile_head(d, dn, ref, rn, &rl, &cmap, err);
+	uint32_t *cmap, *fmap;
+	int rl, rc = reconcile_head(d, dn, ref, rn, &rl, &cmap, &fmap, err);
 	if (rc)
 		return rc;
+	if (fmap) { /* the set's categories in the reference's numbers, and its names the reference's */
+		unsigned char *seen = calloc(hog_class_count(d->categories) + 1, 1);
+		char *names = strdup(ref->categories);
+		if (!seen || !names) {
+			free(seen);
+			free(names);
+			free(fmap);
+			free(cmap);
+			return hog_err_set(err, ENOMEM, "out of memory matching the categories");
+		}
+		cat_recode(d, fmap, d->category_from, fit, seen);
+		free(seen);
+		free(fmap);
+		free(d->categories);
+		d->categories = names;
+	}
 	if (cmap) {
 		class_relabel(d->labels, d->n, cmap, d->meta.task);
 		free(cmap);
@@ -398,8 +518,11 @@ int hog_data_reconcile(hog_data *d, const char *dn, const hog_data_ref *ref, con
 		if (rc)
 			return rc;
 	}
-	if (d->meta.kind == HOG_KIND_SPARSE && ref->features)
-		fit->extra_features = extra_features(d, ref->features, &fit->extra_nnz);
+	if (d->meta.kind == HOG_KIND_SPARSE && ref->features) { /* (beyond the categories dropped, counted there) */
+		uint64_t nnz;
+		fit->extra_features += extra_features(d, ref->features, &nnz);
+		fit->extra_nnz += nnz;
+	}
 	return 0;
 }
 
@@ -409,6 +532,9 @@ struct hog_data_match {
 	hog_data_ref ref;           /* (the caller's pointers) */
 	int relabel, ids, maps;
 	uint32_t *cmap;             /* class names: the set's class -> the reference's */
+	uint32_t *fmap;             /* categories: the set's (from its category_from) -> the reference's */
+	uint64_t from;
+	unsigned char *cseen;       /* the categories dropped so far */
 	double lmin, lmax;
 	uint32_t *tu, *ti;          /* maps: the set's dense ids -> the reference's */
 	unsigned char *seen;        /* sparse: the extra features met so far */
@@ -478,8 +604,12 @@ int hog_data_match_begin(hog_data_match **out, hog_chunks *c, const char *dn, co
 	x->ref = *ref;
 	x->lmin = h->meta.label_min;
 	x->lmax = h->meta.label_max;
-	int rc = reconcile_head(h, dn, ref, rn, &x->relabel, &x->cmap, err);
+	int rc = reconcile_head(h, dn, ref, rn, &x->relabel, &x->cmap, &x->fmap, err);
 	x->fit.renamed = x->cmap != NULL;
+	x->fit.recoded = x->fmap != NULL;
+	x->from = h->category_from;
+	if (!rc && x->fmap && !(x->cseen = calloc(hog_class_count(h->categories) + 1, 1)))
+		rc = hog_err_set(err, ENOMEM, "out of memory");
 	if (!rc && x->relabel) {
 		h->meta.task = HOG_TASK_REGRESSION;
 		x->fit.relabelled = 1;
@@ -507,7 +637,7 @@ int hog_data_match_begin(hog_data_match **out, hog_chunks *c, const char *dn, co
 	 * outlives the call (train's training set is freed while its test set is
 	 * read epoch after epoch) */
 	x->ref.user_ids = x->ref.item_ids = NULL;
-	x->ref.columns = x->ref.class_names = NULL;
+	x->ref.columns = x->ref.class_names = x->ref.categories = NULL;
 	*out = x;
 	return 0;
 }
@@ -519,6 +649,8 @@ void hog_data_match_chunk(hog_data_match *x, hog_data *d)
 		relabel(d, x->lmin, x->lmax);
 	if (x->cmap) /* (the chunk's labels decoded as the header's task: the reference's) */
 		class_relabel(d->labels, d->n, x->cmap, d->meta.task);
+	if (x->fmap)
+		cat_recode(d, x->fmap, x->from, &x->fit, x->cseen);
 	if (x->ids)
 		for (uint64_t j = 0; j < d->n; j++) {
 			if (x->maps) {
@@ -554,6 +686,8 @@ void hog_data_match_end(hog_data_match *x, hog_data_fit *fit)
 	free(x->tu);
 	free(x->ti);
 	free(x->cmap);
+	free(x->fmap);
+	free(x->cseen);
 	free(x->seen);
 	free(x);
 }

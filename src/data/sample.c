@@ -60,8 +60,10 @@ int hog_data_subset(const hog_data *d, const uint64_t *pick, uint64_t n, hog_dat
 	s->n = n;
 	/* (the names its labels number, and its columns: a model trained on it keeps them) */
 	if ((d->class_names && !(s->class_names = strdup(d->class_names))) ||
+	    (d->categories && !(s->categories = strdup(d->categories))) ||
 	    (d->columns && !(s->columns = strdup(d->columns))))
 		goto oom;
+	s->category_from = d->category_from;
 	s->dim = d->dim;
 	if (d->labels && !(s->labels = malloc(n * 4 + 4)))
 		goto oom;

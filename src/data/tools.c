@@ -153,6 +153,10 @@ static int hog_tools_split_open(hog_writer **w, hog_store *s, const char *in, co
 		return rc;
 	if (h->class_names)
 		rc = hog_writer_set_class_names(*w, h->class_names, err);
+	char from[32]; /* and its categories, which number its features */
+	snprintf(from, sizeof from, "%llu", (unsigned long long)h->category_from);
+	if (!rc && h->categories && !(rc = hog_writer_meta_set(*w, "category_from", from, err)))
+		rc = hog_writer_meta_set(*w, "categories", h->categories, err);
 	hog_data_free(h);
 	if (rc)
 		return rc;

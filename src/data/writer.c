@@ -436,6 +436,17 @@ int hog_writer_idmap_set(hog_writer *w, const char *which, const uint64_t *ids, 
 
 uint64_t hog_writer_count(const hog_writer *w) { return w->examples; }
 
+int hog_writer_set_features(hog_writer *w, uint64_t features, hog_err *err)
+{
+	if (w->o.kind != HOG_KIND_SPARSE)
+		return hog_err_set(err, HOG_ECONFIG, "%s: not a sparse data set", w->path);
+	if (features && w->any_id && w->max_id >= features)
+		return hog_err_set(err, HOG_ECONFIG, "%s: a dimension of %llu, below feature id %llu", w->path,
+		                   (unsigned long long)features, (unsigned long long)w->max_id);
+	w->o.features = features;
+	return 0;
+}
+
 int hog_writer_set_class_names(hog_writer *w, const char *names, hog_err *err)
 {
 	const uint32_t k = hog_class_count(names);

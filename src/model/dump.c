@@ -10,6 +10,7 @@
  *   lr / l2 / beta / backoff / t0 / seed / warmup   hyper-parameters
  *   task T|none / ids yes|no                   the training set's task; mf: id maps kept
  *   columns TEXT / class_names TEXT / split TEXT  optional ('\' and newlines escaped)
+ *   category_from N, categories TEXT          optional, together
  *   hashes DATA OPTS / positions N P1..PN      optional: a checkpoint's bookkeeping
  *   records N                                  then exactly N record lines
  *
@@ -116,6 +117,10 @@ static void dump_header(dump_out *o, const hog_model *m, const hog_ckpt *ck, uin
 		out_text(o, "columns", m->columns);
 	if (m->class_names)
 		out_text(o, "class_names", m->class_names);
+	if (m->categories) {
+		out_fmt(o, "category_from %llu\n", (unsigned long long)m->category_from);
+		out_text(o, "categories", m->categories);
+	}
 	if (m->split)
 		out_text(o, "split", m->split);
 	if (ck->data_hash || ck->opts_hash)
@@ -262,16 +267,17 @@ typedef struct dump_head {
 	hog_model m; /* kind, loss, rule, sched, shapes, flags, hyper-parameters, task */
 	hog_ckpt ck;
 	int ids;
-	char *columns, *split, *class_names;
+	char *columns, *split, *class_names, *categories;
+	int has_from; /* a category_from line */
 	uint64_t records;
 } dump_head;
 
 enum { K_KIND, K_LOSS, K_RULE, K_SCHED, K_SHAPE, K_FLAGS, K_AUX, K_EPOCHS, K_EXAMPLES, K_LR, K_L2, K_BETA,
        K_BACKOFF, K_T0, K_SEED, K_WARMUP, K_TASK, K_IDS, K_RECORDS, K_REQUIRED, K_COLUMNS = K_REQUIRED, K_SPLIT,
-       K_HASHES, K_POSITIONS, K_CLASS_NAMES, K_COUNT };
+       K_HASHES, K_POSITIONS, K_CLASS_NAMES, K_CATEGORIES, K_CATEGORY_FROM, K_COUNT };
 static const char *const keys[K_COUNT] = { "kind", "loss", "rule", "schedule", "shape", "flags", "aux", "epochs",
 	"examples", "lr", "l2", "beta", "backoff", "t0", "seed", "warmup", "task", "ids", "records", "columns",
-	"split", "hashes", "positions", "class_names" };
+	"split", "hashes", "positions", "class_names", "categories", "category_from" };
 
 /* An enum's value by name (@p parse), or a message listing the names. */
 static int head_enum(dump_in *in, const char *key, const char *v, int (*parse)(const char *), const char *names,
@@ -321,14 +327,15 @@ static int head_value(dump_in *in, dump_head *h, int k, const char *p)
 	uint64_t u[4] = { 0 };
 	double d = 0;
 	p += strspn(p, " \t");
-	if (k == K_COLUMNS || k == K_SPLIT || k == K_CLASS_NAMES) {
-		char **dst = k == K_COLUMNS ? &h->columns : k == K_SPLIT ? &h->split : &h->class_names;
+	if (k == K_COLUMNS || k == K_SPLIT || k == K_CLASS_NAMES || k == K_CATEGORIES) {
+		char **dst = k == K_COLUMNS ? &h->columns : k == K_SPLIT ? &h->split : k == K_CLASS_NAMES ? &h->class_names
+		                                                                                          : &h->categories;
 		if (!*p || !(*dst = strdup(p)) || unescape(*dst) || (k == K_SPLIT && strlen(*dst) > 256))
 			return *p && !*dst ? hog_err_set(in->err, ENOMEM, "%s: out of memory", in->path)
 			                   : in_bad(in, "%s: empty, too long or a bad escape (\\\\ and \\n only)", keys[k]);
-		if (k == K_CLASS_NAMES && !hog_class_names_ok(*dst, strlen(*dst)))
-			return in_bad(in, "class_names: each name must be non-empty and end with \\n, with no other control "
-			              "character");
+		if ((k == K_CLASS_NAMES || k == K_CATEGORIES) && !hog_class_names_ok(*dst, strlen(*dst)))
+			return in_bad(in, "%s: each name must be non-empty and end with \\n, with no other control "
+			              "character", keys[k]);
 		return 0;
 	}
 	if (k == K_POSITIONS)
@@ -375,6 +382,10 @@ static int head_value(dump_in *in, dump_head *h, int k, const char *p)
 	case K_WARMUP: m->warmup = u[0]; break;
 	case K_HASHES: h->ck.data_hash = u[0]; h->ck.opts_hash = u[1]; break;
 	case K_RECORDS: h->records = u[0]; break;
+	case K_CATEGORY_FROM:
+		m->category_from = u[0];
+		h->has_from = 1;
+		break;
 	}
 	return 0;
 }
@@ -418,6 +429,8 @@ static int read_head(dump_in *in, dump_head *h)
 	for (int k = 0; k < K_REQUIRED; k++)
 		if (!(seen & (1u << k)))
 			return in_bad(in, "the header lacks '%s'", keys[k]);
+	if ((h->categories != NULL) != h->has_from)
+		return in_bad(in, "'categories' and 'category_from' go together");
 	return 0;
 }
 
@@ -455,7 +468,9 @@ static int head_model(dump_in *in, dump_head *h, hog_model **out)
 	m->columns = h->columns;
 	m->split = h->split;
 	m->class_names = h->class_names;
-	h->columns = h->split = h->class_names = NULL;
+	m->categories = h->categories;
+	m->category_from = hm->category_from;
+	h->columns = h->split = h->class_names = h->categories = NULL;
 	*out = m;
 	if (h->ids && (!(m->user_ids = calloc(m->shape[0] + 1, 8)) || !(m->item_ids = calloc(m->shape[1] + 1, 8))))
 		return hog_err_set(in->err, ENOMEM, "%s: out of memory", in->path);
@@ -559,6 +574,7 @@ static int read_dump(dump_in *in, hog_model **mp, hog_ckpt *ck)
 	free(h.columns);
 	free(h.split);
 	free(h.class_names);
+	free(h.categories);
 	*ck = h.ck;
 	if (rc)
 		return rc;

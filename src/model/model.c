@@ -18,7 +18,8 @@
  * (shape[1]), 3 the training set's column names (text, no NUL), 4 the training
  * set's split id when it is a half of a split ("pair=P from=F part=X", text,
  * no NUL, 1..256 bytes), 5 the training set's class names (hog_data.class_names:
- * text, each name ended by a newline). Unknown tags
+ * text, each name ended by a newline), 6 its categories (u64 the first one's
+ * feature id, then hog_data.categories's text). Unknown tags
  * are skipped, so a later section does not need a new version.
  * Version 1 files (linear models of hogwild 0.1, a 128-byte header) still load.
  */
@@ -47,6 +48,7 @@
 #define SEC_COLUMNS 3u
 #define SEC_SPLIT 4u
 #define SEC_CLASS_NAMES 5u
+#define SEC_CATEGORIES 6u
 #define SPLIT_MAX 256 /* the split id's text (data/store.h: 50 characters) */
 #define SECTIONS_MAX (1ull << 40)
 
@@ -90,6 +92,7 @@ void hog_model_free(hog_model *m)
 	free(m->item_ids);
 	free(m->columns);
 	free(m->class_names);
+	free(m->categories);
 	free(m->split);
 	free(m);
 }
@@ -108,9 +111,11 @@ int hog_model_set_origin(hog_model *m, const hog_data *tr)
 	free(m->item_ids);
 	free(m->columns);
 	free(m->class_names);
+	free(m->categories);
 	free(m->split);
 	m->user_ids = m->item_ids = NULL;
-	m->columns = m->class_names = m->split = NULL;
+	m->columns = m->class_names = m->categories = m->split = NULL;
+	m->category_from = 0;
 	m->nuser_ids = m->nitem_ids = 0;
 	m->task = tr->meta.task;
 	if (tr->user_ids && tr->item_ids) {
@@ -125,6 +130,9 @@ int hog_model_set_origin(hog_model *m, const hog_data *tr)
 		return ENOMEM;
 	if (tr->class_names && !(m->class_names = strdup(tr->class_names)))
 		return ENOMEM;
+	if (tr->categories && !(m->categories = strdup(tr->categories)))
+		return ENOMEM;
+	m->category_from = tr->category_from;
 	if (tr->split && !(m->split = strdup(tr->split)))
 		return ENOMEM;
 	return 0;
@@ -153,6 +161,8 @@ void hog_model_info_get(const hog_model *m, hog_model_info *info)
 	info->item_ids = m->item_ids ? m->nitem_ids : 0;
 	info->columns = m->columns;
 	info->class_names = m->class_names;
+	info->categories = m->categories;
+	info->category_from = m->category_from;
 	hog_model_kind_get(m->kind)->info(m, info);
 }
 
@@ -183,12 +193,13 @@ int hog_model_prepare(const hog_model *m, hog_data *d, const char *d_name, const
 	hog_model_info_get(m, &info);
 	hog_data_ref ref = { .task = m->task, .features = info.dim, .users = info.users, .items = info.items,
 		                 .user_ids = m->user_ids, .item_ids = m->item_ids, .columns = m->columns,
-		                 .class_names = m->class_names };
+		                 .class_names = m->class_names,
+		                 .categories = m->categories, .category_from = m->category_from };
 	const hog_model_kind_ops *k = hog_model_kind_get(m->kind);
 	if (d->meta.unlabelled && m->task) /* no labels: the task is the model's, not the importer's guess */
 		d->meta.task = m->task;
 	/* (labels that are names: the model's task, before its check of the set's) */
-	int rc = hog_data_reconcile_classes(d, d_name, &ref, m_name, err);
+	int rc = hog_data_reconcile_names(d, d_name, &ref, m_name, err);
 	if (!rc)
 		rc = k->fits(m, d, err);
 	if (rc) {
@@ -215,11 +226,12 @@ int hog_model_match(const hog_model *m, hog_chunks *c, const char *d_name, const
 	hog_model_info_get(m, &info);
 	hog_data_ref ref = { .task = m->task, .features = info.dim, .users = info.users, .items = info.items,
 		                 .user_ids = m->user_ids, .item_ids = m->item_ids, .columns = m->columns,
-		                 .class_names = m->class_names };
+		                 .class_names = m->class_names,
+		                 .categories = m->categories, .category_from = m->category_from };
 	const hog_model_kind_ops *k = hog_model_kind_get(m->kind);
 	if (h->meta.unlabelled && m->task)
 		h->meta.task = m->task;
-	int rc = hog_data_reconcile_classes(h, d_name, &ref, m_name, err);
+	int rc = hog_data_reconcile_names(h, d_name, &ref, m_name, err);
 	if (!rc)
 		rc = k->fits(m, h, err);
 	if (rc) {
@@ -365,9 +377,10 @@ static int sections_ids(const hog_model *m)
 static uint64_t sections_size(const hog_model *m)
 {
 	uint64_t cl = m->columns ? strlen(m->columns) : 0, sl = m->split ? strlen(m->split) : 0,
-	         nl = m->class_names ? strlen(m->class_names) : 0;
+	         nl = m->class_names ? strlen(m->class_names) : 0, gl = m->categories ? 8 + strlen(m->categories) : 0;
 	return (sections_ids(m) ? 32 + 8 * (m->nuser_ids + m->nitem_ids) : 0) + (cl ? 16 + ((cl + 7) & ~7ull) : 0) +
-	       (sl ? 16 + ((sl + 7) & ~7ull) : 0) + (nl ? 16 + ((nl + 7) & ~7ull) : 0);
+	       (sl ? 16 + ((sl + 7) & ~7ull) : 0) + (nl ? 16 + ((nl + 7) & ~7ull) : 0) +
+	       (gl ? 16 + ((gl + 7) & ~7ull) : 0);
 }
 
 static unsigned char *sections_build(const hog_model *m, uint64_t *len)
@@ -394,6 +407,20 @@ static unsigned char *sections_build(const hog_model *m, uint64_t *len)
 		at = section_put(b, at, SEC_SPLIT, m->split, sl);
 	if (m->class_names)
 		at = section_put(b, at, SEC_CLASS_NAMES, m->class_names, strlen(m->class_names));
+	if (m->categories) { /* u64 the first one's feature id, then the names */
+		const size_t gl = strlen(m->categories);
+		unsigned char *g = malloc(8 + gl);
+		if (!g) {
+			free(b);
+			*len = 1;
+			return NULL;
+		}
+		for (int i = 0; i < 8; i++)
+			g[i] = (unsigned char)(m->category_from >> (8 * i));
+		memcpy(g + 8, m->categories, gl);
+		at = section_put(b, at, SEC_CATEGORIES, g, 8 + gl);
+		free(g);
+	}
 	*len = at;
 	return b;
 }
@@ -436,6 +463,16 @@ static int sections_parse(hog_model *m, const unsigned char *b, uint64_t len, co
 				return hog_err_set(err, ENOMEM, "%s: out of memory", path);
 			memcpy(m->class_names, p, n);
 			m->class_names[n] = 0;
+		} else if (tag == SEC_CATEGORIES) {
+			const uint64_t from = n >= 8 ? r64(p) : 0;
+			if (m->categories || n < 9 || !hog_class_names_ok((const char *)p + 8, n - 8) ||
+			    from >= UINT32_MAX)
+				return hog_err_set(err, HOG_ECORRUPT, "%s: the categories (model section 6) are damaged", path);
+			if (!(m->categories = malloc(n - 7)))
+				return hog_err_set(err, ENOMEM, "%s: out of memory", path);
+			memcpy(m->categories, p + 8, n - 8);
+			m->categories[n - 8] = 0;
+			m->category_from = from;
 		} else if (tag == SEC_SPLIT) {
 			if (m->split || !n || n > SPLIT_MAX || memchr(p, 0, n))
 				return hog_err_set(err, HOG_ECORRUPT, "%s: the training set's split id (model section 4, %llu "

@@ -53,6 +53,8 @@ struct hog_model {
 	uint64_t nuser_ids, nitem_ids;
 	char *columns;               /* csv: the training set's column names */
 	char *class_names;           /* the training set's class names (hog_data.class_names), or NULL */
+	char *categories;            /* its categories (hog_data.categories), or NULL */
+	uint64_t category_from;      /* and the first one's feature id */
 	char *split;                 /* the training set's split id (hog_data.split), or NULL */
 };
 

@@ -139,7 +139,8 @@ static void test_csv_middle_label_semicolon_blanks(void)
 	csv_row_is(d, 1, 1, (uint32_t[]){ 1 }, (float[]){ -0.5f });
 	hog_data_free(d);
 
-	/* an explicit delimiter, and a forced header that looks numeric */
+	/* an explicit delimiter, and a forced header that looks numeric (it names
+	 * every column, none the label: the label is the last) */
 	in = tu_write("p.txt", "1|2|3\n1|0|9\n", (size_t)-1);
 	out = tu_path("p.hog");
 	o = (hog_import_opts){ .header = 1, .delim = '|' };
@@ -147,7 +148,8 @@ static void test_csv_middle_label_semicolon_blanks(void)
 	d = csv_load(out);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
 	CU_ASSERT_EQUAL(d->n, 1);
-	csv_row_is(d, 0, 1, (uint32_t[]){ 1 }, (float[]){ 9 });
+	CU_ASSERT_EQUAL(d->labels[0], 9.0f);
+	csv_row_is(d, 0, 1, (uint32_t[]){ 0 }, (float[]){ 1 });
 	hog_data_free(d);
 	csv_meta_is(out, "columns", "1,2,3");
 }
@@ -419,8 +421,8 @@ static void csv_note_keep(void *ud, const char *msg)
 
 /* The label column a header names: "label", "target", "class" or "y" in any
  * case, preferred in that order, wherever it stands; --label-col by name; a
- * header without such a name keeps column 0 and says so; a number the caller
- * gave wins over the names. Each expectation is the column written here. */
+ * header without such a name takes the last column and says so; a number the
+ * caller gave wins over the names. Each expectation is the column written here. */
 static void test_csv_label_by_name(void)
 {
 	static const struct {
@@ -433,7 +435,7 @@ static void test_csv_label_by_name(void)
 		{ "a,b,label\n5,6,1\n7,8,0\n", NULL, 0, 0, 1, 0, "column 2, 'label' (by its name" },
 		{ "a,TARGET,b\n5,1,6\n7,0,8\n", NULL, 0, 0, 1, 0, "column 1, 'TARGET'" },
 		{ "y,a,class\n0,5,1\n1,7,0\n", NULL, 0, 0, 1, 1, "column 2, 'class'" },  /* class before y; y = 0 is not stored */
-		{ "a,b,c\n1,6,7\n0,8,9\n", NULL, 0, 0, 1, 0, "column 0, 'a' (no column is named" },
+		{ "a,b,c\n1,6,7\n0,8,9\n", NULL, 0, 0, 7, 0, "column 2, 'c' (the last: the header names no" },
 		{ "a,b,label\n1,6,0\n0,8,1\n", NULL, 1, 0, 1, 0, "column 0, 'a'\n" },    /* the number wins */
 		{ "a,\"Price\",b\n5,2.5,6\n7,1.5,8\n", "price", 1, 0, 2.5f, 0, "column 1, 'Price'\n" },
 	};
@@ -549,8 +551,9 @@ static void test_csv_class_names(void)
 	memset(longname + 4, 'x', 300);
 	strcpy(longname + 304, ",1\n");
 	csv_fails("n4.csv", longname, NULL, HOG_EDATA, "n4.csv:2:1:", "a class name of 300 bytes");
-	/* two columns of text: no guess, the label is column 0 and the other a feature */
-	csv_fails("n5.csv", "a,b,c\nred,1,x\n", NULL, HOG_EDATA, "n5.csv:2:7:", "column 3 holds text ('x')");
+	/* two columns of text: no guess by text; the header's last is the label, and
+	 * the other column of text, with the label a guess, is refused */
+	csv_fails("n5.csv", "a,b,c\nred,1,x\n", NULL, HOG_EDATA, "n5.csv:2:1:", "column 1 holds text ('red')");
 }
 
 /* Columns of text as categories: each value "COLUMN=value" a feature of its own

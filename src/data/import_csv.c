@@ -57,6 +57,7 @@ typedef struct csv_state {
 	char *columns;      /* header names joined by ',' (first file), or NULL */
 	uint32_t header_fields; /* fields of that header */
 	int by_text;        /* the label column is the first data line's one field of text */
+	int by_last;        /* the label column is the last, a header naming none */
 	int label_names;    /* 0 until the first label; 1 numbers; 2 names (classes.c) */
 	char first_label[300]; /* where the labels' kind was decided (FILE:LINE) */
 	csv_names classes;  /* the labels' names (classes.c), where they are names */
@@ -353,6 +354,8 @@ static void csv_note_label(csv_state *st, const hog_input *in)
 	         st->named >= 0 ? (o->label_name ? "" : " (by its name; --label-col N or NAME chooses another)")
 	         : o->label_given ? ""
 	         : st->by_text    ? " (the one column of names, not numbers; --label-col N or NAME chooses another)"
+	         : st->by_last    ? " (the last: the header names no column label, target, class or y; --label-col N "
+	                            "or NAME chooses another)"
 	                          : " (no column is named label, target, class or y; --label-col N or NAME chooses)");
 	o->note(o->note_ud, msg);
 }
@@ -383,8 +386,9 @@ static int csv_is_missing(const char *s, const char *e)
  * column named or given, the label is the one field of the first data line
  * (@p data, NULL at a header) that is not a number, where there is exactly one,
  * it is the first or the last, and it is no mark of a missing value (a column
- * of class names: "5.1,3.5,1.4,0.2,setosa"); else column 0 ("1,NA,3" stays a
- * data line with an error in column 2). */
+ * of class names: "5.1,3.5,1.4,0.2,setosa"); else, after a header that names
+ * every column, the last; else column 0 ("1,NA,3" stays a data line with an
+ * error in column 2). */
 static int csv_first_line(csv_state *st, const hog_input *in, uint32_t nf, const char *data, hog_err *err)
 {
 	const hog_import_opts *o = st->c->o;
@@ -425,6 +429,13 @@ static int csv_first_line(csv_state *st, const hog_input *in, uint32_t nf, const
 			lc = text;
 			st->by_text = 1;
 		}
+	}
+	/* a header that names every column but none of them the label: the last
+	 * (where CSV files keep it: UCI's, scikit-learn's, a data frame's with its
+	 * target appended); LIBSVM's first is for files without names */
+	if (st->named < 0 && !o->label_given && !st->by_text && st->columns && st->header_fields == nf) {
+		lc = (long)nf - 1;
+		st->by_last = 1;
 	}
 	if (lc < 0 || lc >= (long)nf)
 		return hog_err_set(err, HOG_ECONFIG, "%s:%llu: label column %d is out of range: lines have %u fields",

@@ -348,7 +348,7 @@ static void csv_note_label(csv_state *st, const hog_input *in)
 		if (p)
 			snprintf(name, sizeof name, "%.*s", (int)strcspn(p, ","), p);
 	}
-	char msg[300];
+	char msg[400];
 	snprintf(msg, sizeof msg, "%.80s:%llu: the label is column %u, '%s'%s", in->path,
 	         (unsigned long long)in->line, st->label, name,
 	         st->named >= 0 ? (o->label_name ? "" : " (by its name; --label-col N or NAME chooses another)")

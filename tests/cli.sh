@@ -2331,6 +2331,22 @@ check "class names: a name after a number label" 1 "$H" data import -q -f csv "$
 check_grep "class names: ... names the first label" "$ERR" "cnmix.csv:3:1: .*the first label \(.*cnmix.csv:2\) is a number"
 check_true "class names: ... nothing written" test ! -e "$T/cnbad.lmdb"
 
+# where the label column is a guess it is said, and a column of one value warned of (scikit-learn's
+# digits.csv has no header and its label last: column 0 is a pixel that is always 0, and a model of it
+# scored 100%); a header that names no column the label: the last, as CSV files keep it
+awk 'BEGIN { srand(3); for (i = 0; i < 50; i++) printf "0,%d,%d,%d\n", int(16 * rand()), int(16 * rand()), i % 3 }' \
+	>"$T/dg.csv"
+check "label guess: a file without a header" 0 "$H" data import -f csv "$T/dg.csv" "$T/dg.lmdb"
+check_grep "label guess: ... says column 0 and why" "$ERR" "dg.csv:1: the label is column 0 \\(the first: the file has no header"
+check_grep "label guess: ... one value warned of" "$ERR" "warning: every label is 0 \\(column 0\\)"
+check "label guess: train warns too" 0 "$H" train --quiet --data "$T/dg.lmdb" --epochs 1
+check_grep "label guess: ... naming the set" "$ERR" "warning: every label of .*dg.lmdb is 0"
+check "label guess: --label-col -1" 0 "$H" data import -f csv --label-col -1 "$T/dg.csv" "$T/dg2.lmdb"
+check_true "label guess: ... no warning" sh -c "! grep -q warning '$ERR'"
+{ echo "a,b,c,medv"; awk -F, '{ print $2 "," $3 "," $4 "," $2 + $3 }' "$T/dg.csv"; } >"$T/hdr.csv"
+check "label guess: a header naming none" 0 "$H" data import -f csv "$T/hdr.csv" "$T/hdr.lmdb"
+check_grep "label guess: ... the last column" "$ERR" "the label is column 3, 'medv' \\(the last: the header names no column"
+
 # ------------------------------------------------------------ categories
 # columns of text (adult.csv's workclass, ...): a feature a value, once the label column is named; a test
 # file imported apart meets the values in another order, and one the training file never had: predict

@@ -530,6 +530,19 @@ static void test_csv_class_names(void)
 	CU_ASSERT_EQUAL(d->labels[0], 1.0f);
 	CU_ASSERT_EQUAL(d->labels[1], -1.0f);
 	hog_data_free(d);
+	/* one label value: a warning (the label column is most likely the wrong one) */
+	notes[0] = 0;
+	hog_import_opts w1 = { .header = -1, .note = csv_note_keep, .note_ud = notes };
+	out = tu_path("one.hog");
+	CU_ASSERT_EQUAL_FATAL(csv_import(tu_write("one.csv", "0,1,2\n0,3,4\n0,5,6\n", (size_t)-1), out, &w1, &err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(notes, "warning: every label is 0 (column 0)"));
+	notes[0] = 0;
+	unlink(out);
+	CU_ASSERT_EQUAL_FATAL(csv_import(tu_write("two.csv", "0,1,2\n1,3,4\n0,5,6\n", (size_t)-1), out, &w1, &err), 0);
+	CU_ASSERT_PTR_NULL(strstr(notes, "warning"));
+	unlink(out);
+	CU_ASSERT_EQUAL_FATAL(csv_import(tu_write("onen.csv", "a,kind\n1,x\n2,x\n", (size_t)-1), out, &w1, &err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(notes, "warning: every label is 'x' (column 1)"));
 	/* --task multiclass keeps two names two classes */
 	out = tu_path("yn.hog");
 	x.task = HOG_TASK_MULTICLASS;

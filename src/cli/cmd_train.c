@@ -603,6 +603,11 @@ int cmd_train(int argc0, char **argv0)
 			        "1/%d of an epoch's steps, which costs accuracy on a set this small and saves no time; --mode "
 			        "serial trains it as one sequence\n", a->data, (unsigned long long)small, threads, threads);
 	}
+	hog_meta lm; /* one label value: nothing to learn (a wrong --label-col, most often; a warning: said with --quiet) */
+	if (!rank && cli_data_meta(a->data, &lm) && !lm.unlabelled && lm.examples > 1 &&
+	    lm.kind != HOG_KIND_RATINGS && lm.label_min == lm.label_max)
+		fprintf(stderr, "hogwild train: warning: every label of %s is %g: the model learns nothing but that "
+		        "(was the label column chosen right? data import --label-col)\n", a->data, lm.label_min);
 	if (o.model == HOG_MODEL_MLP && o.mlp.nlayers == 0 && !a->given.on[OPT_LAYERS - OPT_FIRST] && !a->quiet)
 		/* (the mlp's default is no hidden layer: said, as a user asking for an
 		 * MLP may not expect a linear model -- on Fashion-MNIST 84.4% after 20

@@ -58,6 +58,9 @@ typedef struct csv_state {
 	uint32_t header_fields; /* fields of that header */
 	int by_text;        /* the label column is the first data line's one field of text */
 	int by_last;        /* the label column is the last, a header naming none */
+	double label0;      /* the first label (numbers) */
+	int labels_vary;    /* some label differs from the first */
+	uint64_t nlabels;   /* numbers read so far */
 	int label_names;    /* 0 until the first label; 1 numbers; 2 names (classes.c) */
 	char first_label[300]; /* where the labels' kind was decided (FILE:LINE) */
 	csv_names classes;  /* the labels' names (classes.c), where they are names */
@@ -348,14 +351,17 @@ static void csv_note_label(csv_state *st, const hog_input *in)
 		if (p)
 			snprintf(name, sizeof name, "%.*s", (int)strcspn(p, ","), p);
 	}
-	char msg[400];
-	snprintf(msg, sizeof msg, "%.80s:%llu: the label is column %u, '%s'%s", in->path,
-	         (unsigned long long)in->line, st->label, name,
+	char msg[400], quoted[100] = "";
+	if (st->columns)
+		snprintf(quoted, sizeof quoted, ", '%s'", name);
+	snprintf(msg, sizeof msg, "%.80s:%llu: the label is column %u%s%s", in->path,
+	         (unsigned long long)in->line, st->label, quoted,
 	         st->named >= 0 ? (o->label_name ? "" : " (by its name; --label-col N or NAME chooses another)")
 	         : o->label_given ? ""
 	         : st->by_text    ? " (the one column of names, not numbers; --label-col N or NAME chooses another)"
 	         : st->by_last    ? " (the last: the header names no column label, target, class or y; --label-col N "
 	                            "or NAME chooses another)"
+	         : !st->columns   ? " (the first: the file has no header to name it; --label-col N chooses another)"
 	                          : " (no column is named label, target, class or y; --label-col N or NAME chooses)");
 	o->note(o->note_ud, msg);
 }
@@ -451,7 +457,7 @@ static int csv_first_line(csv_state *st, const hog_input *in, uint32_t nf, const
 			                   wc == lc ? "the label column" : nf < 3 ? "the only feature" : "out of range", nf);
 		st->wcol = (uint32_t)wc;
 	}
-	if (st->columns && o->note)
+	if ((st->columns || !o->label_given) && o->note) /* (said when it was a guess, or of a header's name) */
 		csv_note_label(st, in);
 	st->nfeat = nf - 1 - (st->wcol != UINT32_MAX);
 	if (!(st->ids = malloc(nf * sizeof *st->ids)) || !(st->vals = malloc(nf * sizeof *st->vals)) ||
@@ -577,6 +583,10 @@ static int csv_label(csv_state *st, const hog_input *in, const char *s, const ch
 	if (!isfinite(v) || !isfinite((float)v))
 		return hog_err_set(err, HOG_EDATA, "%s:%llu:%zu: label in column %u is not finite", in->path, ln, col,
 		                   st->label + 1);
+	if (st->nlabels++ == 0)
+		st->label0 = v;
+	else if (v != st->label0)
+		st->labels_vary = 1;
 	*y = v;
 	return 0;
 }
@@ -856,6 +866,19 @@ int hog_import_csv(hog_import_ctx *c, hog_err *err)
 		rc = hog_err_set(err, HOG_EDATA, "%s: no examples in the input", c->in[0]);
 	if (!rc && st.columns && st.header_fields == st.nfields) /* names that fit the columns */
 		rc = hog_writer_meta_set(st.w, "columns", st.columns, err);
+	if (!rc && c->o->note && !c->o->no_label && ((st.label_names == 1 && !st.labels_vary) ||
+	                                             (st.label_names == 2 && st.classes.n == 1))) {
+		char msg[300], what[120];
+		size_t n;
+		const char *name = hog_class_name(st.classes.buf, 0, &n);
+		if (st.label_names == 2)
+			snprintf(what, sizeof what, "'%.*s'", (int)(n > 60 ? 60 : n), name);
+		else
+			snprintf(what, sizeof what, "%g", st.label0);
+		snprintf(msg, sizeof msg, "warning: every label is %s (column %u): a model learns nothing from one value; "
+		         "if the label is another column, --label-col N or NAME", what, st.label);
+		c->o->note(c->o->note_ud, msg);
+	}
 	if (!rc && st.label_names == 2) {
 		if ((rc = hog_writer_set_class_names(st.w, st.classes.buf, err)))
 			hog_err_prefix(err, "%s", c->in[0]);

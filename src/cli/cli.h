@@ -156,6 +156,8 @@ void cli_json_num(FILE *f, const char *key, double v, int comma);
 void cli_json_str(FILE *f, const char *s);
 /* ,"class_names":[...] of hog_data.class_names @p names. */
 void cli_json_classes(FILE *f, const char *names);
+/* data info's and model info's rows of a set's class names and categories (either NULL). */
+void cli_names_rows(const char *class_names, const char *categories, uint64_t from);
 /* "N, features F..G ('work=Private', ...)" of categories @p names from @p from. */
 void cli_categories(char *buf, size_t size, const char *names, uint64_t from);
 /* "0 'setosa', 1 'versicolor', ..." of @p names in @p buf (cut with the count). */

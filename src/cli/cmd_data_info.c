@@ -170,15 +170,7 @@ static void info_text(const struct info *f)
 		ROW("positives", "%llu (%.1f%%)", (ull)m->positives, 100.0 * m->positives / n);
 	if (m->task == HOG_TASK_MULTICLASS)
 		ROW("classes", "%u", m->classes);
-	if (f->class_names) {
-		char line[240];
-		ROW("class names", "%s", cli_class_list(line, sizeof line, f->class_names));
-	}
-	if (f->categories) {
-		char line[240];
-		cli_categories(line, sizeof line, f->categories, f->category_from);
-		ROW("categories", "%s", line);
-	}
+	cli_names_rows(f->class_names, f->categories, f->category_from);
 	if (m->unlabelled)
 		ROW("labels", "none: a set to predict on (eval and training refuse it)");
 	else

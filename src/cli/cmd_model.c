@@ -243,15 +243,7 @@ static void info_text(const struct minfo *f)
 		ROW("id maps", "%llu user and %llu item ids of the files imported", (ull)i->user_ids, (ull)i->item_ids);
 	if (i->columns)
 		ROW("columns", "%.200s%s", i->columns, strlen(i->columns) > 200 ? "..." : "");
-	if (i->class_names) {
-		char line[240];
-		ROW("class names", "%s", cli_class_list(line, sizeof line, i->class_names));
-	}
-	if (i->categories) {
-		char line[240];
-		cli_categories(line, sizeof line, i->categories, i->category_from);
-		ROW("categories", "%s", line);
-	}
+	cli_names_rows(i->class_names, i->categories, i->category_from);
 }
 
 static int model_info(int argc, char **argv)

@@ -236,6 +236,17 @@ void cli_json_classes(FILE *f, const char *names)
 	fputc(']', f);
 }
 
+void cli_names_rows(const char *class_names, const char *categories, uint64_t from)
+{
+	char line[240];
+	if (class_names)
+		printf("%-14s%s\n", "class names", cli_class_list(line, sizeof line, class_names));
+	if (categories) {
+		cli_categories(line, sizeof line, categories, from);
+		printf("%-14s%s\n", "categories", line);
+	}
+}
+
 void cli_categories(char *buf, size_t size, const char *names, uint64_t from)
 {
 	const uint32_t n = hog_class_count(names);

@@ -769,6 +769,23 @@ static void csv_note_classes(const csv_state *st)
 	st->c->o->note(st->c->o->note_ud, msg);
 }
 
+/* What a csv_state holds (not its writer). */
+static void csv_state_free(csv_state *st)
+{
+	csv_names_free(&st->classes);
+	csv_names_free(&st->cats);
+	for (uint32_t k = 0; st->pre && k < st->nfields; k++)
+		free(st->pre[k]);
+	free(st->pre);
+	free(st->cat);
+	free(st->ncat);
+	free(st->kind);
+	free(st->missing_at);
+	free(st->ids);
+	free(st->vals);
+	free(st->columns);
+}
+
 static int csv_name_cmp(const void *x, const void *y)
 {
 	const char *a = *(const char *const *)x, *b = *(const char *const *)y;
@@ -816,18 +833,7 @@ static int csv_scan_names(csv_state *st, hog_err *err)
 	} else if (sc.label_names == 2 && !rc) {
 		rc = hog_err_set(err, ENOMEM, "out of memory for the class names");
 	}
-	csv_names_free(&sc.classes);
-	csv_names_free(&sc.cats);
-	for (uint32_t k = 0; sc.pre && k < sc.nfields; k++)
-		free(sc.pre[k]);
-	free(sc.pre);
-	free(sc.cat);
-	free(sc.ncat);
-	free(sc.kind);
-	free(sc.missing_at);
-	free(sc.ids);
-	free(sc.vals);
-	free(sc.columns);
+	csv_state_free(&sc);
 	return rc;
 }
 
@@ -895,17 +901,6 @@ int hog_import_csv(hog_import_ctx *c, hog_err *err)
 		else if (c->o->note)
 			csv_note_categories(&st);
 	}
-	csv_names_free(&st.classes);
-	csv_names_free(&st.cats);
-	for (uint32_t k = 0; st.pre && k < st.nfields; k++)
-		free(st.pre[k]);
-	free(st.pre);
-	free(st.cat);
-	free(st.ncat);
-	free(st.kind);
-	free(st.missing_at);
-	free(st.ids);
-	free(st.vals);
-	free(st.columns);
+	csv_state_free(&st);
 	return hog_import_close(c, st.w, rc, err);
 }

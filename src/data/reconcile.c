@@ -458,6 +458,9 @@ static int reconcile_head(hog_data *d, const char *dn, const hog_data_ref *ref, 
 			/* {0,1} (or two other values) read as binary: a regression set all the same */
 			*relabel = 1;
 		} else if (!(ref->task == HOG_TASK_MULTICLASS && d->meta.task == HOG_TASK_BINARY)) {
+			free(*cmap); /* (NULL: class_map gave the set the reference's task) */
+			free(*fmap);
+			*cmap = *fmap = NULL;
 			return hog_err_set(err, HOG_EMISMATCH, "%s has %s labels and %s %s ones", rn, hog_task_name(ref->task),
 			                   dn, hog_task_name(d->meta.task));
 		}

@@ -316,7 +316,7 @@ install: all hogwild.pc
 	install -m 644 $(LIBA) $(DESTDIR)$(LIBDIR)/libhogwild.a
 	install -m 755 $(LIBSO) $(DESTDIR)$(LIBDIR)/libhogwild.so.$(SOVER)
 	ln -sf libhogwild.so.$(SOVER) $(DESTDIR)$(LIBDIR)/libhogwild.so
-	install -m 644 include/hogwild.h include/hogwild_data.h $(DESTDIR)$(INCDIR)/
+	install -m 644 include/hogwild.h include/hogwild_data.h include/hogwild_backend.h $(DESTDIR)$(INCDIR)/
 	install -m 644 hogwild.pc $(DESTDIR)$(PCDIR)/hogwild.pc
 	$(if $(filter 1,$(CUDA_BUILT)),install -d $(DESTDIR)$(PLUGINDIR) && install -m 755 $(PLUGIN) $(DESTDIR)$(PLUGINDIR)/$(PLUGIN))
 	install -m 644 man/*.1 $(DESTDIR)$(mandir)/man1/
@@ -325,7 +325,8 @@ install: all hogwild.pc
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/hogwild $(DESTDIR)$(BINDIR)/hogwild-mpi $(DESTDIR)$(LIBDIR)/libhogwild.a \
 	      $(DESTDIR)$(LIBDIR)/libhogwild.so $(DESTDIR)$(LIBDIR)/libhogwild.so.$(SOVER) \
-	      $(DESTDIR)$(INCDIR)/hogwild.h $(DESTDIR)$(INCDIR)/hogwild_data.h $(DESTDIR)$(PCDIR)/hogwild.pc $(DESTDIR)$(PLUGINDIR)/$(PLUGIN)
+	      $(DESTDIR)$(INCDIR)/hogwild.h $(DESTDIR)$(INCDIR)/hogwild_data.h $(DESTDIR)$(INCDIR)/hogwild_backend.h \
+	      $(DESTDIR)$(PCDIR)/hogwild.pc $(DESTDIR)$(PLUGINDIR)/$(PLUGIN)
 	-rmdir $(DESTDIR)$(PLUGINDIR) 2>/dev/null
 	rm -f $(addprefix $(DESTDIR)$(mandir)/man1/,$(notdir $(wildcard man/*.1)))
 	rm -f $(addprefix $(DESTDIR)$(mandir)/man5/,$(notdir $(wildcard man/*.5)))

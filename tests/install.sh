@@ -16,7 +16,7 @@ no() { FAILED=$((FAILED + 1)); echo "FAIL - install: $1"; [ -s "$P/err" ] && sed
 t() { name=$1; shift; if "$@" >"$P/out" 2>"$P/err"; then ok "$name"; else no "$name"; fi; }
 
 t "make install PREFIX=..." make --no-print-directory install PREFIX="$P/usr"
-for f in bin/hogwild lib/libhogwild.a lib/libhogwild.so.0 lib/libhogwild.so include/hogwild.h include/hogwild_data.h \
+for f in bin/hogwild lib/libhogwild.a lib/libhogwild.so.0 lib/libhogwild.so include/hogwild.h include/hogwild_data.h include/hogwild_backend.h \
          lib/pkgconfig/hogwild.pc share/man/man1/hogwild.1; do
 	t "installs $f" test -e "$P/usr/$f"
 done

@@ -474,13 +474,15 @@ done:
 	return rc;
 }
 
-/* Class @p k as the training set named it (@p names), or its number. */
-static void put_class(FILE *f, const char *names, uint32_t k, const char *number)
+/* Class @p k as the training set named it (@p names; @p at, where each of
+ * its @p K names starts, or NULL), or its number. */
+static void put_class(FILE *f, const char *names, const char *const *at, uint32_t K, uint32_t k,
+                      const char *number)
 {
-	size_t n;
-	const char *name = names ? hog_class_name(names, k, &n) : NULL;
+	size_t n = 0;
+	const char *name = at ? (k < K ? at[k] : NULL) : names ? hog_class_name(names, k, &n) : NULL;
 	if (name)
-		fprintf(f, "%.*s\n", (int)n, name);
+		fprintf(f, "%.*s\n", (int)(at ? strcspn(name, "\n") : n), name);
 	else
 		fputs(number, f);
 }
@@ -492,17 +494,23 @@ static void write_predictions(FILE *f, const float *mg, uint64_t n, uint32_t C, 
                               const char *names)
 {
 	char num[32];
+	/* where each name starts, found once (hog_class_name() walks from the first;
+	 * it serves where this cannot be had) */
+	const uint32_t K = names && (C || what == 1) ? hog_class_count(names) : 0;
+	const char **at = K ? malloc(K * sizeof *at) : NULL;
+	for (uint32_t k = 0; at && k < K; k++)
+		at[k] = k ? strchr(at[k - 1], '\n') + 1 : names;
 	for (uint64_t i = 0; i < n; i++) {
 		if (C && what == 2)
 			for (uint32_t j = 0; j < C; j++)
 				fprintf(f, "%.6g%c", mg[i * C + j], j + 1 == C ? '\n' : ' ');
 		else if (C) {
 			snprintf(num, sizeof num, "%.0f\n", mg[i]);
-			put_class(f, names, (uint32_t)mg[i], num);
+			put_class(f, names, at, K, (uint32_t)mg[i], num);
 		} else if (raw)
 			fprintf(f, "%llu %llu %.9g\n", (unsigned long long)raw[2 * i], (unsigned long long)raw[2 * i + 1], mg[i]);
 		else if (what == 1)
-			put_class(f, names, mg[i] > 0, mg[i] > 0 ? "1\n" : "-1\n");
+			put_class(f, names, at, K, mg[i] > 0, mg[i] > 0 ? "1\n" : "-1\n");
 		else if (what == 2)
 			fprintf(f, "%.6g\n", 1.0 / (1.0 + exp(-(double)mg[i])));
 		else
@@ -510,6 +518,7 @@ static void write_predictions(FILE *f, const float *mg, uint64_t n, uint32_t C, 
 		if ((i & 4095) == 4095 && ferror(f))
 			break; /* a full disk or a reader gone: no point in writing the rest */
 	}
+	free(at);
 }
 
 int cmd_predict(int argc, char **argv)

@@ -38,14 +38,12 @@ static int data_open(const char *path, hog_store **s, hog_data **d, hog_err *err
  * a prediction is written as must be the classes' own. */
 static int load_class_names(hog_store *s, hog_data *d, hog_err *err)
 {
-	char *buf = malloc(CLASS_NAMES_MAX + 1);
-	if (!buf)
-		return hog_err_set(err, ENOMEM, "out of memory");
-	int rc = hog_store_meta_whole(s, "class_names", buf, CLASS_NAMES_MAX + 1);
-	if (rc == ENOENT) {
-		free(buf);
+	char *buf;
+	int rc = hog_store_meta_dup(s, "class_names", CLASS_NAMES_MAX, &buf);
+	if (rc == ENOENT)
 		return 0;
-	}
+	if (rc == ENOMEM)
+		return hog_err_set(err, ENOMEM, "out of memory");
 	const uint32_t k = rc ? 0 : hog_class_count(buf), len = rc ? 0 : (uint32_t)strlen(buf);
 	const int fits = d->meta.task == HOG_TASK_MULTICLASS ? k == d->meta.classes
 	                 : d->meta.task == HOG_TASK_BINARY   ? k >= 1 && k <= 2
@@ -66,10 +64,10 @@ static int load_categories(hog_store *s, hog_data *d, hog_err *err)
 	char from[32];
 	if (hog_store_meta_whole(s, "category_from", from, sizeof from) == ENOENT)
 		return 0;
-	char *buf = malloc(CATEGORIES_MAX + 1), *end = NULL;
-	if (!buf)
+	char *buf, *end = NULL;
+	int rc = hog_store_meta_dup(s, "categories", CATEGORIES_MAX, &buf);
+	if (rc == ENOMEM)
 		return hog_err_set(err, ENOMEM, "out of memory");
-	int rc = hog_store_meta_whole(s, "categories", buf, CATEGORIES_MAX + 1);
 	const unsigned long long f = strtoull(from, &end, 10);
 	const size_t len = rc ? 0 : strlen(buf);
 	if (rc || !end || *end || end == from || d->meta.kind != HOG_KIND_SPARSE || !hog_class_names_ok(buf, len) ||

@@ -69,6 +69,21 @@ int hog_store_meta_whole(hog_store *s, const char *key, char *buf, size_t size)
 	return 0;
 }
 
+int hog_store_meta_dup(hog_store *s, const char *key, size_t max, char **out)
+{
+	MDB_val v;
+	*out = NULL;
+	if (meta_get(s, key, &v) != 0)
+		return ENOENT;
+	if (v.mv_size > max || memchr(v.mv_data, 0, v.mv_size))
+		return EINVAL;
+	if (!(*out = malloc(v.mv_size + 1)))
+		return ENOMEM;
+	memcpy(*out, v.mv_data, v.mv_size);
+	(*out)[v.mv_size] = 0;
+	return 0;
+}
+
 /* Reads a required unsigned meta entry. */
 static int meta_u64(hog_store *s, const char *key, uint64_t *out, int required, hog_err *err)
 {

@@ -35,6 +35,9 @@ int hog_split_id_read(hog_store *s, hog_split_id *id, char *buf, size_t size);
 /* A meta entry's whole text: 0, ENOENT when absent, EINVAL when it has a NUL
  * inside or does not fit @p size with its NUL (hog_store_meta_get cuts). */
 int hog_store_meta_whole(hog_store *s, const char *key, char *buf, size_t size);
+/* The same in *out, allocated to its length (free it): 0, ENOENT, EINVAL (a
+ * NUL inside, or longer than @p max bytes), ENOMEM. */
+int hog_store_meta_dup(hog_store *s, const char *key, size_t max, char **out);
 /* The same from the meta's text (or the canonical text below): 0, or -1 when
  * @p text is no whole split id (16 hex digits each of pair= and from=, part=
  * a or b), damaged or from before pair ids, which is then ignored. */

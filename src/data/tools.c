@@ -138,26 +138,19 @@ static int hog_tools_split_open(hog_writer **w, hog_store *s, const char *in, co
 	if (hog_store_meta_get(s, "generator", buf, sizeof buf) == 0 &&
 	    (rc = hog_writer_meta_set(*w, "generator", buf, err)))
 		return rc;
-	/* a CSV set's column names: a test set is matched against them */
-	char *cols = malloc(16400);
-	if (!cols)
-		return hog_err_set(err, ENOMEM, "split: out of memory");
-	if (hog_store_meta_get(s, "columns", cols, 16400) == 0 && cols[0])
-		rc = hog_writer_meta_set(*w, "columns", cols, err);
-	free(cols);
-	if (rc)
-		return rc;
-	/* and its class names, which its halves' labels number */
-	hog_data *h = NULL;
-	if ((rc = hog_data_load_header(&h, in, err)))
-		return rc;
-	if (h->class_names)
-		rc = hog_writer_set_class_names(*w, h->class_names, err);
-	char from[32]; /* and its categories, which number its features */
-	snprintf(from, sizeof from, "%llu", (unsigned long long)h->category_from);
-	if (!rc && h->categories && !(rc = hog_writer_meta_set(*w, "category_from", from, err)))
-		rc = hog_writer_meta_set(*w, "categories", h->categories, err);
-	hog_data_free(h);
+	/* a CSV set's column names (a test set is matched against them), its class
+	 * names, which its halves' labels number, and its categories, which number
+	 * their features: as they are (the halves keep the input's task and width) */
+	static const char *const names[] = { "columns", "class_names", "category_from", "categories" };
+	for (size_t k = 0; k < sizeof names / sizeof *names && !rc; k++) {
+		char *v;
+		int got = hog_store_meta_dup(s, names[k], (size_t)1 << 30, &v);
+		if (got == ENOMEM)
+			return hog_err_set(err, ENOMEM, "split: out of memory");
+		if (!got && v[0])
+			rc = hog_writer_meta_set(*w, names[k], v, err);
+		free(v);
+	}
 	if (rc)
 		return rc;
 	static const char *const maps[] = { "users", "items" };

@@ -44,7 +44,7 @@ endif
 
 # --- dependencies through pkg-config; a missing one names its Debian package ---
 # name:debian-package
-DEPS_REQ := lmdb:liblmdb-dev zlib:zlib1g-dev openblas:libopenblas-dev
+DEPS_REQ := lmdb:liblmdb-dev zlib:zlib1g-dev openblas:libopenblas-dev liblzma:liblzma-dev libzstd:libzstd-dev
 ifeq ($(HWLOC),1)
 DEPS_REQ += hwloc:libhwloc-dev
 endif
@@ -72,7 +72,9 @@ endif
 endif
 
 pc_missing = $(foreach d,$(1),$(if $(shell $(PKG_CONFIG) --exists $(word 1,$(subst :, ,$(d))) && echo y),,$(word 2,$(subst :, ,$(d)))))
-MISSING      := $(strip $(call pc_missing,$(DEPS_REQ)))
+# libbz2 has no pkg-config file in Debian: its header says whether it is there
+BZ2_MISSING  := $(if $(shell printf '\043include <bzlib.h>\n' | $(CC) $(CPPFLAGS) -E -x c - >/dev/null 2>&1 && echo y),,libbz2-dev)
+MISSING      := $(strip $(call pc_missing,$(DEPS_REQ)) $(BZ2_MISSING))
 MISSING_TEST := $(strip $(call pc_missing,$(DEPS_TEST)))
 PC_NAMES     := $(foreach d,$(DEPS_REQ),$(word 1,$(subst :, ,$(d))))
 
@@ -129,7 +131,7 @@ CLANG_FLAGS  := $(if $(shell $(CC) --version 2>/dev/null | grep -i clang),-Wno-p
 CFLAGS_ALL   := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -fopenmp \
                 -pthread -fPIC -fno-semantic-interposition $(OPT_CFLAGS) $(CLANG_FLAGS) \
                 $(shell $(PKG_CONFIG) --cflags $(PC_NAMES) 2>/dev/null) $(CFLAGS)
-LDLIBS_ALL   := $(shell $(PKG_CONFIG) --libs $(PC_NAMES) 2>/dev/null) -ldl -lm $(LDLIBS)
+LDLIBS_ALL   := $(shell $(PKG_CONFIG) --libs $(PC_NAMES) 2>/dev/null) -lbz2 -ldl -lm $(LDLIBS)
 LDFLAGS_ALL  := -fopenmp -pthread $(SANLD) $(LDFLAGS)
 
 # Sources: every .c under src/ except the CLI goes into the library; hwloc is one
@@ -301,7 +303,7 @@ hogwild.pc: FORCE
 	  echo 'Name: hogwild'; echo 'Description: lock-free parallel SGD (Hogwild!) on LMDB data sets'; \
 	  echo 'Version: '$$(sed -n 's/^#define HOG_VERSION_STRING "\(.*\)"/\1/p' include/hogwild.h); \
 	  echo 'Cflags: -I$${includedir}'; echo 'Libs: -L$${libdir} -lhogwild'; \
-	  echo 'Libs.private: $(strip $(shell $(PKG_CONFIG) --libs $(PC_NAMES) 2>/dev/null)) -fopenmp -pthread -ldl -lm'; \
+	  echo 'Libs.private: $(strip $(shell $(PKG_CONFIG) --libs $(PC_NAMES) 2>/dev/null)) -lbz2 -fopenmp -pthread -ldl -lm'; \
 	  } > $@.tmp && mv $@.tmp $@
 
 # PREFIX, DESTDIR: the programs, the static and shared library, the header, the

@@ -17,15 +17,16 @@ if [ "$1" = "--tools" ]; then
     echo "setup: clang or lmdb-utils not installed; fuzzing or the crafted-meta checks are skipped" >&2
   exit 0
 fi
-PKGS="build-essential pkg-config liblmdb-dev libhwloc-dev libcunit1-dev libopenblas-dev zlib1g-dev"
+PKGS="build-essential pkg-config liblmdb-dev libhwloc-dev libcunit1-dev libopenblas-dev zlib1g-dev libbz2-dev liblzma-dev libzstd-dev"
 OPTIONAL="gnuplot-nox"
 MPI_PKGS="libopenmpi-dev openmpi-bin"
 mpi_ok() { pkg-config --exists ompi-c 2>/dev/null && command -v mpirun >/dev/null 2>&1; }
 if [ "$1" = "--if-missing" ]; then
   ok=1
-  for m in lmdb hwloc cunit openblas zlib; do
+  for m in lmdb hwloc cunit openblas zlib liblzma libzstd; do
     pkg-config --exists $m 2>/dev/null || ok=0
   done
+  [ -f /usr/include/bzlib.h ] || ok=0
   command -v cc >/dev/null 2>&1 || ok=0
   if [ $ok = 1 ] && mpi_ok; then exit 0; fi
   if [ $ok = 1 ] && [ "$(id -u)" != 0 ] && ! command -v sudo >/dev/null 2>&1; then

@@ -317,6 +317,30 @@ else
 	echo "skip - data import of gzip input (no gzip here)"
 	cp "$T/small.lmdb" "$T/two.lmdb"
 fi
+# bzip2, xz and zstd files as their tools write them (LIBSVM's sets come as .bz2),
+# a file of two members, one cut short, a zip archive
+"$H" data export "$T/small.lmdb" >"$T/plain.txt" 2>"$ERR"
+for z in bzip2 xz zstd; do
+	if ! command -v $z >/dev/null 2>&1; then
+		echo "skip - data import of $z input (no $z here)"
+		continue
+	fi
+	$z -qc "$T/small.txt" >"$T/z.$z"
+	$z -qc "$T/small.txt" >>"$T/z.$z"
+	check "data import: a $z file of two members, without --format" 2 "$H" data import "$T/z.$z" "$T/z.lmdb"
+	check_grep "data import: ... its text read for the guess" "$ERR" "which reads as --format libsvm$"
+	check "data import: a $z file of two members" 0 "$H" data import -q --format libsvm "$T/z.$z" "$T/z-$z.lmdb"
+	check_grep "data import: ... both members read" "$OUT" '10 examples'
+	"$H" data export "$T/z-$z.lmdb" 2>"$ERR" | head -5 >"$T/z.txt"
+	check_true "data import: ... the first member is the plain file" cmp "$T/z.txt" "$T/plain.txt"
+	head -c "$(($(wc -c <"$T/z.$z") - 5))" "$T/z.$z" >"$T/cut.$z"
+	check "data import: a $z file cut short" 1 "$H" data import -q --format libsvm "$T/cut.$z" "$T/cut.lmdb"
+	check_grep "data import: ... is named truncated" "$ERR" "cut\.$z:[0-9]*: truncated $z file"
+	check_true "data import: ... leaves nothing" test ! -e "$T/cut.lmdb"
+done
+printf 'PK\003\004\024\000\000\000rest' >"$T/a.zip"
+check "data import: a zip archive" 1 "$H" data import -q --format libsvm "$T/a.zip" "$T/zip.lmdb"
+check_grep "data import: ... says to take the file out" "$ERR" "a\.zip: a zip archive: .*unzip -p ARCHIVE"
 check "data import --dim" 0 "$H" data import -q --format libsvm --dim 100 "$T/small.txt" "$T/dim.lmdb"
 check_grep "data import --dim: the dimension given" "$OUT" '100 features'
 

@@ -243,9 +243,10 @@ static int data_make(const char *out, const char *label, hog_import_opts *io, ho
 static const char import_usage[] =
 	"usage: hogwild data import --format FMT [options] IN... OUT.lmdb\n"
 	"\n"
-	"Reads the IN files (plain or gzip) into a new data set OUT.lmdb, written to\n"
-	"a temporary file and renamed into place when complete. Malformed input is\n"
-	"reported as FILE:LINE:COLUMN and leaves nothing behind.\n"
+	"Reads the IN files (plain, or gzip, bzip2, xz or zstd text) into a new data\n"
+	"set OUT.lmdb, written to a temporary file and renamed into place when\n"
+	"complete. Malformed input is reported as FILE:LINE:COLUMN and leaves\n"
+	"nothing behind.\n"
 	"\n"
 	"  -f, --format FMT      libsvm | csv | ratings | idx | vw (required: without\n"
 	"                        it the refusal says what IN's first line reads as;\n"

@@ -3,11 +3,11 @@
  * give. Only a hint: a set imported in a format guessed wrong (ratings read as
  * a CSV of features, say) would be a wrong data set that trains anyway. */
 #include "cli/cli.h"
+#include "data/input.h"
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <zlib.h>
 
 /* 1 when the @p n bytes at @p t are "INDEX:" and something after it */
 static int is_pair(const char *t, size_t n)
@@ -24,13 +24,15 @@ const char *cli_import_guess(const char *path, char *what, size_t size, const ch
 	struct stat st;
 	if (!path || !strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode))
 		return NULL; /* (a pipe read here would be read no more) */
-	gzFile f = gzopen(path, "rb"); /* (plain files read as they are) */
-	if (!f)
-		return NULL;
+	hog_input in; /* (plain or compressed, as the import reads it) */
+	hog_err err = { 0 };
 	char buf[4096];
-	int n = gzread(f, buf, sizeof buf - 1);
-	gzclose(f);
-	if (n < 4)
+	size_t n = 0;
+	if (hog_input_open(&in, path, 0, &err))
+		return NULL;
+	int rc = hog_input_read(&in, buf, sizeof buf - 1, &n, &err);
+	hog_input_close(&in);
+	if (rc || n < 4)
 		return NULL;
 	buf[n] = 0;
 	if (!buf[0] && !buf[1] && buf[2] == 8 && buf[3] >= 1 && buf[3] <= 3) {

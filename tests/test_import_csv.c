@@ -127,14 +127,14 @@ static void test_csv_middle_label_semicolon_blanks(void)
 	hog_data_free(d);
 
 	/* runs of blanks when there is no ',', tab or ';' */
-	in = tu_write("w.txt", "  3 1e2   0\n4 0 -0.5  \n", (size_t)-1);
+	in = tu_write("w.txt", "  3 1e2   0\n4.5 0 -0.5  \n", (size_t)-1); /* (3 and 4 would be two classes) */
 	out = tu_path("w.hog");
 	CU_ASSERT_EQUAL_FATAL(csv_import(in, out, NULL, &err), 0);
 	d = csv_load(out);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
 	CU_ASSERT_EQUAL(d->n, 2);
 	CU_ASSERT_EQUAL(d->labels[0], 3.0f);
-	CU_ASSERT_EQUAL(d->labels[1], 4.0f);
+	CU_ASSERT_EQUAL(d->labels[1], 4.5f);
 	csv_row_is(d, 0, 1, (uint32_t[]){ 0 }, (float[]){ 100 });
 	csv_row_is(d, 1, 1, (uint32_t[]){ 1 }, (float[]){ -0.5f });
 	hog_data_free(d);
@@ -435,7 +435,7 @@ static void test_csv_label_by_name(void)
 		{ "a,b,label\n5,6,1\n7,8,0\n", NULL, 0, 0, 1, 0, "column 2, 'label' (by its name" },
 		{ "a,TARGET,b\n5,1,6\n7,0,8\n", NULL, 0, 0, 1, 0, "column 1, 'TARGET'" },
 		{ "y,a,class\n0,5,1\n1,7,0\n", NULL, 0, 0, 1, 1, "column 2, 'class'" },  /* class before y; y = 0 is not stored */
-		{ "a,b,c\n1,6,7\n0,8,9\n", NULL, 0, 0, 7, 0, "column 2, 'c' (the last: the header names no" },
+		{ "a,b,c\n1,6,7\n0,8,9.5\n", NULL, 0, 0, 7, 0, "column 2, 'c' (the last: the header names no" },
 		{ "a,b,label\n1,6,0\n0,8,1\n", NULL, 1, 0, 1, 0, "column 0, 'a'\n" },    /* the number wins */
 		{ "a,\"Price\",b\n5,2.5,6\n7,1.5,8\n", "price", 1, 0, 2.5f, 0, "column 1, 'Price'\n" },
 	};

@@ -565,7 +565,7 @@ static void test_class_names(void)
 	write_text("n1.csv", "p,q,kind\n1,0,b\n0,1,c\n1,1,a\n2,0,b\n0,2,c\n2,2,a\n");
 	write_text("n2.csv", "p,q,kind\n1,1,c\n0,1,a\n1,0,c\n2,0,c\n3,3,a\n0,2,c\n1,1,a\n");
 	write_text("n3.csv", "p,q,kind\n1,1,a\n0,1,d\n");
-	write_text("n4.csv", "p,q,kind\n1,1,0\n0,1,2\n");
+	write_text("n4.csv", "p,q,kind\n1,1,0\n0,1,2\n2,2,1\n"); /* (three values: two would be named) */
 	import_as("n1.csv", "n1.lmdb", HOG_FORMAT_CSV);
 	import_as("n2.csv", "n2.lmdb", HOG_FORMAT_CSV);
 	import_as("n3.csv", "n3.lmdb", HOG_FORMAT_CSV);

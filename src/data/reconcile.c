@@ -292,6 +292,50 @@ static uint32_t *names_map(const char *a, const char *b)
 	return map;
 }
 
+/* 1 when every one of @p names is a whole number ("2", "-1"), as the importer
+ * names two numeric label values (writer.c, two_values); *top the largest. */
+static int numbered_names(const char *names, long *top)
+{
+	*top = -1;
+	for (const char *p = names; *p;) {
+		char *e;
+		errno = 0;
+		const long v = strtol(p, &e, 10);
+		if (e == p || *e != '\n' || errno || v < -1 || v > 65535)
+			return 0;
+		*top = v > *top ? v : *top;
+		p = e + 1;
+	}
+	return 1;
+}
+
+/* The names of @p k classes numbered from @p lo: a binary set's labels (its
+ * lowest value, -1 or 0, and 1) or a multiclass set's (0 .. k-1). */
+static char *number_names(long lo, long k)
+{
+	char *s = malloc((size_t)k * 8 + 1), *p = s;
+	for (long v = 0; s && v < k; v++)
+		p += sprintf(p, "%ld\n", v ? v : lo);
+	if (s)
+		*p = 0;
+	return s;
+}
+
+/* A class of a set without names (named by number_names) that has no example:
+ * out of its label range, or (where its labels are loaded) met by none. */
+static int class_unused(const hog_data *d, uint32_t k)
+{
+	const double v = d->meta.task == HOG_TASK_BINARY ? (k ? 1.0 : d->meta.label_min < 0 ? -1.0 : 0.0) : k;
+	if (v < d->meta.label_min || v > d->meta.label_max)
+		return 1;
+	if (!d->labels)
+		return 0;
+	for (uint64_t i = 0; i < d->n; i++)
+		if ((d->meta.task == HOG_TASK_BINARY ? (uint32_t)(d->labels[i] > 0) : (uint32_t)d->labels[i]) == k)
+			return 0;
+	return 1;
+}
+
 /* A set whose labels were names against its reference's names: *out[k] the
  * reference's class of the set's class k (each importer numbers the names in
  * its own file's order of first appearance, so the numbers of two files need
@@ -305,17 +349,48 @@ static int class_map(hog_data *d, const char *dn, const hog_data_ref *ref, const
 	const char *a = d->class_names, *b = ref->class_names;
 	if (d->meta.unlabelled || (!a && !b) || !ref->task)
 		return 0;
+	/* numbers on one side, names that are numbers on the other (two label
+	 * values, 1 and 2, named; a test file holding only one of them, or a
+	 * multiclass set's two): the numbers' classes named as the importer would */
+	long top;
+	int rc;
+	if (a && !b && ref->task == HOG_TASK_REGRESSION && d->meta.task == HOG_TASK_BINARY && numbered_names(a, &top)) {
+		/* two values named against a regression: the values, as {0,1} read as binary are (reconcile_head) */
+		d->meta.label_min = strtod(a, NULL);
+		d->meta.label_max = strtod(strchr(a, '\n') + 1, NULL);
+		free(d->class_names);
+		d->class_names = NULL;
+		return 0;
+	}
+	const enum hog_task plain = a ? ref->task : d->meta.task;
+	char *own = NULL;
+	if ((!a || !b) && numbered_names(a ? a : b, &top) &&
+	    (plain == HOG_TASK_BINARY || plain == HOG_TASK_MULTICLASS)) {
+		if (!a)
+			a = own = d->meta.task == HOG_TASK_BINARY ? number_names(d->meta.label_min < 0 ? -1 : 0, 2)
+			                                          : number_names(0, d->meta.classes);
+		else
+			b = own = ref->task == HOG_TASK_BINARY ? number_names(0, 2) : number_names(0, top + 1);
+		if (!own)
+			return hog_err_set(err, ENOMEM, "out of memory matching the class names");
+	}
 	if (!a || !b)
 		return hog_err_set(err, HOG_EMISMATCH, "%s's labels are class names and %s's are numbers: their classes "
 		                   "cannot be matched (import both from files that give the labels the same way)",
 		                   a ? dn : rn, a ? rn : dn);
 	const uint32_t na = hog_class_count(a), nb = hog_class_count(b);
 	uint32_t *map = names_map(a, b);
-	if (!map)
+	if (!map) {
+		free(own);
 		return hog_err_set(err, ENOMEM, "out of memory matching the class names");
+	}
 	for (uint32_t k = 0; k < na; k++) {
 		if (map[k] != UINT32_MAX)
 			continue;
+		if (own && a == own && class_unused(d, k)) {
+			map[k] = 0; /* (no label reads it) */
+			continue;
+		}
 		size_t n;
 		const char *name = hog_class_name(a, k, &n);
 		char list[200];
@@ -327,9 +402,37 @@ static int class_map(hog_data *d, const char *dn, const hog_data_ref *ref, const
 			               other);
 		}
 		free(map);
-		return hog_err_set(err, HOG_EMISMATCH, "%s has the class '%.*s', which %s has not (%s has %s%s)", dn,
-		                   (int)(n > 60 ? 60 : n), name, rn, rn, list, at >= (int)sizeof list - 50 ? ", ..." : "");
+		rc = hog_err_set(err, HOG_EMISMATCH, "%s has the class '%.*s', which %s has not (%s has %s%s)", dn,
+		                 (int)(n > 60 ? 60 : n), name, rn, rn, list, at >= (int)sizeof list - 50 ? ", ..." : "");
+		free(own);
+		return rc;
 	}
+	if (own && a == own) { /* the set's classes keep the reference's names: the match is made again alike */
+		/* A multiclass set against binary classes holds one value v (two would
+		 * have been named, three are not all the reference's): its labels, read
+		 * as the reference's task a chunk at a time, are v > 0; read whole, v */
+		if (d->meta.task == HOG_TASK_MULTICLASS && ref->task == HOG_TASK_BINARY &&
+		    d->meta.label_min == d->meta.label_max && d->meta.label_min >= 0 && d->meta.label_min < na)
+			map[d->meta.label_min > 0] = map[(uint32_t)d->meta.label_min];
+		size_t len = 1, n;
+		for (uint32_t k = 0; k < na; k++)
+			len += (hog_class_name(b, map[k], &n), n + 1);
+		char *kept = malloc(len), *p = kept;
+		for (uint32_t k = 0; kept && k < na; k++) {
+			const char *name = hog_class_name(b, map[k], &n);
+			memcpy(p, name, n);
+			p[n] = '\n';
+			p += n + 1;
+		}
+		if (!kept) {
+			free(map);
+			free(own);
+			return hog_err_set(err, ENOMEM, "out of memory matching the class names");
+		}
+		*p = 0;
+		d->class_names = kept;
+	}
+	free(own);
 	d->meta.task = ref->task;
 	d->meta.classes = ref->task == HOG_TASK_MULTICLASS ? nb : 0;
 	*out = map;
@@ -605,9 +708,9 @@ int hog_data_match_begin(hog_data_match **out, hog_chunks *c, const char *dn, co
 	if (!x)
 		return hog_err_set(err, ENOMEM, "out of memory");
 	x->ref = *ref;
-	x->lmin = h->meta.label_min;
-	x->lmax = h->meta.label_max;
 	int rc = reconcile_head(h, dn, ref, rn, &x->relabel, &x->cmap, &x->fmap, err);
+	x->lmin = h->meta.label_min; /* (after: two values named are put back to their numbers there) */
+	x->lmax = h->meta.label_max;
 	x->fit.renamed = x->cmap != NULL;
 	x->fit.recoded = x->fmap != NULL;
 	x->from = h->category_from;

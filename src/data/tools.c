@@ -346,6 +346,23 @@ static void hog_tools_put_float(hog_tools_out *o, float v)
 	o->pos += (size_t)snprintf(o->buf + o->pos, 32, "%.9g", (double)v);
 }
 
+/* A binary set's two label values read as numbers (writer.c, two_values: 1
+ * and 2 became classes named "1" and "2"): *lo, *hi the values of its classes
+ * 0 and 1, written back as imported. 0 where the set has no such names. */
+static int numbered_pair(hog_store *s, float *lo, float *hi)
+{
+	char *names = NULL;
+	if (hog_store_meta_dup(s, "class_names", 64, &names))
+		return 0;
+	char *e1, *e2;
+	const long a = strtol(names, &e1, 10), b = *e1 == '\n' ? strtol(e1 + 1, &e2, 10) : 0;
+	const int ok = e1 != names && *e1 == '\n' && e2 != e1 + 1 && *e2 == '\n' && !e2[1];
+	free(names);
+	*lo = (float)a;
+	*hi = (float)b;
+	return ok;
+}
+
 int hog_export_libsvm(const char *in, int fd, hog_err *err)
 {
 	hog_store *s;
@@ -369,6 +386,8 @@ int hog_export_libsvm(const char *in, int fd, hog_err *err)
 		hog_store_close(s);
 		return hog_err_set(err, ENOMEM, "export: out of memory");
 	}
+	float vlo = 0, vhi = 1; /* (labels 1 and 2 imported: 1 and 2, not 0 and 1) */
+	const int pair = m->task == HOG_TASK_BINARY && numbered_pair(s, &vlo, &vhi);
 	/* one token (" id:value" or the label) is at most 1 + 20 + 1 + 16 bytes */
 	hog_blockbuf bb = { 0 }; /* packed blocks, one at a time */
 	const size_t room = 64;
@@ -384,7 +403,7 @@ int hog_export_libsvm(const char *in, int fd, hog_err *err)
 			if (!m->unlabelled && b.weights && b.weights[i] != 1.0f && b.labels[i] > 0)
 				o.buf[o.pos++] = '+';
 			if (!m->unlabelled) /* a set without labels: lines of features only, as imported */
-				hog_tools_put_float(&o, b.labels[i]);
+				hog_tools_put_float(&o, pair ? (b.labels[i] > 0 ? vhi : vlo) : b.labels[i]);
 			if (!m->unlabelled && b.weights && b.weights[i] != 1.0f) {
 				o.buf[o.pos++] = ':';
 				hog_tools_put_float(&o, b.weights[i]);

@@ -54,9 +54,20 @@ struct hog_writer {
 	int weighted;           /* some example's weight is not 1 */
 	int packed;             /* some block is packed (format version 3) */
 	int all_pm1, all_01, all_small_int;
+	float lv[2];            /* the first two label values met, */
+	uint64_t lvn[2];        /* how often each, */
+	int nlv;                /* how many (3: more than two) */
 	struct meta_kv *kv;
 	size_t nkv;
 };
+
+static int meta_kv_has(const hog_writer *w, const char *key)
+{
+	for (size_t i = 0; i < w->nkv; i++)
+		if (!strcmp(w->kv[i].key, key))
+			return 1;
+	return 0;
+}
 
 static int w_oom(hog_writer *w, hog_err *err)
 {
@@ -164,6 +175,50 @@ fail:
 	return rc;
 }
 
+/* Grows the map before a put of @p bytes can fill it: LMDB can only resize
+ * between transactions, and reserving a huge map up front fails where address
+ * space is short (sanitizers, 32-bit limits). Slack covers page rounding and
+ * the tree. */
+static int w_room(hog_writer *w, size_t bytes, hog_err *err)
+{
+	int rc;
+	size_t need = w->committed + w->txn_bytes + bytes + bytes / 8 + ((size_t)64 << 20);
+	if (need > w->mapsize) {
+		if ((rc = mdb_txn_commit(w->txn)) != 0) {
+			w->txn = NULL;
+			return w_lmdb(w, err, rc, "committing");
+		}
+		w->txn = NULL;
+		w->committed += w->txn_bytes;
+		w->txn_bytes = 0;
+		while (w->mapsize < 2 * need)
+			w->mapsize *= 2;
+		if ((rc = mdb_env_set_mapsize(w->env, w->mapsize)) != 0 ||
+		    (rc = mdb_txn_begin(w->env, NULL, 0, &w->txn)) != 0)
+			return w_lmdb(w, err, rc, "growing the map");
+	}
+	return 0;
+}
+
+/* A put of @p bytes done: the transaction is committed every TXN_BYTES. */
+static int w_wrote(hog_writer *w, size_t bytes, hog_err *err)
+{
+	int rc;
+	w->txn_bytes += bytes;
+	if (w->txn_bytes > TXN_BYTES) {
+		if ((rc = mdb_txn_commit(w->txn)) != 0) {
+			w->txn = NULL;
+			return w_lmdb(w, err, rc, "committing");
+		}
+		w->txn = NULL;
+		if ((rc = mdb_txn_begin(w->env, NULL, 0, &w->txn)) != 0)
+			return hog_err_lmdb(err, rc, "starting a transaction", w->tmp);
+		w->committed += w->txn_bytes;
+		w->txn_bytes = 0;
+	}
+	return 0;
+}
+
 static int flush_block(hog_writer *w, hog_err *err)
 {
 	if (w->n == 0)
@@ -188,25 +243,9 @@ static int flush_block(hog_writer *w, hog_err *err)
 		bytes = plan.bytes;
 		w->packed = 1;
 	}
-	int rc;
-	/* Grow the map before it can fill: LMDB can only resize between transactions,
-	 * and reserving a huge map up front fails where address space is short
-	 * (sanitizers, 32-bit limits). Slack covers page rounding and the tree. */
-	size_t need = w->committed + w->txn_bytes + bytes + bytes / 8 + ((size_t)64 << 20);
-	if (need > w->mapsize) {
-		if ((rc = mdb_txn_commit(w->txn)) != 0) {
-			w->txn = NULL;
-			return w_lmdb(w, err, rc, "committing");
-		}
-		w->txn = NULL;
-		w->committed += w->txn_bytes;
-		w->txn_bytes = 0;
-		while (w->mapsize < 2 * need)
-			w->mapsize *= 2;
-		if ((rc = mdb_env_set_mapsize(w->env, w->mapsize)) != 0 ||
-		    (rc = mdb_txn_begin(w->env, NULL, 0, &w->txn)) != 0)
-			return w_lmdb(w, err, rc, "growing the map");
-	}
+	int rc = w_room(w, bytes, err);
+	if (rc)
+		return rc;
 	unsigned char kb[8];
 	uint64_t idx = w->blocks;
 	for (int i = 7; i >= 0; i--, idx >>= 8)
@@ -235,19 +274,7 @@ static int flush_block(hog_writer *w, hog_err *err)
 	w->nnz = 0;
 	w->blk_vals = 0;
 	w->blk_w = 0;
-	w->txn_bytes += bytes;
-	if (w->txn_bytes > TXN_BYTES) {
-		if ((rc = mdb_txn_commit(w->txn)) != 0) {
-			w->txn = NULL;
-			return w_lmdb(w, err, rc, "committing");
-		}
-		w->txn = NULL;
-		if ((rc = mdb_txn_begin(w->env, NULL, 0, &w->txn)) != 0)
-			return hog_err_lmdb(err, rc, "starting a transaction", w->tmp);
-		w->committed += w->txn_bytes;
-		w->txn_bytes = 0;
-	}
-	return 0;
+	return w_wrote(w, bytes, err);
 }
 
 int hog_writer_set_weight(hog_writer *w, double weight, hog_err *err)
@@ -279,6 +306,17 @@ static void note_label(hog_writer *w, float y)
 	if (y != 1 && y != -1) w->all_pm1 = 0;
 	if (y != 0 && y != 1) w->all_01 = 0;
 	if (!(y >= 0 && y < 65536 && y == floorf(y))) w->all_small_int = 0;
+	if (w->nlv < 3) {
+		int k = 0;
+		while (k < w->nlv && w->lv[k] != y)
+			k++;
+		if (k == 2)
+			w->nlv = 3;
+		else if (k == w->nlv)
+			w->lv[w->nlv++] = y, w->lvn[k] = 1;
+		else
+			w->lvn[k]++;
+	}
 }
 
 int hog_writer_add_sparse(hog_writer *w, float label, const uint32_t *ids, const float *vals,
@@ -484,13 +522,84 @@ static int put_meta_fmt(hog_writer *w, const char *key, hog_err *err, const char
 	return put_meta(w, key, buf, strlen(buf), err);
 }
 
+/* Two label values, whole numbers but neither {0, 1} nor {-1, 1}: LIBSVM's
+ * covtype.binary, mushrooms and skin_nonskin are 1 and 2, breast-cancer 2 and
+ * 4. They were 3 or 5 classes of which only two had examples, and with --task
+ * binary every example a positive (labels > 0). Binary, the smaller value the
+ * negative class, the values kept as the class names, as text labels are. */
+static int two_values(const hog_writer *w)
+{
+	return w->o.kind != HOG_KIND_RATINGS && !w->o.unlabelled && w->nlv == 2 && !w->all_pm1 && !w->all_01 &&
+	       w->all_small_int && (!w->o.task || w->o.task == HOG_TASK_BINARY) && !meta_kv_has(w, "class_names");
+}
+
+/* The blocks written hold two_values()' labels as read: each block's labels
+ * (the f32 array after the header, in raw and packed blocks alike) become 0
+ * or 1 and the block is sealed again; the values become the class names. */
+static int relabel_two(hog_writer *w, hog_err *err)
+{
+	const int hi = w->lv[1] > w->lv[0];
+	unsigned char *buf = NULL;
+	size_t cap = 0;
+	int rc = 0;
+	for (uint64_t i = 0; i < w->blocks && !rc; i++) {
+		unsigned char kb[8];
+		for (int b = 7, x = 0; b >= 0; b--, x += 8)
+			kb[b] = (unsigned char)(i >> x);
+		MDB_val k = { 8, kb }, v;
+		if ((rc = mdb_get(w->txn, w->blocks_dbi, &k, &v))) {
+			rc = w_lmdb(w, err, rc, "reading a block back");
+			break;
+		}
+		const size_t len = v.mv_size;
+		uint64_t n;
+		if (len > cap) {
+			unsigned char *nb = realloc(buf, len);
+			if (!nb) {
+				rc = w_oom(w, err);
+				break;
+			}
+			buf = nb;
+			cap = len;
+		}
+		memcpy(buf, v.mv_data, len);
+		memcpy(&n, buf + 16, 8);
+		for (uint64_t j = 0; j < n && HOG_BLOCK_HEADER + 4 * (j + 1) <= len; j++) {
+			float y;
+			memcpy(&y, buf + HOG_BLOCK_HEADER + 4 * j, 4);
+			y = y == w->lv[hi] ? 1.0f : 0.0f;
+			memcpy(buf + HOG_BLOCK_HEADER + 4 * j, &y, 4);
+		}
+		hog_block_seal(buf, len);
+		if ((rc = w_room(w, len, err)))
+			break;
+		MDB_val nv = { len, NULL };
+		if ((rc = mdb_put(w->txn, w->blocks_dbi, &k, &nv, MDB_RESERVE))) {
+			rc = w_lmdb(w, err, rc, "writing a block");
+			break;
+		}
+		memcpy(nv.mv_data, buf, len);
+		rc = w_wrote(w, len, err);
+	}
+	free(buf);
+	if (rc)
+		return rc;
+	char names[64];
+	snprintf(names, sizeof names, "%.0f\n%.0f\n", (double)w->lv[!hi], (double)w->lv[hi]);
+	w->positives = w->lvn[hi];
+	w->lmin = 0;
+	w->lmax = 1;
+	w->lsum = (double)w->lvn[hi];
+	return kv_add(w, "class_names", names, strlen(names), err);
+}
+
 static enum hog_task decide_task(const hog_writer *w)
 {
 	if (w->o.kind == HOG_KIND_RATINGS)
 		return HOG_TASK_RATINGS;
 	if (w->o.task)
 		return w->o.task;
-	if (w->all_pm1 || w->all_01)
+	if (w->all_pm1 || w->all_01 || two_values(w))
 		return HOG_TASK_BINARY;
 	/* Small non-negative integers are classes, unless there are so many of them
 	 * for so few examples that they read as measured values (a disease score of
@@ -510,6 +619,8 @@ int hog_writer_finish(hog_writer *w, hog_err *err)
 		goto fail;
 	}
 	enum hog_task task = decide_task(w);
+	if (two_values(w) && (rc = relabel_two(w, err)))
+		goto fail;
 	uint64_t features = w->o.features, classes = 0, nnz = w->total_nnz;
 	if (w->o.kind == HOG_KIND_SPARSE && !features)
 		features = w->any_id ? w->max_id + 1 : 1;

@@ -1,0 +1,177 @@
+/* Labels that are two whole numbers other than {0,1} and {-1,1} (LIBSVM's
+ * covtype.binary and mushrooms: 1 and 2; breast-cancer: 2 and 4): a binary set
+ * whose classes are named by the numbers, the smaller the negative class,
+ * across blocks written before the second value was met, raw and packed; a
+ * test set imported apart that holds only one of the values (a multiclass set
+ * of numbers, or a binary one) matched to them by value, whole and a chunk at
+ * a time; a value the reference lacks refused naming it; names that are
+ * numbers against a multiclass set of numbers, and against regression values
+ * (the numbers again); what stays as it was. */
+#include "util.h"
+#include "hogwild.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static hog_err err;
+
+static void import_text(const char *name, const char *text, enum hog_task task, int raw)
+{
+	char in_name[64], out_name[64];
+	snprintf(in_name, sizeof in_name, "%s.txt", name);
+	snprintf(out_name, sizeof out_name, "%s.lmdb", name);
+	const char *in = tu_write(in_name, text, (size_t)-1);
+	hog_import_opts o = { .format = HOG_FORMAT_LIBSVM, .task = task, .block_examples = 3, .raw_blocks = raw };
+	int rc = hog_import(&in, 1, tu_path(out_name), &o, &err);
+	if (rc)
+		fprintf(stderr, "\n  import %s: %s\n", name, err.msg);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+}
+
+static hog_data *load(const char *name)
+{
+	char out_name[64];
+	snprintf(out_name, sizeof out_name, "%s.lmdb", name);
+	hog_data *d = NULL;
+	int rc = hog_data_load(&d, tu_path(out_name), &err);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	return d;
+}
+
+/* seven examples, the first four (two blocks of three) all 2 */
+static const char *const pair12 = "2 1:1\n2 2:1\n2 1:1 3:1\n2 2:1\n1 3:1\n2 1:0.5\n1 4:1\n";
+static const float want12[] = { 1, 1, 1, 1, -1, 1, -1 };
+
+static void test_two_values_import(void)
+{
+	for (int raw = 0; raw < 2; raw++) {
+		import_text(raw ? "lv_raw" : "lv_packed", pair12, 0, raw);
+		hog_data *d = load(raw ? "lv_raw" : "lv_packed");
+		CU_ASSERT_EQUAL(d->meta.task, HOG_TASK_BINARY);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(d->class_names);
+		CU_ASSERT_STRING_EQUAL(d->class_names, "1\n2\n");
+		CU_ASSERT_EQUAL(d->meta.positives, 5);
+		CU_ASSERT_EQUAL(d->meta.label_min, 0);
+		CU_ASSERT_EQUAL(d->meta.label_max, 1);
+		CU_ASSERT_EQUAL(d->meta.blocks, 3);
+		for (uint64_t i = 0; i < 7; i++)
+			CU_ASSERT_EQUAL(d->labels[i], want12[i]);
+		hog_data_free(d);
+	}
+	/* 4 and 2, --task binary: the same, 2 the negative class (it was: every example positive) */
+	import_text("lv_24", "4 1:1\n2 2:1\n4 3:1\n", HOG_TASK_BINARY, 0);
+	hog_data *d = load("lv_24");
+	CU_ASSERT_EQUAL(d->meta.task, HOG_TASK_BINARY);
+	CU_ASSERT_STRING_EQUAL(d->class_names, "2\n4\n");
+	CU_ASSERT_EQUAL(d->labels[0], 1.0f);
+	CU_ASSERT_EQUAL(d->labels[1], -1.0f);
+	hog_data_free(d);
+	/* what stays: --task multiclass (classes 0..2), three values, {0,1}, fractions */
+	import_text("lv_mc", pair12, HOG_TASK_MULTICLASS, 0);
+	d = load("lv_mc");
+	CU_ASSERT_EQUAL(d->meta.task, HOG_TASK_MULTICLASS);
+	CU_ASSERT_EQUAL(d->meta.classes, 3);
+	CU_ASSERT_PTR_NULL(d->class_names);
+	CU_ASSERT_EQUAL(d->labels[4], 1.0f);
+	hog_data_free(d);
+	import_text("lv_123", "1 1:1\n2 2:1\n3 3:1\n", 0, 0);
+	d = load("lv_123");
+	CU_ASSERT_EQUAL(d->meta.task, HOG_TASK_MULTICLASS);
+	CU_ASSERT_EQUAL(d->meta.classes, 4);
+	CU_ASSERT_PTR_NULL(d->class_names);
+	hog_data_free(d);
+	import_text("lv_01", "1 1:1\n0 2:1\n", 0, 0);
+	d = load("lv_01");
+	CU_ASSERT_EQUAL(d->meta.task, HOG_TASK_BINARY);
+	CU_ASSERT_PTR_NULL(d->class_names);
+	hog_data_free(d);
+	import_text("lv_frac", "1.5 1:1\n0.5 2:1\n", 0, 0);
+	d = load("lv_frac");
+	CU_ASSERT_EQUAL(d->meta.task, HOG_TASK_REGRESSION);
+	CU_ASSERT_PTR_NULL(d->class_names);
+	hog_data_free(d);
+}
+
+/* @p name's labels after matching to @p ref whole, and a chunk of 2 at a time,
+ * against @p want */
+static void match_both_ways(const char *name, const hog_data_ref *ref, const float *want, uint64_t n)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s.lmdb", name);
+	hog_data *d = load(name);
+	hog_data_fit fit;
+	CU_ASSERT_EQUAL_FATAL(hog_data_reconcile(d, path, ref, "ref", &fit, &err), 0);
+	CU_ASSERT_EQUAL(d->meta.task, ref->task);
+	CU_ASSERT_EQUAL_FATAL(d->n, n);
+	for (uint64_t i = 0; i < n; i++)
+		CU_ASSERT_EQUAL(d->labels[i], want[i]);
+	hog_data_free(d);
+	hog_chunks *c = NULL;
+	hog_data_match *x = NULL;
+	CU_ASSERT_EQUAL_FATAL(hog_chunks_open(&c, tu_path(path), 2, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(hog_data_match_begin(&x, c, path, ref, "ref", &err), 0);
+	uint64_t at = 0;
+	while (hog_chunks_next(c, &d, &err) == 0 && d) {
+		hog_data_match_chunk(x, d);
+		for (uint64_t i = 0; i < d->n; i++, at++)
+			CU_ASSERT_EQUAL(d->labels[i], want[at]);
+	}
+	CU_ASSERT_EQUAL(at, n);
+	hog_data_match_end(x, NULL);
+	hog_chunks_close(c);
+}
+
+static void test_two_values_match(void)
+{
+	import_text("lv_tr", pair12, 0, 0);
+	hog_data *tr = load("lv_tr");
+	hog_data_ref ref;
+	hog_data_ref_of(tr, &ref);
+	/* only 2s: a multiclass set of 3 classes by itself; only 1s: binary {0,1} */
+	import_text("lv_2s", "2 1:1\n2 3:1\n2 2:1\n", 0, 0);
+	import_text("lv_1s", "1 1:1\n1 3:1\n", 0, 0);
+	const float pos[] = { 1, 1, 1 }, neg[] = { -1, -1 };
+	match_both_ways("lv_2s", &ref, pos, 3);
+	match_both_ways("lv_1s", &ref, neg, 2);
+	/* a value the training set never had */
+	import_text("lv_3s", "3 1:1\n", 0, 0);
+	hog_data *d = load("lv_3s");
+	hog_data_fit fit;
+	CU_ASSERT_EQUAL(hog_data_reconcile(d, "lv_3s.lmdb", &ref, "lv_tr.lmdb", &fit, &err), HOG_EMISMATCH);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "lv_3s.lmdb has the class '3', which lv_tr.lmdb has not (lv_tr.lmdb "
+	                                      "has '1', '2')"));
+	hog_data_free(d);
+	hog_data_ref_free(&ref);
+	/* names that are numbers against a multiclass set of numbers: classes 1 and 3 of 0..3 */
+	import_text("lv_mc4", "0 1:1\n1 2:1\n2 3:1\n3 4:1\n", 0, 0);
+	import_text("lv_13", "3 1:1\n1 2:1\n3 3:1\n", 0, 0);
+	hog_data *mc = load("lv_mc4"), *te = load("lv_13");
+	CU_ASSERT_STRING_EQUAL(te->class_names, "1\n3\n");
+	hog_data_free(te);
+	hog_data_ref_of(mc, &ref);
+	const float cls[] = { 3, 1, 3 };
+	match_both_ways("lv_13", &ref, cls, 3);
+	hog_data_ref_free(&ref);
+	hog_data_free(mc);
+	/* two values against a regression: the values again (3 and 5, not 0 and 1) */
+	import_text("lv_rg", "3.5 1:1\n4.25 2:1\n5 1:1\n", 0, 0);
+	import_text("lv_35", "5 1:1\n3 2:1\n5 3:1\n", 0, 0);
+	hog_data *rg = load("lv_rg");
+	CU_ASSERT_EQUAL(rg->meta.task, HOG_TASK_REGRESSION);
+	hog_data_ref_of(rg, &ref);
+	const float vals[] = { 5, 3, 5 };
+	match_both_ways("lv_35", &ref, vals, 3);
+	hog_data_ref_free(&ref);
+	hog_data_free(rg);
+	hog_data_free(tr);
+}
+
+int test_label_values_register(void)
+{
+	CU_pSuite s = CU_add_suite("label_values", NULL, NULL);
+	if (!s)
+		return -1;
+	TU_ADD(s, test_two_values_import);
+	TU_ADD(s, test_two_values_match);
+	return 0;
+}

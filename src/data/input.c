@@ -209,6 +209,7 @@ int hog_input_open(hog_input *in, const char *path, size_t max_line, hog_err *er
 	if (fd < 0)
 		return -fd;
 	in->fd = fd;
+	in->has_fd = 1;
 	struct stat st;
 	if (fstat(fd, &st) == 0)
 		in->size = (uint64_t)st.st_size;
@@ -382,8 +383,9 @@ int hog_input_read(hog_input *in, void *dst, size_t n, size_t *got, hog_err *err
 void hog_input_close(hog_input *in)
 {
 	dec_end(in);
-	if (in->fd >= 0)
+	if (in->has_fd)
 		close(in->fd);
+	in->has_fd = 0;
 	free(in->buf);
 	free(in->raw);
 	in->fd = -1;

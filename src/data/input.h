@@ -13,7 +13,8 @@
 
 typedef struct hog_input {
 	const char *path;
-	int fd;
+	int fd;                 /* (valid where has_fd: a zeroed hog_input closes nothing) */
+	int has_fd;
 	int kind;               /* HOG_IN_PLAIN, ... (input.c) */
 	void *dec;              /* the decompressor's state */
 	int end;                /* the decompressor stands between two members */

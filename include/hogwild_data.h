@@ -141,9 +141,10 @@ typedef struct hog_writer hog_writer;
 typedef struct hog_writer_opts {
 	enum hog_kind kind;
 	enum hog_task task;      /**< 0: decided at commit (binary if labels are in {-1,1} or {0,1},
-	                              or are two whole numbers >= 0 (1 and 2: classes named "1" and
+	                              or are two whole numbers >= -1 (1 and 2: classes named "1" and
 	                              "2", stored 0 and 1; so too with HOG_TASK_BINARY), multiclass
-	                              if small non-negative integers, else regression) */
+	                              if small whole numbers (named so where they are not 0..K-1
+	                              with every class met: 1..7, -1..1), else regression) */
 	uint64_t features;       /**< sparse: dimension (0: 1 + largest id); dense: columns (required) */
 	uint32_t block_examples; /**< examples per block (default HOG_BLOCK_EXAMPLES) */
 	uint64_t users, items;   /**< ratings: id ranges (0: 1 + largest id seen) */

@@ -1,6 +1,7 @@
 /* Labels that are two whole numbers other than {0,1} and {-1,1} (LIBSVM's
  * covtype.binary and mushrooms: 1 and 2; breast-cancer: 2 and 4): a binary set
- * whose classes are named by the numbers, the smaller the negative class,
+ * whose classes are named by the numbers, the smaller the negative class (and
+ * classes numbered from 1, from -1 or with gaps: a multiclass set so named),
  * across blocks written before the second value was met, raw and packed; a
  * test set imported apart that holds only one of the values (a multiclass set
  * of numbers, or a binary one) matched to them by value, whole and a chunk at
@@ -74,10 +75,30 @@ static void test_two_values_import(void)
 	CU_ASSERT_PTR_NULL(d->class_names);
 	CU_ASSERT_EQUAL(d->labels[4], 1.0f);
 	hog_data_free(d);
-	import_text("lv_123", "1 1:1\n2 2:1\n3 3:1\n", 0, 0);
-	d = load("lv_123");
+	/* classes from 1 (covtype: 1..7), from -1 (connect-4), with a gap (satimage): named, in order */
+	static const struct {
+		const char *text, *names;
+		float label0;
+	} mc[] = {
+		{ "3 1:1\n1 2:1\n2 3:1\n", "1\n2\n3\n", 2 },
+		{ "0 1:1\n-1 2:1\n1 3:1\n", "-1\n0\n1\n", 1 },
+		{ "7 1:1\n1 2:1\n2 3:1\n7 1:1\n", "1\n2\n7\n", 2 },
+	};
+	for (int k = 0; k < 3; k++) {
+		import_text("lv_mcn", mc[k].text, 0, k == 1);
+		d = load("lv_mcn");
+		CU_ASSERT_EQUAL(d->meta.task, HOG_TASK_MULTICLASS);
+		CU_ASSERT_EQUAL(d->meta.classes, 3);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(d->class_names);
+		CU_ASSERT_STRING_EQUAL(d->class_names, mc[k].names);
+		CU_ASSERT_EQUAL(d->labels[0], mc[k].label0);
+		hog_data_free(d);
+	}
+	/* classes 0..K-1 with every one met: the numbers are the classes, as before */
+	import_text("lv_0k", "2 1:1\n0 2:1\n1 3:1\n", 0, 0);
+	d = load("lv_0k");
 	CU_ASSERT_EQUAL(d->meta.task, HOG_TASK_MULTICLASS);
-	CU_ASSERT_EQUAL(d->meta.classes, 4);
+	CU_ASSERT_EQUAL(d->meta.classes, 3);
 	CU_ASSERT_PTR_NULL(d->class_names);
 	hog_data_free(d);
 	import_text("lv_01", "1 1:1\n0 2:1\n", 0, 0);

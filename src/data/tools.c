@@ -346,21 +346,27 @@ static void hog_tools_put_float(hog_tools_out *o, float v)
 	o->pos += (size_t)snprintf(o->buf + o->pos, 32, "%.9g", (double)v);
 }
 
-/* A binary set's two label values read as numbers (writer.c, two_values: 1
- * and 2 became classes named "1" and "2"): *lo, *hi the values of its classes
- * 0 and 1, written back as imported. 0 where the set has no such names. */
-static int numbered_pair(hog_store *s, float *lo, float *hi)
+/* The values of a set's classes where its labels were whole numbers (writer.c,
+ * named_task: 1 and 2, or 1..7, became classes named "1", "2", ...), to be
+ * written back as imported; NULL where the set has no such names. */
+static float *numbered_classes(hog_store *s, uint32_t *k)
 {
 	char *names = NULL;
-	if (hog_store_meta_dup(s, "class_names", 64, &names))
-		return 0;
-	char *e1, *e2;
-	const long a = strtol(names, &e1, 10), b = *e1 == '\n' ? strtol(e1 + 1, &e2, 10) : 0;
-	const int ok = e1 != names && *e1 == '\n' && e2 != e1 + 1 && *e2 == '\n' && !e2[1];
+	*k = 0;
+	if (hog_store_meta_dup(s, "class_names", (size_t)1 << 20, &names))
+		return NULL;
+	float *v = malloc((strlen(names) / 2 + 1) * sizeof *v);
+	for (char *p = names, *e; v && *p; p = e + 1) {
+		const long x = strtol(p, &e, 10);
+		if (e == p || *e != '\n') {
+			free(v);
+			v = NULL;
+			break;
+		}
+		v[(*k)++] = (float)x;
+	}
 	free(names);
-	*lo = (float)a;
-	*hi = (float)b;
-	return ok;
+	return v;
 }
 
 int hog_export_libsvm(const char *in, int fd, hog_err *err)
@@ -386,8 +392,8 @@ int hog_export_libsvm(const char *in, int fd, hog_err *err)
 		hog_store_close(s);
 		return hog_err_set(err, ENOMEM, "export: out of memory");
 	}
-	float vlo = 0, vhi = 1; /* (labels 1 and 2 imported: 1 and 2, not 0 and 1) */
-	const int pair = m->task == HOG_TASK_BINARY && numbered_pair(s, &vlo, &vhi);
+	uint32_t nv = 0; /* (labels 1 and 2 imported: 1 and 2 written, not 0 and 1) */
+	float *val = m->task == HOG_TASK_BINARY || m->task == HOG_TASK_MULTICLASS ? numbered_classes(s, &nv) : NULL;
 	/* one token (" id:value" or the label) is at most 1 + 20 + 1 + 16 bytes */
 	hog_blockbuf bb = { 0 }; /* packed blocks, one at a time */
 	const size_t room = 64;
@@ -400,10 +406,13 @@ int hog_export_libsvm(const char *in, int fd, hog_err *err)
 				break;
 			/* label:weight, as imported; a positive label with a '+', as a first line's "1:2"
 			 * would read as a feature of a set without labels */
-			if (!m->unlabelled && b.weights && b.weights[i] != 1.0f && b.labels[i] > 0)
+			const float y = !val ? b.labels[i]
+			                : m->task == HOG_TASK_BINARY ? val[b.labels[i] > 0 && nv > 1]
+			                : b.labels[i] < nv ? val[(uint32_t)b.labels[i]] : b.labels[i];
+			if (!m->unlabelled && b.weights && b.weights[i] != 1.0f && y > 0)
 				o.buf[o.pos++] = '+';
 			if (!m->unlabelled) /* a set without labels: lines of features only, as imported */
-				hog_tools_put_float(&o, pair ? (b.labels[i] > 0 ? vhi : vlo) : b.labels[i]);
+				hog_tools_put_float(&o, y);
 			if (!m->unlabelled && b.weights && b.weights[i] != 1.0f) {
 				o.buf[o.pos++] = ':';
 				hog_tools_put_float(&o, b.weights[i]);
@@ -423,6 +432,7 @@ int hog_export_libsvm(const char *in, int fd, hog_err *err)
 	if (!rc)
 		rc = hog_tools_flush(&o, err);
 	free(o.buf);
+	free(val);
 	hog_blockbuf_free(&bb);
 	hog_store_close(s);
 	return rc;

@@ -54,9 +54,9 @@ struct hog_writer {
 	int weighted;           /* some example's weight is not 1 */
 	int packed;             /* some block is packed (format version 3) */
 	int all_pm1, all_01, all_small_int;
-	float lv[2];            /* the first two label values met, */
-	uint64_t lvn[2];        /* how often each, */
-	int nlv;                /* how many (3: more than two) */
+	uint64_t *seen;         /* the whole-number label values met, bit v + 1 for v in -1..65535, */
+	uint32_t nvals;         /* how many, */
+	int all_int;            /* every label one of them */
 	struct meta_kv *kv;
 	size_t nkv;
 };
@@ -119,7 +119,7 @@ int hog_writer_open(hog_writer **out, const char *path, const hog_writer_opts *o
 	w->o.source = w->source;
 	w->tmp_slot = -1;
 	w->bmax = w_block_examples(o);
-	w->all_pm1 = w->all_01 = w->all_small_int = 1;
+	w->all_pm1 = w->all_01 = w->all_small_int = w->all_int = 1;
 	w->lmin = INFINITY;
 	w->lmax = -INFINITY;
 	w->next_w = 1.0f;
@@ -146,6 +146,8 @@ int hog_writer_open(hog_writer **out, const char *path, const hog_writer_opts *o
 		      (o->dense_u8 ? !(w->xu8 = malloc(n * o->features)) : !(w->xf = malloc(n * o->features * 4)));
 		break;
 	}
+	if (o->kind != HOG_KIND_RATINGS && !o->unlabelled && !(w->seen = calloc(65537 / 64 + 1, 8)))
+		oom = 1;
 	if (oom || !(w->weights = malloc(n * 4))) {
 		rc = w_oom(w, err);
 		goto fail;
@@ -306,16 +308,12 @@ static void note_label(hog_writer *w, float y)
 	if (y != 1 && y != -1) w->all_pm1 = 0;
 	if (y != 0 && y != 1) w->all_01 = 0;
 	if (!(y >= 0 && y < 65536 && y == floorf(y))) w->all_small_int = 0;
-	if (w->nlv < 3) {
-		int k = 0;
-		while (k < w->nlv && w->lv[k] != y)
-			k++;
-		if (k == 2)
-			w->nlv = 3;
-		else if (k == w->nlv)
-			w->lv[w->nlv++] = y, w->lvn[k] = 1;
-		else
-			w->lvn[k]++;
+	if (w->all_int && w->seen && y >= -1 && y <= 65535 && y == floorf(y)) {
+		const uint32_t b = (uint32_t)(y + 1);
+		w->nvals += !(w->seen[b >> 6] >> (b & 63) & 1);
+		w->seen[b >> 6] |= 1ull << (b & 63);
+	} else {
+		w->all_int = 0;
 	}
 }
 
@@ -522,26 +520,54 @@ static int put_meta_fmt(hog_writer *w, const char *key, hog_err *err, const char
 	return put_meta(w, key, buf, strlen(buf), err);
 }
 
-/* Two label values, whole numbers but neither {0, 1} nor {-1, 1}: LIBSVM's
- * covtype.binary, mushrooms and skin_nonskin are 1 and 2, breast-cancer 2 and
- * 4. They were 3 or 5 classes of which only two had examples, and with --task
- * binary every example a positive (labels > 0). Binary, the smaller value the
- * negative class, the values kept as the class names, as text labels are. */
-static int two_values(const hog_writer *w)
+/* Labels that are whole numbers but not the classes 0..K-1 as they are:
+ * two values other than {0, 1} and {-1, 1} (LIBSVM's covtype.binary,
+ * mushrooms and skin_nonskin are 1 and 2, breast-cancer 2 and 4), or classes
+ * numbered from 1 (covtype, news20, SVHN), with gaps (satimage: 1..5 and 7) or
+ * from -1 (connect-4: -1, 0, 1). They were 3 or 5 classes of which two had
+ * examples (and with --task binary every example a positive: labels > 0),
+ * classes that never occur, or (a -1 among them) regression values. Now the
+ * values, in increasing order, are the classes, named by the numbers as text
+ * labels are: binary for two (the smaller the negative class; with --task
+ * binary too), else multiclass where the labels read as classes (below,
+ * decide_task's rule). --task multiclass, or a class count given, keeps the
+ * numbers as the classes. @return the task, or 0 where the labels stay. */
+static enum hog_task named_task(const hog_writer *w)
 {
-	return w->o.kind != HOG_KIND_RATINGS && !w->o.unlabelled && w->nlv == 2 && !w->all_pm1 && !w->all_01 &&
-	       w->all_small_int && (!w->o.task || w->o.task == HOG_TASK_BINARY) && !meta_kv_has(w, "class_names");
+	if (w->o.kind == HOG_KIND_RATINGS || w->o.unlabelled || !w->seen || !w->all_int || w->nvals < 2 ||
+	    w->all_pm1 || w->all_01 || w->o.classes || meta_kv_has(w, "class_names"))
+		return 0;
+	if (w->nvals == 2 && (!w->o.task || w->o.task == HOG_TASK_BINARY))
+		return HOG_TASK_BINARY;
+	if (w->o.task || (w->lmin == 0 && w->lmax == w->nvals - 1))
+		return 0;
+	return w->lmax < 1000 && (w->lmax < 100 || (double)w->examples >= 20.0 * (w->lmax + 1)) ? HOG_TASK_MULTICLASS
+	                                                                                      : 0;
 }
 
-/* The blocks written hold two_values()' labels as read: each block's labels
- * (the f32 array after the header, in raw and packed blocks alike) become 0
- * or 1 and the block is sealed again; the values become the class names. */
-static int relabel_two(hog_writer *w, hog_err *err)
+/* The blocks written hold named_task()'s labels as read: each block's labels
+ * (the f32 array after the header, in raw and packed blocks alike) become the
+ * classes' numbers 0..K-1 and the block is sealed again; the values become the
+ * class names, and the label statistics the classes'. */
+static int relabel_named(hog_writer *w, hog_err *err)
 {
-	const int hi = w->lv[1] > w->lv[0];
 	unsigned char *buf = NULL;
-	size_t cap = 0;
+	size_t cap = 0, nlen = 0;
 	int rc = 0;
+	int32_t *cls = malloc(65537 * sizeof *cls);
+	char *names = malloc((size_t)w->nvals * 7 + 1);
+	if (!cls || !names) {
+		free(cls);
+		free(names);
+		return w_oom(w, err);
+	}
+	for (uint32_t b = 0, k = 0; b < 65537; b++)
+		if (w->seen[b >> 6] >> (b & 63) & 1) {
+			cls[b] = (int32_t)k++;
+			nlen += (size_t)sprintf(names + nlen, "%ld\n", (long)b - 1);
+		}
+	double lsum = 0;
+	uint64_t pos = 0;
 	for (uint64_t i = 0; i < w->blocks && !rc; i++) {
 		unsigned char kb[8];
 		for (int b = 7, x = 0; b >= 0; b--, x += 8)
@@ -567,7 +593,9 @@ static int relabel_two(hog_writer *w, hog_err *err)
 		for (uint64_t j = 0; j < n && HOG_BLOCK_HEADER + 4 * (j + 1) <= len; j++) {
 			float y;
 			memcpy(&y, buf + HOG_BLOCK_HEADER + 4 * j, 4);
-			y = y == w->lv[hi] ? 1.0f : 0.0f;
+			y = (float)cls[(int32_t)y + 1];
+			lsum += y;
+			pos += y > 0;
 			memcpy(buf + HOG_BLOCK_HEADER + 4 * j, &y, 4);
 		}
 		hog_block_seal(buf, len);
@@ -582,15 +610,16 @@ static int relabel_two(hog_writer *w, hog_err *err)
 		rc = w_wrote(w, len, err);
 	}
 	free(buf);
-	if (rc)
-		return rc;
-	char names[64];
-	snprintf(names, sizeof names, "%.0f\n%.0f\n", (double)w->lv[!hi], (double)w->lv[hi]);
-	w->positives = w->lvn[hi];
-	w->lmin = 0;
-	w->lmax = 1;
-	w->lsum = (double)w->lvn[hi];
-	return kv_add(w, "class_names", names, strlen(names), err);
+	free(cls);
+	if (!rc) {
+		w->positives = pos;
+		w->lmin = 0;
+		w->lmax = w->nvals - 1;
+		w->lsum = lsum;
+		rc = kv_add(w, "class_names", names, nlen, err);
+	}
+	free(names);
+	return rc;
 }
 
 static enum hog_task decide_task(const hog_writer *w)
@@ -599,8 +628,10 @@ static enum hog_task decide_task(const hog_writer *w)
 		return HOG_TASK_RATINGS;
 	if (w->o.task)
 		return w->o.task;
-	if (w->all_pm1 || w->all_01 || two_values(w))
+	if (w->all_pm1 || w->all_01 || named_task(w) == HOG_TASK_BINARY)
 		return HOG_TASK_BINARY;
+	if (named_task(w) == HOG_TASK_MULTICLASS)
+		return HOG_TASK_MULTICLASS;
 	/* Small non-negative integers are classes, unless there are so many of them
 	 * for so few examples that they read as measured values (a disease score of
 	 * 25..346 over 442 patients): beyond 100 classes, at least 20 examples a class. */
@@ -619,7 +650,8 @@ int hog_writer_finish(hog_writer *w, hog_err *err)
 		goto fail;
 	}
 	enum hog_task task = decide_task(w);
-	if (two_values(w) && (rc = relabel_two(w, err)))
+	const int named = named_task(w) != 0;
+	if (named && (rc = relabel_named(w, err)))
 		goto fail;
 	uint64_t features = w->o.features, classes = 0, nnz = w->total_nnz;
 	if (w->o.kind == HOG_KIND_SPARSE && !features)
@@ -627,12 +659,12 @@ int hog_writer_finish(hog_writer *w, hog_err *err)
 	if (w->o.kind == HOG_KIND_DENSE)
 		nnz = w->examples * w->o.features;
 	if (task == HOG_TASK_MULTICLASS) {
-		if (!w->all_small_int) {
+		if (!w->all_small_int && !named) {
 			rc = hog_err_set(err, HOG_EDATA, "multiclass labels must be integers 0..65535 (found %g..%g)",
 			                 w->lmin, w->lmax);
 			goto fail;
 		}
-		classes = (uint64_t)w->lmax + 1;
+		classes = named ? w->nvals : (uint64_t)w->lmax + 1;
 		if (w->o.classes) {
 			if (w->o.classes < classes) {
 				rc = hog_err_set(err, HOG_EDATA, "label %g beyond the %u classes asked for", w->lmax, w->o.classes);
@@ -746,7 +778,7 @@ void hog_writer_abort(hog_writer *w)
 		free(w->kv[i].val);
 	}
 	free(w->kv);
-	free(w->labels); free(w->offsets); free(w->ids); free(w->vals);
+	free(w->labels); free(w->offsets); free(w->ids); free(w->vals); free(w->seen);
 	free(w->users); free(w->items); free(w->ratings); free(w->xf); free(w->xu8); free(w->weights);
 	free(w->path);
 	free(w->tmp);

@@ -254,6 +254,7 @@ static void test_libsvm_bad_values(void)
 	/* a first line without a label makes a set without labels (issue 24): then a label is out of place */
 	expect_bad("b_label3", "3:1 4:1\n1 2:1\n", "2:1:", "label");
 	expect_bad("b_nanlabel", "nan 1:1\n", "1:1:", "finite");
+	expect_bad("b_multi", "1 1:1\n2,7 2:1\n", "2:1:", "a list of labels ('2,7'): a multi-label file");
 	expect_bad("b_lovf", "1 1:1\n1e40 1:1\n", "2:", "finite"); /* a double, but not a float */
 	expect_bad("b_zero", "1 1:1\n-1 0:1\n", "2:4:", "index 0");
 	expect_bad("b_neg", "1 -2:1\n", "1:3:", "negative");

@@ -115,6 +115,9 @@ static int libsvm_file(hog_import_ctx *c, libsvm_labels *lb, const char *path, h
 				goto done;
 			lb->weighted = 1;
 		}
+		if (lb->state && q && *q == ',') /* (LIBSVM's multilabel sets: rcv1v2 topics, mediamill) */
+			BAD(p, "a list of labels ('%.*s'): a multi-label file, which hogwild does not train; one label a "
+			    "line (binary, multiclass or a value)", (int)(strcspn(p, " \t") > 40 ? 40 : strcspn(p, " \t")), p);
 		if (lb->state && (!q || !(hog_is_space(*q) || *q == 0 || *q == '#')))
 			BAD(p, "expected a numeric label");
 		if (lb->state && !isfinite(y))

@@ -439,6 +439,9 @@ typedef struct hog_import_opts {
 	int zero_based;           /**< libsvm: feature indices start at 0 (as scikit-learn's
 	                               dump_svmlight_file writes them by default), not at 1;
 	                               features (the dimension) then counts index 0 */
+	int missing_zero;         /**< csv: a feature field with no value (empty, NA, ?, ...) in a
+	                               column of numbers reads as 0, the feature absent from the
+	                               line; 0: such a field is an error naming it */
 } hog_import_opts;
 
 /** Imports @p nin input files (plain or gzip) into a new data set at @p out.

@@ -1616,7 +1616,7 @@ check "csv: --label-col with a name no column has" 2 "$H" data import -q -f csv 
 check_grep "csv: ... names it" "$ERR" "no column named 'price'"
 printf '1,NA,3\n0,1,0\n' >"$T/na.csv"
 check "csv: 'NA' in the first line is an error, not a header" 1 "$H" data import -q -f csv "$T/na.csv" "$T/na.lmdb"
-check_grep "csv: ... at FILE:LINE:COL" "$ERR" 'na\.csv:1:3: expected a number in column 2'
+check_grep "csv: ... at FILE:LINE:COL" "$ERR" "na\\.csv:1:3: no value in column 2 \\('NA'\\)"
 printf '1,,3\n0,1,0\n' >"$T/empty.csv"
 check "csv: an empty field in the first line is an error, not a header" 1 "$H" data import -q -f csv "$T/empty.csv" "$T/na.lmdb"
 printf '569,30,malignant,benign\n1,2.5,3\n0,1,0\n' >"$T/wdbc.csv"
@@ -1833,6 +1833,19 @@ printf '3 1:1\n' >"$T/lv3.txt"
 "$H" data import -q --format libsvm "$T/lv3.txt" "$T/lv3.lmdb" >/dev/null 2>&1
 check "labels 1 and 2: a test file of the value 3" 1 "$H" eval --model "$T/lv.model" --data "$T/lv3.lmdb"
 check_grep "labels 1 and 2: ... names the class" "$ERR" "has the class '3', which .*lv.model has not"
+
+# ------------------------------------------------------------ CSV fields with no value (--missing)
+printf 'age,fare,label\n22,7.25,0\n?,71.5,1\n26,,1\n' >"$T/miss.csv"
+check "--missing: a CSV with ? and an empty field" 1 "$H" data import -q -f csv "$T/miss.csv" "$T/miss.lmdb"
+check_grep "--missing: ... names the field and the option" "$ERR" \
+	"miss.csv:3:1: no value in column 1 \('\?'\): .*--missing zero"
+check "--missing zero: imported" 0 "$H" data import -q -f csv --missing zero "$T/miss.csv" "$T/miss.lmdb"
+"$H" data export "$T/miss.lmdb" >"$OUT" 2>"$ERR"
+check_true "--missing zero: ... the features absent where there was no value" \
+	test "$(tr '\n' '|' <"$OUT")" = "0 1:22 2:7.25|1 2:71.5|1 1:26|"
+check "--missing: csv only" 2 "$H" data import -q -f libsvm --missing zero "$T/lv12.txt" "$T/x.lmdb"
+check_grep "--missing: ... says so" "$ERR" "--missing applies to --format csv only"
+check "--missing: a bad mode" 2 "$H" data import -q -f csv --missing mean "$T/miss.csv" "$T/x.lmdb"
 
 # ------------------------------------------------------------ (new sections go here)
 

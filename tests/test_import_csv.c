@@ -344,7 +344,9 @@ static void test_csv_bad_values(void)
 	csv_fails("b2.csv", "1,2,3\n1,nan,3\n", NULL, HOG_EDATA, "b2.csv:2:3:", "not finite");
 	csv_fails("b3.csv", "1,2,3\n1,2,inf\n", NULL, HOG_EDATA, "b3.csv:2:5:", "not finite");
 	csv_fails("b4.csv", "1,2,3\nNaN,2,3\n", NULL, HOG_EDATA, "b4.csv:2:1:", "label");
-	csv_fails("b5.csv", "1,2,3\n1,,3\n", NULL, HOG_EDATA, "b5.csv:2:3:", "empty field");
+	csv_fails("b5.csv", "1,2,3\n1,,3\n", NULL, HOG_EDATA, "b5.csv:2:3:", "no value in column 2 (''): a column of "
+	          "numbers needs one on every line (--missing zero");
+	csv_fails("b5b.csv", "1,2,3\n1,2,?\n", NULL, HOG_EDATA, "b5b.csv:2:5:", "no value in column 3 ('?')");
 	csv_fails("b6.csv", "1,2,3\n1,2,1e39\n", NULL, HOG_EDATA, "b6.csv:2:5:", "not finite");
 	csv_fails("b7.csv", "1,2,3\n1,2,3x\n", NULL, HOG_EDATA, "b7.csv:2:5:", "expected a number");
 	csv_fails("b8.csv", "1,2,3\n1,2,\"3\"\n", NULL, HOG_EDATA, "b8.csv:2:5:", "expected a number");
@@ -353,6 +355,41 @@ static void test_csv_bad_values(void)
 	hog_import_opts o = { .header = 0 };
 	/* ('y' the first label: a class name; 'a' a feature) */
 	csv_fails("b10.csv", "y,a\n1,2\n", &o, HOG_EDATA, "b10.csv:1:3:", "a header line?");
+}
+
+/* --missing zero: a feature field with no value in a column of numbers is the
+ * feature absent from the line, a column's first value too; a label with no
+ * value stays an error */
+static void test_csv_missing_zero(void)
+{
+	const char *in = tu_write("mz.csv", "a,b,c,label\n1,2,3,0\n4,?,6,1\n7,8,,0\nNA,n/a,2.5,1\n", (size_t)-1);
+	const char *out = tu_path("mz.lmdb");
+	hog_import_opts o = { .header = -1, .missing_zero = 1 };
+	hog_err err;
+	CU_ASSERT_EQUAL_FATAL(csv_import(in, out, &o, &err), 0);
+	hog_data *d = csv_load(out);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	CU_ASSERT_EQUAL(d->n, 4);
+	CU_ASSERT_EQUAL(d->dim, 3);
+	csv_row_is(d, 0, 3, (uint32_t[]){ 0, 1, 2 }, (float[]){ 1, 2, 3 });
+	csv_row_is(d, 1, 2, (uint32_t[]){ 0, 2 }, (float[]){ 4, 6 });
+	csv_row_is(d, 2, 2, (uint32_t[]){ 0, 1 }, (float[]){ 7, 8 });
+	csv_row_is(d, 3, 1, (uint32_t[]){ 2 }, (float[]){ 2.5f });
+	hog_data_free(d);
+	/* a column whose first value is missing, then numbers (an error without the option) */
+	in = tu_write("mz2.csv", "a,b,label\nNA,2,0\n3,4,1\n", (size_t)-1);
+	out = tu_path("mz2.lmdb");
+	CU_ASSERT_EQUAL_FATAL(csv_import(in, out, &o, &err), 0);
+	d = csv_load(out);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	csv_row_is(d, 0, 1, (uint32_t[]){ 1 }, (float[]){ 2 });
+	csv_row_is(d, 1, 2, (uint32_t[]){ 0, 1 }, (float[]){ 3, 4 });
+	hog_data_free(d);
+	unlink(out);
+	hog_import_opts plain = { .header = -1 };
+	CU_ASSERT_EQUAL(csv_import(in, out, &plain, &err), HOG_EDATA);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "mz2.csv:3:1: a number in column 1, which had no value at"));
+	csv_fails("mz3.csv", "a,label\n1,0\n2,\n", &o, HOG_EDATA, "mz3.csv:3:3:", "empty field");
 }
 
 static void test_csv_bad_shape(void)
@@ -631,6 +668,7 @@ int test_import_csv_register(void)
 	TU_ADD(s, test_csv_two_files);
 	TU_ADD(s, test_csv_round_trip_vs_libsvm);
 	TU_ADD(s, test_csv_bad_values);
+	TU_ADD(s, test_csv_missing_zero);
 	TU_ADD(s, test_csv_bad_shape);
 	TU_ADD(s, test_csv_bad_files);
 	TU_ADD(s, test_csv_label_by_name);

@@ -271,6 +271,10 @@ static const char import_usage[] =
 	"                        Labels may be class names (setosa, ...);\n"
 	"                        with the label named or given, a column of text\n"
 	"                        is categories, a feature a value\n"
+	"      --missing M       csv: error | zero, a feature field with no value\n"
+	"                        (empty, NA, ?, -, null) in a column of numbers:\n"
+	"                        an error naming it (default), or 0, the feature\n"
+	"                        absent from its line\n"
 	"      --header H        csv, ratings: yes | no | auto (default auto: a first\n"
 	"                        line with a field that is not a number is a header;\n"
 	"                        a header is skipped with a note on stderr)\n"
@@ -322,6 +326,7 @@ static int data_import(int argc, char **argv)
 		{ "weight-col", required_argument, 0, OPT_WEIGHT_COL }, { "weights", required_argument, 0, OPT_WEIGHTS },
 		{ "value-precision", required_argument, 0, OPT_VALUE_PRECISION },
 		{ "encoding", required_argument, 0, OPT_ENCODING }, { "zero-based", no_argument, 0, OPT_ZERO_BASED },
+		{ "missing", required_argument, 0, OPT_MISSING },
 		{ "quiet", no_argument, 0, 'q' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	const char *cmd = "data import", *U = import_usage;
@@ -399,6 +404,11 @@ static int data_import(int argc, char **argv)
 			o.raw_blocks = k == 1;
 			break;
 		case OPT_ZERO_BASED: o.zero_based = 1; break;
+		case OPT_MISSING:
+			rc = data_pick(cmd, U, "--missing", optarg, "error|zero", &k);
+			o.missing_zero = k == 1;
+			set_text |= 16;
+			break;
 		case 'q': quiet = 1; break;
 		case 'h': fputs(U, stdout); return 0;
 		default: return data_opt_error(cmd, U, c, argv);
@@ -428,6 +438,8 @@ static int data_import(int argc, char **argv)
 		return cli_usage_error(cmd, U, "--zero-based applies to --format libsvm only");
 	if ((set_text & 1) && o.format != HOG_FORMAT_CSV)
 		return cli_usage_error(cmd, U, "--label-col applies to --format csv only");
+	if ((set_text & 16) && o.format != HOG_FORMAT_CSV)
+		return cli_usage_error(cmd, U, "--missing applies to --format csv only");
 	if ((set_text & 2) && o.format != HOG_FORMAT_CSV && o.format != HOG_FORMAT_RATINGS)
 		return cli_usage_error(cmd, U, "--header and --delim apply to --format csv and ratings only");
 	if ((set_text & 4) && o.format != HOG_FORMAT_CSV && o.format != HOG_FORMAT_RATINGS)

@@ -387,7 +387,7 @@ static long csv_category(csv_state *st, const hog_input *in, const char *line, u
 		return -1;
 	}
 	if (!st->kind[k] && csv_is_number(s, e)) {
-		if (st->missing_at[k]) {
+		if (st->missing_at[k] && !o->missing_zero) {
 			const uint64_t m = st->missing_at[k];
 			*rc = hog_err_set(err, HOG_EDATA, "%s:%llu:%zu: a number in column %u, which had no value at %s:%llu: "
 			                  "a column of numbers needs one on every line", in->path, ln, (size_t)(s - line) + 1,
@@ -572,6 +572,16 @@ static int csv_file(csv_state *st, const char *path, hog_err *err)
 					k++;
 					continue;
 				}
+			}
+			if (k != st->label && k != st->wcol && (s == e || csv_is_missing(s, e))) {
+				if (c->o->missing_zero) { /* (the feature absent from the line) */
+					j++;
+					k++;
+					continue;
+				}
+				BAD(s, "no value in column %u ('%.*s'): a column of numbers needs one on every line (--missing "
+				    "zero reads such a field as 0, the feature absent from the line; or fill them in first)", k + 1,
+				    (int)(e - s > 20 ? 20 : e - s), s);
 			}
 			if (s == e)
 				BAD(s, "empty field (column %u)", k + 1);

@@ -182,6 +182,14 @@ static void test_two_values_match(void)
 	hog_data_ref_of(rg, &ref);
 	const float vals[] = { 5, 3, 5 };
 	match_both_ways("lv_35", &ref, vals, 3);
+	/* three values (classes) against a regression: refused, saying how to import them */
+	import_text("lv_357", "5 1:1\n3 2:1\n7 3:1\n", 0, 0);
+	d = load("lv_357");
+	CU_ASSERT_EQUAL(hog_data_reconcile(d, "lv_357.lmdb", &ref, "lv_rg.lmdb", &fit, &err), HOG_EMISMATCH);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "lv_357.lmdb's labels are whole numbers read as classes and "
+	                                      "lv_rg.lmdb's are regression values: import lv_357.lmdb with --task "
+	                                      "regression"));
+	hog_data_free(d);
 	hog_data_ref_free(&ref);
 	hog_data_free(rg);
 	hog_data_free(tr);

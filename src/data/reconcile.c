@@ -374,6 +374,10 @@ static int class_map(hog_data *d, const char *dn, const hog_data_ref *ref, const
 		if (!own)
 			return hog_err_set(err, ENOMEM, "out of memory matching the class names");
 	}
+	if ((!a || !b) && plain == HOG_TASK_REGRESSION && numbered_names(a ? a : b, &top))
+		return hog_err_set(err, HOG_EMISMATCH, "%s's labels are whole numbers read as classes and %s's are "
+		                   "regression values: import %s with --task regression to match them", a ? dn : rn,
+		                   a ? rn : dn, a ? dn : rn);
 	if (!a || !b)
 		return hog_err_set(err, HOG_EMISMATCH, "%s's labels are class names and %s's are numbers: their classes "
 		                   "cannot be matched (import both from files that give the labels the same way)",

@@ -43,7 +43,7 @@ static hog_data *load(const char *name)
 static const char *const pair12 = "2 1:1\n2 2:1\n2 1:1 3:1\n2 2:1\n1 3:1\n2 1:0.5\n1 4:1\n";
 static const float want12[] = { 1, 1, 1, 1, -1, 1, -1 };
 
-static void test_two_values_import(void)
+static void test_named_numbers_import(void)
 {
 	for (int raw = 0; raw < 2; raw++) {
 		import_text(raw ? "lv_raw" : "lv_packed", pair12, 0, raw);
@@ -142,7 +142,7 @@ static void match_both_ways(const char *name, const hog_data_ref *ref, const flo
 	hog_chunks_close(c);
 }
 
-static void test_two_values_match(void)
+static void test_named_numbers_match(void)
 {
 	import_text("lv_tr", pair12, 0, 0);
 	hog_data *tr = load("lv_tr");
@@ -200,7 +200,7 @@ int test_label_values_register(void)
 	CU_pSuite s = CU_add_suite("label_values", NULL, NULL);
 	if (!s)
 		return -1;
-	TU_ADD(s, test_two_values_import);
-	TU_ADD(s, test_two_values_match);
+	TU_ADD(s, test_named_numbers_import);
+	TU_ADD(s, test_named_numbers_match);
 	return 0;
 }

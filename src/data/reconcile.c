@@ -293,7 +293,7 @@ static uint32_t *names_map(const char *a, const char *b)
 }
 
 /* 1 when every one of @p names is a whole number ("2", "-1"), as the importer
- * names two numeric label values (writer.c, two_values); *top the largest. */
+ * names whole-number labels (writer.c, named_task); *top the largest. */
 static int numbered_names(const char *names, long *top)
 {
 	*top = -1;

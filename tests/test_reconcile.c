@@ -552,6 +552,48 @@ static void test_csv_columns(void)
 
 /* The class a test example's name is in the training file's numbering: the
  * names sorted, a, b, c (the test file has no b: its own c is 1). */
+/* @p m saved to NAME.model and loaded back (*loaded), dumped to NAME.txt and
+ * loaded from the text into NAME2.model (*undumped), which must be the same
+ * bytes; the text's path. */
+static const char *model_round_trip(hog_model *m, const char *name, hog_model **loaded, hog_model **undumped)
+{
+	static char txt[4096];
+	char file[4096], back[4096], n[64];
+	hog_err err;
+	snprintf(n, sizeof n, "%s.model", name);
+	snprintf(file, sizeof file, "%s", tu_path(n));
+	snprintf(n, sizeof n, "%s.txt", name);
+	snprintf(txt, sizeof txt, "%s", tu_path(n));
+	snprintf(n, sizeof n, "%s2.model", name);
+	snprintf(back, sizeof back, "%s", tu_path(n));
+	CU_ASSERT_EQUAL_FATAL(hog_model_save(m, file, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(hog_model_load(loaded, file, &err), 0);
+	FILE *f = fopen(txt, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	CU_ASSERT_EQUAL_FATAL(hog_model_dump(file, fileno(f), &err), 0);
+	fclose(f);
+	CU_ASSERT_EQUAL_FATAL(hog_model_undump(txt, back, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(hog_model_load(undumped, back, &err), 0);
+	CU_ASSERT_EQUAL(tu_sh("cmp -s '%s' '%s'", file, back), 0);
+	return txt;
+}
+
+/* NAME.lmdb split in halves NAMEa and NAMEb (fraction 0.5, seed 1); the
+ * second half loaded where @p second, else the first. */
+static hog_data *split_half(const char *name, int second)
+{
+	char in[64], pa[4096], pb[4096], n[64];
+	hog_err err;
+	snprintf(in, sizeof in, "%s.lmdb", name);
+	snprintf(n, sizeof n, "%sa.lmdb", name);
+	snprintf(pa, sizeof pa, "%s", tu_path(n));
+	snprintf(n, sizeof n, "%sb.lmdb", name);
+	snprintf(pb, sizeof pb, "%s", tu_path(n));
+	CU_ASSERT_EQUAL_FATAL(hog_data_split(tu_path(in), pa, pb, 0.5, 1, &err), 0);
+	snprintf(n, sizeof n, "%s%s.lmdb", name, second ? "b" : "a");
+	return load(n);
+}
+
 static float want_class(const char *name) { return name[0] == 'a' ? 0.0f : name[0] == 'b' ? 1.0f : 2.0f; }
 
 /* Labels that are names, in a test file imported apart whose importer numbered
@@ -618,28 +660,13 @@ static void test_class_names(void)
 	hog_model *m = hog_model_new(2, HOG_LOSS_LOGISTIC, HOG_RULE_SGD), *m2 = NULL, *m3 = NULL;
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
 	CU_ASSERT_EQUAL_FATAL(hog_model_set_origin(m, tr), 0);
-	CU_ASSERT_EQUAL_FATAL(hog_model_save(m, tu_path("n.model"), &err), 0);
-	CU_ASSERT_EQUAL_FATAL(hog_model_load(&m2, tu_path("n.model"), &err), 0);
+	const char *txt = model_round_trip(m, "n", &m2, &m3);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m2->class_names);
 	CU_ASSERT_STRING_EQUAL(m2->class_names, "a\nb\nc\n");
-	char txt[4096], back[4096];
-	snprintf(txt, sizeof txt, "%s", tu_path("n.txt"));
-	snprintf(back, sizeof back, "%s", tu_path("n2.model"));
-	FILE *f = fopen(txt, "w");
-	CU_ASSERT_FATAL(f != NULL);
-	CU_ASSERT_EQUAL_FATAL(hog_model_dump(tu_path("n.model"), fileno(f), &err), 0);
-	fclose(f);
 	CU_ASSERT_EQUAL(tu_sh("grep -qx 'class_names a\\\\nb\\\\nc\\\\n' '%s'", txt), 0);
-	CU_ASSERT_EQUAL_FATAL(hog_model_undump(txt, back, &err), 0);
-	CU_ASSERT_EQUAL_FATAL(hog_model_load(&m3, back, &err), 0);
 	CU_ASSERT_STRING_EQUAL(m3->class_names, "a\nb\nc\n");
-	CU_ASSERT_EQUAL(tu_sh("cmp -s '%s' '%s'", tu_path("n.model"), back), 0);
 	/* a split's halves keep the names */
-	char pa[4096], pb[4096];
-	snprintf(pa, sizeof pa, "%s", tu_path("n2a.lmdb"));
-	snprintf(pb, sizeof pb, "%s", tu_path("n2b.lmdb"));
-	CU_ASSERT_EQUAL_FATAL(hog_data_split(tu_path("n2.lmdb"), pa, pb, 0.5, 1, &err), 0);
-	hog_data *half = load("n2b.lmdb");
+	hog_data *half = split_half("n2", 1);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(half->class_names);
 	CU_ASSERT_STRING_EQUAL(half->class_names, "a\nc\n");
 	CU_ASSERT_EQUAL(half->meta.task, HOG_TASK_BINARY);
@@ -746,32 +773,17 @@ static void test_categories(void)
 	hog_model *m = hog_model_new(6, HOG_LOSS_LOGISTIC, HOG_RULE_SGD), *m2 = NULL, *m3 = NULL;
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
 	CU_ASSERT_EQUAL_FATAL(hog_model_set_origin(m, tr), 0);
-	CU_ASSERT_EQUAL_FATAL(hog_model_save(m, tu_path("g.model"), &err), 0);
-	CU_ASSERT_EQUAL_FATAL(hog_model_load(&m2, tu_path("g.model"), &err), 0);
+	model_round_trip(m, "g", &m2, &m3);
 	CU_ASSERT_STRING_EQUAL(m2->categories, "w=y\nw=x\nw=z\n");
 	CU_ASSERT_EQUAL(m2->category_from, 3);
-	char txt[4096], back[4096];
-	snprintf(txt, sizeof txt, "%s", tu_path("g.txt"));
-	snprintf(back, sizeof back, "%s", tu_path("g2.model"));
-	FILE *f = fopen(txt, "w");
-	CU_ASSERT_FATAL(f != NULL);
-	CU_ASSERT_EQUAL_FATAL(hog_model_dump(tu_path("g.model"), fileno(f), &err), 0);
-	fclose(f);
-	CU_ASSERT_EQUAL_FATAL(hog_model_undump(txt, back, &err), 0);
-	CU_ASSERT_EQUAL_FATAL(hog_model_load(&m3, back, &err), 0);
 	CU_ASSERT_STRING_EQUAL(m3->categories, "w=y\nw=x\nw=z\n");
-	CU_ASSERT_EQUAL(tu_sh("cmp -s '%s' '%s'", tu_path("g.model"), back), 0);
 	/* through the model: the same recoding (prepare) */
 	hog_data *te3 = load("g2.lmdb");
 	CU_ASSERT_EQUAL(hog_model_prepare(m2, te3, "g2.lmdb", "g.model", &fit, &err), 0);
 	CU_ASSERT_EQUAL(te3->dim, 6);
 	CU_ASSERT_EQUAL(fit.extra_features, 1);
 	/* a split's halves keep them */
-	char pa[4096], pb[4096];
-	snprintf(pa, sizeof pa, "%s", tu_path("g2a.lmdb"));
-	snprintf(pb, sizeof pb, "%s", tu_path("g2b.lmdb"));
-	CU_ASSERT_EQUAL_FATAL(hog_data_split(tu_path("g2.lmdb"), pa, pb, 0.5, 1, &err), 0);
-	hog_data *half = load("g2a.lmdb");
+	hog_data *half = split_half("g2", 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(half->categories);
 	CU_ASSERT_STRING_EQUAL(half->categories, "w=z\nw=q\nw=x\nw=y\n");
 	CU_ASSERT_EQUAL(half->category_from, 3);

@@ -16,6 +16,13 @@ enum { HOG_BLOCK_F_VALUES = 1u, HOG_BLOCK_F_U8 = 2u, HOG_BLOCK_F_WEIGHTS = 4u, H
 /* How a packed block stores its values (header byte 44). */
 enum { HOG_VC_F32 = 0, HOG_VC_F16 = 1, HOG_VC_BF16 = 2, HOG_VC_U8 = 3, HOG_VC_COUNT = 4 };
 
+/** A block number as its LMDB key: 8 bytes, big-endian (keys sort as numbers). */
+static inline void hog_block_key(uint64_t v, unsigned char k[8])
+{
+	for (int i = 7; i >= 0; i--, v >>= 8)
+		k[i] = (unsigned char)v;
+}
+
 /** Bytes needed for a block; @p m is nnz (sparse), columns (dense) or unused. */
 size_t hog_block_bytes(enum hog_kind kind, uint32_t n, uint64_t m, uint32_t flags);
 

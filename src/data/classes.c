@@ -4,7 +4,9 @@
  * section 5), predict writes them, and a test set imported apart, whose
  * importer numbered the names in its own order of first appearance, is put in
  * its reference's numbers by name (reconcile.c). */
-#include "hogwild.h"
+#include "data/classes.h"
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *hog_class_name(const char *names, uint32_t k, size_t *len)
@@ -34,5 +36,25 @@ uint32_t hog_class_count(const char *names)
 	uint32_t k = 0;
 	for (const char *p = names; p && *p; p++)
 		k += *p == '\n';
+	return k;
+}
+
+uint32_t hog_class_numbers(const char *names, float *values, long *top)
+{
+	uint32_t k = 0;
+	long hi = -1;
+	for (const char *p = names; p && *p; k++) {
+		char *e;
+		errno = 0;
+		const long v = strtol(p, &e, 10);
+		if (e == p || *e != '\n' || errno || v < -1 || v > 65535)
+			return 0;
+		if (values)
+			values[k] = (float)v;
+		hi = v > hi ? v : hi;
+		p = e + 1;
+	}
+	if (top)
+		*top = hi;
 	return k;
 }

@@ -16,6 +16,7 @@
  * that a header with quoted names works; a quoted value in a data line is an
  * error. */
 #include "data/import.h"
+#include "data/import_csv_fields.h"
 #include "data/import_csv_names.h"
 #include "data/parse.h"
 #include "sys/err.h"
@@ -65,89 +66,6 @@ typedef struct csv_state {
 	char src[256];      /* the writer keeps a pointer to it until the commit */
 } csv_state;
 
-/* Walks the fields of one line. */
-typedef struct csv_split {
-	const char *p;
-	char sep;
-	int done;
-} csv_split;
-
-/* Blanks around a field: spaces and tabs, unless the tab is the separator. */
-static int csv_pad(char ch, char sep) { return (ch == ' ' || ch == '\t') && ch != sep; }
-
-/* Next field as [*s, *e), blanks trimmed; 0 when the line has no more fields. */
-static int csv_next(csv_split *sp, const char **s, const char **e)
-{
-	if (sp->done)
-		return 0;
-	const char *p = sp->p;
-	if (!sp->sep) {
-		p = hog_skip_space(p);
-		if (!*p) {
-			sp->done = 1;
-			return 0;
-		}
-		*s = p;
-		while (*p && !hog_is_space(*p))
-			p++;
-		*e = p;
-		sp->p = p;
-		return 1;
-	}
-	while (csv_pad(*p, sp->sep))
-		p++;
-	*s = p;
-	if (*p == '"') { /* RFC 4180 quoting: "" inside stands for one quote */
-		for (p++; *p; p++) {
-			if (*p == '"' && p[1] != '"')
-				break;
-			if (*p == '"')
-				p++;
-		}
-		if (*p)
-			p++;
-	}
-	while (*p && *p != sp->sep)
-		p++;
-	const char *end = p;
-	while (end > *s && csv_pad(end[-1], sp->sep))
-		end--;
-	*e = end;
-	if (*p == sp->sep)
-		p++;
-	else
-		sp->done = 1;
-	sp->p = p;
-	return 1;
-}
-
-/* 1 when [s, e) is nothing but a number. */
-static int csv_is_number(const char *s, const char *e)
-{
-	double v;
-	const char *q = s < e ? hog_parse_f64(s, &v) : NULL;
-	return q == e;
-}
-
-/* The separator most frequent in the first line, among ',', tab and ';';
- * 0 (blanks) when none of them occurs. */
-static char csv_detect_sep(const char *line)
-{
-	static const char cand[3] = { ',', '\t', ';' };
-	size_t best = 0;
-	char sep = 0;
-	for (int k = 0; k < 3; k++) {
-		size_t n = 0;
-		for (const char *p = line; *p; p++)
-			n += *p == cand[k];
-		if (n > best) {
-			best = n;
-			sep = cand[k];
-		}
-	}
-	return sep;
-}
-
 /* Keeps the header's names in st->columns: quotes removed, commas and control
  * characters replaced by '_', cut at a name boundary when too long. */
 static int csv_keep_header(csv_state *st, const char *line, hog_err *err)
@@ -191,12 +109,6 @@ static int csv_keep_header(csv_state *st, const char *line, hog_err *err)
 /* The names a header's label column goes by when --label-col is not given,
  * in order of preference (compared without case). */
 static const char *const csv_label_names[] = { "label", "target", "class", "y", NULL };
-
-static int csv_name_is(const char *s, const char *e, const char *name)
-{
-	size_t n = strlen(name);
-	return (size_t)(e - s) == n && !strncasecmp(s, name, n);
-}
 
 /* The column of header @p line that holds the label: the one named o->label_name,
  * or when the caller chose no column, the first of csv_label_names[] found;
@@ -263,16 +175,6 @@ static int csv_kinds_alloc(csv_state *st, uint32_t nf)
 	st->pre = calloc(nf, sizeof *st->pre);
 	st->ncat = calloc(nf, sizeof *st->ncat);
 	return st->kind && st->missing_at && st->cat && st->pre && st->ncat ? 0 : ENOMEM;
-}
-
-/* How files say "no value": NA, N/A, null, None, nil, ? or - (any case). */
-static int csv_is_missing(const char *s, const char *e)
-{
-	static const char *const marks[] = { "na", "n/a", "null", "none", "nil", "?", "-", NULL };
-	for (int k = 0; marks[k]; k++)
-		if (csv_name_is(s, e, marks[k]))
-			return 1;
-	return 0;
 }
 
 /* The first line of the first file fixes the number of fields and the label
@@ -573,7 +475,18 @@ static int csv_file(csv_state *st, const char *path, hog_err *err)
 					continue;
 				}
 			}
-			if (k != st->label && k != st->wcol && (s == e || csv_is_missing(s, e))) {
+			if (k == st->label) {
+				if (s == e)
+					BAD(s, "empty field (column %u)", k + 1);
+				if ((rc = csv_label(st, &in, s, e, line, &y, err)))
+					goto done;
+				k++;
+				continue;
+			}
+			double v;
+			const char *q = s < e ? hog_parse_f64(s, &v) : NULL;
+			/* (a field that is no number: a mark of no value, looked for only then) */
+			if (q != e && k != st->wcol && (s == e || csv_is_missing(s, e))) {
 				if (c->o->missing_zero) { /* (the feature absent from the line) */
 					j++;
 					k++;
@@ -585,14 +498,6 @@ static int csv_file(csv_state *st, const char *path, hog_err *err)
 			}
 			if (s == e)
 				BAD(s, "empty field (column %u)", k + 1);
-			if (k == st->label) {
-				if ((rc = csv_label(st, &in, s, e, line, &y, err)))
-					goto done;
-				k++;
-				continue;
-			}
-			double v;
-			const char *q = hog_parse_f64(s, &v);
 			if (q != e)
 				BAD(s, "expected a number in column %u, found '%.*s'%s", k + 1,
 				    (int)(e - s > 40 ? 40 : e - s), s,

@@ -293,7 +293,7 @@ static int load_parallel(hog_store *s, hog_data *d, const char *path, hog_err *e
 	uint64_t i = 0, ex = 0, nz = 0;
 	for (int c = mdb_cursor_get(cur, &k, &v, MDB_FIRST); c == 0; c = mdb_cursor_get(cur, &k, &v, MDB_NEXT), i++) {
 		unsigned char kb[8];
-		key_be(i, kb);
+		hog_block_key(i, kb);
 		uint32_t n, flags;
 		uint64_t m;
 		if (i >= nb || k.mv_size != 8 || memcmp(k.mv_data, kb, 8) != 0 ||

@@ -386,7 +386,7 @@ static int store_view(hog_store *s, uint64_t index, MDB_val *v, uint64_t expect_
 static int store_get(hog_store *s, uint64_t index, MDB_val *v, uint64_t *first, uint32_t *flags, hog_err *err)
 {
 	unsigned char kb[8];
-	key_be(index, kb);
+	hog_block_key(index, kb);
 	MDB_val k = { 8, kb };
 	int rc = mdb_get(s->txn, s->blocks_dbi, &k, v);
 	if (rc == MDB_NOTFOUND)
@@ -468,7 +468,7 @@ int store_each(hog_store *s, block_fn fn, void *ud, hog_err *err)
 	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0; rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
 		ours = 1;
 		unsigned char kb[8];
-		key_be(index, kb);
+		hog_block_key(index, kb);
 		if (k.mv_size != 8 || memcmp(k.mv_data, kb, 8) != 0) {
 			rc = hog_err_set(err, HOG_ECORRUPT, "%s: block %llu is missing or misnumbered", s->path,
 			                 (unsigned long long)index);

@@ -30,11 +30,4 @@ const void *store_aligned(hog_store *s, const MDB_val *v, uint64_t block);
 typedef int (*block_fn)(void *ud, const hog_block *b, hog_err *err);
 int store_each(hog_store *s, block_fn fn, void *ud, hog_err *err);
 
-/* A block number as its LMDB key: 8 bytes, big-endian (keys sort as numbers). */
-static inline void key_be(uint64_t v, unsigned char k[8])
-{
-	for (int i = 7; i >= 0; i--, v >>= 8)
-		k[i] = (unsigned char)v;
-}
-
 #endif

@@ -10,6 +10,7 @@
  * before it, and the same seed splits the same way every time. Export prints
  * floats with 9 significant digits, which is enough for every float to come back
  * bit for bit through the importer's decimal-to-double-to-float path. */
+#include "data/classes.h"
 #include "data/store.h"
 #include "sys/err.h"
 #include "sys/hash.h"
@@ -355,15 +356,10 @@ static float *numbered_classes(hog_store *s, uint32_t *k)
 	*k = 0;
 	if (hog_store_meta_dup(s, "class_names", (size_t)1 << 20, &names))
 		return NULL;
-	float *v = malloc((strlen(names) / 2 + 1) * sizeof *v);
-	for (char *p = names, *e; v && *p; p = e + 1) {
-		const long x = strtol(p, &e, 10);
-		if (e == p || *e != '\n') {
-			free(v);
-			v = NULL;
-			break;
-		}
-		v[(*k)++] = (float)x;
+	float *v = malloc((hog_class_count(names) + 1) * sizeof *v);
+	if (v && !(*k = hog_class_numbers(names, v, NULL))) {
+		free(v);
+		v = NULL;
 	}
 	free(names);
 	return v;

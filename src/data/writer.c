@@ -249,9 +249,7 @@ static int flush_block(hog_writer *w, hog_err *err)
 	if (rc)
 		return rc;
 	unsigned char kb[8];
-	uint64_t idx = w->blocks;
-	for (int i = 7; i >= 0; i--, idx >>= 8)
-		kb[i] = (unsigned char)idx;
+	hog_block_key(w->blocks, kb);
 	MDB_val k = { 8, kb }, v = { bytes, NULL };
 	rc = mdb_put(w->txn, w->blocks_dbi, &k, &v, MDB_APPEND | MDB_RESERVE);
 	if (rc)
@@ -530,8 +528,16 @@ static int put_meta_fmt(hog_writer *w, const char *key, hog_err *err, const char
  * values, in increasing order, are the classes, named by the numbers as text
  * labels are: binary for two (the smaller the negative class; with --task
  * binary too), else multiclass where the labels read as classes (below,
- * decide_task's rule). --task multiclass, or a class count given, keeps the
+ * reads_as_classes). --task multiclass, or a class count given, keeps the
  * numbers as the classes. @return the task, or 0 where the labels stay. */
+/* Whole-number labels are classes, unless there are so many of them for so
+ * few examples that they read as measured values (a disease score of 25..346
+ * over 442 patients): beyond 100 classes, at least 20 examples a class. */
+static int reads_as_classes(const hog_writer *w)
+{
+	return w->lmax < 1000 && (w->lmax < 100 || (double)w->examples >= 20.0 * (w->lmax + 1));
+}
+
 static enum hog_task named_task(const hog_writer *w)
 {
 	if (w->o.kind == HOG_KIND_RATINGS || w->o.unlabelled || !w->seen || !w->all_int || w->nvals < 2 ||
@@ -541,8 +547,7 @@ static enum hog_task named_task(const hog_writer *w)
 		return HOG_TASK_BINARY;
 	if (w->o.task || (w->lmin == 0 && w->lmax == w->nvals - 1))
 		return 0;
-	return w->lmax < 1000 && (w->lmax < 100 || (double)w->examples >= 20.0 * (w->lmax + 1)) ? HOG_TASK_MULTICLASS
-	                                                                                      : 0;
+	return reads_as_classes(w) ? HOG_TASK_MULTICLASS : 0;
 }
 
 /* The blocks written hold named_task()'s labels as read: each block's labels
@@ -570,8 +575,7 @@ static int relabel_named(hog_writer *w, hog_err *err)
 	uint64_t pos = 0;
 	for (uint64_t i = 0; i < w->blocks && !rc; i++) {
 		unsigned char kb[8];
-		for (int b = 7, x = 0; b >= 0; b--, x += 8)
-			kb[b] = (unsigned char)(i >> x);
+		hog_block_key(i, kb);
 		MDB_val k = { 8, kb }, v;
 		if ((rc = mdb_get(w->txn, w->blocks_dbi, &k, &v))) {
 			rc = w_lmdb(w, err, rc, "reading a block back");
@@ -622,22 +626,18 @@ static int relabel_named(hog_writer *w, hog_err *err)
 	return rc;
 }
 
-static enum hog_task decide_task(const hog_writer *w)
+/* The set's task; @p named is named_task()'s. */
+static enum hog_task decide_task(const hog_writer *w, enum hog_task named)
 {
 	if (w->o.kind == HOG_KIND_RATINGS)
 		return HOG_TASK_RATINGS;
 	if (w->o.task)
 		return w->o.task;
-	if (w->all_pm1 || w->all_01 || named_task(w) == HOG_TASK_BINARY)
+	if (w->all_pm1 || w->all_01)
 		return HOG_TASK_BINARY;
-	if (named_task(w) == HOG_TASK_MULTICLASS)
-		return HOG_TASK_MULTICLASS;
-	/* Small non-negative integers are classes, unless there are so many of them
-	 * for so few examples that they read as measured values (a disease score of
-	 * 25..346 over 442 patients): beyond 100 classes, at least 20 examples a class. */
-	if (w->all_small_int && w->lmax < 1000 && (w->lmax < 100 || (double)w->examples >= 20.0 * (w->lmax + 1)))
-		return HOG_TASK_MULTICLASS;
-	return HOG_TASK_REGRESSION;
+	if (named)
+		return named;
+	return w->all_small_int && reads_as_classes(w) ? HOG_TASK_MULTICLASS : HOG_TASK_REGRESSION;
 }
 
 int hog_writer_finish(hog_writer *w, hog_err *err)
@@ -649,8 +649,8 @@ int hog_writer_finish(hog_writer *w, hog_err *err)
 		rc = hog_err_set(err, HOG_EDATA, "no examples: the input is empty");
 		goto fail;
 	}
-	enum hog_task task = decide_task(w);
-	const int named = named_task(w) != 0;
+	const enum hog_task named_as = named_task(w), task = decide_task(w, named_as);
+	const int named = named_as != 0;
 	if (named && (rc = relabel_named(w, err)))
 		goto fail;
 	uint64_t features = w->o.features, classes = 0, nnz = w->total_nnz;

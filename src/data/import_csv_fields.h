@@ -1,0 +1,25 @@
+/* The CSV importer's fields of a line (import_csv_fields.c): walking them,
+ * RFC 4180 quotes and blanks, the separator, and what a field holds. */
+#ifndef HOG_DATA_IMPORT_CSV_FIELDS_H
+#define HOG_DATA_IMPORT_CSV_FIELDS_H
+
+/* Walks the fields of one line. */
+typedef struct csv_split {
+	const char *p;
+	char sep;       /* 0: runs of blanks */
+	int done;
+} csv_split;
+
+/* Next field as [*s, *e), blanks trimmed; 0 when the line has no more fields. */
+int csv_next(csv_split *sp, const char **s, const char **e);
+/* 1 when [s, e) is nothing but a number. */
+int csv_is_number(const char *s, const char *e);
+/* The separator most frequent in the first line, among ',', tab and ';';
+ * 0 (blanks) when none of them occurs. */
+char csv_detect_sep(const char *line);
+/* 1 when [s, e) is @p name, compared without case. */
+int csv_name_is(const char *s, const char *e, const char *name);
+/* How files say "no value": NA, N/A, null, None, nil, ? or - (any case). */
+int csv_is_missing(const char *s, const char *e);
+
+#endif

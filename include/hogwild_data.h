@@ -442,6 +442,9 @@ typedef struct hog_import_opts {
 	int missing_zero;         /**< csv: a feature field with no value (empty, NA, ?, ...) in a
 	                               column of numbers reads as 0, the feature absent from the
 	                               line; 0: such a field is an error naming it */
+	const char *ignore_cols;  /**< csv: columns left out, neither label nor feature, as
+	                               "N,NAME,...": numbers from 0 (negative from the end) or a
+	                               header's names (any case); NULL: none */
 } hog_import_opts;
 
 /** Imports @p nin input files (plain or gzip) into a new data set at @p out.

@@ -1539,7 +1539,7 @@ printf 'b,a,label\n2,1,0\n1,2,1\n' >"$T/col2.csv"
 "$H" data import -q -f csv --label-col -1 "$T/col1.csv" "$T/col1.lmdb" >/dev/null 2>&1
 "$H" data import -q -f csv --label-col -1 "$T/col2.csv" "$T/col2.lmdb" >/dev/null 2>&1
 check "columns: train --test with the columns in another order" 1 "$H" train --data "$T/col1.lmdb" --test "$T/col2.lmdb" --epochs 1
-check_grep "columns: ... names the first differing column and both files" "$ERR" "column 1 is 'a' in .*col1.lmdb and 'b' in .*col2.lmdb"
+check_grep "columns: ... names the first differing column and both files" "$ERR" "column 0 is 'a' in .*col1.lmdb and 'b' in .*col2.lmdb"
 "$H" train --quiet --data "$T/col1.lmdb" --epochs 1 --save "$T/col.model" >/dev/null 2>&1
 check "columns: eval refuses them too" 1 "$H" eval --model "$T/col.model" --data "$T/col2.lmdb"
 check_grep "columns: ... naming the model" "$ERR" "'a' in .*col.model and 'b' in .*col2.lmdb"
@@ -1607,16 +1607,16 @@ check "csv: a header line" 0 "$H" data import -q -f csv "$T/hdr.csv" "$T/hdr.lmd
 check_grep "csv: ... is said to be skipped, with FILE:LINE" "$ERR" 'hdr\.csv:1: a header line, skipped'
 printf 'a,b,Target\n5,6,1\n7,8,0\n9,1,1\n' >"$T/named.csv"
 check "csv: a header column named target is the label" 0 "$H" data import -q -f csv "$T/named.csv" "$T/named.lmdb"
-check_grep "csv: ... and the import says so" "$ERR" "named\.csv:1: the label is column 2, 'Target' \(by its name"
+check_grep "csv: ... and the import says so" "$ERR" "named\.csv:1: the label is column 2 'Target' \(by its name"
 check "csv: ... read back" 0 "$H" data info "$T/named.lmdb"
 check_grep "csv: ... a binary set of 2 features" "$OUT" '^task +binary'
 check "csv: --label-col takes a header name" 0 "$H" data import -q -f csv --label-col b "$T/named.csv" "$T/named-b.lmdb"
-check_grep "csv: ... and says which" "$ERR" "the label is column 1, 'b'"
+check_grep "csv: ... and says which" "$ERR" "the label is column 1 'b'"
 check "csv: --label-col with a name no column has" 2 "$H" data import -q -f csv --label-col price "$T/named.csv" "$T/named-p.lmdb"
 check_grep "csv: ... names it" "$ERR" "no column named 'price'"
 printf '1,NA,3\n0,1,0\n' >"$T/na.csv"
 check "csv: 'NA' in the first line is an error, not a header" 1 "$H" data import -q -f csv "$T/na.csv" "$T/na.lmdb"
-check_grep "csv: ... at FILE:LINE:COL" "$ERR" "na\\.csv:1:3: no value in column 2 \\('NA'\\)"
+check_grep "csv: ... at FILE:LINE:COL" "$ERR" "na\\.csv:1:3: no value in column 1 \\('NA'\\)"
 printf '1,,3\n0,1,0\n' >"$T/empty.csv"
 check "csv: an empty field in the first line is an error, not a header" 1 "$H" data import -q -f csv "$T/empty.csv" "$T/na.lmdb"
 printf '569,30,malignant,benign\n1,2.5,3\n0,1,0\n' >"$T/wdbc.csv"
@@ -1838,7 +1838,7 @@ check_grep "labels 1 and 2: ... names the class" "$ERR" "has the class '3', whic
 printf 'age,fare,label\n22,7.25,0\n?,71.5,1\n26,,1\n' >"$T/miss.csv"
 check "--missing: a CSV with ? and an empty field" 1 "$H" data import -q -f csv "$T/miss.csv" "$T/miss.lmdb"
 check_grep "--missing: ... names the field and the option" "$ERR" \
-	"miss.csv:3:1: no value in column 1 \('\?'\): .*--missing zero"
+	"miss.csv:3:1: no value in column 0 'age' \('\?'\): .*--missing zero"
 check "--missing zero: imported" 0 "$H" data import -q -f csv --missing zero "$T/miss.csv" "$T/miss.lmdb"
 "$H" data export "$T/miss.lmdb" >"$OUT" 2>"$ERR"
 check_true "--missing zero: ... the features absent where there was no value" \
@@ -1846,6 +1846,43 @@ check_true "--missing zero: ... the features absent where there was no value" \
 check "--missing: csv only" 2 "$H" data import -q -f libsvm --missing zero "$T/lv12.txt" "$T/x.lmdb"
 check_grep "--missing: ... says so" "$ERR" "--missing applies to --format csv only"
 check "--missing: a bad mode" 2 "$H" data import -q -f csv --missing mean "$T/miss.csv" "$T/x.lmdb"
+
+# ------------------------------------------------------------ CSV columns left out (--ignore-col)
+# Kaggle's Titanic layout: an id counting the lines, a free-text name (quoted,
+# with a comma), a ticket of text; the id and name warned of, then left out.
+{
+	echo 'PassengerId,Survived,Pclass,Name,Sex,Ticket,Fare'
+	i=1
+	while [ $i -le 60 ]; do
+		echo "$i,$((i % 2)),$((1 + i % 3)),\"Doe, Mr. John $i\",$([ $((i % 2)) = 1 ] && echo female || echo male),A/5 $((i * 7)),$((i % 9)).25"
+		i=$((i + 1))
+	done
+} >"$T/ti.csv"
+check "--ignore-col: the file as published" 0 "$H" data import -q -f csv --label-col Survived "$T/ti.csv" "$T/ti.lmdb"
+check_grep "--ignore-col: ... the id warned of" "$ERR" \
+	"warning: column 0 'PassengerId' counts the lines \(1, 2, \.\.\.\).*--ignore-col PassengerId leaves it out"
+check_grep "--ignore-col: ... the names warned of" "$ERR" "warning: column 3 'Name' has 60 values in 60 lines"
+check "--ignore-col: by name and number, repeated" 0 "$H" data import -q -f csv --label-col Survived \
+	--ignore-col passengerid,3 --ignore-col Ticket "$T/ti.csv" "$T/ti2.lmdb"
+check_grep "--ignore-col: ... says which" "$ERR" \
+	"columns left out \(--ignore-col\): column 0 'PassengerId', column 3 'Name', column 5 'Ticket'"
+check_true "--ignore-col: ... and warns of nothing" test "$(grep -c warning "$ERR")" = 0
+"$H" data export "$T/ti2.lmdb" 2>/dev/null | head -1 >"$OUT"
+check_true "--ignore-col: ... the first line: Pclass, Fare, then Sex=female" test "$(cat "$OUT")" = "1 1:2 3:1.25 4:1"
+check "--ignore-col: trained" 0 "$H" train --quiet --data "$T/ti2.lmdb" --epochs 2 --save "$T/ti.model"
+check "--ignore-col: a test set imported without the list" 1 "$H" eval --model "$T/ti.model" --data "$T/ti.lmdb"
+check_grep "--ignore-col: ... refused naming the columns" "$ERR" \
+	"has 4 columns and .* 7 \('PassengerId', 'Name', 'Ticket' only in .*ti.lmdb; imported with another --ignore-col"
+check "--ignore-col: no such name" 2 "$H" data import -q -f csv --ignore-col Cabin "$T/ti.csv" "$T/x.lmdb"
+check_grep "--ignore-col: ... says which" "$ERR" "ti.csv:[12]: --ignore-col: no column named 'Cabin'"
+check "--ignore-col: the label" 2 "$H" data import -q -f csv --label-col Survived --ignore-col 1 "$T/ti.csv" \
+	"$T/x.lmdb"
+check_grep "--ignore-col: ... refused" "$ERR" "--ignore-col: column 1 'Survived' is the label"
+printf '1 1:1\n' >"$T/ic.txt"
+check "--ignore-col: csv only" 2 "$H" data import -q -f libsvm --ignore-col 1 "$T/ic.txt" "$T/x.lmdb"
+check_grep "--ignore-col: ... says so" "$ERR" "--ignore-col applies to --format csv only"
+check "--ignore-col: an empty list" 2 "$H" data import -q -f csv --ignore-col '' "$T/ti.csv" "$T/x.lmdb"
+check_true "--ignore-col: ... nothing written" test ! -e "$T/x.lmdb"
 
 # ------------------------------------------------------------ (new sections go here)
 
@@ -2345,7 +2382,7 @@ head -201 "$T/cn.csv" >"$T/cntr.csv"
 { head -1 "$T/cn.csv"; tail -n 100 "$T/cn.csv" | grep -v setosa; } >"$T/cnte.csv"
 ncnte=$(($(wc -l <"$T/cnte.csv") - 1))
 check "class names: import (no --label-col)" 0 "$H" data import -f csv "$T/cntr.csv" "$T/cntr.lmdb"
-check_grep "class names: ... the label is the column of names" "$ERR" "the label is column 3, 'species' \(the one column of names"
+check_grep "class names: ... the label is the column of names" "$ERR" "the label is column 3 'species' \(the one column of names"
 check_grep "class names: ... says the classes" "$ERR" "class names, numbered in sorted order: 0 'setosa', 1 'versicolor', 2 'virginica'"
 check "class names: the test file, its own numbers" 0 "$H" data import -f csv "$T/cnte.csv" "$T/cnte.lmdb"
 check_grep "class names: ... virginica 1 there" "$ERR" "0 'versicolor', 1 'virginica' \\(binary"
@@ -2410,7 +2447,7 @@ check "label guess: --label-col -1" 0 "$H" data import -f csv --label-col -1 "$T
 check_true "label guess: ... no warning" sh -c "! grep -q warning '$ERR'"
 { echo "a,b,c,medv"; awk -F, '{ print $2 "," $3 "," $4 "," $2 + $3 }' "$T/dg.csv"; } >"$T/hdr.csv"
 check "label guess: a header naming none" 0 "$H" data import -f csv "$T/hdr.csv" "$T/hdr.lmdb"
-check_grep "label guess: ... the last column" "$ERR" "the label is column 3, 'medv' \\(the last: the header names no column"
+check_grep "label guess: ... the last column" "$ERR" "the label is column 3 'medv' \\(the last: the header names no column"
 
 # ------------------------------------------------------------ categories
 # columns of text (adult.csv's workclass, ...): a feature a value, once the label column is named; a test
@@ -2455,7 +2492,7 @@ check_grep "categories: ... names both" "$ERR" "cat.model has columns of text \\
 printf 'x,color,size,z\n0.5,red,s,1\n' >"$T/catguess.csv"
 check "categories: text while the label column is a guess" 1 "$H" data import -q -f csv "$T/catguess.csv" \
 	"$T/catguess.lmdb"
-check_grep "categories: ... asks which is the label" "$ERR" "catguess.csv:2:5: column 2 holds text \\('red'\\).*--label-col N or NAME"
+check_grep "categories: ... asks which is the label" "$ERR" "catguess.csv:2:5: column 1 'color' holds text \\('red'\\).*--label-col N or NAME"
 
 # ------------------------------------------------------------ tune
 "$H" data gen -q --examples 3000 --features 300 --nnz 10 --seed 5 "$T/tu.lmdb" >/dev/null 2>&1

@@ -344,9 +344,9 @@ static void test_csv_bad_values(void)
 	csv_fails("b2.csv", "1,2,3\n1,nan,3\n", NULL, HOG_EDATA, "b2.csv:2:3:", "not finite");
 	csv_fails("b3.csv", "1,2,3\n1,2,inf\n", NULL, HOG_EDATA, "b3.csv:2:5:", "not finite");
 	csv_fails("b4.csv", "1,2,3\nNaN,2,3\n", NULL, HOG_EDATA, "b4.csv:2:1:", "label");
-	csv_fails("b5.csv", "1,2,3\n1,,3\n", NULL, HOG_EDATA, "b5.csv:2:3:", "no value in column 2 (''): a column of "
+	csv_fails("b5.csv", "1,2,3\n1,,3\n", NULL, HOG_EDATA, "b5.csv:2:3:", "no value in column 1 (''): a column of "
 	          "numbers needs one on every line (--missing zero");
-	csv_fails("b5b.csv", "1,2,3\n1,2,?\n", NULL, HOG_EDATA, "b5b.csv:2:5:", "no value in column 3 ('?')");
+	csv_fails("b5b.csv", "1,2,3\n1,2,?\n", NULL, HOG_EDATA, "b5b.csv:2:5:", "no value in column 2 ('?')");
 	csv_fails("b6.csv", "1,2,3\n1,2,1e39\n", NULL, HOG_EDATA, "b6.csv:2:5:", "not finite");
 	csv_fails("b7.csv", "1,2,3\n1,2,3x\n", NULL, HOG_EDATA, "b7.csv:2:5:", "expected a number");
 	csv_fails("b8.csv", "1,2,3\n1,2,\"3\"\n", NULL, HOG_EDATA, "b8.csv:2:5:", "expected a number");
@@ -388,8 +388,8 @@ static void test_csv_missing_zero(void)
 	unlink(out);
 	hog_import_opts plain = { .header = -1 };
 	CU_ASSERT_EQUAL(csv_import(in, out, &plain, &err), HOG_EDATA);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "mz2.csv:3:1: a number in column 1, which had no value at"));
-	csv_fails("mz3.csv", "a,label\n1,0\n2,\n", &o, HOG_EDATA, "mz3.csv:3:3:", "empty field");
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "mz2.csv:3:1: a number in column 0 'a', which had no value at"));
+	csv_fails("mz3.csv", "a,label\n1,0\n2,\n", &o, HOG_EDATA, "mz3.csv:3:3:", "no label: column 1 'label' is empty (by its name;");
 }
 
 static void test_csv_bad_shape(void)
@@ -469,12 +469,12 @@ static void test_csv_label_by_name(void)
 		uint32_t id0;      /* its first feature's id */
 		const char *note;  /* in the notes */
 	} cases[] = {
-		{ "a,b,label\n5,6,1\n7,8,0\n", NULL, 0, 0, 1, 0, "column 2, 'label' (by its name" },
-		{ "a,TARGET,b\n5,1,6\n7,0,8\n", NULL, 0, 0, 1, 0, "column 1, 'TARGET'" },
-		{ "y,a,class\n0,5,1\n1,7,0\n", NULL, 0, 0, 1, 1, "column 2, 'class'" },  /* class before y; y = 0 is not stored */
-		{ "a,b,c\n1,6,7\n0,8,9.5\n", NULL, 0, 0, 7, 0, "column 2, 'c' (the last: the header names no" },
-		{ "a,b,label\n1,6,0\n0,8,1\n", NULL, 1, 0, 1, 0, "column 0, 'a'\n" },    /* the number wins */
-		{ "a,\"Price\",b\n5,2.5,6\n7,1.5,8\n", "price", 1, 0, 2.5f, 0, "column 1, 'Price'\n" },
+		{ "a,b,label\n5,6,1\n7,8,0\n", NULL, 0, 0, 1, 0, "column 2 'label' (by its name" },
+		{ "a,TARGET,b\n5,1,6\n7,0,8\n", NULL, 0, 0, 1, 0, "column 1 'TARGET'" },
+		{ "y,a,class\n0,5,1\n1,7,0\n", NULL, 0, 0, 1, 1, "column 2 'class'" },  /* class before y; y = 0 is not stored */
+		{ "a,b,c\n1,6,7\n0,8,9.5\n", NULL, 0, 0, 7, 0, "column 2 'c' (the last: the header names no" },
+		{ "a,b,label\n1,6,0\n0,8,1\n", NULL, 1, 0, 1, 0, "column 0 'a'\n" },    /* the number wins */
+		{ "a,\"Price\",b\n5,2.5,6\n7,1.5,8\n", "price", 1, 0, 2.5f, 0, "column 1 'Price'\n" },
 	};
 	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
 		const char *in = tu_write("name.csv", cases[k].text, (size_t)-1);
@@ -534,7 +534,7 @@ static void test_csv_class_names(void)
 		CU_ASSERT_EQUAL(d->labels[i], want[i]);
 	CU_ASSERT_EQUAL(d->ids[0], 0);
 	CU_ASSERT_EQUAL(d->vals[1], 3.5f);
-	CU_ASSERT_PTR_NOT_NULL(strstr(notes, "the label is column 2, 'species' (the one column of names"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(notes, "the label is column 2 'species' (the one column of names"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(notes, "0 'setosa', 1 'versicolor', 2 'virginica'"));
 	hog_data_free(d);
 	/* two files, one numbering; two names: binary */
@@ -579,7 +579,7 @@ static void test_csv_class_names(void)
 	CU_ASSERT_PTR_NULL(strstr(notes, "warning"));
 	unlink(out);
 	CU_ASSERT_EQUAL_FATAL(csv_import(tu_write("onen.csv", "a,kind\n1,x\n2,x\n", (size_t)-1), out, &w1, &err), 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(notes, "warning: every label is 'x' (column 1)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(notes, "warning: every label is 'x' (column 1 'kind')"));
 	/* --task multiclass keeps two names two classes */
 	out = tu_path("yn.hog");
 	x.task = HOG_TASK_MULTICLASS;
@@ -603,7 +603,7 @@ static void test_csv_class_names(void)
 	csv_fails("n4.csv", longname, NULL, HOG_EDATA, "n4.csv:2:1:", "a class name of 300 bytes");
 	/* two columns of text: no guess by text; the header's last is the label, and
 	 * the other column of text, with the label a guess, is refused */
-	csv_fails("n5.csv", "a,b,c\nred,1,x\n", NULL, HOG_EDATA, "n5.csv:2:1:", "column 1 holds text ('red')");
+	csv_fails("n5.csv", "a,b,c\nred,1,x\n", NULL, HOG_EDATA, "n5.csv:2:1:", "column 0 'a' holds text ('red')");
 }
 
 /* Columns of text as categories: each value "COLUMN=value" a feature of its own
@@ -652,7 +652,8 @@ static void test_csv_categories(void)
 	          "once the label column is named or given");
 	hog_import_opts g = { .header = -1, .label_name = "y", .label_given = 1 };
 	csv_fails("cat4.csv", "a,b,y\n1,NA,1\n2,3,0\n", &g, HOG_EDATA, "cat4.csv:3:3:", "which had no value at ");
-	csv_fails("cat5.csv", "a,b,y\n1,2,1\n2,x,0\n", &g, HOG_EDATA, "cat5.csv:3:3:", "expected a number in column 2");
+	csv_fails("cat5.csv", "a,b,y\n1,2,1\n2,x,0\n", &g, HOG_EDATA, "cat5.csv:3:3:",
+	          "expected a number in column 1 'b', found 'x'");
 }
 
 int test_import_csv_register(void)

@@ -271,6 +271,11 @@ static const char import_usage[] =
 	"                        Labels may be class names (setosa, ...);\n"
 	"                        with the label named or given, a column of text\n"
 	"                        is categories, a feature a value\n"
+	"      --ignore-col LIST csv: columns left out, neither label nor feature:\n"
+	"                        numbers from 0 (negative from the end) or header\n"
+	"                        names, comma-separated, the option repeatable\n"
+	"                        (PassengerId,Name: an identifier, a free text); a\n"
+	"                        set to evaluate or predict on needs the same list\n"
 	"      --missing M       csv: error | zero, a feature field with no value\n"
 	"                        (empty, NA, ?, -, null) in a column of numbers:\n"
 	"                        an error naming it (default), or 0, the feature\n"
@@ -327,11 +332,13 @@ static int data_import(int argc, char **argv)
 		{ "value-precision", required_argument, 0, OPT_VALUE_PRECISION },
 		{ "encoding", required_argument, 0, OPT_ENCODING }, { "zero-based", no_argument, 0, OPT_ZERO_BASED },
 		{ "missing", required_argument, 0, OPT_MISSING },
+		{ "ignore-col", required_argument, 0, OPT_IGNORE_COL },
 		{ "quiet", no_argument, 0, 'q' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	const char *cmd = "data import", *U = import_usage;
 	hog_import_opts o = { .header = -1 };
 	int quiet = 0, c, k = 0, rc = 0, set_dim = 0, set_text = 0, set_task = 0;
+	char ignore[4096] = "";
 	uint64_t v = 0;
 	long lv;
 	while ((c = getopt_long(argc, argv, ":f:t:d:b:qh", lo, NULL)) != -1) {
@@ -409,6 +416,16 @@ static int data_import(int argc, char **argv)
 			o.missing_zero = k == 1;
 			set_text |= 16;
 			break;
+		case OPT_IGNORE_COL: { /* (repeated: the lists joined) */
+			const size_t at = strlen(ignore);
+			if (!*optarg || at + strlen(optarg) + 2 > sizeof ignore)
+				return cli_usage_error(cmd, U, *optarg ? "--ignore-col: the lists are too long (%zu bytes at most)"
+				                                       : "--ignore-col: no column given", sizeof ignore - 2);
+			snprintf(ignore + at, sizeof ignore - at, "%s%s", at ? "," : "", optarg);
+			o.ignore_cols = ignore;
+			set_text |= 32;
+			break;
+		}
 		case 'q': quiet = 1; break;
 		case 'h': fputs(U, stdout); return 0;
 		default: return data_opt_error(cmd, U, c, argv);
@@ -438,6 +455,8 @@ static int data_import(int argc, char **argv)
 		return cli_usage_error(cmd, U, "--zero-based applies to --format libsvm only");
 	if ((set_text & 1) && o.format != HOG_FORMAT_CSV)
 		return cli_usage_error(cmd, U, "--label-col applies to --format csv only");
+	if ((set_text & 32) && o.format != HOG_FORMAT_CSV)
+		return cli_usage_error(cmd, U, "--ignore-col applies to --format csv only");
 	if ((set_text & 16) && o.format != HOG_FORMAT_CSV)
 		return cli_usage_error(cmd, U, "--missing applies to --format csv only");
 	if ((set_text & 2) && o.format != HOG_FORMAT_CSV && o.format != HOG_FORMAT_RATINGS)

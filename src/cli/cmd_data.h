@@ -11,7 +11,7 @@ enum { OPT_LABEL_COL = 256, OPT_HEADER, OPT_DELIM, OPT_MAX_LINE, OPT_NNZ, OPT_ZI
        OPT_BINARY, OPT_USERS, OPT_ITEMS, OPT_RANK, OPT_CLASSES, OPT_SAMPLE, OPT_SKIP,
        OPT_NO_LABEL, OPT_BITS, OPT_QUADRATIC, OPT_WEIGHT_COL, OPT_WEIGHTS,
        OPT_VALUE_PRECISION, OPT_ENCODING, OPT_ZERO_BASED,
-       OPT_MISSING };
+       OPT_MISSING, OPT_IGNORE_COL };
 
 /* Reports what getopt_long stopped at (':' missing value, '?' unknown option),
  * naming the option as the user wrote it. Returns 2. */

@@ -16,6 +16,7 @@
  * that a header with quoted names works; a quoted value in a data line is an
  * error. */
 #include "data/import.h"
+#include "data/import_csv.h"
 #include "data/import_csv_fields.h"
 #include "data/import_csv_names.h"
 #include "data/parse.h"
@@ -28,143 +29,12 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-/* Longest "columns" meta entry kept; longer headers end with ",...". */
-#define CSV_COLUMNS_MAX 16384
-
-/* What is shared by the input files of one import. */
-typedef struct csv_state {
-	hog_import_ctx *c;
-	hog_writer *w;      /* opened once the number of fields is known */
-	char sep;           /* field separator; 0: runs of blanks */
-	int sep_known;
-	uint32_t nfields;   /* fields per line, from the first line; 0 until then */
-	uint32_t label;     /* label column, resolved */
-	uint32_t wcol;      /* --weight-col, resolved (UINT32_MAX: none) */
-	long named;         /* the label column a header names (csv_named_label), -1: none */
-	char named_what[96];/* that column's name, for the note */
-	uint32_t *ids;      /* scratch for one example */
-	float *vals;
-	char *columns;      /* header names joined by ',' (first file), or NULL */
-	uint32_t header_fields; /* fields of that header */
-	int by_text;        /* the label column is the first data line's one field of text */
-	int by_last;        /* the label column is the last, a header naming none */
-	double label0;      /* the first label (numbers) */
-	int labels_vary;    /* some label differs from the first */
-	uint64_t nlabels;   /* numbers read so far */
-	int label_names;    /* 0 until the first label; 1 numbers; 2 names (classes.c) */
-	char first_label[300]; /* where the labels' kind was decided (FILE:LINE) */
-	csv_names classes;  /* the labels' names (classes.c), where they are names */
-	csv_names cats;     /* the categories: "column=value", feature nfeat + k */
-	uint8_t *kind;      /* each field's: 0 not known yet, 1 numbers, 2 categories */
-	uint64_t *missing_at; /* a field of unknown kind: the first line that had no value, or 0 */
-	uint32_t nfeat;     /* the feature columns (the first category's id) */
-	uint32_t *cat;      /* scratch: one example's categories' ids */
-	char **pre;         /* a column of categories: "NAME=" (its header name, or its number) */
-	uint32_t *ncat;     /* a column of categories: its values */
-	int file;           /* the file being read (c->in[file]) */
-	int scan;           /* a first pass for the labels' names alone (csv_scan_names) */
-	char src[256];      /* the writer keeps a pointer to it until the commit */
-} csv_state;
-
-/* Keeps the header's names in st->columns: quotes removed, commas and control
- * characters replaced by '_', cut at a name boundary when too long. */
-static int csv_keep_header(csv_state *st, const char *line, hog_err *err)
-{
-	char *out = malloc(CSV_COLUMNS_MAX + 8);
-	if (!out)
-		return hog_err_set(err, ENOMEM, "out of memory");
-	size_t at = 0;
-	csv_split sp = { line, st->sep, 0 };
-	const char *s, *e;
-	for (uint32_t k = 0; csv_next(&sp, &s, &e); k++) {
-		if (e - s >= 2 && *s == '"' && e[-1] == '"') {
-			s++;
-			e--;
-		}
-		size_t need = (size_t)(e - s) + (k ? 1 : 0);
-		if (at + need > CSV_COLUMNS_MAX) {
-			memcpy(out + at, ",...", 4);
-			at += 4;
-			break;
-		}
-		if (k)
-			out[at++] = ',';
-		for (const char *p = s; p < e; p++) {
-			if (*p == '"' && p + 1 < e && p[1] == '"')
-				p++; /* "" in a quoted name */
-			out[at++] = *p == ',' || (unsigned char)*p < 32 ? '_' : *p;
-		}
-	}
-	out[at] = 0;
-	st->columns = out;
-	return 0;
-}
 
 #define BAD(col, ...) do { \
 	char what_[400]; snprintf(what_, sizeof what_, __VA_ARGS__); \
 	rc = hog_err_set(err, HOG_EDATA, "%s:%llu:%zu: %s", in.path, (unsigned long long)in.line, \
 	                 (size_t)((col) - line) + 1, what_); \
 	goto done; } while (0)
-
-/* The names a header's label column goes by when --label-col is not given,
- * in order of preference (compared without case). */
-static const char *const csv_label_names[] = { "label", "target", "class", "y", NULL };
-
-/* The column of header @p line that holds the label: the one named o->label_name,
- * or when the caller chose no column, the first of csv_label_names[] found;
- * -1 when there is none. Its name goes to st->named_what. */
-static long csv_named_label(csv_state *st, const char *line)
-{
-	const hog_import_opts *o = st->c->o;
-	if (o->label_given && !o->label_name)
-		return -1;
-	long best = -1;
-	int best_rank = INT_MAX;
-	csv_split sp = { line, st->sep, 0 };
-	const char *s, *e;
-	for (long k = 0; csv_next(&sp, &s, &e); k++) {
-		if (e - s >= 2 && *s == '"' && e[-1] == '"') {
-			s++;
-			e--;
-		}
-		for (int r = 0; o->label_name ? r == 0 : csv_label_names[r] != NULL; r++)
-			if (r < best_rank && csv_name_is(s, e, o->label_name ? o->label_name : csv_label_names[r])) {
-				best = k;
-				best_rank = r;
-				snprintf(st->named_what, sizeof st->named_what, "%.*s", (int)(e - s < 80 ? e - s : 80), s);
-			}
-	}
-	return best;
-}
-
-/* Tells the caller which header column became the label, and how it was chosen. */
-static void csv_note_label(csv_state *st, const hog_input *in)
-{
-	const hog_import_opts *o = st->c->o;
-	char name[96] = "";
-	if (st->named >= 0) {
-		snprintf(name, sizeof name, "%s", st->named_what);
-	} else { /* the label-th name of st->columns */
-		const char *p = st->columns;
-		for (uint32_t k = 0; p && k < st->label; k++)
-			p = (p = strchr(p, ',')) ? p + 1 : NULL;
-		if (p)
-			snprintf(name, sizeof name, "%.*s", (int)strcspn(p, ","), p);
-	}
-	char msg[400], quoted[100] = "";
-	if (st->columns)
-		snprintf(quoted, sizeof quoted, ", '%s'", name);
-	snprintf(msg, sizeof msg, "%.80s:%llu: the label is column %u%s%s", in->path,
-	         (unsigned long long)in->line, st->label, quoted,
-	         st->named >= 0 ? (o->label_name ? "" : " (by its name; --label-col N or NAME chooses another)")
-	         : o->label_given ? ""
-	         : st->by_text    ? " (the one column of names, not numbers; --label-col N or NAME chooses another)"
-	         : st->by_last    ? " (the last: the header names no column label, target, class or y; --label-col N "
-	                            "or NAME chooses another)"
-	         : !st->columns   ? " (the first: the file has no header to name it; --label-col N chooses another)"
-	                          : " (no column is named label, target, class or y; --label-col N or NAME chooses)");
-	o->note(o->note_ud, msg);
-}
 
 /* Each column's kind (not known yet), missing value and name prefix. */
 static int csv_kinds_alloc(csv_state *st, uint32_t nf)
@@ -174,7 +44,13 @@ static int csv_kinds_alloc(csv_state *st, uint32_t nf)
 	st->cat = malloc(nf * sizeof *st->cat);
 	st->pre = calloc(nf, sizeof *st->pre);
 	st->ncat = calloc(nf, sizeof *st->ncat);
-	return st->kind && st->missing_at && st->cat && st->pre && st->ncat ? 0 : ENOMEM;
+	st->counts = malloc(nf);
+	st->first = malloc(nf * sizeof *st->first);
+	st->prev = malloc(nf * sizeof *st->prev);
+	if (st->counts)
+		memset(st->counts, 1, nf);
+	return st->kind && st->missing_at && st->cat && st->pre && st->ncat && st->counts && st->first && st->prev
+	       ? 0 : ENOMEM;
 }
 
 /* The first line of the first file fixes the number of fields and the label
@@ -192,15 +68,20 @@ static int csv_first_line(csv_state *st, const hog_input *in, uint32_t nf, const
 		return hog_err_set(err, HOG_EDATA, "%s:%llu:1: found %u field%s: a label and at least one "
 		                   "feature column are needed%s", in->path, (unsigned long long)in->line, nf,
 		                   nf == 1 ? "" : "s", st->sep ? "" : " (no ',', tab or ';' in the line)");
+	if (!(st->ids = malloc(nf * sizeof *st->ids)) || !(st->vals = malloc(nf * sizeof *st->vals)) ||
+	    csv_kinds_alloc(st, nf))
+		return hog_err_set(err, ENOMEM, "out of memory for %u columns", nf);
+	int rc = csv_ignore(st, in, nf, err);
+	if (rc)
+		return rc;
 	if (o->no_label) { /* every column a feature: no label column to find */
 		st->nfields = nf;
 		st->label = st->wcol = UINT32_MAX;
-		st->nfeat = nf;
-		if (!(st->ids = malloc(nf * sizeof *st->ids)) || !(st->vals = malloc(nf * sizeof *st->vals)) ||
-		    csv_kinds_alloc(st, nf))
-			return hog_err_set(err, ENOMEM, "out of memory for %u columns", nf);
+		st->nfeat = nf - st->nignored;
+		if ((rc = csv_ignore_check(st, in, err)))
+			return rc;
 		hog_import_source(st->c, st->src, sizeof st->src);
-		hog_writer_opts wo = { .kind = HOG_KIND_SPARSE, .task = o->task, .features = nf, .unlabelled = 1,
+		hog_writer_opts wo = { .kind = HOG_KIND_SPARSE, .task = o->task, .features = st->nfeat, .unlabelled = 1,
 		                       .block_examples = o->block_examples, .value_precision = o->value_precision,
 	                       .raw_blocks = o->raw_blocks, .source = st->src };
 		return hog_writer_open(&st->w, st->c->out, &wo, err);
@@ -216,12 +97,17 @@ static int csv_first_line(csv_state *st, const hog_input *in, uint32_t nf, const
 		long text = -1, ntext = 0;
 		int missing = 0;
 		for (long k = 0; csv_next(&sp, &s, &e); k++)
-			if (s < e && !csv_is_number(s, e)) {
+			if (k < (long)nf && st->kind[k] != 3 && s < e && !csv_is_number(s, e)) {
 				text = k;
 				ntext++;
 				missing |= csv_is_missing(s, e);
 			}
-		if (ntext == 1 && !missing && (text == 0 || text == (long)nf - 1)) {
+		long first = 0, last = (long)nf - 1; /* (the first and last columns kept) */
+		while (first < last && st->kind[first] == 3)
+			first++;
+		while (last > first && st->kind[last] == 3)
+			last--;
+		if (ntext == 1 && !missing && (text == first || text == last)) {
 			lc = text;
 			st->by_text = 1;
 		}
@@ -230,7 +116,8 @@ static int csv_first_line(csv_state *st, const hog_input *in, uint32_t nf, const
 	 * (where CSV files keep it: UCI's, scikit-learn's, a data frame's with its
 	 * target appended); LIBSVM's first is for files without names */
 	if (st->named < 0 && !o->label_given && !st->by_text && st->columns && st->header_fields == nf) {
-		lc = (long)nf - 1;
+		for (lc = (long)nf - 1; lc > 0 && st->kind[lc] == 3; lc--)
+			;
 		st->by_last = 1;
 	}
 	if (lc < 0 || lc >= (long)nf)
@@ -247,14 +134,13 @@ static int csv_first_line(csv_state *st, const hog_input *in, uint32_t nf, const
 			                   wc == lc ? "the label column" : nf < 3 ? "the only feature" : "out of range", nf);
 		st->wcol = (uint32_t)wc;
 	}
+	if ((rc = csv_ignore_check(st, in, err)))
+		return rc;
 	if ((st->columns || !o->label_given) && o->note) /* (said when it was a guess, or of a header's name) */
 		csv_note_label(st, in);
-	st->nfeat = nf - 1 - (st->wcol != UINT32_MAX);
-	if (!(st->ids = malloc(nf * sizeof *st->ids)) || !(st->vals = malloc(nf * sizeof *st->vals)) ||
-	    csv_kinds_alloc(st, nf))
-		return hog_err_set(err, ENOMEM, "out of memory for %u columns", nf);
+	st->nfeat = nf - 1 - (st->wcol != UINT32_MAX) - st->nignored;
 	hog_import_source(st->c, st->src, sizeof st->src);
-	hog_writer_opts wo = { .kind = HOG_KIND_SPARSE, .task = o->task, .features = nf - 1 - (st->wcol != UINT32_MAX),
+	hog_writer_opts wo = { .kind = HOG_KIND_SPARSE, .task = o->task, .features = st->nfeat,
 	                       .block_examples = o->block_examples, .value_precision = o->value_precision,
 	                       .raw_blocks = o->raw_blocks, .source = st->src };
 	return st->scan ? 0 : hog_writer_open(&st->w, st->c->out, &wo, err);
@@ -291,9 +177,11 @@ static long csv_category(csv_state *st, const hog_input *in, const char *line, u
 	if (!st->kind[k] && csv_is_number(s, e)) {
 		if (st->missing_at[k] && !o->missing_zero) {
 			const uint64_t m = st->missing_at[k];
-			*rc = hog_err_set(err, HOG_EDATA, "%s:%llu:%zu: a number in column %u, which had no value at %s:%llu: "
-			                  "a column of numbers needs one on every line", in->path, ln, (size_t)(s - line) + 1,
-			                  k + 1, st->c->in[m >> 40], (unsigned long long)(m & ((1ull << 40) - 1)));
+			char col[100];
+			*rc = hog_err_set(err, HOG_EDATA, "%s:%llu:%zu: a number in %s, which had no value at %s:%llu: "
+			                  "a column of numbers needs one on every line (--missing zero reads such a field "
+			                  "as 0)", in->path, ln, (size_t)(s - line) + 1, csv_col(st, k, col, sizeof col),
+			                  st->c->in[m >> 40], (unsigned long long)(m & ((1ull << 40) - 1)));
 			return 0;
 		}
 		st->kind[k] = 1;
@@ -302,10 +190,12 @@ static long csv_category(csv_state *st, const hog_input *in, const char *line, u
 	char why[160];
 	if (!st->kind[k]) {
 		if (st->named < 0 && !o->label_given && !o->no_label) {
-			*rc = hog_err_set(err, HOG_EDATA, "%s:%llu:%zu: column %u holds text ('%.*s'): a column of text is read "
+			char col[100];
+			*rc = hog_err_set(err, HOG_EDATA, "%s:%llu:%zu: %s holds text ('%.*s'): a column of text is read "
 			                  "as categories (a feature a value) once the label column is named or given: "
 			                  "--label-col N or NAME (the label is --label-col %u by default)%s", in->path, ln,
-			                  (size_t)(s - line) + 1, k + 1, (int)(e - s > 40 ? 40 : e - s), s, st->label,
+			                  (size_t)(s - line) + 1, csv_col(st, k, col, sizeof col), (int)(e - s > 40 ? 40 : e - s),
+			                  s, st->label,
 			                  in->line == o->skip_lines + 1 && o->header <= 0 ? " (a header line? then give "
 			                                                                      "--header yes)" : "");
 			return 0;
@@ -347,6 +237,7 @@ static int csv_label(csv_state *st, const hog_input *in, const char *s, const ch
 	const unsigned long long ln = (unsigned long long)in->line;
 	const size_t col = (size_t)(s - line) + 1;
 	const int w = (int)(e - s > 40 ? 40 : e - s);
+	char lab[100]; /* (the label's column, named on an error only) */
 	double v = 0;
 	const int number = hog_parse_f64(s, &v) == e;
 	if (!st->label_names) {
@@ -363,16 +254,17 @@ static int csv_label(csv_state *st, const hog_input *in, const char *s, const ch
 		return 0;
 	}
 	if (!number && o->task == HOG_TASK_REGRESSION)
-		return hog_err_set(err, HOG_EDATA, "%s:%llu:%zu: expected a number in column %u (the label), found "
-		                   "'%.*s' (--task regression takes numbers)", in->path, ln, col, st->label + 1, w, s);
+		return hog_err_set(err, HOG_EDATA, "%s:%llu:%zu: expected a number in %s (the label), found "
+		                   "'%.*s' (--task regression takes numbers)", in->path, ln, col,
+		                   csv_col(st, st->label, lab, sizeof lab), w, s);
 	if (!number)
-		return hog_err_set(err, HOG_EDATA, "%s:%llu:%zu: expected a number in column %u (the label), found "
+		return hog_err_set(err, HOG_EDATA, "%s:%llu:%zu: expected a number in %s (the label), found "
 		                   "'%.*s': the first label (%s) is a number, so every label must be one (a column of "
 		                   "class names is read as names from its first label on)", in->path, ln, col,
-		                   st->label + 1, w, s, st->first_label);
+		                   csv_col(st, st->label, lab, sizeof lab), w, s, st->first_label);
 	if (!isfinite(v) || !isfinite((float)v))
-		return hog_err_set(err, HOG_EDATA, "%s:%llu:%zu: label in column %u is not finite", in->path, ln, col,
-		                   st->label + 1);
+		return hog_err_set(err, HOG_EDATA, "%s:%llu:%zu: the label in %s is not finite", in->path, ln, col,
+		                   csv_col(st, st->label, lab, sizeof lab));
 	if (st->nlabels++ == 0)
 		st->label0 = v;
 	else if (v != st->label0)
@@ -451,6 +343,7 @@ static int csv_file(csv_state *st, const char *path, hog_err *err)
 			sp = (csv_split){ line, st->sep, 0 };
 		}
 		uint32_t k = 0, nnz = 0, j = 0, ncat = 0;
+		char col[100];
 		double y = 0, wt = 1;
 		while (csv_next(&sp, &s, &e)) {
 			if (k == st->nfields) {
@@ -459,7 +352,7 @@ static int csv_file(csv_state *st, const char *path, hog_err *err)
 					k++;
 				BAD(extra, "expected %u fields, found %u", st->nfields, k + 1);
 			}
-			if (st->scan && k != st->label) { /* (the first pass reads the labels alone) */
+			if (st->kind[k] == 3 || (st->scan && k != st->label)) { /* (the first pass reads the labels alone) */
 				k++;
 				continue;
 			}
@@ -477,7 +370,7 @@ static int csv_file(csv_state *st, const char *path, hog_err *err)
 			}
 			if (k == st->label) {
 				if (s == e)
-					BAD(s, "empty field (column %u)", k + 1);
+					BAD(s, "no label: %s is empty%s", csv_col(st, k, col, sizeof col), csv_label_why(st));
 				if ((rc = csv_label(st, &in, s, e, line, &y, err)))
 					goto done;
 				k++;
@@ -488,30 +381,38 @@ static int csv_file(csv_state *st, const char *path, hog_err *err)
 			/* (a field that is no number: a mark of no value, looked for only then) */
 			if (q != e && k != st->wcol && (s == e || csv_is_missing(s, e))) {
 				if (c->o->missing_zero) { /* (the feature absent from the line) */
+					st->counts[k] = 0;
 					j++;
 					k++;
 					continue;
 				}
-				BAD(s, "no value in column %u ('%.*s'): a column of numbers needs one on every line (--missing "
-				    "zero reads such a field as 0, the feature absent from the line; or fill them in first)", k + 1,
-				    (int)(e - s > 20 ? 20 : e - s), s);
+				BAD(s, "no value in %s ('%.*s'): a column of numbers needs one on every line (--missing "
+				    "zero reads such a field as 0, the feature absent from the line; or fill them in first)",
+				    csv_col(st, k, col, sizeof col), (int)(e - s > 20 ? 20 : e - s), s);
 			}
 			if (s == e)
-				BAD(s, "empty field (column %u)", k + 1);
+				BAD(s, "empty field (%s)", csv_col(st, k, col, sizeof col));
 			if (q != e)
-				BAD(s, "expected a number in column %u, found '%.*s'%s", k + 1,
+				BAD(s, "expected a number in %s, found '%.*s'%s", csv_col(st, k, col, sizeof col),
 				    (int)(e - s > 40 ? 40 : e - s), s,
 				    in.line == c->o->skip_lines + 1 && c->o->header <= 0
 				        ? " (a header line? then give --header yes)"
 				        : " (features are numbers: a column of names is read as the label with --label-col, "
 				          "others must be encoded as numbers first)");
 			if (!isfinite(v) || !isfinite((float)v))
-				BAD(s, "value in column %u is not finite", k + 1);
+				BAD(s, "the value in %s is not finite", csv_col(st, k, col, sizeof col));
 			if (k == st->wcol) {
 				if (!(v > 0 && (float)v > 0))
-					BAD(s, "weight %g in column %u: a weight must be a finite number > 0", v, k + 1);
+					BAD(s, "weight %g in %s: a weight must be a finite number > 0", v, csv_col(st, k, col, sizeof col));
 				wt = v;
 			} else {
+				if (st->counts[k]) { /* (a count of the lines so far: an identifier, csv_note_columns) */
+					if (st->counts[k] == 2 && v != st->prev[k] + 1)
+						st->counts[k] = 0;
+					else if (st->counts[k] == 1)
+						st->first[k] = v, st->counts[k] = 2;
+					st->prev[k] = v;
+				}
 				if (v != 0) {
 					st->ids[nnz] = j;
 					st->vals[nnz++] = (float)v;
@@ -539,6 +440,7 @@ static int csv_file(csv_state *st, const char *path, hog_err *err)
 		}
 		if ((wt != 1 && (rc = hog_writer_set_weight(st->w, wt, err))) || (rc = hog_import_weight(c, st->w, err)))
 			goto done;
+		st->examples++;
 		if ((rc = hog_writer_add_sparse(st->w, (float)y, st->ids, st->vals, nnz, err))) {
 			hog_err_prefix(err, "%s:%llu", path, (unsigned long long)in.line);
 			goto done;
@@ -584,6 +486,9 @@ static void csv_state_free(csv_state *st)
 	free(st->ncat);
 	free(st->kind);
 	free(st->missing_at);
+	free(st->counts);
+	free(st->first);
+	free(st->prev);
 	free(st->ids);
 	free(st->vals);
 	free(st->columns);
@@ -673,8 +578,13 @@ int hog_import_csv(hog_import_ctx *c, hog_err *err)
 	}
 	if (!rc && !st.w)
 		rc = hog_err_set(err, HOG_EDATA, "%s: no examples in the input", c->in[0]);
-	if (!rc && st.columns && st.header_fields == st.nfields) /* names that fit the columns */
-		rc = hog_writer_meta_set(st.w, "columns", st.columns, err);
+	if (!rc && st.columns && st.header_fields == st.nfields) { /* names that fit the columns: those kept */
+		char *kept = csv_kept_columns(&st);
+		rc = kept ? hog_writer_meta_set(st.w, "columns", kept, err) : hog_err_set(err, ENOMEM, "out of memory");
+		free(kept);
+	}
+	if (!rc && c->o->note)
+		csv_note_columns(&st, st.examples);
 	if (!rc && c->o->note && !c->o->no_label && ((st.label_names == 1 && !st.labels_vary) ||
 	                                             (st.label_names == 2 && st.classes.n == 1))) {
 		char msg[300], what[120];
@@ -684,8 +594,9 @@ int hog_import_csv(hog_import_ctx *c, hog_err *err)
 			snprintf(what, sizeof what, "'%.*s'", (int)(n > 60 ? 60 : n), name);
 		else
 			snprintf(what, sizeof what, "%g", st.label0);
-		snprintf(msg, sizeof msg, "warning: every label is %s (column %u): a model learns nothing from one value; "
-		         "if the label is another column, --label-col N or NAME", what, st.label);
+		char col[100];
+		snprintf(msg, sizeof msg, "warning: every label is %s (%s): a model learns nothing from one value; "
+		         "if the label is another column, --label-col N or NAME", what, csv_col(&st, st.label, col, sizeof col));
 		c->o->note(c->o->note_ud, msg);
 	}
 	if (!rc && st.label_names == 2) {

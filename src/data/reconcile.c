@@ -190,20 +190,51 @@ out:
 
 /* ------------------------------------------------------------ the rest */
 
-/* The first column name where @p a and @p b differ: 0 when they agree. */
+static unsigned count_columns(const char *a)
+{
+	unsigned n = 1;
+	while ((a = strchr(a, ',')))
+		a++, n++;
+	return n;
+}
+
+/* Whether the column name [s, s + n) is one of @p list's. */
+static int has_column(const char *list, const char *s, size_t n)
+{
+	for (const char *p = list;; p += strcspn(p, ",") + 1) {
+		if (strcspn(p, ",") == n && !memcmp(p, s, n))
+			return 1;
+		if (!p[strcspn(p, ",")])
+			return 0;
+	}
+}
+
+/* How @p a and @p b differ, into @p what: the names only one of them has where
+ * their counts differ, else the first column that differs; 0 when they agree. */
 static int columns_differ(const char *a, const char *b, char *what, size_t size, const char *an, const char *bn)
 {
 	if (!strcmp(a, b))
 		return 0;
-	for (unsigned k = 1;; k++) {
+	const unsigned na = count_columns(a), nb = count_columns(b);
+	if (na != nb) {
+		const char *more = na > nb ? a : b, *less = na > nb ? b : a;
+		int at = snprintf(what, size, "%s has %u columns and %s %u (", an, na, bn, nb), shown = 0;
+		for (const char *p = more; at < (int)size - 100; p += strcspn(p, ",") + 1) {
+			const size_t n = strcspn(p, ",");
+			if (!has_column(less, p, n))
+				at += snprintf(what + at, size - (size_t)at, "%s'%.*s'", shown++ ? ", " : "", n > 60 ? 60 : (int)n, p);
+			if (!p[n])
+				break;
+		}
+		snprintf(what + at, size - (size_t)at, shown ? " only in %s; imported with another --ignore-col?)"
+		                                             : "names repeated in %s)", na > nb ? an : bn);
+		return 1;
+	}
+	for (unsigned k = 0;; k++) { /* (counted from 0, as --label-col counts) */
 		size_t la = strcspn(a, ","), lb = strcspn(b, ",");
 		if (la != lb || memcmp(a, b, la)) {
-			if (!*a || !*b)
-				snprintf(what, size, "%s has %s columns than %s (column %u: '%.*s' in %s)", an, *a ? "more" : "fewer",
-				         bn, k, (int)(*a ? la : lb) > 200 ? 200 : (int)(*a ? la : lb), *a ? a : b, *a ? an : bn);
-			else
-				snprintf(what, size, "column %u is '%.*s' in %s and '%.*s' in %s", k, la > 200 ? 200 : (int)la, a, an,
-				         lb > 200 ? 200 : (int)lb, b, bn);
+			snprintf(what, size, "column %u is '%.*s' in %s and '%.*s' in %s", k, la > 200 ? 200 : (int)la, a, an,
+			         lb > 200 ? 200 : (int)lb, b, bn);
 			return 1;
 		}
 		a += la + (a[la] == ',');
@@ -225,6 +256,15 @@ static int columns_but_one(const char *a, const char *b)
 		if (bl == head + tl && !memcmp(a, b, head) && !memcmp(tail, b + head, tl))
 			return 1;
 	}
+	return 0;
+}
+
+int rec_columns(const hog_data *d, const char *dn, const hog_data_ref *ref, const char *rn, hog_err *err)
+{
+	char what[600];
+	if (ref->columns && d->columns && !(d->meta.unlabelled && columns_but_one(ref->columns, d->columns)) &&
+	    columns_differ(ref->columns, d->columns, what, sizeof what, rn, dn))
+		return hog_err_set(err, HOG_EMISMATCH, "the column names differ: %s", what);
 	return 0;
 }
 
@@ -257,9 +297,12 @@ static int reconcile_head(hog_data *d, const char *dn, const hog_data_ref *ref, 
 	if (ref->kind && d->meta.kind != ref->kind)
 		return hog_err_set(err, HOG_EMISMATCH, "%s is a %s set and %s a %s one", rn, hog_kind_name(ref->kind), dn,
 		                   hog_kind_name(d->meta.kind));
+	int rc = rec_columns(d, dn, ref, rn, err); /* (first: sets of other columns differ in all else too) */
+	if (rc)
+		return rc;
 	if (d->meta.unlabelled && ref->task) /* no labels: nothing to match, the task is the importer's guess */
 		d->meta.task = ref->task;
-	int rc = rec_class_map(d, dn, ref, rn, cmap, err); /* (the reference's task, where both name the classes) */
+	rc = rec_class_map(d, dn, ref, rn, cmap, err); /* (the reference's task, where both name the classes) */
 	if (!rc && (rc = rec_cat_map(d, dn, ref, rn, fmap, err)))
 		free(*cmap);
 	if (rc) {
@@ -277,14 +320,6 @@ static int reconcile_head(hog_data *d, const char *dn, const hog_data_ref *ref, 
 			return hog_err_set(err, HOG_EMISMATCH, "%s has %s labels and %s %s ones", rn, hog_task_name(ref->task),
 			                   dn, hog_task_name(d->meta.task));
 		}
-	}
-	char what[600];
-	if (ref->columns && d->columns && !(d->meta.unlabelled && columns_but_one(ref->columns, d->columns)) &&
-	    columns_differ(ref->columns, d->columns, what, sizeof what, rn, dn)) {
-		free(*cmap);
-		free(*fmap);
-		*cmap = *fmap = NULL;
-		return hog_err_set(err, HOG_EMISMATCH, "the column names differ: %s", what);
 	}
 	return 0;
 }

@@ -4,6 +4,9 @@
 #define HOG_DATA_RECONCILE_H
 #include "hogwild.h"
 
+/* A CSV set's column names against its reference's (reconcile.c): HOG_EMISMATCH
+ * naming how they differ (the names only one has, or the first that differs). */
+int rec_columns(const hog_data *d, const char *dn, const hog_data_ref *ref, const char *rn, hog_err *err);
 /* A set whose labels were names against its reference's names: *out[k] the
  * reference's class of the set's class k, and the set's task and class count
  * become the reference's (NULL where neither has names); refusals in err. */

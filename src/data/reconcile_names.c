@@ -280,8 +280,10 @@ void rec_class_relabel(float *labels, uint64_t n, const uint32_t *map, enum hog_
 
 int hog_data_reconcile_names(hog_data *d, const char *dn, const hog_data_ref *ref, const char *rn, hog_err *err)
 {
-	uint32_t *map, *fmap = NULL;
-	int rc = rec_class_map(d, dn, ref, rn, &map, err);
+	uint32_t *map = NULL, *fmap = NULL;
+	int rc = rec_columns(d, dn, ref, rn, err);
+	if (!rc)
+		rc = rec_class_map(d, dn, ref, rn, &map, err);
 	free(map);
 	if (!rc)
 		rc = rec_cat_map(d, dn, ref, rn, &fmap, err);

@@ -1,0 +1,225 @@
+/* The CSV importer's columns: the header's names, which column is the label,
+ * which are left out (--ignore-col), and how messages name a column. */
+#include "data/import_csv.h"
+#include "data/import_csv_fields.h"
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Keeps the header's names in st->columns: quotes removed, commas and control
+ * characters replaced by '_', cut at a name boundary when too long. */
+int csv_keep_header(csv_state *st, const char *line, hog_err *err)
+{
+	char *out = malloc(CSV_COLUMNS_MAX + 8);
+	if (!out)
+		return hog_err_set(err, ENOMEM, "out of memory");
+	size_t at = 0;
+	csv_split sp = { line, st->sep, 0 };
+	const char *s, *e;
+	for (uint32_t k = 0; csv_next(&sp, &s, &e); k++) {
+		if (e - s >= 2 && *s == '"' && e[-1] == '"') {
+			s++;
+			e--;
+		}
+		size_t need = (size_t)(e - s) + (k ? 1 : 0);
+		if (at + need > CSV_COLUMNS_MAX) {
+			memcpy(out + at, ",...", 4);
+			at += 4;
+			break;
+		}
+		if (k)
+			out[at++] = ',';
+		for (const char *p = s; p < e; p++) {
+			if (*p == '"' && p + 1 < e && p[1] == '"')
+				p++; /* "" in a quoted name */
+			out[at++] = *p == ',' || (unsigned char)*p < 32 ? '_' : *p;
+		}
+	}
+	out[at] = 0;
+	st->columns = out;
+	return 0;
+}
+
+/* The names a header's label column goes by when --label-col is not given,
+ * in order of preference (compared without case). */
+static const char *const csv_label_names[] = { "label", "target", "class", "y", NULL };
+
+/* The column of header @p line that holds the label: the one named o->label_name,
+ * or when the caller chose no column, the first of csv_label_names[] found;
+ * -1 when there is none. Its name goes to st->named_what. */
+long csv_named_label(csv_state *st, const char *line)
+{
+	const hog_import_opts *o = st->c->o;
+	if (o->label_given && !o->label_name)
+		return -1;
+	long best = -1;
+	int best_rank = INT_MAX;
+	csv_split sp = { line, st->sep, 0 };
+	const char *s, *e;
+	for (long k = 0; csv_next(&sp, &s, &e); k++) {
+		if (e - s >= 2 && *s == '"' && e[-1] == '"') {
+			s++;
+			e--;
+		}
+		for (int r = 0; o->label_name ? r == 0 : csv_label_names[r] != NULL; r++)
+			if (r < best_rank && csv_name_is(s, e, o->label_name ? o->label_name : csv_label_names[r])) {
+				best = k;
+				best_rank = r;
+				snprintf(st->named_what, sizeof st->named_what, "%.*s", (int)(e - s < 80 ? e - s : 80), s);
+			}
+	}
+	return best;
+}
+
+/* The @p k-th name of st->columns as [*name, return), or NULL (no header). */
+static const char *csv_column_name(const csv_state *st, uint32_t k, const char **end)
+{
+	const char *p = st->columns;
+	if (!p || (st->nfields && st->header_fields != st->nfields))
+		return NULL; /* (a header that does not fit the lines names nothing) */
+	for (uint32_t i = 0; p && i < k; i++)
+		p = (p = strchr(p, ',')) ? p + 1 : NULL;
+	if (p)
+		*end = p + strcspn(p, ",");
+	return p;
+}
+
+const char *csv_col(const csv_state *st, uint32_t k, char *buf, size_t size)
+{
+	const char *e, *name = csv_column_name(st, k, &e);
+	if (name)
+		snprintf(buf, size, "column %u '%.*s'", k, (int)(e - name > 60 ? 60 : e - name), name);
+	else
+		snprintf(buf, size, "column %u", k);
+	return buf;
+}
+
+const char *csv_label_why(const csv_state *st)
+{
+	const hog_import_opts *o = st->c->o;
+	return st->named >= 0 ? (o->label_name ? "" : " (by its name; --label-col N or NAME chooses another)")
+	       : o->label_given ? ""
+	       : st->by_text    ? " (the one column of names, not numbers; --label-col N or NAME chooses another)"
+	       : st->by_last    ? " (the last: the header names no column label, target, class or y; --label-col N "
+	                          "or NAME chooses another)"
+	       : !st->columns   ? " (the first: the file has no header to name it; --label-col N chooses another)"
+	                        : " (no column is named label, target, class or y; --label-col N or NAME chooses)";
+}
+
+void csv_note_label(csv_state *st, const hog_input *in)
+{
+	char msg[400], col[100];
+	snprintf(msg, sizeof msg, "%.80s:%llu: the label is %s%s", in->path, (unsigned long long)in->line,
+	         csv_col(st, st->label, col, sizeof col), csv_label_why(st));
+	st->c->o->note(st->c->o->note_ud, msg);
+}
+
+int csv_ignore(csv_state *st, const hog_input *in, uint32_t nf, hog_err *err)
+{
+	const char *p = st->c->o->ignore_cols;
+	const unsigned long long ln = (unsigned long long)in->line;
+	while (p && *p) {
+		const size_t n = strcspn(p, ",");
+		char item[CSV_NAME_MAX + 1], *end;
+		if (!n)
+			return hog_err_set(err, HOG_ECONFIG, "--ignore-col: an empty entry in '%s'", st->c->o->ignore_cols);
+		snprintf(item, sizeof item, "%.*s", (int)(n > CSV_NAME_MAX ? CSV_NAME_MAX : n), p);
+		errno = 0;
+		const long v = strtol(item, &end, 10);
+		long k = -1;
+		if (*item && !*end && !errno) { /* a number, from 0 or (negative) from the end */
+			if (v >= (long)nf || v < -(long)nf)
+				return hog_err_set(err, HOG_ECONFIG, "%s:%llu: --ignore-col %ld is out of range: lines have %u "
+				                   "fields (from 0; negative from the end)", in->path, ln, v, nf);
+			k = v < 0 ? (long)nf + v : v;
+		} else {
+			const char *name = st->columns, *e;
+			for (uint32_t i = 0; name && i < nf; i++, name = *e ? e + 1 : NULL)
+				if (csv_name_is(name, e = name + strcspn(name, ","), item)) {
+					k = i;
+					break;
+				}
+			if (k < 0)
+				return hog_err_set(err, HOG_ECONFIG, "%s:%llu: --ignore-col: no column named '%s'%s", in->path, ln,
+				                   item, st->columns ? "" : " (the file has no header line; give column numbers)");
+		}
+		st->nignored += st->kind[k] != 3;
+		st->kind[k] = 3;
+		p += n + (p[n] == ',');
+	}
+	return 0;
+}
+
+int csv_ignore_check(csv_state *st, const hog_input *in, hog_err *err)
+{
+	char col[100];
+	if (st->label != UINT32_MAX && st->kind[st->label] == 3)
+		return hog_err_set(err, HOG_ECONFIG, "%s:%llu: --ignore-col: %s is the label%s", in->path,
+		                   (unsigned long long)in->line, csv_col(st, st->label, col, sizeof col),
+		                   st->c->o->label_given ? "" : csv_label_why(st));
+	if (st->wcol != UINT32_MAX && st->kind[st->wcol] == 3)
+		return hog_err_set(err, HOG_ECONFIG, "%s:%llu: --ignore-col: %s is the weights' column (--weight-col)",
+		                   in->path, (unsigned long long)in->line, csv_col(st, st->wcol, col, sizeof col));
+	if (st->nfields - st->nignored - (st->label != UINT32_MAX) - (st->wcol != UINT32_MAX) == 0)
+		return hog_err_set(err, HOG_ECONFIG, "%s:%llu: --ignore-col leaves no feature column (lines have %u fields)",
+		                   in->path, (unsigned long long)in->line, st->nfields);
+	return 0;
+}
+
+char *csv_kept_columns(const csv_state *st)
+{
+	char *out = strdup(st->columns);
+	if (!out || !st->nignored)
+		return out;
+	size_t at = 0;
+	const char *p = st->columns;
+	for (uint32_t k = 0; *p; k++) {
+		const size_t n = strcspn(p, ",");
+		if (k >= st->nfields || st->kind[k] != 3) { /* (",..." of a long header stays) */
+			if (at)
+				out[at++] = ',';
+			memcpy(out + at, p, n);
+			at += n;
+		}
+		p += n + (p[n] == ',');
+	}
+	out[at] = 0;
+	return out;
+}
+
+void csv_note_columns(const csv_state *st, uint64_t examples)
+{
+	const hog_import_opts *o = st->c->o;
+	char msg[600], col[100];
+	if (st->nignored) {
+		int at = snprintf(msg, sizeof msg, "columns left out (--ignore-col):");
+		for (uint32_t k = 0, shown = 0; k < st->nfields; k++)
+			if (st->kind[k] == 3 && at < (int)sizeof msg - 100)
+				at += snprintf(msg + at, sizeof msg - (size_t)at, "%s %s", shown++ ? "," : "",
+				               csv_col(st, k, col, sizeof col));
+		o->note(o->note_ud, msg);
+	}
+	if (examples < 50)
+		return; /* (too few lines to tell an identifier) */
+	for (uint32_t k = 0; k < st->nfields; k++) {
+		const char *e, *name = csv_column_name(st, k, &e);
+		char how[80];
+		if (name)
+			snprintf(how, sizeof how, "%.*s", (int)(e - name > 60 ? 60 : e - name), name);
+		else
+			snprintf(how, sizeof how, "%u", k);
+		if (st->kind[k] == 2 && st->ncat[k] >= examples / 2)
+			snprintf(msg, sizeof msg, "warning: %s has %u values in %llu lines: an identifier or a date? a value "
+			         "met once teaches the model nothing it can use on other data; --ignore-col %s leaves it out",
+			         csv_col(st, k, col, sizeof col), st->ncat[k], (unsigned long long)examples, how);
+		else if (st->kind[k] == 1 && st->counts && st->counts[k] == 2 && k != st->label && k != st->wcol)
+			snprintf(msg, sizeof msg, "warning: %s counts the lines (%.15g, %.15g, ...): a row number? as a "
+			         "feature it tells the model only the rows' order; --ignore-col %s leaves it out",
+			         csv_col(st, k, col, sizeof col), st->first[k], st->first[k] + 1, how);
+		else
+			continue;
+		o->note(o->note_ud, msg);
+	}
+}

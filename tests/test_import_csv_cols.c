@@ -1,0 +1,206 @@
+/* Tests of the CSV importer's columns (src/data/import_csv_cols.c): columns
+ * left out with --ignore-col (by name, by number from either end, each once),
+ * every value read back against the same file without those columns, the
+ * label guessed among the columns kept, the "columns" entry and a test set's
+ * match against it, every bad list refused; and the warnings of columns that
+ * look like identifiers (a count of the lines, text with a value a line). */
+#include "hogwild.h"
+#include "util.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char notes[4096];
+
+static void keep_note(void *ud, const char *msg)
+{
+	(void)ud;
+	const size_t at = strlen(notes);
+	snprintf(notes + at, sizeof notes - at, "%s\n", msg);
+}
+
+/* Imports @p text (a file named @p name) with @p ignore as --ignore-col; the
+ * set, or NULL with @p err set. */
+static hog_data *import_ignoring(const char *name, const char *text, const char *ignore, const char *label,
+                                 int no_label, hog_err *err)
+{
+	char in[512], out[520];
+	snprintf(in, sizeof in, "%s", tu_write(name, text, (size_t)-1));
+	snprintf(out, sizeof out, "%s.lmdb", in);
+	unlink(out);
+	hog_import_opts o = { .format = HOG_FORMAT_CSV, .header = -1, .ignore_cols = ignore, .label_name = label,
+	                      .label_given = label != NULL, .no_label = no_label, .note = keep_note };
+	notes[0] = 0;
+	memset(err, 0, sizeof *err);
+	const char *ins[] = { in };
+	if (hog_import(ins, 1, out, &o, err))
+		return NULL;
+	hog_data *d = NULL;
+	CU_ASSERT_EQUAL(hog_data_load(&d, out, err), 0);
+	return d;
+}
+
+/* @p a and @p b hold the same examples: labels, ids, values. */
+static void same_rows(const hog_data *a, const hog_data *b)
+{
+	CU_ASSERT_EQUAL_FATAL(a->n, b->n);
+	CU_ASSERT_EQUAL(a->dim, b->dim);
+	CU_ASSERT_EQUAL_FATAL(a->nnz, b->nnz);
+	for (uint64_t i = 0; i < a->n; i++) {
+		CU_ASSERT_EQUAL(a->labels[i], b->labels[i]);
+		CU_ASSERT_EQUAL(a->offsets[i + 1], b->offsets[i + 1]);
+	}
+	for (uint64_t j = 0; j < a->nnz; j++) {
+		CU_ASSERT_EQUAL(a->ids[j], b->ids[j]);
+		CU_ASSERT_EQUAL(a->vals ? a->vals[j] : 1.0f, b->vals ? b->vals[j] : 1.0f);
+	}
+}
+
+static void test_ignore_by_name_and_number(void)
+{
+	hog_err err;
+	/* the columns kept, written as a file of their own: the reference */
+	hog_data *want = import_ignoring("kept.csv", "a,b,label\n5,6,1\n7,0,0\n0,8,1\n", NULL, NULL, 0, &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(want);
+	const char *full = "Id,a,Name,b,label\n1,5,\"Smith, J\",6,1\n2,7,,0,0\n3,0,NA,8,1\n";
+	const char *lists[] = { "id,NAME", "0,2", "-5,-3", "Id,0,name,2", NULL };
+	for (int k = 0; lists[k]; k++) {
+		hog_data *d = import_ignoring("full.csv", full, lists[k], NULL, 0, &err);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+		same_rows(d, want);
+		CU_ASSERT_STRING_EQUAL(d->columns, "a,b,label");
+		CU_ASSERT_PTR_NULL(d->categories); /* (the text of a column left out is never read) */
+		CU_ASSERT_PTR_NOT_NULL(strstr(notes, "columns left out (--ignore-col): column 0 'Id', column 2 'Name'\n"));
+		hog_data_free(d);
+	}
+	/* a set to predict on: the same list, and it matches the model's columns */
+	hog_data *u = import_ignoring("unl.csv", "Id,a,Name,b\n9,1,x,2\n", "Id,Name", NULL, 1, &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+	CU_ASSERT_EQUAL(u->dim, 2);
+	CU_ASSERT_STRING_EQUAL(u->columns, "a,b");
+	hog_data_ref ref;
+	hog_data_fit fit;
+	hog_data_ref_of(want, &ref);
+	CU_ASSERT_EQUAL(hog_data_reconcile(u, "unl", &ref, "kept", &fit, &err), 0);
+	/* a set imported without the list is refused, naming the columns */
+	hog_data *all = import_ignoring("all.csv", full, NULL, "label", 0, &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(all);
+	CU_ASSERT_EQUAL(hog_data_reconcile(all, "all", &ref, "kept", &fit, &err), HOG_EMISMATCH);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "kept has 3 columns and all 5 ('Id', 'Name' only in all; imported with "
+	                                       "another --ignore-col?)"));
+	hog_data_ref_free(&ref);
+	hog_data_free(all);
+	hog_data_free(u);
+	hog_data_free(want);
+}
+
+/* The label guessed among the columns kept: the one of text, the last. */
+static void test_ignore_label_guess(void)
+{
+	hog_err err;
+	const char *weather = "date,rain,wind,weather\n2012/01/01,0.5,4.7,drizzle\n2012/01/02,10.9,4.5,rain\n";
+	CU_ASSERT_PTR_NULL(import_ignoring("w1.csv", weather, NULL, NULL, 0, &err));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "column 0 'date' holds text ('2012/01/01')"));
+	hog_data *d = import_ignoring("w2.csv", weather, "date", NULL, 0, &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	CU_ASSERT_PTR_NOT_NULL(strstr(notes, "the label is column 3 'weather' (the one column of names"));
+	CU_ASSERT_EQUAL(d->meta.task, HOG_TASK_BINARY);
+	CU_ASSERT_EQUAL(d->dim, 2);
+	CU_ASSERT_EQUAL(d->labels[0], -1.0f); /* drizzle < rain (binary labels load as -1/+1) */
+	CU_ASSERT_EQUAL(d->labels[1], 1.0f);
+	hog_data_free(d);
+	/* the last column left out: the last kept is the label */
+	d = import_ignoring("w3.csv", "a,b,c,row\n1,2,0,1\n3,4,1,2\n", "row", NULL, 0, &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	CU_ASSERT_PTR_NOT_NULL(strstr(notes, "the label is column 2 'c' (the last"));
+	CU_ASSERT_EQUAL(d->dim, 2);
+	CU_ASSERT_EQUAL(d->labels[1], 1.0f);
+	CU_ASSERT_STRING_EQUAL(d->columns, "a,b,c");
+	hog_data_free(d);
+	/* without a header, by number */
+	d = import_ignoring("w4.csv", "1,7,2\n0,8,3\n", "1", NULL, 0, &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	CU_ASSERT_EQUAL(d->dim, 1);
+	CU_ASSERT_EQUAL(d->vals[1], 3.0f);
+	CU_ASSERT_PTR_NULL(d->columns);
+	hog_data_free(d);
+}
+
+static void ignore_fails(const char *text, const char *ignore, const char *what)
+{
+	hog_err err;
+	hog_data *d = import_ignoring("bad.csv", text, ignore, NULL, 0, &err);
+	CU_ASSERT_PTR_NULL(d);
+	CU_ASSERT_EQUAL(err.code, HOG_ECONFIG);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, what));
+	if (d || !strstr(err.msg, what))
+		fprintf(stderr, "\n--ignore-col %s: got '%s'\n", ignore, err.msg);
+	hog_data_free(d);
+	CU_ASSERT_EQUAL(tu_sh("ls '%s' | grep -q 'bad.csv.lmdb'", tu_dir()), 1); /* nothing left behind */
+}
+
+static void test_ignore_refused(void)
+{
+	const char *t = "id,a,b,label\n1,2,3,0\n2,3,4,1\n";
+	ignore_fails(t, "zz", "bad.csv:1: --ignore-col: no column named 'zz'");
+	ignore_fails(t, "4", "--ignore-col 4 is out of range: lines have 4 fields");
+	ignore_fails(t, "-5", "--ignore-col -5 is out of range");
+	ignore_fails(t, "id,,a", "--ignore-col: an empty entry in 'id,,a'");
+	ignore_fails(t, "label", "--ignore-col: column 3 'label' is the label (by its name;");
+	ignore_fails(t, "id,a,b", "--ignore-col leaves no feature column (lines have 4 fields)");
+	ignore_fails("1,2,3\n0,3,4\n", "a", "no column named 'a' (the file has no header line; give column numbers)");
+	hog_err err;
+	hog_import_opts o = { .format = HOG_FORMAT_CSV, .header = -1, .ignore_cols = "w", .weight_col = 1,
+	                      .weight_given = 1 };
+	const char *in = tu_write("wt.csv", "y,w,a\n1,2,3\n", (size_t)-1);
+	CU_ASSERT_EQUAL(hog_import(&in, 1, tu_path("wt.lmdb"), &o, &err), HOG_ECONFIG);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--ignore-col: column 1 'w' is the weights' column"));
+}
+
+/* Columns that look like identifiers are warned of, with the option to give. */
+static void test_identifier_warnings(void)
+{
+	char text[8192];
+	int at = snprintf(text, sizeof text, "PassengerId,name,pclass,label\n");
+	for (int i = 0; i < 60; i++)
+		at += snprintf(text + at, sizeof text - (size_t)at, "%d,person %d,%d,%d\n", 101 + i, i, 1 + i % 3, i % 2);
+	hog_err err;
+	hog_data *d = import_ignoring("ids.csv", text, NULL, "label", 0, &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	CU_ASSERT_PTR_NOT_NULL(strstr(notes, "warning: column 0 'PassengerId' counts the lines (101, 102, ...): a row "
+	                                     "number?"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(notes, "--ignore-col PassengerId leaves it out"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(notes, "warning: column 1 'name' has 60 values in 60 lines: an identifier"));
+	CU_ASSERT_PTR_NULL(strstr(notes, "'pclass'")); /* three values; a count that restarts */
+	hog_data_free(d);
+	d = import_ignoring("ids2.csv", text, "passengerid,name", "label", 0, &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	CU_ASSERT_PTR_NULL(strstr(notes, "warning"));
+	CU_ASSERT_EQUAL(d->dim, 1);
+	hog_data_free(d);
+	/* a count with one line out of order is no count; a short file says nothing */
+	char *swap = strstr(text, "\n105,");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(swap);
+	swap[3] = '9';
+	d = import_ignoring("ids3.csv", text, "name", "label", 0, &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	CU_ASSERT_PTR_NULL(strstr(notes, "warning"));
+	hog_data_free(d);
+	d = import_ignoring("ids4.csv", "id,name,label\n1,a,0\n2,b,1\n3,c,0\n", NULL, "label", 0, &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	CU_ASSERT_PTR_NULL(strstr(notes, "warning"));
+	hog_data_free(d);
+}
+
+int test_import_csv_cols_register(void)
+{
+	CU_pSuite s = CU_add_suite("import_csv_cols", NULL, NULL);
+	if (!s)
+		return -1;
+	TU_ADD(s, test_ignore_by_name_and_number);
+	TU_ADD(s, test_ignore_label_guess);
+	TU_ADD(s, test_ignore_refused);
+	TU_ADD(s, test_identifier_warnings);
+	return 0;
+}

@@ -2434,15 +2434,20 @@ check_grep "class names: ... names the first label" "$ERR" "cnmix.csv:3:1: .*the
 check_true "class names: ... nothing written" test ! -e "$T/cnbad.lmdb"
 
 # where the label column is a guess it is said, and a column of one value warned of (scikit-learn's
-# digits.csv has no header and its label last: column 0 is a pixel that is always 0, and a model of it
-# scored 100%); a header that names no column the label: the last, as CSV files keep it
+# digits.csv has no header and its label last: column 0 is a pixel that is always 0 (taken for the
+# label once, a model of it scored 100%): the last column's values look like classes, column 0's do
+# not; a header that names no column the label: the last, as CSV files keep it
 awk 'BEGIN { srand(3); for (i = 0; i < 50; i++) printf "0,%d,%d,%d\n", int(16 * rand()), int(16 * rand()), i % 3 }' \
 	>"$T/dg.csv"
 check "label guess: a file without a header" 0 "$H" data import -f csv "$T/dg.csv" "$T/dg.lmdb"
-check_grep "label guess: ... says column 0 and why" "$ERR" "dg.csv:1: the label is column 0 \\(the first: the file has no header"
+check_grep "label guess: ... says the last and why" "$ERR" \
+	"dg.csv:1: the label is column 3 \\(the last: its values look like classes, 3 whole numbers in the first 50 lines, where column 0 has one value"
+check "label guess: ... 3 classes" 0 "$H" data info "$T/dg.lmdb"
+check_grep "label guess: ... read back" "$OUT" "^classes +3"
+check "label guess: --label-col 0" 0 "$H" data import -f csv --label-col 0 "$T/dg.csv" "$T/dg0.lmdb"
 check_grep "label guess: ... one value warned of" "$ERR" "warning: every label is 0 \\(column 0\\)"
-check "label guess: train warns too" 0 "$H" train --quiet --data "$T/dg.lmdb" --epochs 1
-check_grep "label guess: ... naming the set" "$ERR" "warning: every label of .*dg.lmdb is 0"
+check "label guess: train warns too" 0 "$H" train --quiet --data "$T/dg0.lmdb" --epochs 1
+check_grep "label guess: ... naming the set" "$ERR" "warning: every label of .*dg0.lmdb is 0"
 check "label guess: --label-col -1" 0 "$H" data import -f csv --label-col -1 "$T/dg.csv" "$T/dg2.lmdb"
 check_true "label guess: ... no warning" sh -c "! grep -q warning '$ERR'"
 { echo "a,b,c,medv"; awk -F, '{ print $2 "," $3 "," $4 "," $2 + $3 }' "$T/dg.csv"; } >"$T/hdr.csv"

@@ -6,6 +6,7 @@
  * look like identifiers (a count of the lines, text with a value a line). */
 #include "hogwild.h"
 #include "util.h"
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,6 +194,89 @@ static void test_identifier_warnings(void)
 	hog_data_free(d);
 }
 
+/* A file of numbers without a header: the label is the last column where its
+ * values look like classes and the first's do not, or are more; else column 0.
+ * Each file is written with its label where the test says, the other column
+ * at the other end made to look like what it is in the public file named. */
+static void test_label_by_values(void)
+{
+	static const struct {
+		const char *what;
+		int label_last;
+		int first_kind, last_kind; /* 0 fractions, 1 0/1, 2 1..3, 3 many whole numbers, 4 all 0 but 1 in 200,
+		                              5 1..18, 6 one value */
+		const char *why;           /* in the note, where the last is the label */
+	} cases[] = {
+		{ "pima: pregnancies first, 0/1 last", 1, 5, 1, "2 whole numbers in the first 400 lines, where column 0 has "
+		                                                "18 values" },
+		{ "spambase: a frequency first", 1, 0, 1, "where column 0 has values that are not all whole numbers" },
+		{ "glass: an id first, classes last", 1, 3, 2, "where column 0 has more than 100 values" },
+		{ "digits.csv: a pixel of 0 first", 1, 6, 2, "where column 0 has one value" },
+		{ "HIGGS: 0/1 first, fractions last", 0, 1, 0, NULL },
+		{ "UCI wine: 1..3 first, proline last", 0, 2, 3, NULL },
+		{ "MNIST as CSV: digits first, a corner pixel last", 0, 5, 4, NULL },
+		{ "both 0/1: the first, as LIBSVM", 0, 1, 1, NULL },
+		{ "a regression file: the first, as before", 0, 0, 0, NULL },
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		char *text = malloc(400 * 64), *p = text;
+		uint64_t x = 12345 + c;
+		int kinds[2] = { cases[c].first_kind, cases[c].last_kind };
+		for (int i = 0; i < 400; i++) {
+			for (int col = 0; col < 3; col++) {
+				x = x * 6364136223846793005ull + 1442695040888963407ull;
+				const unsigned r = (unsigned)(x >> 33);
+				if (col == 1) {
+					p += sprintf(p, ",%.3f,", (r % 1000) / 7.0);
+					continue;
+				}
+				switch (kinds[col / 2]) {
+				case 0: p += sprintf(p, "%.2f", (r % 10000) / 100.0 + 0.01); break;
+				case 1: p += sprintf(p, "%u", r % 2); break;
+				case 2: p += sprintf(p, "%u", 1 + r % 3); break;
+				case 3: p += sprintf(p, "%u", 1000 + i * 7); break;
+				case 4: p += sprintf(p, "%u", i % 200 == 199 ? 1 + r % 255 : 0); break;
+				case 5: p += sprintf(p, "%u", i < 18 ? (unsigned)i : r % 18); break;
+				default: p += sprintf(p, "0"); break;
+				}
+			}
+			*p++ = '\n';
+		}
+		*p = 0;
+		hog_err err;
+		hog_data *d = import_ignoring("byval.csv", text, NULL, NULL, 0, &err);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+		char want[300];
+		if (cases[c].label_last)
+			snprintf(want, sizeof want, "the label is column 2 (the last: its values look like classes, ");
+		else
+			snprintf(want, sizeof want, "the label is column 0 (the first: the file has no header");
+		CU_ASSERT_PTR_NOT_NULL(strstr(notes, want));
+		if (cases[c].why)
+			CU_ASSERT_PTR_NOT_NULL(strstr(notes, cases[c].why));
+		if (!strstr(notes, want) || (cases[c].why && !strstr(notes, cases[c].why)))
+			fprintf(stderr, "\n%s: notes '%s'\n", cases[c].what, notes);
+		/* the other end is a feature: line 1's value of it, the first feature or the second */
+		double v0, v2, got = 0;
+		CU_ASSERT_EQUAL_FATAL(sscanf(text, "%lf,%*[^,],%lf", &v0, &v2), 2);
+		CU_ASSERT_EQUAL(d->dim, 2);
+		for (uint64_t j = d->offsets[0]; j < d->offsets[1]; j++)
+			if (d->ids[j] == (cases[c].label_last ? 0u : 1u))
+				got = d->vals[j];
+		CU_ASSERT_DOUBLE_EQUAL(got, cases[c].label_last ? v0 : v2, 1e-4 * (1 + fabs(v0) + fabs(v2)));
+		hog_data_free(d);
+		free(text);
+	}
+	/* a pipe is read once: no first pass, column 0 as before */
+	hog_err err;
+	const char *fifo = tu_path("byval.fifo");
+	CU_ASSERT_EQUAL_FATAL(tu_sh("mkfifo '%s' && (printf '5,1.5,0\\n3,2.5,1\\n7,3.5,0\\n' > '%s' &)", fifo, fifo), 0);
+	hog_import_opts o = { .format = HOG_FORMAT_CSV, .header = -1, .note = keep_note };
+	notes[0] = 0;
+	CU_ASSERT_EQUAL(hog_import(&fifo, 1, tu_path("byval-fifo.lmdb"), &o, &err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(notes, "the label is column 0 (the first"));
+}
+
 int test_import_csv_cols_register(void)
 {
 	CU_pSuite s = CU_add_suite("import_csv_cols", NULL, NULL);
@@ -202,5 +286,6 @@ int test_import_csv_cols_register(void)
 	TU_ADD(s, test_ignore_label_guess);
 	TU_ADD(s, test_ignore_refused);
 	TU_ADD(s, test_identifier_warnings);
+	TU_ADD(s, test_label_by_values);
 	return 0;
 }

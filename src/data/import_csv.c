@@ -59,8 +59,10 @@ static int csv_kinds_alloc(csv_state *st, uint32_t nf)
  * (@p data, NULL at a header) that is not a number, where there is exactly one,
  * it is the first or the last, and it is no mark of a missing value (a column
  * of class names: "5.1,3.5,1.4,0.2,setosa"); else, after a header that names
- * every column, the last; else column 0 ("1,NA,3" stays a data line with an
- * error in column 2). */
+ * every column, the last; else, where the first pass tallied the first and
+ * last columns of a file of numbers, the last if its values look more like
+ * classes (csv_tally_last); else column 0 ("1,NA,3" stays a data line with an
+ * error in column 1). */
 static int csv_first_line(csv_state *st, const hog_input *in, uint32_t nf, const char *data, hog_err *err)
 {
 	const hog_import_opts *o = st->c->o;
@@ -110,6 +112,19 @@ static int csv_first_line(csv_state *st, const hog_input *in, uint32_t nf, const
 		if (ntext == 1 && !missing && (text == first || text == last)) {
 			lc = text;
 			st->by_text = 1;
+		} else if (ntext == 0 && first < last && !(st->columns && st->header_fields == nf)) {
+			/* numbers, no header naming them: the first pass tallies the first and
+			 * last columns, and the last is the label where its values look more
+			 * like classes (pima, haberman, covtype, digits.csv keep it there) */
+			if (st->scan && !(st->tally = calloc(2, sizeof *st->tally)))
+				return hog_err_set(err, ENOMEM, "out of memory");
+			if (st->tally) {
+				st->tally[0].whole = st->tally[1].whole = 1;
+				st->tally_col[0] = (uint32_t)first;
+				st->tally_col[1] = (uint32_t)last;
+			}
+			if (st->by_values)
+				lc = last;
 		}
 	}
 	/* a header that names every column but none of them the label: the last
@@ -352,7 +367,10 @@ static int csv_file(csv_state *st, const char *path, hog_err *err)
 					k++;
 				BAD(extra, "expected %u fields, found %u", st->nfields, k + 1);
 			}
-			if (st->kind[k] == 3 || (st->scan && k != st->label)) { /* (the first pass reads the labels alone) */
+			if (st->tally && (k == st->tally_col[0] || k == st->tally_col[1]))
+				csv_tally_add(&st->tally[k == st->tally_col[1]], s, e);
+			/* (the first pass reads the labels alone, or the columns tallied) */
+			if (st->kind[k] == 3 || (st->scan && (k != st->label || st->tally))) {
 				k++;
 				continue;
 			}
@@ -424,7 +442,9 @@ static int csv_file(csv_state *st, const char *path, hog_err *err)
 		if (k != st->nfields)
 			BAD(line + len, "expected %u fields, found %u", st->nfields, k);
 		if (st->scan) {
-			if (st->label_names == 1)
+			if (st->tally && ++st->tally_lines < CSV_TALLY_LINES)
+				continue;
+			if (st->tally || st->label_names == 1)
 				break; /* numbers: nothing to sort */
 			continue;
 		}
@@ -486,6 +506,7 @@ static void csv_state_free(csv_state *st)
 	free(st->ncat);
 	free(st->kind);
 	free(st->missing_at);
+	free(st->tally);
 	free(st->counts);
 	free(st->first);
 	free(st->prev);
@@ -524,9 +545,13 @@ static int csv_scan_names(csv_state *st, hog_err *err)
 	cx.o = &o;
 	csv_state sc = { .c = &cx, .named = -1, .scan = 1, .classes = { .max = 65535 }, .cats = { .max = 1u << 24 } };
 	int rc = 0;
-	for (int i = 0; i < c->nin && !rc && sc.label_names != 1; i++) {
+	for (int i = 0; i < c->nin && !rc && sc.label_names != 1 && !(sc.tally && sc.tally_lines >= CSV_TALLY_LINES);
+	     i++) {
 		sc.file = i;
 		rc = csv_file(&sc, c->in[i], err);
+	}
+	if (!rc && sc.tally && sc.tally_lines) {
+		st->by_values = csv_tally_last(sc.tally, sc.tally_col, sc.tally_lines, st->why_values, sizeof st->why_values);
 	}
 	const char **names = sc.label_names == 2 && !rc ? malloc(sc.classes.n * sizeof *names) : NULL;
 	if (names) {

@@ -12,6 +12,19 @@
 /* Longest "columns" meta entry kept; longer headers end with ",...". */
 #define CSV_COLUMNS_MAX 16384
 
+/* The values of a column in the first lines, to tell whether they look like
+ * classes (csv_tally_add): whole numbers, and how many distinct ones. */
+#define CSV_TALLY_MAX 100      /* more distinct values than this: not classes */
+#define CSV_TALLY_LINES 10000  /* lines looked at */
+typedef struct csv_tally {
+	int whole;          /* every value so far a whole number (1 until one is not) */
+	uint32_t n;         /* distinct values, up to CSV_TALLY_MAX + 1 */
+	uint32_t lines;     /* values counted */
+	uint8_t used[256];  /* open addressing over v */
+	double v[256];
+	uint32_t count[256]; /* lines with value v[h] */
+} csv_tally;
+
 /* What is shared by the input files of one import. */
 typedef struct csv_state {
 	hog_import_ctx *c;
@@ -29,6 +42,12 @@ typedef struct csv_state {
 	uint32_t header_fields; /* fields of that header */
 	int by_text;        /* the label column is the first data line's one field of text */
 	int by_last;        /* the label column is the last, a header naming none */
+	int by_values;      /* the label column is the last, its values like classes and the first's not (or more
+	                       of them): a file without a header or text, tallied by the first pass */
+	csv_tally *tally;   /* the first pass: the first and last columns' values (tally[0], [1]), or NULL */
+	uint32_t tally_col[2]; /* those columns */
+	uint64_t tally_lines;  /* lines tallied */
+	char why_values[240]; /* by_values: what the first pass found, for the notes */
 	double label0;      /* the first label (numbers) */
 	int labels_vary;    /* some label differs from the first */
 	uint64_t nlabels;   /* numbers read so far */
@@ -51,6 +70,15 @@ typedef struct csv_state {
 	int scan;           /* a first pass for the labels' names alone (csv_scan_names) */
 	char src[256];      /* the writer keeps a pointer to it until the commit */
 } csv_state;
+
+/* Counts value [s, e) of a column into @p t. */
+void csv_tally_add(csv_tally *t, const char *s, const char *e);
+/* Whether the last column's tally (@p t[1]) looks more like classes than the
+ * first's (t[0]): whole numbers of 2 to CSV_TALLY_MAX values, none on more
+ * than 98% of the lines (a pixel that is almost always 0 is no label), where
+ * the first's are not, or fewer of them; then why, for the notes, into @p why (columns
+ * @p col, @p lines tallied). */
+int csv_tally_last(const csv_tally *t, const uint32_t *col, uint64_t lines, char *why, size_t size);
 
 /* Keeps the header's names in st->columns: quotes removed, commas and control
  * characters replaced by '_', cut at a name boundary when too long. */

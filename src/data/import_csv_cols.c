@@ -2,8 +2,10 @@
  * which are left out (--ignore-col), and how messages name a column. */
 #include "data/import_csv.h"
 #include "data/import_csv_fields.h"
+#include "data/parse.h"
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +106,7 @@ const char *csv_label_why(const csv_state *st)
 	       : st->by_text    ? " (the one column of names, not numbers; --label-col N or NAME chooses another)"
 	       : st->by_last    ? " (the last: the header names no column label, target, class or y; --label-col N "
 	                          "or NAME chooses another)"
+	       : st->by_values  ? st->why_values
 	       : !st->columns   ? " (the first: the file has no header to name it; --label-col N chooses another)"
 	                        : " (no column is named label, target, class or y; --label-col N or NAME chooses)";
 }
@@ -222,4 +225,66 @@ void csv_note_columns(const csv_state *st, uint64_t examples)
 			continue;
 		o->note(o->note_ud, msg);
 	}
+}
+
+void csv_tally_add(csv_tally *t, const char *s, const char *e)
+{
+	double v = 0;
+	if (s == e || hog_parse_f64(s, &v) != e || !(v == floor(v) && fabs(v) < 1e9)) {
+		t->whole = 0; /* (an empty field, text, a fraction: no class) */
+		return;
+	}
+	if (t->n > CSV_TALLY_MAX)
+		return;
+	t->lines++;
+	uint64_t b;
+	const double z = v + 0.0; /* (-0 as 0) */
+	memcpy(&b, &z, sizeof b);
+	for (uint32_t h = (uint32_t)((b * 0x9e3779b97f4a7c15ull) >> 56);; h = (h + 1) & 255) {
+		if (!t->used[h]) {
+			t->used[h] = 1;
+			t->v[h] = z;
+			t->count[h] = 1;
+			t->n++;
+			return;
+		}
+		if (t->v[h] == z) {
+			t->count[h]++;
+			return;
+		}
+	}
+}
+
+/* The lines of the most common value. */
+static uint32_t csv_tally_top(const csv_tally *t)
+{
+	uint32_t top = 0;
+	for (int h = 0; h < 256; h++)
+		top = t->used[h] && t->count[h] > top ? t->count[h] : top;
+	return top;
+}
+
+static int csv_tally_classes(const csv_tally *t)
+{
+	return t->whole && t->n >= 2 && t->n <= CSV_TALLY_MAX && csv_tally_top(t) <= 0.98 * t->lines;
+}
+
+int csv_tally_last(const csv_tally *t, const uint32_t *col, uint64_t lines, char *why, size_t size)
+{
+	if (!csv_tally_classes(&t[1]) || (csv_tally_classes(&t[0]) && t[1].n >= t[0].n))
+		return 0;
+	char first[64];
+	if (!t[0].whole)
+		snprintf(first, sizeof first, "values that are not all whole numbers");
+	else if (t[0].n < 2)
+		snprintf(first, sizeof first, "one value");
+	else if (t[0].n <= CSV_TALLY_MAX && csv_tally_top(&t[0]) > 0.98 * t[0].lines)
+		snprintf(first, sizeof first, "almost only one value");
+	else
+		snprintf(first, sizeof first, "%s%u values", t[0].n > CSV_TALLY_MAX ? "more than " : "",
+		         t[0].n > CSV_TALLY_MAX ? CSV_TALLY_MAX : t[0].n);
+	snprintf(why, size, " (the last: its values look like classes, %u whole numbers in the first %llu lines, "
+	         "where column %u has %s; --label-col N chooses another)", t[1].n, (unsigned long long)lines, col[0],
+	         first);
+	return 1;
 }

@@ -2388,6 +2388,15 @@ check "class names: the test file, its own numbers" 0 "$H" data import -f csv "$
 check_grep "class names: ... virginica 1 there" "$ERR" "0 'versicolor', 1 'virginica' \\(binary"
 check "class names: data info" 0 "$H" data info "$T/cnte.lmdb"
 check_grep "class names: ... lists them" "$OUT" "^class names +0 'versicolor', 1 'virginica'"
+check "class names: data info of the training set" 0 "$H" data info "$T/cntr.lmdb"
+sizes=$(tail -n +2 "$T/cntr.csv" | cut -d, -f4 | sort | uniq -c | awk '{ printf "%s%s", (NR > 1 ? " " : ""), $1 }')
+check_grep "class sizes: ... as counted in the file ($sizes)" "$OUT" "^class sizes +$sizes\$"
+check_grep "class sizes: ... the smallest and largest named" "$OUT" \
+	"^ +smallest '(setosa|versicolor|virginica)': [0-9.]+%, largest '(setosa|versicolor|virginica)': [0-9.]+%\$"
+"$H" data info --json "$T/cntr.lmdb" >"$OUT" 2>"$ERR"
+check_grep "class sizes: ... in --json" "$OUT" "\"class_sizes\":\[$(echo "$sizes" | tr ' ' ',')\]"
+check "class sizes: --sample 0 skips them" 0 "$H" data info --sample 0 "$T/cntr.lmdb"
+check_true "class sizes: ... the label range instead" grep -q '^label range' "$OUT"
 check "class names: train with the test file" 0 "$H" train --quiet --model mlp --data "$T/cntr.lmdb" \
 	--test "$T/cnte.lmdb" --epochs 30 --save "$T/cn.model"
 check "class names: eval" 0 "$H" eval --model "$T/cn.model" --data "$T/cnte.lmdb"

@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 #include "cli/cmd_data.h"
 #include "data/store.h"
+#include "sys/err.h"
 #include <errno.h>
 #include <float.h>
 #include <getopt.h>
@@ -17,11 +18,12 @@ static const char info_usage[] =
 	"\n"
 	"Says what a data set holds. For sparse sets it also reads the set, a block at\n"
 	"a time, and gives its statistics in the Hogwild! paper's terms (Delta, rho,\n"
-	"Omega).\n"
+	"Omega), and for a multiclass set the examples of each class.\n"
 	"\n"
 	"  -j, --json        one JSON object instead of text\n"
 	"      --sample N    sparse: examples sampled to estimate rho (default 1000;\n"
-	"                    0 skips the statistics and the pass they need)\n"
+	"                    0 skips the statistics, the class sizes and the passes\n"
+	"                    they need)\n"
 	"  -h, --help        this text\n";
 
 struct info {
@@ -37,7 +39,43 @@ struct info {
 	const char *class_names; /* labels that were names (classes.c), or NULL */
 	const char *categories;  /* columns of text: their values' names, or NULL */
 	uint64_t category_from;
+	uint64_t *class_size;    /* multiclass: each class's examples, or NULL */
 };
+
+/* Counts each class's examples into f->class_size, a block at a time. */
+static int info_class_sizes(hog_store *s, struct info *f, hog_err *err)
+{
+	const hog_meta *m = &f->m;
+	if (!(f->class_size = calloc(m->classes, sizeof *f->class_size)))
+		return hog_err_set(err, ENOMEM, "out of memory for %u classes", m->classes);
+	hog_blockbuf bb = { 0 };
+	int rc = 0;
+	for (uint64_t bi = 0; bi < m->blocks && !rc; bi++) {
+		hog_block b;
+		if ((rc = hog_store_block_buf(s, bi, &b, &bb, err)))
+			break;
+		for (uint32_t i = 0; i < b.n; i++) {
+			const float y = b.labels[i];
+			if (y >= 0 && y < (float)m->classes) /* (the block check holds them to the classes) */
+				f->class_size[(uint32_t)y]++;
+		}
+		hog_store_release(s, &b);
+	}
+	hog_blockbuf_free(&bb);
+	return rc;
+}
+
+/* "'name'" or "k": how the text names class @p k. */
+static const char *info_class(const struct info *f, uint32_t k, char *buf, size_t size)
+{
+	size_t n;
+	const char *name = f->class_names ? hog_class_name(f->class_names, k, &n) : NULL;
+	if (name)
+		snprintf(buf, size, "'%.*s'", (int)(n > 40 ? 40 : n), name);
+	else
+		snprintf(buf, size, "%u", k);
+	return buf;
+}
 
 /* The "split" meta entry of @p s into f->split and f->sid. */
 static void info_split(hog_store *s, struct info *f)
@@ -95,6 +133,12 @@ static void info_json(const struct info *f)
 	if (f->categories)
 		printf(",\"categories\":%u,\"category_from\":%llu", hog_class_count(f->categories),
 		       (ull)f->category_from);
+	if (f->class_size) {
+		fputs(",\"class_sizes\":[", stdout);
+		for (uint32_t k = 0; k < m->classes; k++)
+			printf("%s%llu", k ? "," : "", (ull)f->class_size[k]);
+		putchar(']');
+	}
 	if (m->kind == HOG_KIND_DENSE) {
 		printf(",\"values\":\"%s\"", m->dense_u8 ? "u8" : "f32");
 		if (m->dense_u8)
@@ -171,9 +215,28 @@ static void info_text(const struct info *f)
 	if (m->task == HOG_TASK_MULTICLASS)
 		ROW("classes", "%u", m->classes);
 	cli_names_rows(f->class_names, f->categories, f->category_from);
+	if (f->class_size) { /* (the sizes, and the smallest and largest class: more than a label range says) */
+		char line[200], a[60], b[60];
+		int at = 0;
+		uint32_t lo = 0, hi = 0, k = 0;
+		for (; k < m->classes; k++) {
+			lo = f->class_size[k] < f->class_size[lo] ? k : lo;
+			hi = f->class_size[k] > f->class_size[hi] ? k : hi;
+			if (at < (int)sizeof line - 30)
+				at += snprintf(line + at, sizeof line - (size_t)at, "%s%llu", k ? " " : "", (ull)f->class_size[k]);
+			else if (at < (int)sizeof line - 4)
+				at += snprintf(line + at, sizeof line - (size_t)at, " ...");
+		}
+		ROW("class sizes", "%s", line);
+		if (f->class_size[lo] == f->class_size[hi])
+			ROW("", "every class %.3g%%", 100.0 * f->class_size[lo] / n);
+		else
+			ROW("", "smallest %s: %.3g%%, largest %s: %.3g%%", info_class(f, lo, a, sizeof a),
+			    100.0 * f->class_size[lo] / n, info_class(f, hi, b, sizeof b), 100.0 * f->class_size[hi] / n);
+	}
 	if (m->unlabelled)
 		ROW("labels", "none: a set to predict on (eval and training refuse it)");
-	else
+	else if (!f->class_size)
 		ROW(m->kind == HOG_KIND_RATINGS ? "rating range" : "label range", "%g .. %g (mean %.4g)",
 		    m->label_min, m->label_max, m->label_sum / n);
 	if (m->weighted)
@@ -241,10 +304,18 @@ int data_info(int argc, char **argv)
 		}
 		f.has_stats = 1;
 	}
+	if (f.m.task == HOG_TASK_MULTICLASS && !f.m.unlabelled && f.m.classes && f.sample > 0 &&
+	    (rc = info_class_sizes(s, &f, &err))) {
+		hog_store_close(s);
+		free(f.class_size);
+		return cli_fail(&err, rc);
+	}
 	hog_store_close(s);
 	hog_data *h = NULL; /* (the class names, checked) */
-	if ((rc = hog_data_load_header(&h, f.path, &err)))
+	if ((rc = hog_data_load_header(&h, f.path, &err))) {
+		free(f.class_size);
 		return cli_fail(&err, rc);
+	}
 	f.class_names = h->class_names;
 	f.categories = h->categories;
 	f.category_from = h->category_from;
@@ -256,6 +327,7 @@ int data_info(int argc, char **argv)
 	else
 		info_text(&f);
 	hog_data_free(h);
+	free(f.class_size);
 	return 0;
 }
 

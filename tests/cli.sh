@@ -2405,6 +2405,12 @@ check_true "class names: ... matched by name, not number ($acc%)" awk -v a="$acc
 check "class names: eval --stream" 0 "$H" eval --stream --model "$T/cn.model" --data "$T/cnte.lmdb"
 check_grep "class names: ... the same accuracy" "$OUT" "^accuracy +$acc"
 check "class names: predict" 0 "$H" predict --model "$T/cn.model" --data "$T/cnte.lmdb" --out "$T/cn.pred"
+check "class names: predict --probabilities" 0 "$H" predict --model "$T/cn.model" --data "$T/cnte.lmdb" \
+	--probabilities --out "$T/cn.prob"
+check_grep "class names: ... says which column is which class" "$ERR" \
+	"a column a class, in this order: 0 'setosa', 1 'versicolor', 2 'virginica'"
+check_true "class names: ... three a line, each line's sum 1" awk 'NF != 3 || ($1 + $2 + $3 - 1) ^ 2 > 1e-8 { bad = 1 }
+	END { exit bad || NR != '"$ncnte"' }' "$T/cn.prob"
 agree=$(tail -n +2 "$T/cnte.csv" | cut -d, -f4 | paste -d' ' - "$T/cn.pred" | awk '$1 == $2 { n++ } END { print n + 0 }')
 check_true "class names: ... names, the true one for $agree of $ncnte" test "$agree" -ge $((ncnte * 95 / 100))
 check "class names: model info" 0 "$H" model info "$T/cn.model"

@@ -46,7 +46,8 @@ static const char predict_usage[] =
 	"                        a line (more fields are ignored)\n"
 	"      --out FILE        write here, atomically (default: standard output)\n"
 	"      --labels          print -1/+1 labels\n"
-	"      --probabilities   print sigmoid(margin)\n"
+	"      --probabilities   print sigmoid(margin); multiclass: each class's\n"
+	"                        probability, in the classes' order (said on stderr)\n"
 	"      --stream          read --data a chunk at a time (8 MB decoded), not whole:\n"
 	"                        the same output in bounded memory; automatic when the\n"
 	"                        set would take over half the memory available\n"
@@ -576,6 +577,14 @@ int cmd_predict(int argc, char **argv)
 	}
 	const uint32_t C = info.classes; /* multiclass: classes, else 0 */
 	const uint64_t width = C && what == 2 ? C : 1;
+	if (C && what == 2) { /* (which column is which class: the names in their order, else numbers) */
+		char line[240];
+		if (info.class_names)
+			fprintf(stderr, "hogwild predict: a column a class, in this order: %s\n",
+			        cli_class_list(line, sizeof line, info.class_names));
+		else
+			fprintf(stderr, "hogwild predict: a column a class, in this order: classes 0 .. %u\n", C - 1);
+	}
 	float *mg = NULL;
 	char tmp[4200] = "";
 	int slot = -1;

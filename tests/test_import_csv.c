@@ -399,6 +399,8 @@ static void test_csv_bad_shape(void)
 	csv_fails("c3.txt", "1 2 3\n4 5\n", NULL, HOG_EDATA, "c3.txt:2:4:", "expected 3 fields, found 2");
 	csv_fails("c4.csv", "a,b,c\n1,2\n", NULL, HOG_EDATA, "c4.csv:2:", "expected 3 fields, found 2");
 	csv_fails("c5.csv", "a,b\n1,2,3\n", NULL, HOG_EDATA, "c5.csv:2:5:", "expected 2 fields, found 3");
+	csv_fails("c5b.csv", "a,b,y\n1,2,1,\n", NULL, HOG_EDATA, "c5b.csv:2:7:", "expected 3 fields, found 4 (the line "
+	          "ends with a separator, the first line does not)");
 	csv_fails("c6.csv", "", NULL, HOG_EDATA, "c6.csv", "no examples");
 	csv_fails("c7.csv", "\n  \n", NULL, HOG_EDATA, "c7.csv", "no examples");
 	csv_fails("c8.csv", "a,b,c\n", NULL, HOG_EDATA, "c8.csv", "no examples");

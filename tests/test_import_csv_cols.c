@@ -3,7 +3,8 @@
  * every value read back against the same file without those columns, the
  * label guessed among the columns kept, the "columns" entry and a test set's
  * match against it, every bad list refused; and the warnings of columns that
- * look like identifiers (a count of the lines, text with a value a line). */
+ * look like identifiers (a count of the lines, text with a value a line); the
+ * label of a file of numbers by its values; decimal commas. */
 #include "hogwild.h"
 #include "util.h"
 #include <math.h>
@@ -277,6 +278,54 @@ static void test_label_by_values(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(notes, "the label is column 0 (the first"));
 }
 
+/* Decimal commas, where a ';' or a tab is between fields: read as points,
+ * each value against the same file written with points; a comma file keeps
+ * its commas as separators, and "1.234,5" is no number. */
+static void test_decimal_commas(void)
+{
+	hog_err err;
+	hog_data *want = import_ignoring("pt.csv", "a,b,y\n1.5,2.25,1\n3.5,-0.5,0\n12,0.125,1\n", NULL, NULL, 0, &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(want);
+	const char *files[] = { "a;b;y\n1,5;2,25;1\n3,5;-0,5;0\n12;0,125;1\n", "1,5;2,25;1\n3,5;-0,5;0\n12;0,125;1\n",
+		                    "a\tb\ty\n1,5\t2,25\t1\n3,5\t-0,5\t0\n12\t0,125\t1\n", NULL };
+	for (int k = 0; files[k]; k++) {
+		hog_data *d = import_ignoring("dc.csv", files[k], NULL, NULL, 0, &err);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+		same_rows(d, want);
+		CU_ASSERT_PTR_NOT_NULL(strstr(notes, ":2: decimal commas read as points") ||
+		                       strstr(notes, ":1: decimal commas read as points"));
+		hog_data_free(d);
+	}
+	hog_data_free(want);
+	/* commas between fields: three fields, no decimal */
+	hog_data *d = import_ignoring("cm.csv", "1,5,1\n3,5,0\n", NULL, NULL, 0, &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	CU_ASSERT_EQUAL(d->dim, 2);
+	CU_ASSERT_PTR_NULL(strstr(notes, "decimal"));
+	hog_data_free(d);
+	/* points between thousands before the comma; elsewhere no number */
+	d = import_ignoring("th.csv", "a;b;y\n1.234,5;-12.345.678,25;1\n0,5;1;0\n", NULL, NULL, 0, &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	CU_ASSERT_EQUAL(d->vals[0], 1234.5f);
+	CU_ASSERT_EQUAL(d->vals[1], -12345678.25f);
+	hog_data_free(d);
+	const char *bad[] = { "1.23,5", "1.2345,5", "1,234,5", ".234,5", "1.234", NULL };
+	for (int k = 0; bad[k]; k++) {
+		char text[100], msg[100];
+		snprintf(text, sizeof text, "a;b;c\n1;%s;2\n", bad[k]);
+		snprintf(msg, sizeof msg, "column 1 'b' holds text ('%s')", bad[k]);
+		d = import_ignoring("th.csv", text, NULL, NULL, 0, &err);
+		if (!strcmp(bad[k], "1.234")) { /* (a point alone is a decimal point, as everywhere) */
+			CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+			CU_ASSERT_EQUAL(d->vals[1], 1.234f);
+			hog_data_free(d);
+			continue;
+		}
+		CU_ASSERT_PTR_NULL(d);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, msg));
+	}
+}
+
 int test_import_csv_cols_register(void)
 {
 	CU_pSuite s = CU_add_suite("import_csv_cols", NULL, NULL);
@@ -287,5 +336,6 @@ int test_import_csv_cols_register(void)
 	TU_ADD(s, test_ignore_refused);
 	TU_ADD(s, test_identifier_warnings);
 	TU_ADD(s, test_label_by_values);
+	TU_ADD(s, test_decimal_commas);
 	return 0;
 }

@@ -99,7 +99,7 @@ static int csv_first_line(csv_state *st, const hog_input *in, uint32_t nf, const
 		long text = -1, ntext = 0;
 		int missing = 0;
 		for (long k = 0; csv_next(&sp, &s, &e); k++)
-			if (k < (long)nf && st->kind[k] != 3 && s < e && !csv_is_number(s, e)) {
+			if (k < (long)nf && st->kind[k] != 3 && s < e && !csv_is_number(s, e, st->sep)) {
 				text = k;
 				ntext++;
 				missing |= csv_is_missing(s, e);
@@ -179,9 +179,9 @@ static long csv_category(csv_state *st, const hog_input *in, const char *line, u
 	const unsigned long long ln = (unsigned long long)in->line;
 	*rc = 0;
 	if (!st->kind[k] && st->named < 0 && !o->label_given && !o->no_label &&
-	    (s == e || csv_is_number(s, e) || csv_is_missing(s, e))) {
+	    (s == e || csv_is_number(s, e, st->sep) || csv_is_missing(s, e))) {
 		/* (no categories without a label named: a column of numbers, its errors where they are) */
-		st->kind[k] = s < e && csv_is_number(s, e) ? 1 : 0;
+		st->kind[k] = s < e && csv_is_number(s, e, st->sep) ? 1 : 0;
 		return -2;
 	}
 	if (s == e || csv_is_missing(s, e)) {
@@ -189,7 +189,7 @@ static long csv_category(csv_state *st, const hog_input *in, const char *line, u
 			st->missing_at[k] = ((uint64_t)st->file << 40) | in->line;
 		return -1;
 	}
-	if (!st->kind[k] && csv_is_number(s, e)) {
+	if (!st->kind[k] && csv_is_number(s, e, st->sep)) {
 		if (st->missing_at[k] && !o->missing_zero) {
 			const uint64_t m = st->missing_at[k];
 			char col[100];
@@ -254,7 +254,7 @@ static int csv_label(csv_state *st, const hog_input *in, const char *s, const ch
 	const int w = (int)(e - s > 40 ? 40 : e - s);
 	char lab[100]; /* (the label's column, named on an error only) */
 	double v = 0;
-	const int number = hog_parse_f64(s, &v) == e;
+	const int number = hog_parse_f64(s, &v) == e || (st->sep != ',' && csv_parse(s, e, st->sep, &v) == e);
 	if (!st->label_names) {
 		st->label_names = number || o->task == HOG_TASK_REGRESSION ? 1 : 2;
 		snprintf(st->first_label, sizeof st->first_label, "%.200s:%llu", in->path, ln);
@@ -314,7 +314,7 @@ static int csv_file(csv_state *st, const char *path, hog_err *err)
 			uint32_t nf = 0;
 			int any_number = 0, any_text = 0;
 			while (csv_next(&sp, &s, &e)) {
-				if (csv_is_number(s, e))
+				if (csv_is_number(s, e, st->sep))
 					any_number = 1;
 				else if (s < e)
 					any_text = 1;
@@ -363,12 +363,14 @@ static int csv_file(csv_state *st, const char *path, hog_err *err)
 		while (csv_next(&sp, &s, &e)) {
 			if (k == st->nfields) {
 				const char *extra = s;
+				const int empty = s == e;
 				while (csv_next(&sp, &s, &e))
 					k++;
-				BAD(extra, "expected %u fields, found %u", st->nfields, k + 1);
+				BAD(extra, "expected %u fields, found %u%s", st->nfields, k + 1,
+				    empty && k == st->nfields ? " (the line ends with a separator, the first line does not)" : "");
 			}
 			if (st->tally && (k == st->tally_col[0] || k == st->tally_col[1]))
-				csv_tally_add(&st->tally[k == st->tally_col[1]], s, e);
+				csv_tally_add(&st->tally[k == st->tally_col[1]], s, e, st->sep);
 			/* (the first pass reads the labels alone, or the columns tallied) */
 			if (st->kind[k] == 3 || (st->scan && (k != st->label || st->tally))) {
 				k++;
@@ -395,7 +397,9 @@ static int csv_file(csv_state *st, const char *path, hog_err *err)
 				continue;
 			}
 			double v;
-			const char *q = s < e ? hog_parse_f64(s, &v) : NULL;
+			const char *q = s < e ? hog_parse_f64(s, &v) : NULL; /* (inline: the hot path) */
+			if (q != e && s < e && st->sep != ',')
+				q = csv_parse(s, e, st->sep, &v); /* (a decimal comma) */
 			/* (a field that is no number: a mark of no value, looked for only then) */
 			if (q != e && k != st->wcol && (s == e || csv_is_missing(s, e))) {
 				if (c->o->missing_zero) { /* (the feature absent from the line) */
@@ -419,6 +423,10 @@ static int csv_file(csv_state *st, const char *path, hog_err *err)
 				          "others must be encoded as numbers first)");
 			if (!isfinite(v) || !isfinite((float)v))
 				BAD(s, "the value in %s is not finite", csv_col(st, k, col, sizeof col));
+			if (st->sep != ',' && !st->comma_line && !st->scan && memchr(s, ',', (size_t)(e - s))) {
+				st->comma_line = in.line; /* (a decimal comma, csv_parse's: said at the end) */
+				st->comma_file = st->file;
+			}
 			if (k == st->wcol) {
 				if (!(v > 0 && (float)v > 0))
 					BAD(s, "weight %g in %s: a weight must be a finite number > 0", v, csv_col(st, k, col, sizeof col));
@@ -610,6 +618,13 @@ int hog_import_csv(hog_import_ctx *c, hog_err *err)
 	}
 	if (!rc && c->o->note)
 		csv_note_columns(&st, st.examples);
+	if (!rc && c->o->note && st.comma_line) {
+		char msg[400];
+		snprintf(msg, sizeof msg, "%.200s:%llu: decimal commas read as points ('1,5' as 1.5), as files with '%s' "
+		         "between fields write them where ',' is the decimal mark", c->in[st.comma_file],
+		         (unsigned long long)st.comma_line, st.sep == ';' ? ";" : st.sep == '\t' ? "tab" : "blanks");
+		c->o->note(c->o->note_ud, msg);
+	}
 	if (!rc && c->o->note && !c->o->no_label && ((st.label_names == 1 && !st.labels_vary) ||
 	                                             (st.label_names == 2 && st.classes.n == 1))) {
 		char msg[300], what[120];

@@ -61,6 +61,8 @@ typedef struct csv_state {
 	                       one before + 1 so far (csv_note_columns) */
 	double *first, *prev; /* such a column's first and latest value */
 	uint64_t examples;  /* examples read (the main pass) */
+	uint64_t comma_line;/* the first feature read with a decimal comma (csv_parse), or 0 */
+	int comma_file;     /* its file */
 	uint64_t *missing_at; /* a field of unknown kind: the first line that had no value, or 0 */
 	uint32_t nfeat;     /* the feature columns (the first category's id) */
 	uint32_t *cat;      /* scratch: one example's categories' ids */
@@ -72,7 +74,7 @@ typedef struct csv_state {
 } csv_state;
 
 /* Counts value [s, e) of a column into @p t. */
-void csv_tally_add(csv_tally *t, const char *s, const char *e);
+void csv_tally_add(csv_tally *t, const char *s, const char *e, char sep);
 /* Whether the last column's tally (@p t[1]) looks more like classes than the
  * first's (t[0]): whole numbers of 2 to CSV_TALLY_MAX values, none on more
  * than 98% of the lines (a pixel that is almost always 0 is no label), where

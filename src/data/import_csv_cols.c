@@ -227,10 +227,10 @@ void csv_note_columns(const csv_state *st, uint64_t examples)
 	}
 }
 
-void csv_tally_add(csv_tally *t, const char *s, const char *e)
+void csv_tally_add(csv_tally *t, const char *s, const char *e, char sep)
 {
 	double v = 0;
-	if (s == e || hog_parse_f64(s, &v) != e || !(v == floor(v) && fabs(v) < 1e9)) {
+	if (s == e || csv_parse(s, e, sep, &v) != e || !(v == floor(v) && fabs(v) < 1e9)) {
 		t->whole = 0; /* (an empty field, text, a fraction: no class) */
 		return;
 	}

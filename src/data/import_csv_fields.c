@@ -54,25 +54,64 @@ int csv_next(csv_split *sp, const char **s, const char **e)
 	return 1;
 }
 
-/* 1 when [s, e) is nothing but a number. */
-int csv_is_number(const char *s, const char *e)
+/* Whether [s, c) is an integer part with points between groups of three
+ * digits ("-1.234.567"), or none. */
+static int csv_grouped(const char *s, const char *c)
 {
-	double v;
-	const char *q = s < e ? hog_parse_f64(s, &v) : NULL;
-	return q == e;
+	s += *s == '-' || *s == '+';
+	const char *pt = memchr(s, '.', (size_t)(c - s));
+	if (!pt)
+		return 1;
+	if (pt == s || pt - s > 3)
+		return 0;
+	for (const char *p = pt; p < c; p += 4)
+		if (*p != '.' || c - p < 4 || (unsigned)(p[1] - '0') > 9 || (unsigned)(p[2] - '0') > 9 ||
+		    (unsigned)(p[3] - '0') > 9)
+			return 0;
+	return 1;
 }
 
-/* The separator most frequent in the first line, among ',', tab and ';';
- * 0 (blanks) when none of them occurs. */
+const char *csv_parse(const char *s, const char *e, char sep, double *v)
+{
+	const char *q = hog_parse_f64(s, v);
+	if (!q || q == e || sep == ',' || q >= e || e - s > 63)
+		return q;
+	const char *c = memchr(q, ',', (size_t)(e - q)); /* (after "1.234" of "1.234,5": the comma) */
+	if (!c || c == s || (unsigned)(c[-1] - '0') > 9 || (unsigned)(c[1] - '0') > 9 || !csv_grouped(s, c))
+		return q; /* (a decimal comma has a digit on each side, and before it points only between thousands) */
+	char buf[64];
+	size_t n = 0;
+	for (const char *p = s; p < e; p++)
+		if (*p != '.')
+			buf[n++] = p == c ? '.' : *p;
+	buf[n] = 0;
+	const char *r = hog_parse_f64(buf, v);
+	return r == buf + n ? e : q;
+}
+
+int csv_is_number(const char *s, const char *e, char sep)
+{
+	double v;
+	return s < e && csv_parse(s, e, sep, &v) == e;
+}
+
+/* The separator most frequent in the first line, among ',', tab and ';' (a
+ * comma counting for none where each is between two digits and the line has a
+ * ';' or a tab: a decimal mark); 0 (blanks) when none of them occurs. */
 char csv_detect_sep(const char *line)
 {
 	static const char cand[3] = { ',', '\t', ';' };
-	size_t best = 0;
+	size_t best = 0, decimal = 0, other = 0;
 	char sep = 0;
+	for (const char *p = line; *p; p++) /* (commas between digits, in a line with ';' or a tab: decimal marks) */
+		if (*p == ',')
+			*(p > line && (unsigned)(p[-1] - '0') < 10 && (unsigned)(p[1] - '0') < 10 ? &decimal : &other) += 1;
 	for (int k = 0; k < 3; k++) {
 		size_t n = 0;
 		for (const char *p = line; *p; p++)
 			n += *p == cand[k];
+		if (k == 0 && !other && decimal && (strchr(line, ';') || strchr(line, '\t')))
+			n = 0; /* "1,5;2,25;1": a ';' file with decimal commas */
 		if (n > best) {
 			best = n;
 			sep = cand[k];

@@ -12,10 +12,17 @@ typedef struct csv_split {
 
 /* Next field as [*s, *e), blanks trimmed; 0 when the line has no more fields. */
 int csv_next(csv_split *sp, const char **s, const char **e);
-/* 1 when [s, e) is nothing but a number. */
-int csv_is_number(const char *s, const char *e);
-/* The separator most frequent in the first line, among ',', tab and ';';
- * 0 (blanks) when none of them occurs. */
+/* Parses [s, e) as a number into *v: the end of what was read (e for a whole
+ * field). Where the separator @p sep is not ',', a decimal comma ("1,5": 1.5;
+ * a digit on each side, points before it only between groups of three digits,
+ * "1.234,5": 1234.5) reads as a point, as files written where ',' is the
+ * decimal mark have it (a ';' or a tab between fields). */
+const char *csv_parse(const char *s, const char *e, char sep, double *v);
+/* 1 when [s, e) is nothing but a number (csv_parse's). */
+int csv_is_number(const char *s, const char *e, char sep);
+/* The separator most frequent in the first line, among ',', tab and ';' (a
+ * comma counting for none where each is between two digits and the line has a
+ * ';' or a tab: a decimal mark); 0 (blanks) when none of them occurs. */
 char csv_detect_sep(const char *line);
 /* 1 when [s, e) is @p name, compared without case. */
 int csv_name_is(const char *s, const char *e, const char *name);

@@ -4,7 +4,8 @@
  * label guessed among the columns kept, the "columns" entry and a test set's
  * match against it, every bad list refused; and the warnings of columns that
  * look like identifiers (a count of the lines, text with a value a line); the
- * label of a file of numbers by its values; decimal commas. */
+ * label of a file of numbers by its values; decimal commas; a data frame's
+ * index left out. */
 #include "hogwild.h"
 #include "util.h"
 #include <math.h>
@@ -326,6 +327,52 @@ static void test_decimal_commas(void)
 	}
 }
 
+/* A first column without a name in the header is a data frame's index
+ * (pandas' to_csv, R's write.csv): left out, with a note; a set to predict on
+ * written the same way matches the training set. */
+static void test_index_column(void)
+{
+	hog_err err;
+	hog_data *want = import_ignoring("noidx.csv", "a,b,label\n1.5,2,1\n2.5,3,0\n0.5,1,1\n", NULL, NULL, 0, &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(want);
+	const char *files[] = { ",a,b,label\n0,1.5,2,1\n1,2.5,3,0\n2,0.5,1,1\n",
+		                    "\"\",\"a\",\"b\",\"label\"\n\"1\",1.5,2,1\n\"2\",2.5,3,0\n\"3\",0.5,1,1\n", NULL };
+	for (int k = 0; files[k]; k++) {
+		hog_data *d = import_ignoring("idx.csv", files[k], NULL, NULL, 0, &err);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+		same_rows(d, want);
+		CU_ASSERT_STRING_EQUAL(d->columns, "a,b,label");
+		CU_ASSERT_PTR_NOT_NULL(strstr(notes, "column 0, without a name in the header, left out: a data frame's index"));
+		CU_ASSERT_PTR_NULL(strstr(notes, "--ignore-col)")); /* (not the user's list) */
+		hog_data_free(d);
+	}
+	hog_data *u = import_ignoring("idxu.csv", ",a,b\n7,1,2\n", NULL, NULL, 1, &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+	CU_ASSERT_EQUAL(u->dim, 2);
+	hog_data_ref ref;
+	hog_data_fit fit;
+	hog_data_ref_of(want, &ref);
+	CU_ASSERT_EQUAL(hog_data_reconcile(u, "idxu", &ref, "noidx", &fit, &err), 0);
+	hog_data_ref_free(&ref);
+	hog_data_free(u);
+	hog_data_free(want);
+	/* the label given as column 0: kept, as asked */
+	hog_import_opts o = { .format = HOG_FORMAT_CSV, .header = -1, .label_given = 1, .label_col = 0 };
+	const char *in = tu_write("idx0.csv", ",a,b\n1,2,3\n0,4,5\n", (size_t)-1);
+	CU_ASSERT_EQUAL(hog_import(&in, 1, tu_path("idx0.lmdb"), &o, &err), 0);
+	/* a column without a name elsewhere stays, and its warning names its number */
+	char text[4096];
+	int at = snprintf(text, sizeof text, "a,,label\n");
+	for (int i = 0; i < 60; i++)
+		at += snprintf(text + at, sizeof text - (size_t)at, "%d.5,%d,%d\n", i % 7, 10 + i, i % 2);
+	hog_data *d = import_ignoring("mid.csv", text, NULL, NULL, 0, &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	CU_ASSERT_EQUAL(d->dim, 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(notes, "warning: column 1 (no name) counts the lines (10, 11, ...)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(notes, "--ignore-col 1 leaves it out"));
+	hog_data_free(d);
+}
+
 int test_import_csv_cols_register(void)
 {
 	CU_pSuite s = CU_add_suite("import_csv_cols", NULL, NULL);
@@ -337,5 +384,6 @@ int test_import_csv_cols_register(void)
 	TU_ADD(s, test_identifier_warnings);
 	TU_ADD(s, test_label_by_values);
 	TU_ADD(s, test_decimal_commas);
+	TU_ADD(s, test_index_column);
 	return 0;
 }

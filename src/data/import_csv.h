@@ -57,6 +57,7 @@ typedef struct csv_state {
 	csv_names cats;     /* the categories: "column=value", feature nfeat + k */
 	uint8_t *kind;      /* each field's: 0 not known yet, 1 numbers, 2 categories, 3 left out (--ignore-col) */
 	uint32_t nignored;  /* the columns left out */
+	int index_out;      /* column 0, without a name in the header, is one of them (a data frame's index) */
 	uint8_t *counts;    /* a column of numbers: 0 not a count of the lines, 1 no value yet, 2 each value the
 	                       one before + 1 so far (csv_note_columns) */
 	double *first, *prev; /* such a column's first and latest value */

@@ -91,7 +91,9 @@ static const char *csv_column_name(const csv_state *st, uint32_t k, const char *
 const char *csv_col(const csv_state *st, uint32_t k, char *buf, size_t size)
 {
 	const char *e, *name = csv_column_name(st, k, &e);
-	if (name)
+	if (name && name == e)
+		snprintf(buf, size, "column %u (no name)", k);
+	else if (name)
 		snprintf(buf, size, "column %u '%.*s'", k, (int)(e - name > 60 ? 60 : e - name), name);
 	else
 		snprintf(buf, size, "column %u", k);
@@ -121,8 +123,16 @@ void csv_note_label(csv_state *st, const hog_input *in)
 
 int csv_ignore(csv_state *st, const hog_input *in, uint32_t nf, hog_err *err)
 {
-	const char *p = st->c->o->ignore_cols;
+	const hog_import_opts *o = st->c->o;
+	const char *p = o->ignore_cols;
 	const unsigned long long ln = (unsigned long long)in->line;
+	const char *e0, *name0 = csv_column_name(st, 0, &e0);
+	if (name0 && name0 == e0 && st->header_fields == nf && nf >= 3 && !(o->label_given && !o->label_name &&
+	                                                                    (o->label_col == 0 || o->label_col == -(int)nf))) {
+		st->kind[0] = 3; /* a first column without a name: a data frame's index (pandas' to_csv, R's write.csv) */
+		st->nignored = 1;
+		st->index_out = 1;
+	}
 	while (p && *p) {
 		const size_t n = strcspn(p, ",");
 		char item[CSV_NAME_MAX + 1], *end;
@@ -196,9 +206,12 @@ void csv_note_columns(const csv_state *st, uint64_t examples)
 {
 	const hog_import_opts *o = st->c->o;
 	char msg[600], col[100];
-	if (st->nignored) {
+	if (st->index_out)
+		o->note(o->note_ud, "column 0, without a name in the header, left out: a data frame's index (pandas' "
+		                    "to_csv, R's write.csv); a name in the header keeps it");
+	if (st->nignored > (uint32_t)st->index_out) {
 		int at = snprintf(msg, sizeof msg, "columns left out (--ignore-col):");
-		for (uint32_t k = 0, shown = 0; k < st->nfields; k++)
+		for (uint32_t k = st->index_out, shown = 0; k < st->nfields; k++)
 			if (st->kind[k] == 3 && at < (int)sizeof msg - 100)
 				at += snprintf(msg + at, sizeof msg - (size_t)at, "%s %s", shown++ ? "," : "",
 				               csv_col(st, k, col, sizeof col));
@@ -213,6 +226,8 @@ void csv_note_columns(const csv_state *st, uint64_t examples)
 			snprintf(how, sizeof how, "%.*s", (int)(e - name > 60 ? 60 : e - name), name);
 		else
 			snprintf(how, sizeof how, "%u", k);
+		if (!name || name == e)
+			snprintf(how, sizeof how, "%u", k); /* (no name to give) */
 		if (st->kind[k] == 2 && st->ncat[k] >= examples / 2)
 			snprintf(msg, sizeof msg, "warning: %s has %u values in %llu lines: an identifier or a date? a value "
 			         "met once teaches the model nothing it can use on other data; --ignore-col %s leaves it out",

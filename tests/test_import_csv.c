@@ -183,6 +183,35 @@ static void test_csv_quoted_header_gzip_blocks(void)
 	hog_data_free(d);
 }
 
+/* A file that quotes every field (Python's csv.QUOTE_ALL, some databases'
+ * exports): each field reads as what it quotes, the same set as unquoted. */
+static void test_csv_quote_all(void)
+{
+	const char *plain = "a,b,y\n5.1,-3,setosa\n6.2,NA,versicolor\n0,1e3,setosa\n";
+	const char *quoted = "\"a\",\"b\",\"y\"\n\"5.1\",\"-3\",\"setosa\"\n\"6.2\",\"NA\",\"versicolor\"\n"
+	                     "\"0\",\"1e3\",\"setosa\"\n";
+	hog_import_opts o = { .header = -1, .missing_zero = 1 };
+	hog_err err;
+	const char *outs[2] = { tu_path("qa-plain.hog"), tu_path("qa-quoted.hog") };
+	CU_ASSERT_EQUAL_FATAL(csv_import(tu_write("qa-plain.csv", plain, (size_t)-1), outs[0], &o, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(csv_import(tu_write("qa-quoted.csv", quoted, (size_t)-1), outs[1], &o, &err), 0);
+	hog_data *a = csv_load(outs[0]), *b = csv_load(outs[1]);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_EQUAL(b->meta.task, HOG_TASK_BINARY);
+	CU_ASSERT_EQUAL_FATAL(a->nnz, b->nnz);
+	CU_ASSERT_EQUAL(b->nnz, 4); /* (NA and 0 are absent) */
+	for (uint64_t j = 0; j < a->nnz; j++) {
+		CU_ASSERT_EQUAL(a->ids[j], b->ids[j]);
+		CU_ASSERT_EQUAL(a->vals[j], b->vals[j]);
+	}
+	for (uint64_t i = 0; i < a->n; i++)
+		CU_ASSERT_EQUAL(a->labels[i], b->labels[i]);
+	CU_ASSERT_STRING_EQUAL(b->columns, "a,b,y");
+	hog_data_free(a);
+	hog_data_free(b);
+}
+
 /* A very wide header is kept up to a name boundary, then ",...". */
 static void test_csv_wide_header(void)
 {
@@ -349,7 +378,7 @@ static void test_csv_bad_values(void)
 	csv_fails("b5b.csv", "1,2,3\n1,2,?\n", NULL, HOG_EDATA, "b5b.csv:2:5:", "no value in column 2 ('?')");
 	csv_fails("b6.csv", "1,2,3\n1,2,1e39\n", NULL, HOG_EDATA, "b6.csv:2:5:", "not finite");
 	csv_fails("b7.csv", "1,2,3\n1,2,3x\n", NULL, HOG_EDATA, "b7.csv:2:5:", "expected a number");
-	csv_fails("b8.csv", "1,2,3\n1,2,\"3\"\n", NULL, HOG_EDATA, "b8.csv:2:5:", "expected a number");
+	csv_fails("b8.csv", "1,2,3\n1,2,\"3x\"\n", NULL, HOG_EDATA, "b8.csv:2:6:", "expected a number");
 	csv_fails("b9.csv", "1,2,3\n1,2,3,\n", NULL, HOG_EDATA, "b9.csv:2:7:", "expected 3 fields, found 4");
 	/* a header refused when the options say there is none */
 	hog_import_opts o = { .header = 0 };
@@ -669,6 +698,7 @@ int test_import_csv_register(void)
 	TU_ADD(s, test_csv_label_last_tab);
 	TU_ADD(s, test_csv_middle_label_semicolon_blanks);
 	TU_ADD(s, test_csv_quoted_header_gzip_blocks);
+	TU_ADD(s, test_csv_quote_all);
 	TU_ADD(s, test_csv_wide_header);
 	TU_ADD(s, test_csv_two_files);
 	TU_ADD(s, test_csv_round_trip_vs_libsvm);

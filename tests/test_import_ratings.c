@@ -151,6 +151,14 @@ static void test_ratings_csv_header_and_ml1m(void)
 	hog_err err;
 	CU_ASSERT_EQUAL_FATAL(rat_import(in, out, NULL, &err), 0);
 	rat_check(out, 5, rat_u, rat_i, rat_r, 3, 3);
+	/* every field quoted (Python's csv.QUOTE_ALL): the same set */
+	in = tu_write("rq.csv", "\"userId\",\"movieId\",\"rating\",\"timestamp\"\n\"196\",\"242\",\"3.0\",\"964982703\"\n"
+	                        "\"186\",\"302\",\"3.0\",\"964981247\"\n\"22\",\"377\",\"1.0\",\"964982224\"\n"
+	                        "\"196\",\"377\",\"4.5\",\"964983815\"\n\"186\",\"242\",\"2.0\",\"964982931\"\n",
+	              (size_t)-1);
+	out = tu_path("rq.hog");
+	CU_ASSERT_EQUAL_FATAL(rat_import(in, out, NULL, &err), 0);
+	rat_check(out, 5, rat_u, rat_i, rat_r, 3, 3);
 
 	static const char ml1m[] = "196::242::3::978300760\n186::302::3::978302109\n22::377::1::978301968\n"
 	                           "196::377::4.5::978300275\n186::242::2::978824291\n";

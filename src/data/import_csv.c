@@ -13,8 +13,8 @@
  * field, a value that is not a number, NaN or Inf is an error with
  * FILE:LINE:COLUMN, never a silent skip. Blank lines and the --skip lines at the
  * start of each file are skipped. Quoted fields ("a,b") are split correctly so
- * that a header with quoted names works; a quoted value in a data line is an
- * error. */
+ * that a header with quoted names works, and a quoted field reads as what it
+ * quotes ("5.1" is 5.1, as a file that quotes every field writes it). */
 #include "data/import.h"
 #include "data/import_csv.h"
 #include "data/import_csv_fields.h"

@@ -8,7 +8,9 @@
 /* Blanks around a field: spaces and tabs, unless the tab is the separator. */
 static int csv_pad(char ch, char sep) { return (ch == ' ' || ch == '\t') && ch != sep; }
 
-/* Next field as [*s, *e), blanks trimmed; 0 when the line has no more fields. */
+/* Next field as [*s, *e), blanks trimmed and the quotes of a quoted field
+ * without a quote inside removed ("5.1": 5.1); 0 when the line has no more
+ * fields. */
 int csv_next(csv_split *sp, const char **s, const char **e)
 {
 	if (sp->done)
@@ -45,6 +47,10 @@ int csv_next(csv_split *sp, const char **s, const char **e)
 	const char *end = p;
 	while (end > *s && csv_pad(end[-1], sp->sep))
 		end--;
+	if (end - *s >= 2 && **s == '"' && end[-1] == '"' && !memchr(*s + 1, '"', (size_t)(end - *s - 2))) {
+		(*s)++; /* "5.1" is 5.1, as RFC 4180 has it (a file that quotes every field); "a ""b""" stays quoted */
+		end--;
+	}
 	*e = end;
 	if (*p == sp->sep)
 		p++;

@@ -10,7 +10,9 @@ typedef struct csv_split {
 	int done;
 } csv_split;
 
-/* Next field as [*s, *e), blanks trimmed; 0 when the line has no more fields. */
+/* Next field as [*s, *e), blanks trimmed and the quotes of a quoted field
+ * without a quote inside removed ("5.1": 5.1); 0 when the line has no more
+ * fields. */
 int csv_next(csv_split *sp, const char **s, const char **e);
 /* Parses [s, e) as a number into *v: the end of what was read (e for a whole
  * field). Where the separator @p sep is not ',', a decimal comma ("1,5": 1.5;

@@ -255,6 +255,13 @@ static int rat_file(rat_state *st, const char *path, hog_err *err)
 				continue;
 			}
 		}
+		if (memchr(p, '"', len - (size_t)(p - line))) { /* "1","31","2.5": quotes around ids and numbers go */
+			char *o = (char *)p;
+			for (const char *r = p; *r; r++)
+				if (*r != '"')
+					*o++ = *r;
+			*o = 0;
+		}
 		const char *at = p, *why;
 		uint64_t u, i;
 		uint32_t du, di;

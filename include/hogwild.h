@@ -713,6 +713,8 @@ typedef struct hog_model_info {
 	uint64_t user_ids, item_ids; /**< mf: the id maps kept (their lengths; 0: none, ids are dense) */
 	const char *columns;       /**< csv: the training set's column names joined by ',' (owned
 	                                by the model), or NULL */
+	int neg_zero;              /**< binary without class names: the training set's negatives were 0,
+	                                not -1 (predict --labels writes them so) */
 	const char *class_names;   /**< the training set's class names (hog_data.class_names, owned
 	                                by the model): predict writes them; or NULL */
 	const char *categories;    /**< the training set's categories (hog_data.categories, owned by

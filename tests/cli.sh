@@ -1870,6 +1870,10 @@ check_true "--ignore-col: ... and warns of nothing" test "$(grep -c warning "$ER
 "$H" data export "$T/ti2.lmdb" 2>/dev/null | head -1 >"$OUT"
 check_true "--ignore-col: ... the first line: Pclass, Fare, then Sex=female" test "$(cat "$OUT")" = "1 1:2 3:1.25 4:1"
 check "--ignore-col: trained" 0 "$H" train --quiet --data "$T/ti2.lmdb" --epochs 2 --save "$T/ti.model"
+check "--ignore-col: predict --labels" 0 "$H" predict --model "$T/ti.model" --data "$T/ti2.lmdb" --labels
+check_true "--ignore-col: ... 0 and 1, as the file's Survived (not -1)" test "$(sort -u "$OUT" | tr '\n' ' ')" = "0 1 "
+check "--ignore-col: model info" 0 "$H" model info "$T/ti.model"
+check_grep "--ignore-col: ... says so" "$OUT" "^task +binary, labels 0 and 1"
 check "--ignore-col: a test set imported without the list" 1 "$H" eval --model "$T/ti.model" --data "$T/ti.lmdb"
 check_grep "--ignore-col: ... refused naming the columns" "$ERR" \
 	"has 4 columns and .* 7 \('PassengerId', 'Name', 'Ticket' only in .*ti.lmdb; imported with another --ignore-col"

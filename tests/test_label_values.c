@@ -10,6 +10,10 @@
  * (the numbers again); what stays as it was. */
 #include "util.h"
 #include "hogwild.h"
+#include "model/linear.h"
+#include "model/model.h"
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,6 +199,56 @@ static void test_named_numbers_match(void)
 	hog_data_free(tr);
 }
 
+/* A binary training set of 0 and 1 (a Kaggle file's Survived): the model
+ * keeps that its negatives were 0 -- saved, loaded, dumped and read back the
+ * same bytes -- so that predict --labels writes 0, not -1; -1/+1 and named
+ * classes keep none; a damaged section 7 is refused. */
+static void test_negative_label_kept(void)
+{
+	static const struct {
+		const char *name, *text;
+		int neg_zero;
+	} sets[] = {
+		{ "nz01", "0 1:1\n1 2:1\n0 1:1 2:1\n1 2:2\n", 1 },
+		{ "nzpm", "-1 1:1\n+1 2:1\n-1 1:1 2:1\n+1 2:2\n", 0 },
+		{ "nz12", "1 1:1\n2 2:1\n1 1:1 2:1\n2 2:2\n", 0 }, /* (named '1' and '2': the names are written) */
+	};
+	for (int k = 0; k < 3; k++) {
+		import_text(sets[k].name, sets[k].text, 0, 0);
+		hog_data *d = load(sets[k].name);
+		hog_model *m = hog_model_new(2, HOG_LOSS_LOGISTIC, HOG_RULE_SGD);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+		CU_ASSERT_EQUAL_FATAL(hog_model_set_origin(m, d), 0);
+		char path[64], dump[64], back[64];
+		snprintf(path, sizeof path, "%s.model", sets[k].name);
+		snprintf(dump, sizeof dump, "%s.txt", sets[k].name);
+		snprintf(back, sizeof back, "%s-back.model", sets[k].name);
+		CU_ASSERT_EQUAL_FATAL(hog_model_save(m, tu_path(path), &err), 0);
+		hog_model_free(m);
+		CU_ASSERT_EQUAL_FATAL(hog_model_load(&m, tu_path(path), &err), 0);
+		hog_model_info info;
+		hog_model_info_get(m, &info);
+		CU_ASSERT_EQUAL(info.neg_zero, sets[k].neg_zero);
+		hog_model_free(m);
+		int fd = open(tu_path(dump), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		CU_ASSERT_FATAL(fd >= 0);
+		CU_ASSERT_EQUAL(hog_model_dump(tu_path(path), fd, &err), 0);
+		close(fd);
+		CU_ASSERT_EQUAL(tu_sh("grep -qx 'negative_label 0' '%s'", tu_path(dump)), sets[k].neg_zero ? 0 : 1);
+		CU_ASSERT_EQUAL(hog_model_undump(tu_path(dump), tu_path(back), &err), 0);
+		CU_ASSERT_EQUAL(tu_sh("cmp -s '%s' '%s'", tu_path(path), tu_path(back)), 0);
+		hog_data_free(d);
+	}
+	/* section 7 holding 2: damaged (its value at byte 16 of the section, 8 + 4 bytes before the end's CRC) */
+	CU_ASSERT_EQUAL(tu_sh("cp '%s' '%s' && printf '\\002' | dd of='%s' bs=1 seek=$(($(stat -c %%s '%s') - 12)) "
+	                      "conv=notrunc 2>/dev/null", tu_path("nz01.model"), tu_path("nzbad.model"),
+	                      tu_path("nzbad.model"), tu_path("nzbad.model")), 0);
+	hog_model *bad = NULL;
+	const int rc = hog_model_load(&bad, tu_path("nzbad.model"), &err);
+	CU_ASSERT_EQUAL(rc, HOG_ECORRUPT); /* (the CRC, or the section itself) */
+	hog_model_free(bad);
+}
+
 int test_label_values_register(void)
 {
 	CU_pSuite s = CU_add_suite("label_values", NULL, NULL);
@@ -202,5 +256,6 @@ int test_label_values_register(void)
 		return -1;
 	TU_ADD(s, test_named_numbers_import);
 	TU_ADD(s, test_named_numbers_match);
+	TU_ADD(s, test_negative_label_kept);
 	return 0;
 }

@@ -35,7 +35,8 @@ static const char predict_usage[] =
 	"usage: hogwild predict --model FILE (--data D.lmdb | --pairs FILE) [--out FILE]\n"
 	"                       [--labels|--probabilities] [--stream]\n"
 	"Writes one prediction per example: the margin w.x+b (default), the predicted\n"
-	"label (-1/+1) or the probability of the positive class (logistic models).\n"
+	"label (-1/+1, or 0/1 as the training set's) or the probability of the\n"
+	"positive class (logistic models).\n"
 	"Multiclass models write the class (default, or --labels) or, with\n"
 	"--probabilities, the classes' probabilities separated by spaces; mf models:\n"
 	"'user item rating' per line, the ids as in the files imported (a test set's\n"
@@ -45,7 +46,8 @@ static const char predict_usage[] =
 	"      --pairs FILE      mf: score the 'user item' pairs of this text file, one\n"
 	"                        a line (more fields are ignored)\n"
 	"      --out FILE        write here, atomically (default: standard output)\n"
-	"      --labels          print -1/+1 labels\n"
+	"      --labels          print the labels: -1/+1, or 0/1 where the training\n"
+	"                        set's were, or the classes' names\n"
 	"      --probabilities   print sigmoid(margin); multiclass: each class's\n"
 	"                        probability, in the classes' order (said on stderr)\n"
 	"      --stream          read --data a chunk at a time (8 MB decoded), not whole:\n"
@@ -492,7 +494,7 @@ static void put_class(FILE *f, const char *names, const char *const *at, uint32_
  * (@p raw: original ids), the label, the probability or the margin; a class
  * or label by its name where the training labels were names (@p names). */
 static void write_predictions(FILE *f, const float *mg, uint64_t n, uint32_t C, int what, const uint64_t *raw,
-                              const char *names)
+                              const char *names, int neg_zero)
 {
 	char num[32];
 	/* where each name starts, found once (hog_class_name() walks from the first;
@@ -511,7 +513,7 @@ static void write_predictions(FILE *f, const float *mg, uint64_t n, uint32_t C, 
 		} else if (raw)
 			fprintf(f, "%llu %llu %.9g\n", (unsigned long long)raw[2 * i], (unsigned long long)raw[2 * i + 1], mg[i]);
 		else if (what == 1)
-			put_class(f, names, at, K, mg[i] > 0, mg[i] > 0 ? "1\n" : "-1\n");
+			put_class(f, names, at, K, mg[i] > 0, mg[i] > 0 ? "1\n" : neg_zero ? "0\n" : "-1\n");
 		else if (what == 2)
 			fprintf(f, "%.6g\n", 1.0 / (1.0 + exp(-(double)mg[i])));
 		else
@@ -644,7 +646,7 @@ int cmd_predict(int argc, char **argv)
 			hog_data_match_chunk(x, k);
 			if ((rc = C && what == 2 ? hog_model_predict_proba(m, k, mg, &err) : hog_model_predict(m, k, mg, &err)))
 				break;
-			write_predictions(f, mg, k->n, C, what, raw, info.class_names);
+			write_predictions(f, mg, k->n, C, what, raw, info.class_names, info.neg_zero);
 			if (ferror(f))
 				break;
 		}
@@ -655,7 +657,7 @@ int cmd_predict(int argc, char **argv)
 		else
 			cli_fit_note("predict", &fit, d, data, model);
 	} else {
-		write_predictions(f, mg, d->n, C, what, raw, info.class_names);
+		write_predictions(f, mg, d->n, C, what, raw, info.class_names, info.neg_zero);
 	}
 	errno = 0;
 	if (!rc && (fflush(f) != 0 || ferror(f) || (out && fsync(fileno(f)) != 0))) {

@@ -161,6 +161,8 @@ static void info_json(const struct minfo *f)
 	printf(",\"seed\":%llu,\"warmup\":%llu,\"epochs_done\":%d,\"examples_seen\":%llu", (ull)i->seed,
 	       (ull)i->warmup, i->epochs_done, (ull)i->examples_seen);
 	json_str_or_null("task", i->task ? hog_task_name(i->task) : NULL);
+	if (i->task == HOG_TASK_BINARY && !i->class_names)
+		printf(",\"negative_label\":%d", i->neg_zero ? 0 : -1);
 	json_str_or_null("split", i->split);
 	json_str_or_null("columns", i->columns);
 	if (i->class_names)
@@ -236,7 +238,8 @@ static void info_text(const struct minfo *f)
 	if (i->warmup)
 		ROW("warmup", "%llu examples", (ull)i->warmup);
 	ROW("epochs done", "%d (%llu examples seen)", i->epochs_done, (ull)i->examples_seen);
-	ROW("task", "%s", i->task ? hog_task_name(i->task) : "not recorded (an older model file)");
+	ROW("task", "%s%s", i->task ? hog_task_name(i->task) : "not recorded (an older model file)",
+	    i->neg_zero ? ", labels 0 and 1 (predict --labels writes them so)" : "");
 	if (i->split)
 		ROW("trained on", "a half of a split: %s", i->split);
 	if (i->user_ids || i->item_ids)

@@ -11,6 +11,7 @@
  *   task T|none / ids yes|no                   the training set's task; mf: id maps kept
  *   columns TEXT / class_names TEXT / split TEXT  optional ('\' and newlines escaped)
  *   category_from N, categories TEXT          optional, together
+ *   negative_label 0                           optional: a binary training set's negatives were 0
  *   hashes DATA OPTS / positions N P1..PN      optional: a checkpoint's bookkeeping
  *   records N                                  then exactly N record lines
  *
@@ -123,6 +124,8 @@ static void dump_header(dump_out *o, const hog_model *m, const hog_ckpt *ck, uin
 	}
 	if (m->split)
 		out_text(o, "split", m->split);
+	if (m->neg_zero)
+		out_fmt(o, "negative_label 0\n");
 	if (ck->data_hash || ck->opts_hash)
 		out_fmt(o, "hashes %llu %llu\n", (unsigned long long)ck->data_hash, (unsigned long long)ck->opts_hash);
 	if (ck->in_epoch) {
@@ -274,10 +277,10 @@ typedef struct dump_head {
 
 enum { K_KIND, K_LOSS, K_RULE, K_SCHED, K_SHAPE, K_FLAGS, K_AUX, K_EPOCHS, K_EXAMPLES, K_LR, K_L2, K_BETA,
        K_BACKOFF, K_T0, K_SEED, K_WARMUP, K_TASK, K_IDS, K_RECORDS, K_REQUIRED, K_COLUMNS = K_REQUIRED, K_SPLIT,
-       K_HASHES, K_POSITIONS, K_CLASS_NAMES, K_CATEGORIES, K_CATEGORY_FROM, K_COUNT };
+       K_HASHES, K_POSITIONS, K_CLASS_NAMES, K_CATEGORIES, K_CATEGORY_FROM, K_NEGATIVE_LABEL, K_COUNT };
 static const char *const keys[K_COUNT] = { "kind", "loss", "rule", "schedule", "shape", "flags", "aux", "epochs",
 	"examples", "lr", "l2", "beta", "backoff", "t0", "seed", "warmup", "task", "ids", "records", "columns",
-	"split", "hashes", "positions", "class_names", "categories", "category_from" };
+	"split", "hashes", "positions", "class_names", "categories", "category_from", "negative_label" };
 
 /* An enum's value by name (@p parse), or a message listing the names. */
 static int head_enum(dump_in *in, const char *key, const char *v, int (*parse)(const char *), const char *names,
@@ -340,6 +343,12 @@ static int head_value(dump_in *in, dump_head *h, int k, const char *p)
 	}
 	if (k == K_POSITIONS)
 		return head_positions(in, p, &h->ck);
+	if (k == K_NEGATIVE_LABEL) { /* a binary training set's negatives: 0 (-1, the default, is not written) */
+		if (strcmp(p, "0") && strcmp(p, "-1"))
+			return in_bad(in, "negative_label: '%.40s' is not 0 or -1", p);
+		h->m.neg_zero = !strcmp(p, "0");
+		return 0;
+	}
 	int nw = k == K_SHAPE ? 4 : k == K_HASHES ? 2 : 1;
 	char v[4][64];
 	for (int i = 0; i < nw; i++)
@@ -470,6 +479,7 @@ static int head_model(dump_in *in, dump_head *h, hog_model **out)
 	m->class_names = h->class_names;
 	m->categories = h->categories;
 	m->category_from = hm->category_from;
+	m->neg_zero = hm->neg_zero;
 	h->columns = h->split = h->class_names = h->categories = NULL;
 	*out = m;
 	if (h->ids && (!(m->user_ids = calloc(m->shape[0] + 1, 8)) || !(m->item_ids = calloc(m->shape[1] + 1, 8))))

@@ -49,6 +49,7 @@
 #define SEC_SPLIT 4u
 #define SEC_CLASS_NAMES 5u
 #define SEC_CATEGORIES 6u
+#define SEC_NEG_ZERO 7u   /* u64 1: a binary training set's negatives were 0 (model.h, neg_zero) */
 #define SPLIT_MAX 256 /* the split id's text (data/store.h: 50 characters) */
 #define SECTIONS_MAX (1ull << 40)
 
@@ -118,6 +119,7 @@ int hog_model_set_origin(hog_model *m, const hog_data *tr)
 	m->category_from = 0;
 	m->nuser_ids = m->nitem_ids = 0;
 	m->task = tr->meta.task;
+	m->neg_zero = tr->meta.task == HOG_TASK_BINARY && !tr->class_names && tr->meta.label_min == 0;
 	if (tr->user_ids && tr->item_ids) {
 		m->user_ids = ids_dup(tr->user_ids, tr->meta.users);
 		m->item_ids = ids_dup(tr->item_ids, tr->meta.items);
@@ -163,6 +165,7 @@ void hog_model_info_get(const hog_model *m, hog_model_info *info)
 	info->class_names = m->class_names;
 	info->categories = m->categories;
 	info->category_from = m->category_from;
+	info->neg_zero = m->neg_zero;
 	hog_model_kind_get(m->kind)->info(m, info);
 }
 
@@ -380,7 +383,7 @@ static uint64_t sections_size(const hog_model *m)
 	         nl = m->class_names ? strlen(m->class_names) : 0, gl = m->categories ? 8 + strlen(m->categories) : 0;
 	return (sections_ids(m) ? 32 + 8 * (m->nuser_ids + m->nitem_ids) : 0) + (cl ? 16 + ((cl + 7) & ~7ull) : 0) +
 	       (sl ? 16 + ((sl + 7) & ~7ull) : 0) + (nl ? 16 + ((nl + 7) & ~7ull) : 0) +
-	       (gl ? 16 + ((gl + 7) & ~7ull) : 0);
+	       (gl ? 16 + ((gl + 7) & ~7ull) : 0) + (m->neg_zero ? 24 : 0);
 }
 
 static unsigned char *sections_build(const hog_model *m, uint64_t *len)
@@ -420,6 +423,10 @@ static unsigned char *sections_build(const hog_model *m, uint64_t *len)
 		memcpy(g + 8, m->categories, gl);
 		at = section_put(b, at, SEC_CATEGORIES, g, 8 + gl);
 		free(g);
+	}
+	if (m->neg_zero) {
+		const unsigned char one[8] = { 1 };
+		at = section_put(b, at, SEC_NEG_ZERO, one, 8);
 	}
 	*len = at;
 	return b;
@@ -473,6 +480,11 @@ static int sections_parse(hog_model *m, const unsigned char *b, uint64_t len, co
 			memcpy(m->categories, p + 8, n - 8);
 			m->categories[n - 8] = 0;
 			m->category_from = from;
+		} else if (tag == SEC_NEG_ZERO) {
+			if (n != 8 || r64(p) > 1)
+				return hog_err_set(err, HOG_ECORRUPT, "%s: the training set's negative label (model section 7) "
+				                   "is damaged", path);
+			m->neg_zero = r64(p) == 1;
 		} else if (tag == SEC_SPLIT) {
 			if (m->split || !n || n > SPLIT_MAX || memchr(p, 0, n))
 				return hog_err_set(err, HOG_ECORRUPT, "%s: the training set's split id (model section 4, %llu "

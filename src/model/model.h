@@ -56,6 +56,8 @@ struct hog_model {
 	char *categories;            /* its categories (hog_data.categories), or NULL */
 	uint64_t category_from;      /* and the first one's feature id */
 	char *split;                 /* the training set's split id (hog_data.split), or NULL */
+	int neg_zero;                /* binary without class names: the training set's negatives were 0, not -1
+	                                (predict --labels writes them so); 0 in older files */
 };
 
 /* Copies @p tr's task, id maps and column names into @p m (replacing any).

@@ -272,6 +272,16 @@ static void test_csv_two_files(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "m2.csv:1:"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "expected 3 fields, found 2"));
 	CU_ASSERT_NOT_EQUAL(access(out, F_OK), 0);
+	/* the same columns in another order: refused, not read by position */
+	snprintf(p1, sizeof p1, "%s", tu_write("m3.csv", "y,x1,x0\n0,4,0\n", (size_t)-1));
+	out = tu_path("m3.hog");
+	CU_ASSERT_EQUAL(hog_import(in, 2, out, &o, &err), HOG_EDATA);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "m3.csv:1: this file's header differs from "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "m0.csv's: column 1 is 'x1' here and 'x0' there"));
+	CU_ASSERT_NOT_EQUAL(access(out, F_OK), 0);
+	/* the same header quoted: the same names */
+	snprintf(p1, sizeof p1, "%s", tu_write("m4.csv", "\"y\",\"x0\",\"x1\"\n0,4,0\n", (size_t)-1));
+	CU_ASSERT_EQUAL(hog_import(in, 2, tu_path("m4.hog"), &o, &err), 0);
 }
 
 /* Random rows written as CSV and as LIBSVM must import to the same data set. */

@@ -330,6 +330,8 @@ static int csv_file(csv_state *st, const char *path, hog_err *err)
 					if ((rc = csv_keep_header(st, line, err)))
 						goto done;
 					st->header_fields = nf;
+				} else if ((rc = csv_header_same(st, &in, line, nf, err))) {
+					goto done; /* (a file of other columns, or of the same in another order) */
 				}
 				if (c->o->header < 0 && c->o->note) {
 					char msg[200];

@@ -86,6 +86,9 @@ int csv_tally_last(const csv_tally *t, const uint32_t *col, uint64_t lines, char
 /* Keeps the header's names in st->columns: quotes removed, commas and control
  * characters replaced by '_', cut at a name boundary when too long. */
 int csv_keep_header(csv_state *st, const char *line, hog_err *err);
+/* A later file's header @p line (@p nf fields) against the first's names:
+ * HOG_EDATA naming the first column that differs, else 0. */
+int csv_header_same(csv_state *st, const hog_input *in, const char *line, uint32_t nf, hog_err *err);
 /* The column of header @p line that holds the label (csv_label_names[]); -1: none. */
 long csv_named_label(csv_state *st, const char *line);
 /* Marks the columns o->ignore_cols names (kind 3) among the @p nf of a line:

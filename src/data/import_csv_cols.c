@@ -10,21 +10,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Keeps the header's names in st->columns: quotes removed, commas and control
- * characters replaced by '_', cut at a name boundary when too long. */
-int csv_keep_header(csv_state *st, const char *line, hog_err *err)
+/* A name's field [*s, *e) without its quotes, where csv_next left them (a
+ * quote inside: "say ""hi"""). */
+static void csv_unquote(const char **s, const char **e)
+{
+	if (*e - *s >= 2 && **s == '"' && (*e)[-1] == '"') {
+		(*s)++;
+		(*e)--;
+	}
+}
+
+/* The header @p line's names as st->columns keeps them: quotes removed, commas
+ * and control characters replaced by '_', cut at a name boundary when too
+ * long; malloc'd, NULL when out of memory. */
+static char *csv_header_text(char sep, const char *line)
 {
 	char *out = malloc(CSV_COLUMNS_MAX + 8);
 	if (!out)
-		return hog_err_set(err, ENOMEM, "out of memory");
+		return NULL;
 	size_t at = 0;
-	csv_split sp = { line, st->sep, 0 };
+	csv_split sp = { line, sep, 0 };
 	const char *s, *e;
 	for (uint32_t k = 0; csv_next(&sp, &s, &e); k++) {
-		if (e - s >= 2 && *s == '"' && e[-1] == '"') {
-			s++;
-			e--;
-		}
+		csv_unquote(&s, &e);
 		size_t need = (size_t)(e - s) + (k ? 1 : 0);
 		if (at + need > CSV_COLUMNS_MAX) {
 			memcpy(out + at, ",...", 4);
@@ -40,8 +48,39 @@ int csv_keep_header(csv_state *st, const char *line, hog_err *err)
 		}
 	}
 	out[at] = 0;
-	st->columns = out;
+	return out;
+}
+
+int csv_keep_header(csv_state *st, const char *line, hog_err *err)
+{
+	if (!(st->columns = csv_header_text(st->sep, line)))
+		return hog_err_set(err, ENOMEM, "out of memory");
 	return 0;
+}
+
+int csv_header_same(csv_state *st, const hog_input *in, const char *line, uint32_t nf, hog_err *err)
+{
+	if (!st->columns || st->header_fields != nf)
+		return 0; /* (a first line of other things than names: --header yes) */
+	char *h = csv_header_text(st->sep, line);
+	if (!h)
+		return hog_err_set(err, ENOMEM, "out of memory");
+	int rc = 0;
+	const char *a = st->columns, *b = h;
+	for (uint32_t k = 0; strcmp(a, b); k++) {
+		const size_t la = strcspn(a, ","), lb = strcspn(b, ",");
+		if (la != lb || memcmp(a, b, la)) {
+			rc = hog_err_set(err, HOG_EDATA, "%s:%llu: this file's header differs from %s's: column %u is '%.*s' "
+			                 "here and '%.*s' there (the files of one import give the same columns in the same "
+			                 "order)", in->path, (unsigned long long)in->line, st->c->in[0], k,
+			                 (int)(lb > 60 ? 60 : lb), b, (int)(la > 60 ? 60 : la), a);
+			break;
+		}
+		a += la + (a[la] == ',');
+		b += lb + (b[lb] == ',');
+	}
+	free(h);
+	return rc;
 }
 
 /* The names a header's label column goes by when --label-col is not given,
@@ -61,10 +100,7 @@ long csv_named_label(csv_state *st, const char *line)
 	csv_split sp = { line, st->sep, 0 };
 	const char *s, *e;
 	for (long k = 0; csv_next(&sp, &s, &e); k++) {
-		if (e - s >= 2 && *s == '"' && e[-1] == '"') {
-			s++;
-			e--;
-		}
+		csv_unquote(&s, &e);
 		for (int r = 0; o->label_name ? r == 0 : csv_label_names[r] != NULL; r++)
 			if (r < best_rank && csv_name_is(s, e, o->label_name ? o->label_name : csv_label_names[r])) {
 				best = k;

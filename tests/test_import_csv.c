@@ -428,7 +428,8 @@ static void test_csv_missing_zero(void)
 	hog_import_opts plain = { .header = -1 };
 	CU_ASSERT_EQUAL(csv_import(in, out, &plain, &err), HOG_EDATA);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "mz2.csv:3:1: a number in column 0 'a', which had no value at"));
-	csv_fails("mz3.csv", "a,label\n1,0\n2,\n", &o, HOG_EDATA, "mz3.csv:3:3:", "no label: column 1 'label' is empty (by its name;");
+	csv_fails("mz3.csv", "a,label\n1,0\n2,\n", &o, HOG_EDATA, "mz3.csv:3:3:",
+	          "no label: column 1 'label' is empty (by its name;");
 }
 
 static void test_csv_bad_shape(void)
@@ -436,7 +437,11 @@ static void test_csv_bad_shape(void)
 	csv_fails("c1.csv", "1,2,3\n4,5,6,7\n", NULL, HOG_EDATA, "c1.csv:2:7:", "expected 3 fields, found 4");
 	csv_fails("c2.csv", "1,2,3\n4,5\n1,2,3\n", NULL, HOG_EDATA, "c2.csv:2:4:", "expected 3 fields, found 2");
 	csv_fails("c3.txt", "1 2 3\n4 5\n", NULL, HOG_EDATA, "c3.txt:2:4:", "expected 3 fields, found 2");
-	csv_fails("c4.csv", "a,b,c\n1,2\n", NULL, HOG_EDATA, "c4.csv:2:", "expected 3 fields, found 2");
+	csv_fails("c4.csv", "a,b,c\n1,2\n", NULL, HOG_EDATA, "c4.csv:2:", "expected 3 fields, found 2 (the header's "
+	          "count: a first line that is a title? --skip 1 passes over it)");
+	/* a title line without separators (adult.test's "|1x3 Cross validator"): split at blanks */
+	csv_fails("c4b.csv", "|1x3 Cross validator\n25,x,1\n", NULL, HOG_EDATA, "c4b.csv:2:",
+	          "expected 3 fields, found 1 (the first line has no ',', ';' or tab and was split at blanks");
 	csv_fails("c5.csv", "a,b\n1,2,3\n", NULL, HOG_EDATA, "c5.csv:2:5:", "expected 2 fields, found 3");
 	csv_fails("c5b.csv", "a,b,y\n1,2,1,\n", NULL, HOG_EDATA, "c5b.csv:2:7:", "expected 3 fields, found 4 (the line "
 	          "ends with a separator, the first line does not)");

@@ -369,7 +369,8 @@ static int csv_file(csv_state *st, const char *path, hog_err *err)
 				while (csv_next(&sp, &s, &e))
 					k++;
 				BAD(extra, "expected %u fields, found %u%s", st->nfields, k + 1,
-				    empty && k == st->nfields ? " (the line ends with a separator, the first line does not)" : "");
+				    empty && k == st->nfields ? " (the line ends with a separator, the first line does not)"
+				                              : csv_count_hint(st, line));
 			}
 			if (st->tally && (k == st->tally_col[0] || k == st->tally_col[1]))
 				csv_tally_add(&st->tally[k == st->tally_col[1]], s, e, st->sep);
@@ -450,7 +451,7 @@ static int csv_file(csv_state *st, const char *path, hog_err *err)
 			k++;
 		}
 		if (k != st->nfields)
-			BAD(line + len, "expected %u fields, found %u", st->nfields, k);
+			BAD(line + len, "expected %u fields, found %u%s", st->nfields, k, csv_count_hint(st, line));
 		if (st->scan) {
 			if (st->tally && ++st->tally_lines < CSV_TALLY_LINES)
 				continue;
@@ -546,8 +547,10 @@ static int csv_scan_names(csv_state *st, hog_err *err)
 	hog_import_ctx *c = st->c;
 	for (int i = 0; i < c->nin; i++) {
 		struct stat sb;
-		if (stat(c->in[i], &sb) || !S_ISREG(sb.st_mode))
+		if (stat(c->in[i], &sb) || !S_ISREG(sb.st_mode)) {
+			st->piped = 1; /* (no first pass: neither class names sorted nor the last column looked at) */
 			return 0;
+		}
 	}
 	hog_import_opts o = *c->o;
 	o.note = NULL;

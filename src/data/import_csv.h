@@ -48,6 +48,7 @@ typedef struct csv_state {
 	uint32_t tally_col[2]; /* those columns */
 	uint64_t tally_lines;  /* lines tallied */
 	char why_values[240]; /* by_values: what the first pass found, for the notes */
+	int piped;          /* an input that cannot be read twice: no first pass */
 	double label0;      /* the first label (numbers) */
 	int labels_vary;    /* some label differs from the first */
 	uint64_t nlabels;   /* numbers read so far */
@@ -102,6 +103,10 @@ char *csv_kept_columns(const csv_state *st);
 /* Says which columns were left out, and warns of columns kept that look like
  * identifiers: text with a value on almost every line, a count of the lines. */
 void csv_note_columns(const csv_state *st, uint64_t examples);
+/* Why a line's field count may differ from the first line's, " (...)", or "":
+ * a first line without ',', ';' or a tab split at blanks (a title: adult.test's
+ * "|1x3 Cross validator"), or a header's count. */
+const char *csv_count_hint(const csv_state *st, const char *line);
 /* "column K 'NAME'" (K from 0, as --label-col counts; the header's name where
  * there is one) into @p buf, which is returned: how messages name a column. */
 const char *csv_col(const csv_state *st, uint32_t k, char *buf, size_t size);

@@ -145,6 +145,9 @@ const char *csv_label_why(const csv_state *st)
 	       : st->by_last    ? " (the last: the header names no column label, target, class or y; --label-col N "
 	                          "or NAME chooses another)"
 	       : st->by_values  ? st->why_values
+	       : !st->columns && st->piped
+	                        ? " (the first: the file has no header to name it, and a pipe is read once, so its last "
+	                          "column's values were not looked at; --label-col N chooses another)"
 	       : !st->columns   ? " (the first: the file has no header to name it; --label-col N chooses another)"
 	                        : " (no column is named label, target, class or y; --label-col N or NAME chooses)";
 }
@@ -338,4 +341,14 @@ int csv_tally_last(const csv_tally *t, const uint32_t *col, uint64_t lines, char
 	         "where column %u has %s; --label-col N chooses another)", t[1].n, (unsigned long long)lines, col[0],
 	         first);
 	return 1;
+}
+
+const char *csv_count_hint(const csv_state *st, const char *line)
+{
+	if (!st->sep && strpbrk(line, ",;\t"))
+		return " (the first line has no ',', ';' or tab and was split at blanks; this one has them: --skip 1 "
+		       "passes over a first line that is a title, --delim sets the separator)";
+	if (st->columns && st->header_fields == st->nfields)
+		return " (the header's count: a first line that is a title? --skip 1 passes over it)";
+	return "";
 }

@@ -649,6 +649,15 @@ static void test_class_names(void)
 	hog_data *n3 = load("n3.lmdb"), *n4 = load("n4.lmdb");
 	CU_ASSERT_EQUAL(hog_data_reconcile(n3, "n3.lmdb", &ref, "n1.lmdb", &fit, &err), HOG_EMISMATCH);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "n3.lmdb has the class 'd', which n1.lmdb has not"));
+	CU_ASSERT_PTR_NULL(strstr(err.msg, "final '.'"));
+	/* adult.test's labels: adult.data's with a final '.' -- said so */
+	write_text("n5.csv", "p,q,kind\n1,1,a.\n0,1,b.\n");
+	import_as("n5.csv", "n5.lmdb", HOG_FORMAT_CSV);
+	hog_data *n5 = load("n5.lmdb");
+	CU_ASSERT_EQUAL(hog_data_reconcile(n5, "n5.lmdb", &ref, "n1.lmdb", &fit, &err), HOG_EMISMATCH);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "n5.lmdb has the class 'a.', which n1.lmdb has not (n1.lmdb has 'a', 'b', "
+	                                       "'c'; the same names but for a final '.'"));
+	hog_data_free(n5);
 	CU_ASSERT_EQUAL(hog_data_reconcile(n4, "n4.lmdb", &ref, "n1.lmdb", &fit, &err), HOG_EMISMATCH);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "n1.lmdb's labels are class names and n4.lmdb's are numbers"));
 	hog_data_ref_free(&ref);

@@ -154,8 +154,16 @@ int rec_class_map(hog_data *d, const char *dn, const hog_data_ref *ref, const ch
 			               other);
 		}
 		free(map);
-		rc = hog_err_set(err, HOG_EMISMATCH, "%s has the class '%.*s', which %s has not (%s has %s%s)", dn,
-		                 (int)(n > 60 ? 60 : n), name, rn, rn, list, at >= (int)sizeof list - 50 ? ", ..." : "");
+		const char *dot = ""; /* (adult.test's labels end with a '.' that adult.data's have not) */
+		for (uint32_t j = 0; j < nb && n > 1; j++) {
+			size_t m;
+			const char *other = hog_class_name(b, j, &m);
+			if ((m + 1 == n && name[m] == '.' && !memcmp(name, other, m)) ||
+			    (n + 1 == m && other[n] == '.' && !memcmp(name, other, n)))
+				dot = "; the same names but for a final '.': remove it from one file's labels and import it again";
+		}
+		rc = hog_err_set(err, HOG_EMISMATCH, "%s has the class '%.*s', which %s has not (%s has %s%s%s)", dn,
+		                 (int)(n > 60 ? 60 : n), name, rn, rn, list, at >= (int)sizeof list - 50 ? ", ..." : "", dot);
 		free(own);
 		return rc;
 	}

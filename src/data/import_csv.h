@@ -35,7 +35,6 @@ typedef struct csv_state {
 	uint32_t label;     /* label column, resolved */
 	uint32_t wcol;      /* --weight-col, resolved (UINT32_MAX: none) */
 	long named;         /* the label column a header names (csv_named_label), -1: none */
-	char named_what[96];/* that column's name, for the note */
 	uint32_t *ids;      /* scratch for one example */
 	float *vals;
 	char *columns;      /* header names joined by ',' (first file), or NULL */

@@ -89,7 +89,7 @@ static const char *const csv_label_names[] = { "label", "target", "class", "y", 
 
 /* The column of header @p line that holds the label: the one named o->label_name,
  * or when the caller chose no column, the first of csv_label_names[] found;
- * -1 when there is none. Its name goes to st->named_what. */
+ * -1 when there is none. */
 long csv_named_label(csv_state *st, const char *line)
 {
 	const hog_import_opts *o = st->c->o;
@@ -105,7 +105,6 @@ long csv_named_label(csv_state *st, const char *line)
 			if (r < best_rank && csv_name_is(s, e, o->label_name ? o->label_name : csv_label_names[r])) {
 				best = k;
 				best_rank = r;
-				snprintf(st->named_what, sizeof st->named_what, "%.*s", (int)(e - s < 80 ? e - s : 80), s);
 			}
 	}
 	return best;
@@ -176,7 +175,7 @@ int csv_ignore(csv_state *st, const hog_input *in, uint32_t nf, hog_err *err)
 		const size_t n = strcspn(p, ",");
 		char item[CSV_NAME_MAX + 1], *end;
 		if (!n)
-			return hog_err_set(err, HOG_ECONFIG, "--ignore-col: an empty entry in '%s'", st->c->o->ignore_cols);
+			return hog_err_set(err, HOG_ECONFIG, "--ignore-col: an empty entry in '%s'", o->ignore_cols);
 		snprintf(item, sizeof item, "%.*s", (int)(n > CSV_NAME_MAX ? CSV_NAME_MAX : n), p);
 		errno = 0;
 		const long v = strtol(item, &end, 10);
@@ -260,13 +259,11 @@ void csv_note_columns(const csv_state *st, uint64_t examples)
 		return; /* (too few lines to tell an identifier) */
 	for (uint32_t k = 0; k < st->nfields; k++) {
 		const char *e, *name = csv_column_name(st, k, &e);
-		char how[80];
-		if (name)
+		char how[80]; /* (what --ignore-col takes: its name, or its number where it has none) */
+		if (name && name != e)
 			snprintf(how, sizeof how, "%.*s", (int)(e - name > 60 ? 60 : e - name), name);
 		else
 			snprintf(how, sizeof how, "%u", k);
-		if (!name || name == e)
-			snprintf(how, sizeof how, "%u", k); /* (no name to give) */
 		if (st->kind[k] == 2 && st->ncat[k] >= examples / 2)
 			snprintf(msg, sizeof msg, "warning: %s has %u values in %llu lines: an identifier or a date? a value "
 			         "met once teaches the model nothing it can use on other data; --ignore-col %s leaves it out",

@@ -1833,6 +1833,16 @@ printf '3 1:1\n' >"$T/lv3.txt"
 "$H" data import -q --format libsvm "$T/lv3.txt" "$T/lv3.lmdb" >/dev/null 2>&1
 check "labels 1 and 2: a test file of the value 3" 1 "$H" eval --model "$T/lv.model" --data "$T/lv3.lmdb"
 check_grep "labels 1 and 2: ... names the class" "$ERR" "has the class '3', which .*lv.model has not"
+# abalone's rings (1..29, the tails met once or twice): classes, with a note of what they may be;
+# ten balanced classes (digits) get none
+awk 'BEGIN { srand(4); split("1 3 10 30 60 80 80 60 40 20 8 4 2 2 1", c, " ");
+	for (v = 1; v <= 15; v++) for (k = 0; k < c[v]; k++) printf "%d 1:%.3f\n", v, rand() }' >"$T/rings.txt"
+check "counted labels: imported" 0 "$H" data import --format libsvm "$T/rings.txt" "$T/rings.lmdb"
+check_grep "counted labels: ... a note naming the rarest class and the option" "$ERR" \
+	"note: the labels are 15 whole numbers, class '1' met 1 time: a quantity counted \\(a regression\\)\\? --task regression"
+awk 'BEGIN { for (i = 0; i < 400; i++) printf "%d 1:%d\n", i % 10, i }' >"$T/ten.txt"
+check "counted labels: ten balanced classes" 0 "$H" data import --format libsvm "$T/ten.txt" "$T/ten.lmdb"
+check_true "counted labels: ... no note" sh -c "! grep -q 'quantity counted' '$ERR'"
 
 # ------------------------------------------------------------ CSV fields with no value (--missing)
 printf 'age,fare,label\n22,7.25,0\n?,71.5,1\n26,,1\n' >"$T/miss.csv"

@@ -12,6 +12,7 @@
  * and results into text. */
 #include "cli/cli.h"
 #include "cli/cmd_data.h"
+#include "data/classes.h"
 #include "data/store.h"
 #include "sys/file.h"
 #include <errno.h>
@@ -194,6 +195,41 @@ static void data_note(void *ud, const char *msg)
 	fprintf(stderr, "hogwild data import: %s\n", msg);
 }
 
+/* Whole-number classes, many, the rarest met once or twice (abalone's rings,
+ * cpusmall's percentages): most likely a quantity counted, said with the
+ * option that reads it as one. Silent where anything cannot be read. */
+static void data_note_counted(const char *out, const hog_meta *m)
+{
+	hog_err err = { 0 };
+	hog_data *h = NULL;
+	hog_store *s = NULL;
+	uint64_t *size = NULL;
+	long top = -1;
+	if (hog_data_load_header(&h, out, &err) || (h->class_names && !hog_class_numbers(h->class_names, NULL, &top)) ||
+	    hog_store_open(&s, out, &err) || data_class_sizes(s, &size, &err))
+		goto done;
+	uint32_t lo = 0;
+	for (uint32_t k = 1; k < m->classes; k++)
+		lo = size[k] < size[lo] ? k : lo;
+	if (size[lo] <= 2 && m->examples >= 100) {
+		size_t n = 0;
+		const char *name = h->class_names ? hog_class_name(h->class_names, lo, &n) : NULL;
+		char cls[80];
+		if (name)
+			snprintf(cls, sizeof cls, "'%.*s'", (int)(n > 40 ? 40 : n), name);
+		else
+			snprintf(cls, sizeof cls, "%u", lo);
+		fprintf(stderr, "hogwild data import: note: the labels are %u whole numbers, class %s met %llu time%s: a "
+		        "quantity counted (a regression)? --task regression reads them as numbers\n", m->classes, cls,
+		        (ull)size[lo], size[lo] == 1 ? "" : "s");
+	}
+done:
+	free(size);
+	if (s)
+		hog_store_close(s);
+	hog_data_free(h);
+}
+
 /* Runs an import or a generator with a progress line, then prints
  * "OUT: counts; ..." with the input bytes (import) or the time (gen). */
 static int data_make(const char *out, const char *label, hog_import_opts *io, hog_gen_opts *go,
@@ -234,6 +270,8 @@ static int data_make(const char *out, const char *label, hog_import_opts *io, ho
 			snprintf(cls, sizeof cls, ", %llu classes", (ull)m.classes);
 		fprintf(stderr, "hogwild data import: task %s%s, from the labels (--task binary, multiclass or "
 		        "regression chooses)\n", hog_task_name(m.task), cls);
+		if (m.task == HOG_TASK_MULTICLASS && m.classes >= 10)
+			data_note_counted(out, &m);
 	}
 	return 0;
 }

@@ -23,5 +23,10 @@ int data_u64(const char *cmd, const char *usage, const char *opt, const char *s,
 
 /* hogwild data info */
 int data_info(int argc, char **argv);
+/* A multiclass set's examples of each class into *@p out (malloc'd, the
+ * meta's classes of them), a block at a time: 0 or the store's codes. */
+struct hog_store;
+struct hog_err;
+int data_class_sizes(struct hog_store *s, uint64_t **out, struct hog_err *err);
 
 #endif

@@ -42,7 +42,9 @@ struct info {
 	uint64_t *class_size;    /* multiclass: each class's examples, or NULL */
 };
 
-int data_class_sizes(hog_store *s, uint64_t **out, hog_err *err)
+/* A multiclass set's examples of each class into *@p out (malloc'd, the
+ * meta's classes of them), a block at a time: 0 or the store's codes. */
+static int data_class_sizes(hog_store *s, uint64_t **out, hog_err *err)
 {
 	const hog_meta *m = hog_store_meta(s);
 	uint64_t *size = *out = calloc(m->classes ? m->classes : 1, sizeof *size);

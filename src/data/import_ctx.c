@@ -2,6 +2,7 @@
  * end of one input file, and the meta 'source' entry. Apart from import.c, which
  * calls the importers, so that the importers and it do not include each other. */
 #include "data/import.h"
+#include "data/store.h"
 #include "sys/err.h"
 #include <errno.h>
 #include <stdio.h>
@@ -110,6 +111,9 @@ int hog_import_close(hog_import_ctx *c, hog_writer *w, int rc, hog_err *err)
 		hog_writer_abort(w);
 		return rc;
 	}
+	char msg[300];
+	if (c->o->note && hog_writer_counted(w, msg, sizeof msg))
+		c->o->note(c->o->note_ud, msg);
 	if ((rc = hog_writer_commit(w, err)) && strstr(err ? err->msg : "", "empty"))
 		hog_err_set(err, rc, "%s: no examples in the input", c->in[0]);
 	return rc;

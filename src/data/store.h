@@ -15,6 +15,11 @@
  * writing leaves every path as it was. */
 int hog_writer_finish(hog_writer *w, hog_err *err);
 int hog_writer_publish(hog_writer *w, hog_err *err);
+/* Before the finish: 1 with a note in @p msg where the labels, no task given,
+ * will be ten or more classes of whole numbers and the rarest has one or two
+ * examples (abalone's rings, cpusmall's percentages: most likely a quantity
+ * counted); else 0. */
+int hog_writer_counted(const hog_writer *w, char *msg, size_t size);
 
 /* What the "split" meta of a data set made by hog_data_split() says: the pair
  * (one run of the split: both halves carry the same 16 hex digits), the input

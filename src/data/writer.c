@@ -54,7 +54,7 @@ struct hog_writer {
 	int weighted;           /* some example's weight is not 1 */
 	int packed;             /* some block is packed (format version 3) */
 	int all_pm1, all_01, all_small_int;
-	uint64_t *seen;         /* the whole-number label values met, bit v + 1 for v in -1..65535, */
+	uint64_t *seen;         /* each whole-number label value's examples, [v + 1] for v in -1..65535, */
 	uint32_t nvals;         /* how many, */
 	int all_int;            /* every label one of them */
 	struct meta_kv *kv;
@@ -146,7 +146,7 @@ int hog_writer_open(hog_writer **out, const char *path, const hog_writer_opts *o
 		      (o->dense_u8 ? !(w->xu8 = malloc(n * o->features)) : !(w->xf = malloc(n * o->features * 4)));
 		break;
 	}
-	if (o->kind != HOG_KIND_RATINGS && !o->unlabelled && !(w->seen = calloc(65537 / 64 + 1, 8)))
+	if (o->kind != HOG_KIND_RATINGS && !o->unlabelled && !(w->seen = calloc(65537, sizeof *w->seen)))
 		oom = 1;
 	if (oom || !(w->weights = malloc(n * 4))) {
 		rc = w_oom(w, err);
@@ -307,9 +307,7 @@ static void note_label(hog_writer *w, float y)
 	if (y != 0 && y != 1) w->all_01 = 0;
 	if (!(y >= 0 && y < 65536 && y == floorf(y))) w->all_small_int = 0;
 	if (w->all_int && w->seen && y >= -1 && y <= 65535 && y == floorf(y)) {
-		const uint32_t b = (uint32_t)(y + 1);
-		w->nvals += !(w->seen[b >> 6] >> (b & 63) & 1);
-		w->seen[b >> 6] |= 1ull << (b & 63);
+		w->nvals += w->seen[(uint32_t)(y + 1)]++ == 0;
 	} else {
 		w->all_int = 0;
 	}
@@ -518,6 +516,14 @@ static int put_meta_fmt(hog_writer *w, const char *key, hog_err *err, const char
 	return put_meta(w, key, buf, strlen(buf), err);
 }
 
+/* Whole-number labels are classes, unless there are so many of them for so
+ * few examples that they read as measured values (a disease score of 25..346
+ * over 442 patients): beyond 100 classes, at least 20 examples a class. */
+static int reads_as_classes(const hog_writer *w)
+{
+	return w->lmax < 1000 && (w->lmax < 100 || (double)w->examples >= 20.0 * (w->lmax + 1));
+}
+
 /* Labels that are whole numbers but not the classes 0..K-1 as they are:
  * two values other than {0, 1} and {-1, 1} (LIBSVM's covtype.binary,
  * mushrooms and skin_nonskin are 1 and 2, breast-cancer 2 and 4), or classes
@@ -530,14 +536,6 @@ static int put_meta_fmt(hog_writer *w, const char *key, hog_err *err, const char
  * binary too), else multiclass where the labels read as classes (below,
  * reads_as_classes). --task multiclass, or a class count given, keeps the
  * numbers as the classes. @return the task, or 0 where the labels stay. */
-/* Whole-number labels are classes, unless there are so many of them for so
- * few examples that they read as measured values (a disease score of 25..346
- * over 442 patients): beyond 100 classes, at least 20 examples a class. */
-static int reads_as_classes(const hog_writer *w)
-{
-	return w->lmax < 1000 && (w->lmax < 100 || (double)w->examples >= 20.0 * (w->lmax + 1));
-}
-
 static enum hog_task named_task(const hog_writer *w)
 {
 	if (w->o.kind == HOG_KIND_RATINGS || w->o.unlabelled || !w->seen || !w->all_int || w->nvals < 2 ||
@@ -567,7 +565,7 @@ static int relabel_named(hog_writer *w, hog_err *err)
 		return w_oom(w, err);
 	}
 	for (uint32_t b = 0, k = 0; b < 65537; b++)
-		if (w->seen[b >> 6] >> (b & 63) & 1) {
+		if (w->seen[b]) {
 			cls[b] = (int32_t)k++;
 			nlen += (size_t)sprintf(names + nlen, "%ld\n", (long)b - 1);
 		}
@@ -582,7 +580,7 @@ static int relabel_named(hog_writer *w, hog_err *err)
 			break;
 		}
 		const size_t len = v.mv_size;
-		uint64_t n;
+		uint32_t n;
 		if (len > cap) {
 			unsigned char *nb = realloc(buf, len);
 			if (!nb) {
@@ -593,7 +591,10 @@ static int relabel_named(hog_writer *w, hog_err *err)
 			cap = len;
 		}
 		memcpy(buf, v.mv_data, len);
-		memcpy(&n, buf + 16, 8);
+		if (hog_block_peek(buf, len, &n, NULL, NULL, NULL)) {
+			rc = hog_err_set(err, HOG_ECORRUPT, "%s: block %llu read back damaged", w->path, (unsigned long long)i);
+			break;
+		}
 		for (uint64_t j = 0; j < n && HOG_BLOCK_HEADER + 4 * (j + 1) <= len; j++) {
 			float y;
 			memcpy(&y, buf + HOG_BLOCK_HEADER + 4 * j, 4);
@@ -638,6 +639,25 @@ static enum hog_task decide_task(const hog_writer *w, enum hog_task named)
 	if (named)
 		return named;
 	return w->all_small_int && reads_as_classes(w) ? HOG_TASK_MULTICLASS : HOG_TASK_REGRESSION;
+}
+
+int hog_writer_counted(const hog_writer *w, char *msg, size_t size)
+{
+	if (w->o.task || w->o.classes || !w->seen || !w->all_int || w->nvals < 10 || w->examples < 100 ||
+	    meta_kv_has(w, "class_names") || decide_task(w, named_task(w)) != HOG_TASK_MULTICLASS)
+		return 0; /* (classes of text names, or a task given: nothing to say) */
+	uint32_t lo = UINT32_MAX;
+	for (uint32_t b = 0; b < 65537; b++)
+		if (w->seen[b] && (lo == UINT32_MAX || w->seen[b] < w->seen[lo]))
+			lo = b;
+	if (w->seen[lo] > 2)
+		return 0;
+	char cls[32];
+	snprintf(cls, sizeof cls, named_task(w) ? "'%ld'" : "%ld", (long)lo - 1);
+	snprintf(msg, size, "note: the labels are %u whole numbers, class %s met %llu time%s: a quantity counted (a "
+	         "regression)? --task regression reads them as numbers", w->nvals, cls, (unsigned long long)w->seen[lo],
+	         w->seen[lo] == 1 ? "" : "s");
+	return 1;
 }
 
 int hog_writer_finish(hog_writer *w, hog_err *err)

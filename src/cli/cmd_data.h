@@ -2,6 +2,7 @@
  * split, export and the dispatch) and cmd_data_info.c (info). */
 #ifndef HOG_CLI_CMD_DATA_H
 #define HOG_CLI_CMD_DATA_H
+#include "hogwild.h"
 #include <stdint.h>
 
 typedef unsigned long long ull;
@@ -21,12 +22,23 @@ int data_opt_error(const char *cmd, const char *usage, int c, char **argv);
 int data_u64(const char *cmd, const char *usage, const char *opt, const char *s, uint64_t lo,
              uint64_t hi, uint64_t *out);
 
+/* A byte count with an optional K, M or G suffix (powers of 1024); 0 or 2. */
+int data_size(const char *cmd, const char *usage, const char *opt, const char *s, uint64_t *out);
+/* The position of @p s in the '|'-separated @p names into *@p k, or 2 after a usage error. */
+int data_pick(const char *cmd, const char *usage, const char *opt, const char *s, const char *names, int *out);
+/* Refuses to replace what is not a data set of ours (the last operand of a
+ * mistyped command line is often an input): 0, or 1 after a message. */
+int data_check_output(const char *cmd, const char *path);
+/* 1 when both paths name the same existing file. */
+int data_same_file(const char *a, const char *b);
+/* Runs an import (@p io) or a generator (@p go) with a progress line, then
+ * prints "OUT: counts; ..."; 0 or the exit status. */
+int data_make(const char *out, const char *label, hog_import_opts *io, hog_gen_opts *go, char **in, int nin,
+              int quiet, uint64_t bytes);
+
+/* hogwild data import (cmd_data_import.c) */
+int data_import(int argc, char **argv);
 /* hogwild data info */
 int data_info(int argc, char **argv);
-/* A multiclass set's examples of each class into *@p out (malloc'd, the
- * meta's classes of them), a block at a time: 0 or the store's codes. */
-struct hog_store;
-struct hog_err;
-int data_class_sizes(struct hog_store *s, uint64_t **out, struct hog_err *err);
 
 #endif

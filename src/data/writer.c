@@ -6,6 +6,7 @@
  * that the command line's signal handler can remove it. The task (binary/multiclass/regression) can be left
  * to the end: labels are stored as given and their statistics decide. */
 #include "data/block.h"
+#include "data/writer_impl.h"
 #include "data/store.h"
 #include "sys/err.h"
 #include <errno.h>
@@ -25,43 +26,7 @@
  * 4096 of them would be 64 GiB reserved up front. */
 #define BLOCK_BYTES ((size_t)64 << 20)
 
-struct meta_kv { char *key, *val; size_t len; };
-
-struct hog_writer {
-	char *path, *tmp;
-	int tmp_slot;           /* in the registry of live temporary files, or -1 */
-	int finished;           /* hog_writer_finish done: the temporary file is complete */
-	char source[256];       /* o.source, copied: meta "source" (%.255s) */
-	MDB_env *env;
-	MDB_txn *txn;
-	MDB_dbi meta_dbi, blocks_dbi;
-	hog_writer_opts o;
-	uint32_t bmax;          /* examples per block */
-	/* the block being filled */
-	uint32_t n;
-	uint64_t nnz, cap_nnz;
-	int blk_vals;           /* some value in this block is not 1 */
-	int blk_w;              /* some weight in this block is not 1 */
-	float next_w;           /* hog_writer_set_weight(): the next example's weight */
-	float *labels, *vals, *ratings, *xf, *weights;
-	uint32_t *offsets, *ids, *users, *items;
-	uint8_t *xu8;
-	/* totals */
-	uint64_t examples, total_nnz, blocks, max_id, max_user, max_item, positives;
-	int any_id;
-	size_t txn_bytes, committed, mapsize;
-	double lmin, lmax, lsum, wsum;
-	int weighted;           /* some example's weight is not 1 */
-	int packed;             /* some block is packed (format version 3) */
-	int all_pm1, all_01, all_small_int;
-	uint64_t *seen;         /* each whole-number label value's examples, [v + 1] for v in -1..65535, */
-	uint32_t nvals;         /* how many, */
-	int all_int;            /* every label one of them */
-	struct meta_kv *kv;
-	size_t nkv;
-};
-
-static int meta_kv_has(const hog_writer *w, const char *key)
+int w_meta_has(const hog_writer *w, const char *key)
 {
 	for (size_t i = 0; i < w->nkv; i++)
 		if (!strcmp(w->kv[i].key, key))
@@ -69,7 +34,7 @@ static int meta_kv_has(const hog_writer *w, const char *key)
 	return 0;
 }
 
-static int w_oom(hog_writer *w, hog_err *err)
+int w_oom(hog_writer *w, hog_err *err)
 {
 	return hog_err_set(err, ENOMEM, "%s: out of memory", w->path);
 }
@@ -77,7 +42,7 @@ static int w_oom(hog_writer *w, hog_err *err)
 /* An LMDB error while writing the temporary file. LMDB turns a short write (the
  * disk filled up in the middle of a page run) into EIO; when the file system has
  * no room left, ENOSPC is what happened and what the user must read. */
-static int w_lmdb(hog_writer *w, hog_err *err, int rc, const char *what)
+int w_lmdb(hog_writer *w, hog_err *err, int rc, const char *what)
 {
 	struct statvfs vfs;
 	if ((rc == EIO || rc == ENOSPC) && statvfs(w->tmp, &vfs) == 0 && vfs.f_bavail * (uint64_t)vfs.f_frsize <
@@ -181,7 +146,7 @@ fail:
  * between transactions, and reserving a huge map up front fails where address
  * space is short (sanitizers, 32-bit limits). Slack covers page rounding and
  * the tree. */
-static int w_room(hog_writer *w, size_t bytes, hog_err *err)
+int w_room(hog_writer *w, size_t bytes, hog_err *err)
 {
 	int rc;
 	size_t need = w->committed + w->txn_bytes + bytes + bytes / 8 + ((size_t)64 << 20);
@@ -203,7 +168,7 @@ static int w_room(hog_writer *w, size_t bytes, hog_err *err)
 }
 
 /* A put of @p bytes done: the transaction is committed every TXN_BYTES. */
-static int w_wrote(hog_writer *w, size_t bytes, hog_err *err)
+int w_wrote(hog_writer *w, size_t bytes, hog_err *err)
 {
 	int rc;
 	w->txn_bytes += bytes;
@@ -429,7 +394,7 @@ static const char *const reserved_keys[] = {
 	"labels", "weights", "weight_sum",
 };
 
-static int kv_add(hog_writer *w, const char *key, const void *val, size_t len, hog_err *err)
+int w_meta_add(hog_writer *w, const char *key, const void *val, size_t len, hog_err *err)
 {
 	struct meta_kv *kv = realloc(w->kv, (w->nkv + 1) * sizeof *kv);
 	if (!kv)
@@ -456,14 +421,14 @@ int hog_writer_meta_set(hog_writer *w, const char *key, const char *value, hog_e
 			return hog_err_set(err, HOG_ECONFIG, "meta key '%s' is the format's own", key);
 	if (!strncmp(key, "idmap.", 6))
 		return hog_err_set(err, HOG_ECONFIG, "meta key '%s' is the format's own", key);
-	return kv_add(w, key, value, strlen(value), err);
+	return w_meta_add(w, key, value, strlen(value), err);
 }
 
 int hog_writer_idmap_set(hog_writer *w, const char *which, const uint64_t *ids, uint64_t n, hog_err *err)
 {
 	char key[64];
 	snprintf(key, sizeof key, "idmap.%s", which);
-	return kv_add(w, key, ids, n * 8, err);
+	return w_meta_add(w, key, ids, n * 8, err);
 }
 
 uint64_t hog_writer_count(const hog_writer *w) { return w->examples; }
@@ -494,7 +459,7 @@ int hog_writer_set_class_names(hog_writer *w, const char *names, hog_err *err)
 		                   "other control character");
 	w->o.task = k <= 2 && w->o.task != HOG_TASK_MULTICLASS ? HOG_TASK_BINARY : HOG_TASK_MULTICLASS;
 	w->o.classes = w->o.task == HOG_TASK_MULTICLASS ? k : 0;
-	return kv_add(w, "class_names", names, strlen(names), err);
+	return w_meta_add(w, "class_names", names, strlen(names), err);
 }
 
 static int put_meta(hog_writer *w, const char *key, const void *val, size_t len, hog_err *err)
@@ -514,150 +479,6 @@ static int put_meta_fmt(hog_writer *w, const char *key, hog_err *err, const char
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
 	return put_meta(w, key, buf, strlen(buf), err);
-}
-
-/* Whole-number labels are classes, unless there are so many of them for so
- * few examples that they read as measured values (a disease score of 25..346
- * over 442 patients): beyond 100 classes, at least 20 examples a class. */
-static int reads_as_classes(const hog_writer *w)
-{
-	return w->lmax < 1000 && (w->lmax < 100 || (double)w->examples >= 20.0 * (w->lmax + 1));
-}
-
-/* Labels that are whole numbers but not the classes 0..K-1 as they are:
- * two values other than {0, 1} and {-1, 1} (LIBSVM's covtype.binary,
- * mushrooms and skin_nonskin are 1 and 2, breast-cancer 2 and 4), or classes
- * numbered from 1 (covtype, news20, SVHN), with gaps (satimage: 1..5 and 7) or
- * from -1 (connect-4: -1, 0, 1). They were 3 or 5 classes of which two had
- * examples (and with --task binary every example a positive: labels > 0),
- * classes that never occur, or (a -1 among them) regression values. Now the
- * values, in increasing order, are the classes, named by the numbers as text
- * labels are: binary for two (the smaller the negative class; with --task
- * binary too), else multiclass where the labels read as classes (below,
- * reads_as_classes). --task multiclass, or a class count given, keeps the
- * numbers as the classes. @return the task, or 0 where the labels stay. */
-static enum hog_task named_task(const hog_writer *w)
-{
-	if (w->o.kind == HOG_KIND_RATINGS || w->o.unlabelled || !w->seen || !w->all_int || w->nvals < 2 ||
-	    w->all_pm1 || w->all_01 || w->o.classes || meta_kv_has(w, "class_names"))
-		return 0;
-	if (w->nvals == 2 && (!w->o.task || w->o.task == HOG_TASK_BINARY))
-		return HOG_TASK_BINARY;
-	if (w->o.task || (w->lmin == 0 && w->lmax == w->nvals - 1))
-		return 0;
-	return reads_as_classes(w) ? HOG_TASK_MULTICLASS : 0;
-}
-
-/* The blocks written hold named_task()'s labels as read: each block's labels
- * (the f32 array after the header, in raw and packed blocks alike) become the
- * classes' numbers 0..K-1 and the block is sealed again; the values become the
- * class names, and the label statistics the classes'. */
-static int relabel_named(hog_writer *w, hog_err *err)
-{
-	unsigned char *buf = NULL;
-	size_t cap = 0, nlen = 0;
-	int rc = 0;
-	int32_t *cls = malloc(65537 * sizeof *cls);
-	char *names = malloc((size_t)w->nvals * 7 + 1);
-	if (!cls || !names) {
-		free(cls);
-		free(names);
-		return w_oom(w, err);
-	}
-	for (uint32_t b = 0, k = 0; b < 65537; b++)
-		if (w->seen[b]) {
-			cls[b] = (int32_t)k++;
-			nlen += (size_t)sprintf(names + nlen, "%ld\n", (long)b - 1);
-		}
-	double lsum = 0;
-	uint64_t pos = 0;
-	for (uint64_t i = 0; i < w->blocks && !rc; i++) {
-		unsigned char kb[8];
-		hog_block_key(i, kb);
-		MDB_val k = { 8, kb }, v;
-		if ((rc = mdb_get(w->txn, w->blocks_dbi, &k, &v))) {
-			rc = w_lmdb(w, err, rc, "reading a block back");
-			break;
-		}
-		const size_t len = v.mv_size;
-		uint32_t n;
-		if (len > cap) {
-			unsigned char *nb = realloc(buf, len);
-			if (!nb) {
-				rc = w_oom(w, err);
-				break;
-			}
-			buf = nb;
-			cap = len;
-		}
-		memcpy(buf, v.mv_data, len);
-		if (hog_block_peek(buf, len, &n, NULL, NULL, NULL)) {
-			rc = hog_err_set(err, HOG_ECORRUPT, "%s: block %llu read back damaged", w->path, (unsigned long long)i);
-			break;
-		}
-		for (uint64_t j = 0; j < n && HOG_BLOCK_HEADER + 4 * (j + 1) <= len; j++) {
-			float y;
-			memcpy(&y, buf + HOG_BLOCK_HEADER + 4 * j, 4);
-			y = (float)cls[(int32_t)y + 1];
-			lsum += y;
-			pos += y > 0;
-			memcpy(buf + HOG_BLOCK_HEADER + 4 * j, &y, 4);
-		}
-		hog_block_seal(buf, len);
-		if ((rc = w_room(w, len, err)))
-			break;
-		MDB_val nv = { len, NULL };
-		if ((rc = mdb_put(w->txn, w->blocks_dbi, &k, &nv, MDB_RESERVE))) {
-			rc = w_lmdb(w, err, rc, "writing a block");
-			break;
-		}
-		memcpy(nv.mv_data, buf, len);
-		rc = w_wrote(w, len, err);
-	}
-	free(buf);
-	free(cls);
-	if (!rc) {
-		w->positives = pos;
-		w->lmin = 0;
-		w->lmax = w->nvals - 1;
-		w->lsum = lsum;
-		rc = kv_add(w, "class_names", names, nlen, err);
-	}
-	free(names);
-	return rc;
-}
-
-/* The set's task; @p named is named_task()'s. */
-static enum hog_task decide_task(const hog_writer *w, enum hog_task named)
-{
-	if (w->o.kind == HOG_KIND_RATINGS)
-		return HOG_TASK_RATINGS;
-	if (w->o.task)
-		return w->o.task;
-	if (w->all_pm1 || w->all_01)
-		return HOG_TASK_BINARY;
-	if (named)
-		return named;
-	return w->all_small_int && reads_as_classes(w) ? HOG_TASK_MULTICLASS : HOG_TASK_REGRESSION;
-}
-
-int hog_writer_counted(const hog_writer *w, char *msg, size_t size)
-{
-	if (w->o.task || w->o.classes || !w->seen || !w->all_int || w->nvals < 10 || w->examples < 100 ||
-	    meta_kv_has(w, "class_names") || decide_task(w, named_task(w)) != HOG_TASK_MULTICLASS)
-		return 0; /* (classes of text names, or a task given: nothing to say) */
-	uint32_t lo = UINT32_MAX;
-	for (uint32_t b = 0; b < 65537; b++)
-		if (w->seen[b] && (lo == UINT32_MAX || w->seen[b] < w->seen[lo]))
-			lo = b;
-	if (w->seen[lo] > 2)
-		return 0;
-	char cls[32];
-	snprintf(cls, sizeof cls, named_task(w) ? "'%ld'" : "%ld", (long)lo - 1);
-	snprintf(msg, size, "note: the labels are %u whole numbers, class %s met %llu time%s: a quantity counted (a "
-	         "regression)? --task regression reads them as numbers", w->nvals, cls, (unsigned long long)w->seen[lo],
-	         w->seen[lo] == 1 ? "" : "s");
-	return 1;
 }
 
 int hog_writer_finish(hog_writer *w, hog_err *err)

@@ -57,6 +57,8 @@ int data_opt_error(const char *cmd, const char *usage, int c, char **argv)
 		return cli_usage_error(cmd, usage, "option %s needs a value", name);
 	if (optopt && a && !strncmp(a, "--", 2) && strchr(a, '='))
 		return cli_usage_error(cmd, usage, "option %s takes no value", name);
+	if (!strcmp(name, "-o") || !strcmp(name, "--output") || !strcmp(name, "--out"))
+		return cli_usage_error(cmd, usage, "unknown option %s: the output file is the last operand", name);
 	return cli_usage_error(cmd, usage, "unknown option %s", name);
 }
 

@@ -81,6 +81,10 @@ const char *cli_import_guess(const char *path, char *what, size_t size, const ch
 	}
 	if (tok >= 2 && pairs == tok - 1)
 		return "libsvm";
+	if (strstr(line, "::")) { /* (MovieLens 1M and 10M: user::item::rating::timestamp) */
+		*note = " (MovieLens' user::item::rating::timestamp)";
+		return "ratings";
+	}
 	if (strpbrk(line, ",;\t")) {
 		if (strcasestr(line, "user") && (strcasestr(line, "item") || strcasestr(line, "movie")) &&
 		    strcasestr(line, "rating")) {

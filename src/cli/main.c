@@ -56,8 +56,18 @@ int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	if (usage)
-		fputs(usage, stderr);
+	if (usage) { /* (a long text's synopsis, up to its first blank line: the whole would bury the message) */
+		size_t lines = 0;
+		for (const char *q = usage; (q = strchr(q, '\n')); q++)
+			lines++;
+		const char *end = lines > 16 ? strchr(usage, '\n') : NULL; /* (its lines that go on with a space) */
+		while (end && end[1] == ' ')
+			end = strchr(end + 1, '\n');
+		size_t n = end ? (size_t)(end - usage) + 1 : strlen(usage);
+		fwrite(usage, 1, n, stderr);
+		if (end)
+			fprintf(stderr, "(hogwild%s%s --help: every option)\n", cmd ? " " : "", cmd ? cmd : "");
+	}
 	return EXIT_USAGE;
 }
 

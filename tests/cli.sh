@@ -519,6 +519,13 @@ check_grep "train: config sets mode and threads" "$T/c.jsonl" '"threads":2,"mode
 check_true "train: config sets epochs" test "$(wc -l < "$T/c.jsonl")" -eq 2
 check "train: a flag overrides the config" 0 "$H" train -c "$T/c.ini" --epochs 1 --data "$T/ttr.lmdb" --metrics "$T/c1.jsonl"
 check_true "train: ... one epoch" test "$(wc -l < "$T/c1.jsonl")" -eq 1
+# -q is --quiet, as data's commands take it; -qc FILE and -cFILE read the config as getopt reads them
+check "train: -qc config" 0 "$H" train -qc "$T/c.ini" --data "$T/ttr.lmdb" --metrics "$T/cq.jsonl"
+check_true "train: ... the config's epochs" test "$(wc -l < "$T/cq.jsonl")" -eq 2
+check "train: -cFILE" 0 "$H" train "-c$T/c.ini" --data "$T/ttr.lmdb" --metrics "$T/cq2.jsonl"
+check_true "train: ... the config's epochs" test "$(wc -l < "$T/cq2.jsonl")" -eq 2
+check "train: -q" 0 "$H" train -q --data "$T/ttr.lmdb" --epochs 1
+check "train: -qc with no file" 2 "$H" train --data "$T/ttr.lmdb" -qc
 # a small set's backoff with --epochs given: --epochs auto's (4537 examples: 58 epochs, 0.9^(20/58)), said past
 # 20 epochs; the last epoch's step lr 0.9643^29 (0.5: 0.174), not 0.9^29 (0.024)
 check "train: a small set's backoff with --epochs 30" 0 "$H" train --data "$T/ttr.lmdb" --epochs 30 --lr 0.5

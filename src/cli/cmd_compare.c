@@ -99,7 +99,8 @@ int cmd_compare(int argc0, char **argv0)
 	optind = 1;
 	opterr = 0;
 	rc = -1;
-	while (rc < 0 && (c = getopt_long(argc, argv, ":hc:", lopts, NULL)) != -1) {
+	while (rc < 0 && (c = getopt_long(argc, argv, ":hqc:", lopts, NULL)) != -1) {
+		c = c == 'q' ? OPT_QUIET : c; /* (-q: --quiet, as data's commands take it) */
 		cli_given_set(&a.given, c);
 		switch (c) {
 		case 'h':

@@ -263,7 +263,8 @@ static int parse_args(int argc, char **argv, const struct option *lopts, hog_tra
 	double d;
 	optind = 1;
 	opterr = 0;
-	while (rc < 0 && (c = getopt_long(argc, argv, ":hc:", lopts, NULL)) != -1) {
+	while (rc < 0 && (c = getopt_long(argc, argv, ":hqc:", lopts, NULL)) != -1) {
+		c = c == 'q' ? OPT_QUIET : c; /* (-q: --quiet, as data's commands take it) */
 		cli_given_set(&t->a.given, c);
 		switch (c) {
 		case 'h':

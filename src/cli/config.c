@@ -159,6 +159,14 @@ int cli_config_expand(const char *cmd, const struct option *lopts, int argc, cha
 			path = argv[i + 1];
 		} else if (!strncmp(a, "--config=", 9)) {
 			path = a + 9;
+		} else if (a[0] == '-' && a[1] && a[1] != '-') { /* -qc FILE, -cFILE: getopt's reading of them */
+			const char *f = a + 1;
+			while (*f == 'q' || *f == 'h')
+				f++;
+			if (*f == 'c' && !f[1] && i + 1 >= argc)
+				return cli_usage_error(cmd, NULL, "%s needs a file", a);
+			if (*f == 'c')
+				path = f[1] ? f + 1 : argv[i + 1];
 		}
 		if (path) {
 			hog_err err = { 0 };

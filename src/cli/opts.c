@@ -133,7 +133,7 @@ const cli_opt cli_opts[] = {
 	  "visit each worker's examples (dealt by a seeded shuffle) in chunks of C consecutive ones, the chunks "
 	  "in a new random order every epoch: the rows stream from memory (default 256 with --average, else 1; 1: every example "
 	  "shuffled, the default before, which a checkpoint written with it keeps)" },
-	{ "quiet", 0, NO, OPT_QUIET, BOTH, 0, 0, COND_NONE, NULL, "no progress line" },
+	{ "quiet", 'q', NO, OPT_QUIET, BOTH, 0, 0, COND_NONE, NULL, "no progress line" },
 	{ "strict", 0, NO, OPT_STRICT, BOTH, 0, 0, COND_TEST, NULL,
 	  "refuse (exit 1) a test set that may hold training examples: a half of another split of the training "
 	  "set's input, or the training set's own half (off: a warning)" },

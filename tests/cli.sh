@@ -1676,6 +1676,17 @@ check "options: mf --average refused" 2 "$H" train --data "$T/or.lmdb" --model m
 check "options: --loss softmax --average refused (it trains as the mlp)" 2 "$H" train --data "$T/od.lmdb" --loss softmax $OB --average off
 check_grep "options: ... saying so" "$ERR" 'average applies to the linear model, not to --model linear --loss softmax \(which trains as the mlp model\)'
 check "options: refused before the data is read" 2 "$H" train --data "$T/nonexistent.lmdb" $OB --rank 4
+# an unknown option: the one meant, by another trainer's name or a letter off; an abbreviation of several, listed
+check "options: --hidden refused" 2 "$H" train --data "$T/os.lmdb" $OB --hidden 64
+check_grep "options: ... pointing at --layers" "$ERR" "unknown option '--hidden': did you mean --layers?"
+check "options: --optimiser refused" 2 "$H" train --data "$T/os.lmdb" $OB --optimiser adagrad
+check_grep "options: ... pointing at --optimizer" "$ERR" "unknown option '--optimiser': did you mean --optimizer?"
+check "options: --l refused" 2 "$H" train --data "$T/os.lmdb" $OB --l 0.1
+check_grep "options: ... listing what it abbreviates" "$ERR" "unknown option '--l': it abbreviates --loss, .*--l2, --l1"
+check "options: compare --mdoes refused" 2 "$H" compare --data "$T/os.lmdb" --mdoes serial,lockfree
+check_grep "options: ... pointing at --modes" "$ERR" "unknown option '--mdoes': did you mean --modes?"
+check "options: --zzz refused" 2 "$H" train --data "$T/os.lmdb" $OB --zzz
+check_grep "options: ... with no guess" "$ERR" "unknown option '--zzz' .see hogwild train -h.$"
 check "options: striped --stripe-size accepted" 0 "$H" train --data "$T/os.lmdb" $OB --mode striped --stripe-size 16
 check "options: buffered --hot --flush-every accepted" 0 "$H" train --data "$T/os.lmdb" $OB --mode buffered --hot 3 --flush-every 100
 check "options: replica --node-sync accepted" 0 "$H" train --data "$T/os.lmdb" $OB --mode replica --node-sync 2
@@ -1942,6 +1953,10 @@ if "$H" topo 2>/dev/null | grep -q 'built with hwloc'; then
 	check "node replicas: one node has none" 0 "$H" train --data "$T/nrtr.lmdb" --epochs 1 --quiet --mode replica \
 		--threads 2 --topology "numa:1 core:2 pu:1"
 	check_true "node replicas: ... and says nothing of them" test -z "$(grep 'node replica' "$ERR")"
+	check "node replicas: --node-sync on one node" 0 "$H" train --data "$T/nrtr.lmdb" --epochs 1 --quiet \
+		--mode replica --threads 2 --topology "numa:1 core:2 pu:1" --node-sync 2
+	check_grep "node replicas: ... says it has nothing to sync" "$ERR" \
+		'^hogwild: --node-sync: the workers are on one NUMA node, so there is no node replica to sync'
 	check "node replicas: --node-sync off" 0 "$H" train --data "$T/nrtr.lmdb" --epochs 1 --quiet --mode replica \
 		--threads 2 --topology "numa:2 core:1 pu:1" --node-sync off
 	check_true "node replicas: ... turns them off" test -z "$(grep 'node replica' "$ERR")"

@@ -250,6 +250,79 @@ size_t cli_opt_getopt(unsigned cmd, struct option *out, size_t cap)
 	return n;
 }
 
+/* Edit distance (insertions, deletions, substitutions, adjacent swaps) of
+ * [a, a + n) and [b, b + m), both under 64 bytes; 99 beyond. */
+static unsigned edit_distance(const char *a, size_t n, const char *b, size_t m)
+{
+	if (n >= 64 || m >= 64)
+		return 99;
+	unsigned d[64][64];
+	for (size_t i = 0; i <= n; i++)
+		for (size_t j = 0; j <= m; j++) {
+			if (!i || !j) {
+				d[i][j] = (unsigned)(i + j);
+				continue;
+			}
+			unsigned v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			v = d[i - 1][j] + 1 < v ? d[i - 1][j] + 1 : v;
+			v = d[i][j - 1] + 1 < v ? d[i][j - 1] + 1 : v;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	return d[n][m];
+}
+
+void cli_opt_suggest(unsigned cmd, const char *arg, char *buf, size_t size)
+{
+	/* other trainers' names (scikit-learn, fastText, LIBLINEAR, PyTorch) for options this one has */
+	static const char *const alias[][2] = {
+		{ "hidden", "layers" }, { "hidden-size", "layers" }, { "learning-rate", "lr" }, { "eta", "lr" },
+		{ "alpha", "lr" }, { "iterations", "epochs" }, { "iter", "epochs" }, { "max-iter", "epochs" },
+		{ "epoch", "epochs" }, { "jobs", "threads" }, { "workers", "threads" }, { "n-jobs", "threads" },
+		{ "thread", "threads" }, { "lambda", "l2" }, { "reg", "l2" }, { "weight-decay", "l2" },
+		{ "output", "save" }, { "out", "save" }, { "model-out", "save" }, { "dim", "rank" },
+		{ "factors", "rank" }, { "k", "rank" }, { "eval", "test" }, { "valid", "validation" },
+		{ "batch-size", "batch" }, { "verbose", "quiet" }, { "silent", "quiet" }, { "optim", "optimizer" },
+	};
+	*buf = 0;
+	if (!arg || strncmp(arg, "--", 2))
+		return;
+	const char *w = arg + 2;
+	const size_t n = strcspn(w, "=");
+	char amb[200] = "";
+	size_t k = 0, nmatch = 0;
+	for (size_t i = 0; i < cli_nopts; i++) /* an abbreviation of several (getopt's '?' too) */
+		if (cli_opt_takes(&cli_opts[i], cmd) && n && !strncmp(cli_opts[i].name, w, n) &&
+		    !(i && !strcmp(cli_opts[i - 1].name, cli_opts[i].name)) && k < sizeof amb) {
+			k += (size_t)snprintf(amb + k, sizeof amb - k, "%s--%s", nmatch ? ", " : "", cli_opts[i].name);
+			nmatch++;
+		}
+	if (nmatch > 1) {
+		snprintf(buf, size, ": it abbreviates %s", amb);
+		return;
+	}
+	const char *best = NULL;
+	int aliased = 0;
+	for (size_t i = 0; i < sizeof alias / sizeof *alias && !best; i++)
+		if (strlen(alias[i][0]) == n && !strncmp(alias[i][0], w, n))
+			for (size_t j = 0; j < cli_nopts && !best; j++)
+				if (cli_opt_takes(&cli_opts[j], cmd) && !strcmp(cli_opts[j].name, alias[i][1]))
+					best = cli_opts[j].name;
+	aliased = best != NULL;
+	unsigned bd = n < 5 ? 2 : 3; /* (the nearest, at most a letter off in a short name, two in a long one) */
+	for (size_t i = 0; i < cli_nopts && !aliased; i++)
+		if (cli_opt_takes(&cli_opts[i], cmd)) {
+			const unsigned d = edit_distance(w, n, cli_opts[i].name, strlen(cli_opts[i].name));
+			if (d < bd) {
+				bd = d;
+				best = cli_opts[i].name;
+			}
+		}
+	if (best)
+		snprintf(buf, size, ": did you mean --%s?", best);
+}
+
 /* ------------------------------------------------------------ words */
 
 /* A growing string in a fixed buffer (truncated, always terminated). */

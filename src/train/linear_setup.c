@@ -469,10 +469,17 @@ static int setup_nodes(hog_engine *e, lin_state *L)
 {
 	if (e->o.linear.node_sync < 0) /* off: one level whatever the nodes */
 		return 0;
-	if (e->o.bind == HOG_BIND_NONE && hog_topo_is_real(e->topo))
-		return 0; /* unbound workers run on any node: no replica is theirs */
+	if (e->o.bind == HOG_BIND_NONE && hog_topo_is_real(e->topo)) { /* unbound workers run on any node: no replica is theirs */
+		if (e->o.linear.node_sync > 0 && e->o.on_note)
+			e->o.on_note(e->o.ud, "--node-sync: with --bind none the workers run on any NUMA node, so there are no "
+			                      "node replicas to sync (one level)");
+		return 0;
+	}
 	L->node_sync = e->o.linear.node_sync ? (uint32_t)e->o.linear.node_sync : 1;
 	int rc = hog_topo_node_plan(e->plan, e->T, (int)L->node_sync, &L->np, e->err);
+	if (!rc && L->np.nodes < 2 && e->o.linear.node_sync > 0 && e->o.on_note) /* (given, and nothing to sync) */
+		e->o.on_note(e->o.ud, "--node-sync: the workers are on one NUMA node, so there is no node replica to "
+		                      "sync (one level, as --node-sync off)");
 	if (rc || L->np.nodes < 2)
 		return rc;
 	if (!(L->node = calloc((size_t)L->np.nodes, sizeof *L->node)))

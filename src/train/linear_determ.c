@@ -300,7 +300,13 @@ void lin_det_epoch_order(hog_engine *e, eng_worker *ew, int epoch)
  * pass over the touched bits in ascending order against the model (2x this
  * one's time: the model's lines come from the core that merged them) nor the
  * copy taken from the model at first touches instead of copied whole at each
- * round (0.71-0.96x the mode's speed, median 0.81, six rounds) did better. A
+ * round (0.71-0.96x the mode's speed, median 0.81, six rounds) did better, nor
+ * records of only the touched coordinates, found through a hash table of ids
+ * and filled (with reg and l1) from the round's model at first touches, the
+ * kernel run on them through renumbered ids: no copy a round, but the model's
+ * and reg's lines read at each first touch cost more than the copy's (2 M
+ * features, at 1 thread 0.46 s an epoch against 0.41, at 2 threads 0.24 and
+ * 0.28 against 0.22 and 0.27, a build of it beside 9f2ba85's). A
  * coordinate "changed" where any component's bits differ from the round's (a
  * touch that changed nothing counts for nothing: both ways of keeping the
  * changes count the same shards). The changes are gathered in dw->old in the

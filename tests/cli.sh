@@ -141,6 +141,17 @@ for s in import gen info verify split export; do
 		check_true "data $s: every option is in man/hogwild.1${missing:+ (missing:$missing)}" test -z "$missing"
 	fi
 done
+# a usage error: the message and the synopsis, not the whole help; an option misspelt, the one meant
+check "data import: --lable-col" 2 "$H" data import --format csv --lable-col 3 "$T/x.csv" "$T/x.lmdb"
+check_grep "data import: ... pointing at --label-col" "$ERR" 'unknown option --lable-col: did you mean --label-col?'
+check_true "data import: ... the synopsis, not the whole help" test "$(wc -l <"$ERR")" -le 4
+check_grep "data import: ... and where the rest is" "$ERR" '^.hogwild data import --help: every option.$'
+check "data import: --delimiter" 2 "$H" data import --format csv --delimiter , "$T/x.csv" "$T/x.lmdb"
+check_grep "data import: ... another tool's name for --delim" "$ERR" 'did you mean --delim?'
+check "data import: -o" 2 "$H" data import --format csv -o "$T/x.lmdb" "$T/x.csv"
+check_grep "data import: ... says where the output goes" "$ERR" 'unknown option -o: the output file is the last operand'
+check "eval: --modle" 2 "$H" eval --modle m --data d.lmdb
+check_grep "eval: ... pointing at --model" "$ERR" "unknown option '--modle': did you mean --model?"
 
 # ------------------------------------------------------------ data import / info / verify / export
 cat >"$T/small.txt" <<'EOF'
@@ -2240,7 +2251,7 @@ for sub in info dump load; do
 done
 check "model info: no file" 2 "$H" model info
 check "model info: unknown option" 2 "$H" model info --frob "$T/ml.model"
-check_grep "model info: ... named" "$ERR" 'unknown option --frob'
+check_grep "model info: ... named" "$ERR" "unknown option '--frob'"
 check "model info: a missing file" 1 "$H" model info "$T/nothere.model"
 check_grep "model info: ... named" "$ERR" 'nothere.model'
 check "model info: a data set is no model" 1 "$H" model info "$T/ms.lmdb"

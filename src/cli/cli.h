@@ -3,6 +3,7 @@
  * run-time error, 2 usage error, 130/143 interrupted. */
 #ifndef HOG_CLI_H
 #define HOG_CLI_H
+#include "cli/suggest.h"
 #include "hogwild.h"
 #include <stdint.h>
 #include <stdio.h>
@@ -35,6 +36,11 @@ int cli_dispatch(const char *group, const char *usage, const cli_sub *subs, size
  * `return cli_usage_error(...)`; prints the usage line too when @p usage. */
 int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/** getopt's '?' for the word @p arg: "unknown option 'ARG'", what it may have
+ * meant (cli_opt_suggest over @p lo), and the usage's synopsis, or where
+ * @p usage is NULL a pointer to CMD -h. Returns 2. */
+int cli_unknown_option(const char *cmd, const char *usage, const struct option *lo, const char *arg);
 /** Prints a library error ("hogwild: <msg>") and returns 1 (or 2 for HOG_ECONFIG). */
 int cli_fail(const hog_err *err, int rc);
 

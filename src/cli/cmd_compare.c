@@ -140,12 +140,7 @@ int cmd_compare(int argc0, char **argv0)
 		case OPT_JSON: plan.json = optarg; break;
 		case OPT_PLOT: plan.plot = optarg; break;
 		case ':': rc = cli_usage_error("compare", NULL, "%s needs a value", argv[optind - 1]); break;
-		case '?': {
-			char hint[240];
-			cli_opt_suggest(CLI_COMPARE, argv[optind - 1], hint, sizeof hint);
-			rc = cli_usage_error("compare", NULL, "unknown option '%s'%s (see hogwild compare -h)", argv[optind - 1], hint);
-			break;
-		}
+		case '?': rc = cli_unknown_option("compare", NULL, lopts, argv[optind - 1]); break;
 		default:
 			if ((c = cli_train_option("compare", c, optarg, &plan.base, &a)))
 				rc = c;

@@ -13,6 +13,7 @@
  * cmd_data_info.c's. */
 #include "cli/cli.h"
 #include "cli/cmd_data.h"
+#include "cli/suggest.h"
 #include "data/store.h"
 #include "sys/file.h"
 #include <errno.h>
@@ -43,7 +44,7 @@ static const char data_usage[] =
 
 
 /* (cmd_data.h) */
-int data_opt_error(const char *cmd, const char *usage, int c, char **argv)
+int data_opt_error(const char *cmd, const char *usage, const struct option *lo, int c, char **argv)
 {
 	const char *a = optind > 0 ? argv[optind - 1] : "";
 	char name[64];
@@ -59,7 +60,9 @@ int data_opt_error(const char *cmd, const char *usage, int c, char **argv)
 		return cli_usage_error(cmd, usage, "option %s takes no value", name);
 	if (!strcmp(name, "-o") || !strcmp(name, "--output") || !strcmp(name, "--out"))
 		return cli_usage_error(cmd, usage, "unknown option %s: the output file is the last operand", name);
-	return cli_usage_error(cmd, usage, "unknown option %s", name);
+	char hint[240];
+	cli_opt_suggest(lo, a, hint, sizeof hint);
+	return cli_usage_error(cmd, usage, "unknown option %s%s", name, hint);
 }
 
 /* (cmd_data.h) */
@@ -341,7 +344,7 @@ static int data_gen(int argc, char **argv)
 			break;
 		case 'q': quiet = 1; break;
 		case 'h': fputs(U, stdout); return 0;
-		default: return data_opt_error(cmd, U, c, argv);
+		default: return data_opt_error(cmd, U, lo, c, argv);
 		}
 		if (rc)
 			return rc;
@@ -381,7 +384,7 @@ static int data_verify(int argc, char **argv)
 	const char *cmd = "data verify", *U = verify_usage;
 	int c, rc;
 	if ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1)
-		return c == 'h' ? (fputs(U, stdout), 0) : data_opt_error(cmd, U, c, argv);
+		return c == 'h' ? (fputs(U, stdout), 0) : data_opt_error(cmd, U, lo, c, argv);
 	if (argc - optind != 1)
 		return cli_usage_error(cmd, U, argc == optind ? "no data set given" : "one data set at a time");
 	const char *path = argv[optind];
@@ -433,7 +436,7 @@ static int data_split(int argc, char **argv)
 			rc = 0;
 			break;
 		case 'h': fputs(U, stdout); return 0;
-		default: return data_opt_error(cmd, U, c, argv);
+		default: return data_opt_error(cmd, U, lo, c, argv);
 		}
 		if (rc)
 			return rc;
@@ -501,7 +504,7 @@ static int data_export(int argc, char **argv)
 			outp = optarg;
 			break;
 		case 'h': fputs(U, stdout); return 0;
-		default: return data_opt_error(cmd, U, c, argv);
+		default: return data_opt_error(cmd, U, lo, c, argv);
 		}
 		if (rc)
 			return rc;

@@ -3,6 +3,7 @@
 #ifndef HOG_CLI_CMD_DATA_H
 #define HOG_CLI_CMD_DATA_H
 #include "hogwild.h"
+#include <getopt.h>
 #include <stdint.h>
 
 typedef unsigned long long ull;
@@ -16,7 +17,7 @@ enum { OPT_LABEL_COL = 256, OPT_HEADER, OPT_DELIM, OPT_MAX_LINE, OPT_NNZ, OPT_ZI
 
 /* Reports what getopt_long stopped at (':' missing value, '?' unknown option),
  * naming the option as the user wrote it. Returns 2. */
-int data_opt_error(const char *cmd, const char *usage, int c, char **argv);
+int data_opt_error(const char *cmd, const char *usage, const struct option *lo, int c, char **argv);
 
 /* Strict whole numbers in [lo, hi]; returns 0 or 2 after printing the usage. */
 int data_u64(const char *cmd, const char *usage, const char *opt, const char *s, uint64_t lo,

@@ -200,7 +200,7 @@ int data_import(int argc, char **argv)
 		}
 		case 'q': quiet = 1; break;
 		case 'h': fputs(U, stdout); return 0;
-		default: return data_opt_error(cmd, U, c, argv);
+		default: return data_opt_error(cmd, U, lo, c, argv);
 		}
 		if (rc)
 			return rc;

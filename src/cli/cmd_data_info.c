@@ -280,7 +280,7 @@ int data_info(int argc, char **argv)
 			rc = data_u64(cmd, U, "--sample", optarg, 0, 1ull << 40, &f.sample);
 			break;
 		case 'h': fputs(U, stdout); return 0;
-		default: return data_opt_error(cmd, U, c, argv);
+		default: return data_opt_error(cmd, U, lo, c, argv);
 		}
 		if (rc)
 			return rc;

@@ -61,7 +61,7 @@ int cmd_demo(int argc, char **argv)
 			break;
 		case 'h': fputs(usage, stdout); return 0;
 		case ':': return cli_usage_error("demo", usage, "%s needs a value", argv[optind - 1]);
-		default: return cli_usage_error("demo", usage, "unknown option '%s'", argv[optind - 1]);
+		default: return cli_unknown_option("demo", usage, lo, argv[optind - 1]);
 		}
 	}
 	if (optind < argc)

@@ -344,7 +344,7 @@ int cmd_eval(int argc, char **argv)
 		case 's': stream = 1; break;
 		case 'h': fputs(eval_usage, stdout); return 0;
 		case ':': return cli_usage_error("eval", eval_usage, "%s needs a value", argv[optind - 1]);
-		default: return cli_usage_error("eval", eval_usage, "unknown option '%s'", argv[optind - 1]);
+		default: return cli_unknown_option("eval", eval_usage, lo, argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
@@ -547,7 +547,7 @@ int cmd_predict(int argc, char **argv)
 		case 's': stream = 1; break;
 		case 'h': fputs(predict_usage, stdout); return 0;
 		case ':': return cli_usage_error("predict", predict_usage, "%s needs a value", argv[optind - 1]);
-		default: return cli_usage_error("predict", predict_usage, "unknown option '%s'", argv[optind - 1]);
+		default: return cli_unknown_option("predict", predict_usage, lo, argv[optind - 1]);
 		}
 	}
 	if (optind < argc)

@@ -91,7 +91,7 @@ static int sub_opts(const char *cmd, const char *usage, int argc, char **argv, i
 		} else if (c == ':') {
 			return cli_usage_error(cmd, usage, "option %s needs a value", a);
 		} else {
-			return cli_usage_error(cmd, usage, "unknown option %s", a);
+			return cli_unknown_option(cmd, usage, lo, a);
 		}
 	}
 	if (argc - optind != want)

@@ -86,7 +86,7 @@ int cmd_topo(int argc, char **argv)
 			return cli_usage_error("topo", TOPO_SYNOPSIS, "option '%s' needs a value",
 			                       argv[optind - 1]);
 		default:
-			return cli_usage_error("topo", TOPO_SYNOPSIS, "unknown option '%s'", argv[optind - 1]);
+			return cli_unknown_option("topo", TOPO_SYNOPSIS, opts, argv[optind - 1]);
 		}
 	}
 	if (optind < argc)

@@ -312,12 +312,7 @@ static int parse_args(int argc, char **argv, const struct option *lopts, hog_tra
 			break;
 		}
 		case ':': rc = cli_usage_error("train", NULL, "%s needs a value", argv[optind - 1]); break;
-		case '?': {
-			char hint[240];
-			cli_opt_suggest(CLI_TRAIN, argv[optind - 1], hint, sizeof hint);
-			rc = cli_usage_error("train", NULL, "unknown option '%s'%s (see hogwild train -h)", argv[optind - 1], hint);
-			break;
-		}
+		case '?': rc = cli_unknown_option("train", NULL, lopts, argv[optind - 1]); break;
 		default:
 			if ((c = cli_train_option("train", c, optarg, o, &t->a)))
 				rc = c;

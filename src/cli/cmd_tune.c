@@ -122,12 +122,7 @@ static int parse_args(int argc, char **argv, const struct option *lopts, tune_pl
 			}
 			break;
 		case ':': rc = cli_usage_error("tune", NULL, "%s needs a value", argv[optind - 1]); break;
-		case '?': {
-			char hint[240];
-			cli_opt_suggest(CLI_TUNE, argv[optind - 1], hint, sizeof hint);
-			rc = cli_usage_error("tune", NULL, "unknown option '%s'%s (see hogwild tune -h)", argv[optind - 1], hint);
-			break;
-		}
+		case '?': rc = cli_unknown_option("tune", NULL, lopts, argv[optind - 1]); break;
 		default:
 			if (axis_of(c) >= 0) {
 				if (tune_axis_parse(axis_of(c), optarg, &pl->ax[axis_of(c)]))

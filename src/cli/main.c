@@ -71,6 +71,15 @@ int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+int cli_unknown_option(const char *cmd, const char *usage, const struct option *lo, const char *arg)
+{
+	char hint[240];
+	cli_opt_suggest(lo, arg, hint, sizeof hint);
+	if (usage)
+		return cli_usage_error(cmd, usage, "unknown option '%s'%s", arg, hint);
+	return cli_usage_error(cmd, NULL, "unknown option '%s'%s (see hogwild %s -h)", arg, hint, cmd);
+}
+
 /* After "PATH: not an LMDB file" (the store's refusal): where PATH is text of
  * a format `data import` reads, how to make a data set of it. */
 static void not_lmdb_hint(const hog_err *err, int rc)

@@ -273,7 +273,7 @@ static unsigned edit_distance(const char *a, size_t n, const char *b, size_t m)
 	return d[n][m];
 }
 
-void cli_opt_suggest(unsigned cmd, const char *arg, char *buf, size_t size)
+void cli_opt_suggest(const struct option *lo, const char *arg, char *buf, size_t size)
 {
 	/* other trainers' names (scikit-learn, fastText, LIBLINEAR, PyTorch) for options this one has */
 	static const char *const alias[][2] = {
@@ -284,6 +284,9 @@ void cli_opt_suggest(unsigned cmd, const char *arg, char *buf, size_t size)
 		{ "output", "save" }, { "out", "save" }, { "model-out", "save" }, { "dim", "rank" },
 		{ "factors", "rank" }, { "k", "rank" }, { "eval", "test" }, { "valid", "validation" },
 		{ "batch-size", "batch" }, { "verbose", "quiet" }, { "silent", "quiet" }, { "optim", "optimizer" },
+		{ "label", "label-col" }, { "target", "label-col" }, { "delimiter", "delim" }, { "sep", "delim" },
+		{ "separator", "delim" }, { "test-size", "fraction" }, { "ignore", "ignore-col" },
+		{ "drop", "ignore-col" }, { "input", "data" },
 	};
 	*buf = 0;
 	if (!arg || strncmp(arg, "--", 2))
@@ -292,10 +295,9 @@ void cli_opt_suggest(unsigned cmd, const char *arg, char *buf, size_t size)
 	const size_t n = strcspn(w, "=");
 	char amb[200] = "";
 	size_t k = 0, nmatch = 0;
-	for (size_t i = 0; i < cli_nopts; i++) /* an abbreviation of several (getopt's '?' too) */
-		if (cli_opt_takes(&cli_opts[i], cmd) && n && !strncmp(cli_opts[i].name, w, n) &&
-		    !(i && !strcmp(cli_opts[i - 1].name, cli_opts[i].name)) && k < sizeof amb) {
-			k += (size_t)snprintf(amb + k, sizeof amb - k, "%s--%s", nmatch ? ", " : "", cli_opts[i].name);
+	for (const struct option *o = lo; o->name; o++) /* an abbreviation of several (getopt's '?' too) */
+		if (n && !strncmp(o->name, w, n) && k < sizeof amb) {
+			k += (size_t)snprintf(amb + k, sizeof amb - k, "%s--%s", nmatch ? ", " : "", o->name);
 			nmatch++;
 		}
 	if (nmatch > 1) {
@@ -303,22 +305,19 @@ void cli_opt_suggest(unsigned cmd, const char *arg, char *buf, size_t size)
 		return;
 	}
 	const char *best = NULL;
-	int aliased = 0;
 	for (size_t i = 0; i < sizeof alias / sizeof *alias && !best; i++)
-		if (strlen(alias[i][0]) == n && !strncmp(alias[i][0], w, n))
-			for (size_t j = 0; j < cli_nopts && !best; j++)
-				if (cli_opt_takes(&cli_opts[j], cmd) && !strcmp(cli_opts[j].name, alias[i][1]))
-					best = cli_opts[j].name;
-	aliased = best != NULL;
+		if (edit_distance(w, n, alias[i][0], strlen(alias[i][0])) <= (n < 5 ? 0u : 1u)) /* (--hiden too) */
+			for (const struct option *o = lo; o->name && !best; o++)
+				if (!strcmp(o->name, alias[i][1]))
+					best = o->name;
 	unsigned bd = n < 5 ? 2 : 3; /* (the nearest, at most a letter off in a short name, two in a long one) */
-	for (size_t i = 0; i < cli_nopts && !aliased; i++)
-		if (cli_opt_takes(&cli_opts[i], cmd)) {
-			const unsigned d = edit_distance(w, n, cli_opts[i].name, strlen(cli_opts[i].name));
-			if (d < bd) {
-				bd = d;
-				best = cli_opts[i].name;
-			}
+	for (const struct option *o = best ? NULL : lo; o && o->name; o++) {
+		const unsigned d = edit_distance(w, n, o->name, strlen(o->name));
+		if (d < bd) {
+			bd = d;
+			best = o->name;
 		}
+	}
 	if (best)
 		snprintf(buf, size, ": did you mean --%s?", best);
 }

@@ -11,6 +11,7 @@
 #ifndef HOG_CLI_OPTS_H
 #define HOG_CLI_OPTS_H
 #include "hogwild.h"
+#include "cli/suggest.h"
 #include <getopt.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -91,12 +92,6 @@ const cli_opt *cli_opt_find(unsigned cmd, int id);
 /* Fills @p out (room for @p cap entries) with the getopt table of @p cmd and a
  * terminating zero entry. Returns the number of options. */
 size_t cli_opt_getopt(unsigned cmd, struct option *out, size_t cap);
-
-/* After getopt's '?' for the word @p arg of command @p cmd: into @p buf, "" or
- * a hint that follows "unknown option '--x'": the options it abbreviates where
- * it is ambiguous, else the option meant by a name other trainers use
- * (--hidden: --layers) or the one a letter or two away (--epoch: --epochs). */
-void cli_opt_suggest(unsigned cmd, const char *arg, char *buf, size_t size);
 
 /* Writes the options of @p cmd, one paragraph each, to @p f. */
 void cli_opt_usage(FILE *f, unsigned cmd);

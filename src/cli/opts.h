@@ -6,8 +6,8 @@
  * help text, the refusal of an option that would be ignored and the tests all
  * read it, so they cannot drift apart.
  *
- * This file and opts.c depend on the library alone (no other CLI file), so
- * that the unit tests link them. */
+ * This file and opts.c depend on the library alone (no other CLI file but
+ * suggest.h, a declaration opts.c defines), so that the unit tests link them. */
 #ifndef HOG_CLI_OPTS_H
 #define HOG_CLI_OPTS_H
 #include "hogwild.h"

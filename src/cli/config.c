@@ -154,8 +154,10 @@ int cli_config_expand(const char *cmd, const struct option *lopts, int argc, cha
 		if (!strcmp(a, "--"))
 			break;
 		if (!strcmp(a, "-c") || !strcmp(a, "--config")) {
-			if (i + 1 >= argc)
-				return cli_usage_error(cmd, NULL, "%s needs a file", a);
+			if (i + 1 >= argc) {
+				rc = cli_usage_error(cmd, NULL, "%s needs a file", a);
+				break;
+			}
 			path = argv[i + 1];
 		} else if (!strncmp(a, "--config=", 9)) {
 			path = a + 9;
@@ -163,8 +165,10 @@ int cli_config_expand(const char *cmd, const struct option *lopts, int argc, cha
 			const char *f = a + 1;
 			while (*f == 'q' || *f == 'h')
 				f++;
-			if (*f == 'c' && !f[1] && i + 1 >= argc)
-				return cli_usage_error(cmd, NULL, "%s needs a file", a);
+			if (*f == 'c' && !f[1] && i + 1 >= argc) {
+				rc = cli_usage_error(cmd, NULL, "%s needs a file", a);
+				break;
+			}
 			if (*f == 'c')
 				path = f[1] ? f + 1 : argv[i + 1];
 		}

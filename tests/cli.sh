@@ -2560,6 +2560,17 @@ printf 'x,color,size,z\n0.5,red,s,1\n' >"$T/catguess.csv"
 check "categories: text while the label column is a guess" 1 "$H" data import -q -f csv "$T/catguess.csv" \
 	"$T/catguess.lmdb"
 check_grep "categories: ... asks which is the label" "$ERR" "catguess.csv:2:5: column 1 'color' holds text \\('red'\\).*--label-col N or NAME"
+# headerless, the class last as UCI's adult.data keeps it: the refusal names the last column's text and -1;
+# imported with it, the note names the columns read as categories from 0, as every message does, and the
+# features' names, which count from 1
+printf '39, State-gov, 13, <=50K\n52, Private, 9, >50K\n31, Private, 14, >50K\n' >"$T/adult.data"
+check "categories: headerless, text in columns 1 and 3" 1 "$H" data import -f csv "$T/adult.data" "$T/adult.lmdb"
+check_grep "categories: ... points at the last column" "$ERR" \
+	"column 1 holds text .'State-gov'.*its last column holds text too .'<=50K'.: --label-col -1 if that is the label"
+check "categories: ... with --label-col -1" 0 "$H" data import -f csv --label-col -1 "$T/adult.data" "$T/adult.lmdb"
+check_grep "categories: ... the note counts from 0" "$ERR" "categories.*: column 1 .2, features 2=VALUE.$"
+check "categories: the class first: no such hint" 1 "$H" data import -f csv "$T/catguess.csv" "$T/catguess.lmdb"
+check_true "categories: ... (none)" sh -c "! grep -q 'its last column' '$ERR'"
 
 # ------------------------------------------------------------ tune
 "$H" data gen -q --examples 3000 --features 300 --nnz 10 --seed 5 "$T/tu.lmdb" >/dev/null 2>&1

@@ -205,12 +205,24 @@ static long csv_category(csv_state *st, const hog_input *in, const char *line, u
 	char why[160];
 	if (!st->kind[k]) {
 		if (st->named < 0 && !o->label_given && !o->no_label) {
-			char col[100];
+			char col[100], last[120] = "";
+			csv_split sp = { line, st->sep, 0 }; /* (the line's last field: text, where UCI's files keep the class) */
+			const char *fs = NULL, *fe = NULL, *ls = NULL, *le = NULL;
+			uint32_t nf = 0;
+			while (csv_next(&sp, &fs, &fe)) {
+				ls = fs;
+				le = fe;
+				nf++;
+			}
+			if (!st->columns && st->label == 0 && nf > 2 && k + 1 < nf && ls && ls < le &&
+			    !csv_is_number(ls, le, st->sep) && !csv_is_missing(ls, le))
+				snprintf(last, sizeof last, "; its last column holds text too ('%.*s'): --label-col -1 if that "
+				         "is the label", (int)(le - ls > 30 ? 30 : le - ls), ls);
 			*rc = hog_err_set(err, HOG_EDATA, "%s:%llu:%zu: %s holds text ('%.*s'): a column of text is read "
 			                  "as categories (a feature a value) once the label column is named or given: "
-			                  "--label-col N or NAME (the label is --label-col %u by default)%s", in->path, ln,
+			                  "--label-col N or NAME (the label is --label-col %u by default%s)%s", in->path, ln,
 			                  (size_t)(s - line) + 1, csv_col(st, k, col, sizeof col), (int)(e - s > 40 ? 40 : e - s),
-			                  s, st->label,
+			                  s, st->label, last,
 			                  in->line == o->skip_lines + 1 && o->header <= 0 ? " (a header line? then give "
 			                                                                      "--header yes)" : "");
 			return 0;
@@ -595,7 +607,13 @@ static void csv_note_categories(const csv_state *st)
 			continue;
 		cols++;
 		const int np = (int)strlen(st->pre[k]) - 1;
-		if (at < (int)sizeof msg - 80) {
+		char num[16]; /* (a file without a header names a column's features by its number from 1: said so) */
+		snprintf(num, sizeof num, "%u=", k + 1);
+		if (at < (int)sizeof msg - 80 && !strcmp(st->pre[k], num)) {
+			at += snprintf(msg + at, sizeof msg - (size_t)at, "%s column %u (%u, features %sVALUE)", shown ? "," : "",
+			               k, st->ncat[k], num);
+			shown++;
+		} else if (at < (int)sizeof msg - 80) {
 			at += snprintf(msg + at, sizeof msg - (size_t)at, "%s '%.*s' (%u)", shown ? "," : "", np > 40 ? 40 : np,
 			               st->pre[k], st->ncat[k]);
 			shown++;

@@ -2399,7 +2399,10 @@ check_grep "unlabelled: ... FILE:LINE" "$ERR" "ur.txt:1:7: a third field: --no-l
 printf 'a,y,b\n0.5,1,2\n1,0,0\n3,1,1\n0,0,0.5\n' >"$T/uc.csv"
 cut -d, -f1,3 "$T/uc.csv" >"$T/ucu.csv"
 "$H" data import -q -f csv "$T/uc.csv" "$T/ucl.lmdb" >/dev/null 2>&1
-check "unlabelled: csv with --no-label" 0 "$H" data import -q -f csv --no-label "$T/ucu.csv" "$T/ucu.lmdb"
+check "unlabelled: csv with --no-label" 0 "$H" data import -f csv --no-label "$T/ucu.csv" "$T/ucu.lmdb"
+check_true "unlabelled: ... no task guessed from labels it has not" sh -c "! grep -q 'task .*from the labels' '$ERR'"
+rm -rf "$T/ucu.lmdb"
+check "unlabelled: csv with --no-label -q" 0 "$H" data import -q -f csv --no-label "$T/ucu.csv" "$T/ucu.lmdb"
 "$H" train --quiet --data "$T/ucl.lmdb" --epochs 3 --save "$T/uc.model" >/dev/null 2>&1
 "$H" predict --model "$T/uc.model" --data "$T/ucl.lmdb" >"$T/uc1.txt" 2>/dev/null
 check "unlabelled: predict csv (the model's columns but its label's)" 0 "$H" predict --model "$T/uc.model" --data "$T/ucu.lmdb"

@@ -233,7 +233,7 @@ int data_make(const char *out, const char *label, hog_import_opts *io, hog_gen_o
 		       dt > 0 ? bytes / 1e6 / dt : 0.0);
 	else
 		printf("%s: %s; generated in %.2f s\n", out, counts, dt);
-	if (io && !io->task && m.kind != HOG_KIND_RATINGS && !quiet) { /* a guess the user should see */
+	if (io && !io->task && m.kind != HOG_KIND_RATINGS && !m.unlabelled && !quiet) { /* a guess the user should see */
 		char cls[32] = "";
 		if (m.task == HOG_TASK_MULTICLASS)
 			snprintf(cls, sizeof cls, ", %llu classes", (ull)m.classes);

@@ -201,6 +201,17 @@ check "data info: a text file of no format" 1 "$H" data info "$T/guess.txt"
 check_true "data info: ... no hint" test "$(wc -l <"$ERR")" -eq 1
 check "data import: standard input without --format" 2 sh -c '"$0" data import - "$1" <"$2"' "$H" "$T/x.lmdb" "$T/small.txt"
 check_grep "data import: ... is not read for a hint" "$ERR" "^hogwild data import: --format is required$"
+# '-' is standard input (read as /dev/stdin): a pipe's set is the file's
+"$H" data import -q --format libsvm "$T/small.txt" "$T/sf.lmdb" >/dev/null 2>&1
+check "data import: '-' from a pipe" 0 sh -c 'cat "$2" | "$0" data import -q --format libsvm - "$1"' "$H" "$T/sp.lmdb" \
+	"$T/small.txt"
+"$H" data export "$T/sf.lmdb" >"$T/sf.svm" 2>/dev/null
+"$H" data export "$T/sp.lmdb" >"$T/sp.svm" 2>/dev/null
+check_true "data import: ... the same examples as the file's" sh -c "test -s '$T/sf.svm' && cmp '$T/sf.svm' '$T/sp.svm'"
+check "data import: '-' twice" 2 sh -c '"$0" data import --format libsvm - - "$1" <"$2"' "$H" "$T/x.lmdb" "$T/small.txt"
+check_grep "data import: ... read once" "$ERR" "'-' .standard input. given twice"
+check "data import: '-' as the output" 2 "$H" data import --format libsvm "$T/small.txt" -
+check_grep "data import: ... asks for a file name" "$ERR" "'-': the output is a data set file"
 check "data import: one operand only" 2 "$H" data import --format libsvm "$T/small.txt"
 check "data import: unknown format" 2 "$H" data import --format xml "$T/small.txt" "$T/x.lmdb"
 check_grep "data import: the bad option is named" "$ERR" '--format'

@@ -12,10 +12,10 @@
 static const char import_usage[] =
 	"usage: hogwild data import --format FMT [options] IN... OUT.lmdb\n"
 	"\n"
-	"Reads the IN files (plain, or gzip, bzip2, xz or zstd text) into a new data\n"
-	"set OUT.lmdb, written to a temporary file and renamed into place when\n"
-	"complete. Malformed input is reported as FILE:LINE:COLUMN and leaves\n"
-	"nothing behind.\n"
+	"Reads the IN files (plain, or gzip, bzip2, xz or zstd text; '-': standard\n"
+	"input) into a new data set OUT.lmdb, written to a temporary file and\n"
+	"renamed into place when complete. Malformed input is reported as\n"
+	"FILE:LINE:COLUMN and leaves nothing behind.\n"
 	"\n"
 	"  -f, --format FMT      libsvm | csv | ratings | idx | vw (required: without\n"
 	"                        it the refusal says what IN's first line reads as;\n"
@@ -253,6 +253,14 @@ int data_import(int argc, char **argv)
 	char **in = argv + optind;
 	int nin = npos - 1;
 	const char *out = argv[argc - 1];
+	for (int i = 0, dash = 0; i < nin; i++) /* '-': standard input, read as /dev/stdin (once) */
+		if (!strcmp(in[i], "-")) {
+			if (dash++)
+				return cli_usage_error(cmd, U, "'-' (standard input) given twice: it can be read once");
+			in[i] = (char *)"/dev/stdin";
+		}
+	if (!strcmp(out, "-"))
+		return cli_usage_error(cmd, U, "'-': the output is a data set file, not standard output: give its name");
 	for (int i = 0; i < nin; i++)
 		if (data_same_file(in[i], out)) {
 			fprintf(stderr, "hogwild %s: %s is both an input and the output\n", cmd, out);

@@ -6,6 +6,7 @@
 
 #include "train/engine.h"
 #include "train/linear_train.h"
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -39,6 +40,9 @@ struct lin_det {
 	lin_dshard *sh;
 	uint16_t *cnt;              /* lists: D, the merge's count of shards per coordinate (0 between merges) */
 	float *p0;                  /* lists with --l1: D, the round's value of a weight a shard zeroed */
+	float *fb;                  /* lists with adagrad, adarevision: D, a changed feature's factor
+	                               (det_blend, from the round's model, at its bucket's first
+	                               pass), -1 between merges; the bias keeps cnt */
 	struct lin_dwork **work;    /* sums: each worker's, for the merge (T) */
 };
 
@@ -87,6 +91,24 @@ static inline uint32_t det_depth(uint32_t S)
 static inline float det_step0(float p, float d, const float *f, uint64_t i, float cnt)
 {
 	return p + (f && i ? f[i] * d : cnt > 1 ? d / cnt : d);
+}
+
+/* AdaGrad and AdaRevision: feature @p i's factor on its shards' summed change
+ * (the blend of det_shares, linear_setup.c) from @p G, its step's accumulator
+ * in the round's model (AdaGrad's G, AdaRevision's z'), and beta. */
+static inline float det_blend(const float *a0, float beta, uint32_t S, uint64_t i, float G)
+{
+	const double a = (double)a0[i] / ((double)beta + sqrt((double)G));
+	if ((double)S * a < 1e-3) /* (a rare feature, most of a wide model's: the series, to 1e-7, not two expm1) */
+		return (float)(1.0 - 0.5 * (double)(S - 1) * a);
+	return (float)(expm1(-(double)S * a) / ((double)S * expm1(-a)));
+}
+
+/* The component of a record that holds its step's accumulator (det_blend):
+ * AdaGrad's G (1), AdaRevision's z' (3). */
+static inline uint32_t det_acc(enum hog_rule rule)
+{
+	return rule == HOG_RULE_ADAREVISION ? 3u : 1u;
 }
 
 int det_sum_worker_init(hog_engine *e, struct lin_dwork *dw);

@@ -258,7 +258,8 @@ void det_sum_merge(hog_engine *e, int id, double clk)
 	const uint32_t S = L->S, np = det->np, l1 = L->l1 != NULL, zc = np - 1;
 	_Atomic float *const P = L->P;
 	double *const U = L->ks.U;
-	const float *const f = L->share;
+	const float *const f = L->share, *const a0 = L->det_a0;
+	const uint32_t acc = det_acc(e->o.rule);
 	uint64_t i0, i1;
 	eng_share(L->D, id, e->T, &i0, &i1);
 	uint32_t bias = 0;
@@ -284,7 +285,9 @@ void det_sum_merge(hog_engine *e, int id, double clk)
 			if (!(f && c0 ? any : cnt > 0))
 				continue;
 			const float p = W[c0 * S];
-			const float q = det_step0(p, r[0], f, c0, cnt), nq = l1 && r[zc] > 0 ? l1_hand_up(p, q) : q;
+			const float q = a0 && c0 ? p + det_blend(a0, L->ks.beta, det->S, c0, W[c0 * S + acc]) * r[0]
+			                         : det_step0(p, r[0], f, c0, cnt),
+			            nq = l1 && r[zc] > 0 ? l1_hand_up(p, q) : q;
 			ast(&rec[0], nq);
 			if (U)
 				avg_add(&U[c0], p, nq, clk);

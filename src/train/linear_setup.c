@@ -173,18 +173,33 @@ static int merge_shares(hog_engine *e, lin_state *L, const uint64_t *cnt, const 
  * common direction, the mean row m (the bias 1, feature r its mean value),
  * gets S times the m^2-weighted mean of the factors (the bias's 1/S); past
  * LIN_MERGE_CMAX every feature's factor is scaled down to bring it there. The
- * bias keeps the mean (L->share[0] unread). Other rules: no table (NULL), the
- * mean as before. A pure function of the data, the options and S, never of
- * the threads. */
+ * bias keeps the mean (L->share[0] unread). AdaGrad and AdaRevision: the same
+ * blend, but a coordinate's step is lr / (beta + sqrt(G)), its own, which
+ * shrinks as it is touched; so a is taken at each merge from the round's G
+ * (det_blend), and here only its part the data fix, K p lr h x2, is kept
+ * (L->det_a0; no common-direction cap: see linear_determ.c). A pure function
+ * of the data, the options and S, never of the threads. */
 static int det_shares(hog_engine *e, lin_state *L, const uint64_t *cnt, const double *sq, const double *sx)
 {
 	const int S = e->o.shards;
-	if (e->o.rule != HOG_RULE_SGD || S <= 1)
+	if (S <= 1)
 		return 0;
-	if (!(L->share = malloc(L->D * sizeof *L->share)))
-		return ENOMEM;
 	const double n = (double)(e->tr->n ? e->tr->n : 1), lr = e->o.lr * e->lr_factor;
 	const double h = e->o.loss == HOG_LOSS_SQUARED ? 1.0 : 0.25, K = (double)e->o.round_examples;
+	if (e->o.rule != HOG_RULE_SGD) { /* adagrad, adarevision: a's part the data fix (det_blend) */
+		if (!(L->det_a0 = malloc(L->D * sizeof *L->det_a0)))
+			return ENOMEM;
+		L->det_a0[0] = 0;
+		for (uint32_t r = 1; r < L->D; r++) {
+			const uint64_t c = cnt[L->inv[r]];
+			const double xs = L->xscale ? (double)L->xscale[r] : 1.0;
+			const double x2 = (sq && c ? sq[L->inv[r]] / (double)c : 1.0) * xs * xs;
+			L->det_a0[r] = (float)(K * (c / n < 1.0 ? c / n : 1.0) * lr * h * x2);
+		}
+		return 0;
+	}
+	if (!(L->share = malloc(L->D * sizeof *L->share)))
+		return ENOMEM;
 	double W = 0, Z = 1; /* sum m^2 f over the features; 1 + sum m^2 */
 	L->share[0] = 1.0f / (float)S;
 	for (uint32_t r = 1; r < L->D; r++) {

@@ -405,6 +405,7 @@ static void lin_free(hog_engine *e)
 	free(L->reg);
 	free(L->l1);
 	free(L->share);
+	free(L->det_a0);
 	free(L->map);
 	free(L->inv);
 	free(L->perm);

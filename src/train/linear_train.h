@@ -100,6 +100,9 @@ typedef struct lin_state {
 		float *base;            /* the global values N last took (the owner's) */
 	} *node;
 	uint32_t node_sync;         /* the owner's flushes between syncs */
+	float *det_a0;              /* deterministic with adagrad or adarevision (S > 1): per feature
+	                               K p lr h x2, its blend's a times the divisor of lr in its step
+	                               (det_shares, det_blend); NULL otherwise */
 	int damped;                 /* hog_train_result.damped: features whose share is below 1 */
 	int hot_shown;              /* hog_train_result.hot: buffered's hot coordinates a worker keeps,
 	                               replica's features averaged at flushes */

@@ -272,6 +272,27 @@ static hog_train_opts plain_opts(int S, int way)
 	return o;
 }
 
+/* The worst relative error of component @p c of the model's records (@p stride
+ * floats each) against the plain loop's values, @p wf (float) or @p wd. */
+static double worst_error(const hog_model *m, uint32_t stride, uint32_t c, const float *wf, const double *wd)
+{
+	double worst = 0;
+	for (int v = 0; v <= DD; v++) {
+		const double want = wf ? wf[v] : wd[v];
+		const double e = fabs((double)m->params[(size_t)v * stride + c] - want) / (1e-3 + fabs(want));
+		worst = e > worst ? e : worst;
+	}
+	return worst;
+}
+
+/* Within 1e-4 of the plain loop; else says which run was not. */
+static void expect_close(double worst, const char *what, int S, int way)
+{
+	CU_ASSERT(worst < 1e-4);
+	if (worst >= 1e-4)
+		fprintf(stderr, "\n%s%d shards, %s: worst relative error %g\n", what, S, way > 0 ? "sums" : "lists", worst);
+}
+
 /* The plain loop at 3 shards and at 6 (where the mean row's cap scales the
  * features' factors), against the product's two ways (the sums, the lists)
  * and against the other rules. */
@@ -285,14 +306,7 @@ static void test_plain_loop(void)
 		hog_train_opts o = plain_opts(S, way);
 		hog_model *m = train(tiny, &o);
 		CU_ASSERT_EQUAL_FATAL(m->nparams, DD + 1);
-		double worst = 0;
-		for (int v = 0; v <= DD; v++) {
-			double e = fabs((double)m->params[v] - want[v]) / (1e-3 + fabs(want[v]));
-			worst = e > worst ? e : worst;
-		}
-		CU_ASSERT(worst < 1e-4);
-		if (worst >= 1e-4)
-			fprintf(stderr, "\n%d shards, %s: worst relative error %g\n", S, way > 0 ? "sums" : "lists", worst);
+		expect_close(worst_error(m, 1, 0, want, NULL), "", S, way);
 		double apart = 0, apart_mean = 0;
 		for (int v = 0; v <= DD; v++) {
 			apart += fabs((double)summed[v] - want[v]);
@@ -385,18 +399,11 @@ static void test_plain_loop_adagrad(void)
 		o.adagrad_beta = 1.0;
 		hog_model *m = train(tiny, &o);
 		CU_ASSERT_EQUAL_FATAL(m->nparams, 2 * (DD + 1));
-		double worst = 0, apart = 0;
-		for (int v = 0; v <= DD; v++) {
-			const double e = fabs((double)m->params[2 * v] - want[v]) / (1e-3 + fabs(want[v])),
-			             eg = fabs((double)m->params[2 * v + 1] - wantG[v]) / (1e-3 + fabs(wantG[v]));
-			worst = e > worst ? e : worst;
-			worst = eg > worst ? eg : worst;
+		expect_close(worst_error(m, 2, 0, want, NULL), "adagrad, weights, ", S, way);
+		expect_close(worst_error(m, 2, 1, wantG, NULL), "adagrad, G, ", S, way);
+		double apart = 0;
+		for (int v = 0; v <= DD; v++)
 			apart += fabs((double)mean[v] - want[v]);
-		}
-		CU_ASSERT(worst < 1e-4);
-		if (worst >= 1e-4)
-			fprintf(stderr, "\nadagrad, %d shards, %s: worst relative error %g\n", S, way > 0 ? "sums" : "lists",
-			        worst);
 		CU_ASSERT(apart > 1e-2); /* the rule matters */
 		hog_model_free(m);
 	}
@@ -415,16 +422,10 @@ static void test_plain_loop_average(void)
 		o.linear.average = 1;
 		hog_model *m = train(tiny, &o);
 		CU_ASSERT_EQUAL_FATAL(m->nparams, DD + 1);
-		double worst = 0, apart = 0;
-		for (int v = 0; v <= DD; v++) {
-			double e = fabs((double)m->params[v] - want[v]) / (1e-3 + fabs(want[v]));
-			worst = e > worst ? e : worst;
+		expect_close(worst_error(m, 1, 0, NULL, want), "--average, ", S, way);
+		double apart = 0;
+		for (int v = 0; v <= DD; v++)
 			apart += fabs((double)last[v] - want[v]);
-		}
-		CU_ASSERT(worst < 1e-4);
-		if (worst >= 1e-4)
-			fprintf(stderr, "\n--average, %d shards, %s: worst relative error %g\n", S, way > 0 ? "sums" : "lists",
-			        worst);
 		CU_ASSERT(apart > 1e-2); /* (the average is not the last iterate) */
 		hog_model_free(m);
 	}

@@ -42,13 +42,11 @@ struct info {
 	uint64_t *class_size;    /* multiclass: each class's examples, or NULL */
 };
 
-/* A multiclass set's examples of each class into *@p out (malloc'd, the
- * meta's classes of them), a block at a time: 0 or the store's codes. */
-static int data_class_sizes(hog_store *s, uint64_t **out, hog_err *err)
+/* Counts each class's examples into f->class_size, a block at a time. */
+static int info_class_sizes(hog_store *s, struct info *f, hog_err *err)
 {
-	const hog_meta *m = hog_store_meta(s);
-	uint64_t *size = *out = calloc(m->classes ? m->classes : 1, sizeof *size);
-	if (!size)
+	const hog_meta *m = &f->m;
+	if (!(f->class_size = calloc(m->classes, sizeof *f->class_size)))
 		return hog_err_set(err, ENOMEM, "out of memory for %u classes", m->classes);
 	hog_blockbuf bb = { 0 };
 	int rc = 0;
@@ -59,7 +57,7 @@ static int data_class_sizes(hog_store *s, uint64_t **out, hog_err *err)
 		for (uint32_t i = 0; i < b.n; i++) {
 			const float y = b.labels[i];
 			if (y >= 0 && y < (float)m->classes) /* (the block check holds them to the classes) */
-				size[(uint32_t)y]++;
+				f->class_size[(uint32_t)y]++;
 		}
 		hog_store_release(s, &b);
 	}
@@ -307,7 +305,7 @@ int data_info(int argc, char **argv)
 		f.has_stats = 1;
 	}
 	if (f.m.task == HOG_TASK_MULTICLASS && !f.m.unlabelled && f.m.classes && f.sample > 0 &&
-	    (rc = data_class_sizes(s, &f.class_size, &err))) {
+	    (rc = info_class_sizes(s, &f, &err))) {
 		hog_store_close(s);
 		free(f.class_size);
 		return cli_fail(&err, rc);

@@ -101,7 +101,7 @@ static inline float det_blend(const float *a0, float beta, uint32_t S, uint64_t 
 	const double a = (double)a0[i] / ((double)beta + sqrt((double)G));
 	if ((double)S * a < 1e-3) /* (a rare feature, most of a wide model's: the series, to 1e-7, not two expm1) */
 		return (float)(1.0 - 0.5 * (double)(S - 1) * a);
-	return (float)(expm1(-(double)S * a) / ((double)S * expm1(-a)));
+	return (float)lin_blend(a, (int)S);
 }
 
 /* The component of a record that holds its step's accumulator (det_blend):

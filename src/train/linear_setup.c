@@ -181,43 +181,38 @@ static int merge_shares(hog_engine *e, lin_state *L, const uint64_t *cnt, const 
  * of the data, the options and S, never of the threads. */
 static int det_shares(hog_engine *e, lin_state *L, const uint64_t *cnt, const double *sq, const double *sx)
 {
-	const int S = e->o.shards;
+	const int S = e->o.shards, sgd = e->o.rule == HOG_RULE_SGD;
 	if (S <= 1)
 		return 0;
+	float *const out = malloc(L->D * sizeof *out); /* SGD: the factors; else a's part the data fix (det_blend) */
+	if (!out)
+		return ENOMEM;
+	*(sgd ? &L->share : &L->det_a0) = out;
 	const double n = (double)(e->tr->n ? e->tr->n : 1), lr = e->o.lr * e->lr_factor;
 	const double h = e->o.loss == HOG_LOSS_SQUARED ? 1.0 : 0.25, K = (double)e->o.round_examples;
-	if (e->o.rule != HOG_RULE_SGD) { /* adagrad, adarevision: a's part the data fix (det_blend) */
-		if (!(L->det_a0 = malloc(L->D * sizeof *L->det_a0)))
-			return ENOMEM;
-		L->det_a0[0] = 0;
-		for (uint32_t r = 1; r < L->D; r++) {
-			const uint64_t c = cnt[L->inv[r]];
-			const double xs = L->xscale ? (double)L->xscale[r] : 1.0;
-			const double x2 = (sq && c ? sq[L->inv[r]] / (double)c : 1.0) * xs * xs;
-			L->det_a0[r] = (float)(K * (c / n < 1.0 ? c / n : 1.0) * lr * h * x2);
-		}
-		return 0;
-	}
-	if (!(L->share = malloc(L->D * sizeof *L->share)))
-		return ENOMEM;
 	double W = 0, Z = 1; /* sum m^2 f over the features; 1 + sum m^2 */
-	L->share[0] = 1.0f / (float)S;
+	out[0] = sgd ? 1.0f / (float)S : 0.0f;
 	for (uint32_t r = 1; r < L->D; r++) {
 		const uint64_t c = cnt[L->inv[r]];
 		const double xs = L->xscale ? (double)L->xscale[r] : 1.0;
 		const double x2 = (sq && c ? sq[L->inv[r]] / (double)c : 1.0) * xs * xs;
-		const double m = lin_mean_value(L, r, n, cnt, sx);
 		const double p = c / n < 1.0 ? c / n : 1.0, a = K * p * lr * h * x2;
-		const double f = a > 0 ? expm1(-(double)S * a) / ((double)S * expm1(-a)) : 1.0;
-		L->share[r] = (float)f;
+		if (!sgd) {
+			out[r] = (float)a;
+			continue;
+		}
+		const double m = lin_mean_value(L, r, n, cnt, sx), f = lin_blend(a, S);
+		out[r] = (float)f;
 		W += m * m * f;
 		Z += m * m;
 	}
+	if (!sgd)
+		return 0;
 	const double g = lin_common_cap(1.0 / S, W, Z, S, LIN_MERGE_CMAX);
 	for (uint32_t r = 1; r < L->D; r++) {
 		if (g < 1.0)
-			L->share[r] = (float)((double)L->share[r] * g);
-		L->damped += L->share[r] < 1.0f;
+			out[r] = (float)((double)out[r] * g);
+		L->damped += out[r] < 1.0f;
 	}
 	return 0;
 }

@@ -8,6 +8,7 @@
 #define HOG_TRAIN_LINEAR_TRAIN_H
 #include "train/engine.h"
 #include "train/kernel.h"
+#include <math.h>
 #include <stdint.h>
 
 typedef struct pending { /* one example read but not yet written (--delay) */
@@ -128,6 +129,13 @@ float lin_merge_share(double a, int T, double cmax);
  * correction of the features' common direction at most @p cmax (linear_setup.c:
  * W0, Ws and Z are its sums of squared mean values). */
 double lin_common_cap(double W0, double Ws, double Z, int T, double cmax);
+/* Deterministic mode's blend (linear_setup.c, det_shares): the factor on the
+ * sum of @p S shards' changes to a coordinate whose own error one shard's
+ * round shrinks by e^-a, (1 - e^-Sa) / (S (1 - e^-a)); 1 at a = 0. */
+static inline double lin_blend(double a, int S)
+{
+	return a > 0 ? expm1(-(double)S * a) / ((double)S * expm1(-a)) : 1.0;
+}
 /* The step between features of consecutive frequency rank in the model's
  * layout for @p mode and @p dim features (linear_setup.c): 1, or the smallest
  * K >= 17 prime to dim where every worker writes the shared model. */

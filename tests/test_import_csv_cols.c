@@ -5,7 +5,7 @@
  * match against it, every bad list refused; and the warnings of columns that
  * look like identifiers (a count of the lines, text with a value a line); the
  * label of a file of numbers by its values; decimal commas; a data frame's
- * index left out. */
+ * index left out; a header told from the line after it. */
 #include "hogwild.h"
 #include "util.h"
 #include <math.h>
@@ -374,6 +374,64 @@ static void test_index_column(void)
 	hog_data_free(d);
 }
 
+/* The header guessed from the line after it (src/data/import_csv_head.c):
+ * column numbers (pandas' names for a frame without any, with its index's
+ * empty name or not), names over numbers where some names are numbers, a line
+ * of counts and names of another field count (skipped, names not kept); and
+ * what stays data: a line the same as the next, numbers that are no column
+ * numbers, two columns, an NA in the first line (an error). Each case's
+ * examples, features and first label as written here. */
+static void test_header_guess(void)
+{
+	static const struct {
+		const char *text;
+		uint64_t n;
+		uint32_t dim;
+		float label0;     /* (NAN: which column is the label is not what these check) */
+		const char *note; /* in the notes, or NULL: no header line said */
+	} cases[] = {
+		{ "0,1,2,3\n5,6,7,1\n8,9,10,0\n", 2, 3, 1, "a header line (column numbers), skipped: '0,1,2,3'" },
+		{ "1,2,3,4\n5,6,7,1\n8,9,10,0\n", 3, 3, NAN, NULL },
+		{ ",0,1,2,target\n0,1.5,2.5,3,1\n1,2,1,1,0\n", 2, 3, 1, "(names over the next line's numbers)" },
+		{ "id,2019,2020,y\n7,1.5,2.5,1\n8,3,4,0\n", 2, 3, 1, "(names over the next line's numbers)" },
+		{ "150,4,setosa,versicolor,virginica\n5.1,3.5,1.4,0.2,0\n4.9,3,1.4,0.2,1\n", 2, 4, -1,
+		  "the label is column 4 'virginica'" }, /* (binary: 0 loads as -1) */
+		{ "3,2,a,b\n1,2,3,4,1\n4,5,6,7,0\n5,6,7,8,1\n", 3, 4, 1,
+		  "a first line of 4 fields before lines of 5, skipped as a header, its names not kept" },
+		{ "0,1,2\n0,1,2\n5,6,1\n", 3, 2, NAN, NULL },
+		{ "2,3,4\n5,6,1\n7,8,0\n", 3, 2, NAN, NULL },
+		{ "0,1\n5,1\n7,0\n", 3, 1, NAN, NULL },
+	};
+	hog_err err;
+	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+		hog_data *d = import_ignoring("guess.csv", cases[k].text, NULL, NULL, 0, &err);
+		if (!d)
+			fprintf(stderr, "case %zu: %s\n", k, err.msg);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+		CU_ASSERT_EQUAL(d->n, cases[k].n);
+		CU_ASSERT_EQUAL(d->dim, cases[k].dim);
+		CU_ASSERT(isnan(cases[k].label0) || d->labels[0] == cases[k].label0);
+		if (d->n != cases[k].n || d->dim != cases[k].dim || !(isnan(cases[k].label0) || d->labels[0] == cases[k].label0))
+			fprintf(stderr, "case %zu: %llu examples, %u features, label %g; notes '%s'\n", k,
+			        (unsigned long long)d->n, (unsigned)d->dim, d->labels[0], notes);
+		if (cases[k].note && !strstr(notes, cases[k].note))
+			fprintf(stderr, "case %zu: notes '%s' lack '%s'\n", k, notes, cases[k].note);
+		CU_ASSERT(cases[k].note ? strstr(notes, cases[k].note) != NULL : strstr(notes, "a header line") == NULL);
+		hog_data_free(d);
+	}
+	/* an NA in the first line: a data line with an error, not a header */
+	CU_ASSERT_PTR_NULL(import_ignoring("guess-na.csv", "1,NA,3\n2,5,4\n", NULL, NULL, 0, &err));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "guess-na.csv:1:3: no value in column 1 ('NA')"));
+	/* --header no reads column numbers as data */
+	const char *in = tu_write("guess-no.csv", "0,1,2\n5,6,1\n", (size_t)-1);
+	hog_import_opts o = { .format = HOG_FORMAT_CSV, .header = 0 };
+	CU_ASSERT_EQUAL(hog_import(&in, 1, tu_path("guess-no.lmdb"), &o, &err), 0);
+	hog_data *d = NULL;
+	CU_ASSERT_EQUAL_FATAL(hog_data_load(&d, tu_path("guess-no.lmdb"), &err), 0);
+	CU_ASSERT_EQUAL(d->n, 2);
+	hog_data_free(d);
+}
+
 int test_import_csv_cols_register(void)
 {
 	CU_pSuite s = CU_add_suite("import_csv_cols", NULL, NULL);
@@ -386,5 +444,6 @@ int test_import_csv_cols_register(void)
 	TU_ADD(s, test_label_by_values);
 	TU_ADD(s, test_decimal_commas);
 	TU_ADD(s, test_index_column);
+	TU_ADD(s, test_header_guess);
 	return 0;
 }

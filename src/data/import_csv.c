@@ -4,7 +4,8 @@
  * number of feature columns. The delimiter (',', tab, ';' or runs of blanks) and
  * a header line are detected from the first line unless the options fix them:
  * a first line is a header when none of its fields is a number (so "1,NA,3" is a
- * data line with an error in column 3, not a header), and the caller is told
+ * data line with an error in column 3, not a header), or when the line after it
+ * says so (import_csv_head.c: names over numbers, column numbers), and the caller is told
  * through the note hook when one was skipped. A header's names are kept in the
  * meta entry "columns" when they match the data's fields. A detected header's
  * field count is enforced on the data; with --header yes it is not (some files
@@ -312,6 +313,10 @@ static int csv_file(csv_state *st, const char *path, hog_err *err)
 	size_t len;
 	uint64_t since_progress = 0;
 	int first = 1;
+	uint32_t g1 = 0, g2 = 0; /* (the fields of the first two lines, where guessed) */
+	const int guess = c->o->header < 0 ? csv_header_guess(path, c->o->skip_lines, st->sep_known, st->sep,
+	                                                       c->o->delim, c->o->max_line, &g1, &g2)
+	                                   : -1;
 	while ((rc = hog_input_line(&in, &line, &len, err)) == 1) {
 		if (in.line <= c->o->skip_lines || *hog_skip_space(line) == 0)
 			continue; /* skipped or blank line */
@@ -332,7 +337,18 @@ static int csv_file(csv_state *st, const char *path, hog_err *err)
 					any_text = 1;
 				nf++;
 			}
-			int header = c->o->header < 0 ? !any_number && any_text : c->o->header > 0;
+			if (guess == 2 && any_number) { /* (counts and names before the data: skipped, not kept; a
+			                                  * line of names alone is a header whose count holds) */
+				if (c->o->note) {
+					char msg[400];
+					snprintf(msg, sizeof msg, "%.80s:%llu: a first line of %u fields before lines of %u, skipped as "
+					         "a header, its names not kept: '%.40s%s' (--header no reads it as data)", path,
+					         (unsigned long long)in.line, g1, g2, line, len > 40 ? "..." : "");
+					c->o->note(c->o->note_ud, msg);
+				}
+				continue;
+			}
+			int header = c->o->header < 0 ? (!any_number && any_text) || guess == 1 : c->o->header > 0;
 			if (header) {
 				/* A detected header fixes the field count, as a safety; one the
 				 * user vouched for (--header yes) may be anything (counts, a
@@ -346,10 +362,11 @@ static int csv_file(csv_state *st, const char *path, hog_err *err)
 					goto done; /* (a file of other columns, or of the same in another order) */
 				}
 				if (c->o->header < 0 && c->o->note) {
-					char msg[200];
-					snprintf(msg, sizeof msg, "%.80s:%llu: a header line, skipped: '%.40s%s' "
-					         "(--header no reads it as data)", path, (unsigned long long)in.line, line,
-					         len > 40 ? "..." : "");
+					char msg[400];
+					snprintf(msg, sizeof msg, "%.80s:%llu: a header line%s, skipped: '%.40s%s' "
+					         "(--header no reads it as data)", path, (unsigned long long)in.line,
+					         any_number ? (any_text ? " (names over the next line's numbers)" : " (column numbers)")
+					                    : "", line, len > 40 ? "..." : "");
 					c->o->note(c->o->note_ud, msg);
 				}
 				/* (without a label column named or given, the first data line

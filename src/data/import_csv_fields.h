@@ -2,6 +2,8 @@
  * RFC 4180 quotes and blanks, the separator, and what a field holds. */
 #ifndef HOG_DATA_IMPORT_CSV_FIELDS_H
 #define HOG_DATA_IMPORT_CSV_FIELDS_H
+#include <stddef.h>
+#include <stdint.h>
 
 /* Walks the fields of one line. */
 typedef struct csv_split {
@@ -30,5 +32,12 @@ char csv_detect_sep(const char *line);
 int csv_name_is(const char *s, const char *e, const char *name);
 /* How files say "no value": NA, N/A, null, None, nil, ? or - (any case). */
 int csv_is_missing(const char *s, const char *e);
+/* The header guess from the first two lines of file @p path (after @p skip
+ * lines; import_csv_head.c): -1 none (a pipe, or one line), 0 data, 1 a
+ * header, 2 a header of another field count than the line after it (@p nf1
+ * and @p nf2 fields). @p sep as the importer has it where @p sep_known, else
+ * found as it finds it (@p delim: --delim). */
+int csv_header_guess(const char *path, uint64_t skip, int sep_known, char sep, char delim, size_t max_line,
+                     uint32_t *nf1, uint32_t *nf2);
 
 #endif

@@ -397,8 +397,8 @@ static void test_csv_bad_values(void)
 }
 
 /* --missing zero: a feature field with no value in a column of numbers is the
- * feature absent from the line, a column's first value too; a label with no
- * value stays an error */
+ * feature absent from the line, a column's first value too, NaN too; a label
+ * with no value stays an error */
 static void test_csv_missing_zero(void)
 {
 	const char *in = tu_write("mz.csv", "a,b,c,label\n1,2,3,0\n4,?,6,1\n7,8,,0\nNA,n/a,2.5,1\n", (size_t)-1);
@@ -415,6 +415,17 @@ static void test_csv_missing_zero(void)
 	csv_row_is(d, 2, 2, (uint32_t[]){ 0, 1 }, (float[]){ 7, 8 });
 	csv_row_is(d, 3, 1, (uint32_t[]){ 2 }, (float[]){ 2.5f });
 	hog_data_free(d);
+	/* NaN, as numpy and pandas write no value, is one too (any case); without the option an
+	 * error that says so */
+	in = tu_write("mzn.csv", "a,b,label\n1,nan,0\nNaN,3,1\n", (size_t)-1);
+	CU_ASSERT_EQUAL_FATAL(csv_import(in, out, &o, &err), 0);
+	d = csv_load(out);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	csv_row_is(d, 0, 1, (uint32_t[]){ 0 }, (float[]){ 1 });
+	csv_row_is(d, 1, 1, (uint32_t[]){ 1 }, (float[]){ 3 });
+	hog_data_free(d);
+	csv_fails("mzn2.csv", "a,b,label\n1,nan,0\n", NULL, HOG_EDATA, "mzn2.csv:2:3:",
+	          "not finite (NaN marks no value? --missing zero reads it as 0");
 	/* a column whose first value is missing, then numbers (an error without the option) */
 	in = tu_write("mz2.csv", "a,b,label\nNA,2,0\n3,4,1\n", (size_t)-1);
 	out = tu_path("mz2.lmdb");

@@ -48,7 +48,7 @@ static const char import_usage[] =
 	"                        (PassengerId,Name: an identifier, a free text); a\n"
 	"                        set to evaluate or predict on needs the same list\n"
 	"      --missing M       csv: error | zero, a feature field with no value\n"
-	"                        (empty, NA, ?, -, null) in a column of numbers:\n"
+	"                        (empty, NA, ?, -, null, NaN) in a column of numbers:\n"
 	"                        an error naming it (default), or 0, the feature\n"
 	"                        absent from its line\n"
 	"      --header H        csv, ratings: yes | no | auto (default auto: a first\n"

@@ -453,8 +453,16 @@ static int csv_file(csv_state *st, const char *path, hog_err *err)
 				        ? " (a header line? then give --header yes)"
 				        : " (features are numbers: a column of names is read as the label with --label-col, "
 				          "others must be encoded as numbers first)");
+			if (isnan(v) && k != st->wcol && c->o->missing_zero) { /* (NaN: numpy's and pandas' no value) */
+				st->counts[k] = 0;
+				j++;
+				k++;
+				continue;
+			}
 			if (!isfinite(v) || !isfinite((float)v))
-				BAD(s, "the value in %s is not finite", csv_col(st, k, col, sizeof col));
+				BAD(s, "the value in %s is not finite%s", csv_col(st, k, col, sizeof col),
+				    isnan(v) && k != st->wcol ? " (NaN marks no value? --missing zero reads it as 0, the "
+				                                "feature absent from the line)" : "");
 			if (st->sep != ',' && !st->comma_line && !st->scan && memchr(s, ',', (size_t)(e - s))) {
 				st->comma_line = in.line; /* (a decimal comma, csv_parse's: said at the end) */
 				st->comma_file = st->file;

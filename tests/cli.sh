@@ -1597,6 +1597,15 @@ check "regression: eval --json" 0 "$H" eval --json --model "$T/rm.model" --data 
 check_grep "regression: ... RMSE, and null accuracy" "$OUT" '"accuracy":null,"auc":null,"rmse":[0-9.]+'
 check "regression: predict" 0 "$H" predict --model "$T/rm.model" --data "$T/rte.lmdb"
 check_grep "regression: ... says so too" "$ERR" 'predict: note: .*rte.lmdb.s labels look binary'
+# classes and probabilities from a model of values, probabilities from a hinge margin: refused
+check "regression: predict --labels refused" 2 "$H" predict --labels --model "$T/rm.model" --data "$T/rte.lmdb"
+check_grep "regression: ... saying it predicts values" "$ERR" '^hogwild predict: --labels: .*rm.model was trained for regression \(squared loss\): it predicts values'
+check "regression: predict --probabilities refused" 2 "$H" predict --probabilities --model "$T/rm.model" --data "$T/rte.lmdb"
+"$H" train --quiet --loss hinge --data "$T/ttr.lmdb" --epochs 1 --save "$T/hinge.model" >/dev/null 2>&1
+check "hinge: predict --probabilities refused" 2 "$H" predict --probabilities --model "$T/hinge.model" --data "$T/tte.lmdb"
+check_grep "hinge: ... its margin is no probability" "$ERR" 'trained with the hinge loss, whose margin is no probability'
+check "hinge: predict --labels" 0 "$H" predict --labels --model "$T/hinge.model" --data "$T/tte.lmdb"
+check "predict: --labels and --probabilities together refused" 2 "$H" predict --labels --probabilities --model "$T/m.bin" --data "$T/tte.lmdb"
 check "regression: train --stream --test reads them as values" 0 "$H" train --stream --loss squared --data "$T/rtr.lmdb" \
 	--test "$T/rte.lmdb" --epochs 1 --threads 1
 check_grep "regression: ... RMSE columns" "$OUT" 'rmse +mae'

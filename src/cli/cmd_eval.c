@@ -47,9 +47,10 @@ static const char predict_usage[] =
 	"                        a line (more fields are ignored)\n"
 	"      --out FILE        write here, atomically (default: standard output)\n"
 	"      --labels          print the labels: -1/+1, or 0/1 where the training\n"
-	"                        set's were, or the classes' names\n"
-	"      --probabilities   print sigmoid(margin); multiclass: each class's\n"
-	"                        probability, in the classes' order (said on stderr)\n"
+	"                        set's were, or the classes' names (classifiers)\n"
+	"      --probabilities   print sigmoid(margin) (the logistic loss); multiclass:\n"
+	"                        each class's probability, in the classes' order (said\n"
+	"                        on stderr)\n"
 	"      --stream          read --data a chunk at a time (8 MB decoded), not whole:\n"
 	"                        the same output in bounded memory; automatic when the\n"
 	"                        set would take over half the memory available\n"
@@ -541,8 +542,12 @@ int cmd_predict(int argc, char **argv)
 		case 'm': model = optarg; break;
 		case 'd': data = optarg; break;
 		case 'o': out = optarg; break;
-		case 'l': what = 1; break;
-		case 'p': what = 2; break;
+		case 'l':
+		case 'p':
+			if (what && what != (c == 'l' ? 1 : 2))
+				return cli_usage_error("predict", predict_usage, "--labels or --probabilities, not both");
+			what = c == 'l' ? 1 : 2;
+			break;
 		case 'P': pairs = optarg; break;
 		case 's': stream = 1; break;
 		case 'h': fputs(predict_usage, stdout); return 0;
@@ -578,6 +583,17 @@ int cmd_predict(int argc, char **argv)
 		                       hog_model_kind_name(info.kind));
 	}
 	const uint32_t C = info.classes; /* multiclass: classes, else 0 */
+	/* classes from a model of values, probabilities from margins that are none: refused, as mf's are */
+	const int values = info.task == HOG_TASK_REGRESSION || (!info.task && info.loss == HOG_LOSS_SQUARED);
+	if (!mf && what && !C && (values || (what == 2 && info.loss != HOG_LOSS_LOGISTIC))) {
+		hog_model_free(m);
+		return cli_usage_error("predict", predict_usage,
+		                       values ? "%s: %s was trained for regression (%s loss): it predicts values, not classes "
+		                                "or their probabilities"
+		                              : "%s: %s was trained with the %s loss, whose margin is no probability "
+		                                "(--labels gives its classes; the logistic loss gives probabilities)",
+		                       what == 1 ? "--labels" : "--probabilities", model, hog_loss_name(info.loss));
+	}
 	const uint64_t width = C && what == 2 ? C : 1;
 	if (C && what == 2) { /* (which column is which class: the names in their order, else numbers) */
 		char line[240];

@@ -289,6 +289,10 @@ check "data verify (packed, f16)" 0 "$H" data verify "$T/small_f16.lmdb"
 check "data export (packed)" 0 "$H" data export --out "$T/small_p.txt" "$T/small.lmdb"
 check "data export (raw)" 0 "$H" data export --out "$T/small_r.txt" "$T/small_raw.lmdb"
 check_true "data export: packed and raw sets give the same text" cmp -s "$T/small_p.txt" "$T/small_r.txt"
+cp "$T/small_raw.lmdb" "$T/victim.lmdb"
+check "data export: --out a data set refused" 1 "$H" data export --out "$T/victim.lmdb" "$T/small.lmdb"
+check_grep "data export: ... saying what it is" "$ERR" 'victim.lmdb is a data set \(LMDB\); not replacing it'
+check_true "data export: ... and it is left as it was" cmp -s "$T/small_raw.lmdb" "$T/victim.lmdb"
 check "data info under a 100-byte budget" 0 env HOGWILD_MEMORY=100 "$H" data info "$T/small.lmdb"
 check_grep "data info: ... too large, and which commands stream" "$OUT" 'available here: too large$'
 check_grep "data info: ... naming them" "$OUT" 'eval, predict, --test stream it; train: --stream'

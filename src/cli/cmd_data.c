@@ -526,8 +526,8 @@ static int data_export(int argc, char **argv)
 		return 1;
 	}
 	cli_catch_cleanup_signals(); /* from here on a stop removes what we write */
-	if ((rc = cli_check_output(cmd, "--out", outp, 0)))
-		return rc;
+	if ((rc = cli_check_output(cmd, "--out", outp, 0)) || (rc = cli_check_replace(cmd, "--out", outp, 0)))
+		return rc; /* (a data set or a model is not overwritten with text) */
 	return cli_write_atomic(cmd, outp, export_fill, (void *)in, "export: writing");
 }
 

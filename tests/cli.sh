@@ -1601,6 +1601,17 @@ check "regression: eval --json" 0 "$H" eval --json --model "$T/rm.model" --data 
 check_grep "regression: ... RMSE, and null accuracy" "$OUT" '"accuracy":null,"auc":null,"rmse":[0-9.]+'
 check "regression: predict" 0 "$H" predict --model "$T/rm.model" --data "$T/rte.lmdb"
 check_grep "regression: ... says so too" "$ERR" 'predict: note: .*rte.lmdb.s labels look binary'
+# a held-out set that is the training set, or a copy of it: a warning, refused with --strict
+check "held-out: --test the training set itself" 0 "$H" train -q --data "$T/ttr.lmdb" --test "$T/ttr.lmdb" --epochs 1
+check_grep "held-out: ... is said" "$ERR" 'warning: the held-out set .*ttr.lmdb is the training set .*ttr.lmdb itself'
+cp "$T/ttr.lmdb" "$T/ttr-copy.lmdb"
+check "held-out: --test a copy, --strict" 1 "$H" train -q --strict --data "$T/ttr.lmdb" --test "$T/ttr-copy.lmdb" --epochs 1
+check_grep "held-out: ... refused" "$ERR" 'refused: the held-out set .*ttr-copy.lmdb holds what the training set'
+check "held-out: --validation the training set, --stream" 0 "$H" train -q --stream --data "$T/ttr.lmdb" \
+	--validation "$T/ttr.lmdb" --epochs 1
+check_grep "held-out: ... is said" "$ERR" 'the held-out set .*ttr.lmdb is the training set'
+check "held-out: a test set of its own says nothing" 0 "$H" train -q --data "$T/ttr.lmdb" --test "$T/tte.lmdb" --epochs 1
+check_true "held-out: ... of the kind" sh -c "! grep -q 'held-out set' '$ERR'"
 # classes and probabilities from a model of values, probabilities from a hinge margin: refused
 check "regression: predict --labels refused" 2 "$H" predict --labels --model "$T/rm.model" --data "$T/rte.lmdb"
 check_grep "regression: ... saying it predicts values" "$ERR" '^hogwild predict: --labels: .*rm.model was trained for regression \(squared loss\): it predicts values'

@@ -108,6 +108,11 @@ void cli_fit_note(const char *cmd, const hog_data_fit *fit, const hog_data *d, c
  * warning, or with @p strict as a refusal naming both. Returns 1 when refused,
  * else 0. */
 int cli_split_overlap(const char *cmd, const char *an, const char *ax, const char *tn, const char *tx, int strict);
+/** A test set @p tn that is the training set @p an itself (the same file) or
+ * a copy of it (headers @p am and @p tm that count the same examples,
+ * nonzeros and features, with the same labels' sum, range and weights, from
+ * the same source). Said as cli_split_overlap says its case; 1 when refused. */
+int cli_same_set(const char *cmd, const char *an, const hog_meta *am, const char *tn, const hog_meta *tm, int strict);
 /** The memory this process may still use: MemAvailable, or the memory
  * cgroup's limit less its use where that is less (each cgroup up the tree), or
  * HOGWILD_MEMORY (bytes, or with K, M or G) when set; 0 when none is known. What it

@@ -5,6 +5,7 @@
 #include "sys/mpi.h"
 #include "train/engine.h" /* eng_class_weights_parse */
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -426,6 +427,29 @@ int cli_split_overlap(const char *cmd, const char *an, const char *ax, const cha
 	return strict;
 }
 
+int cli_same_set(const char *cmd, const char *an, const hog_meta *am, const char *tn, const hog_meta *tm, int strict)
+{
+	struct stat a, t;
+	const int file = !stat(an, &a) && !stat(tn, &t) && a.st_dev == t.st_dev && a.st_ino == t.st_ino;
+	/* (a copy: what the header counts is the same, down to the labels' sum; the source names the input) */
+	const int copy = am->examples == tm->examples && am->nnz == tm->nnz && am->features == tm->features &&
+	                 am->label_sum == tm->label_sum && am->label_min == tm->label_min &&
+	                 am->label_max == tm->label_max && am->weight_sum == tm->weight_sum &&
+	                 !strcmp(am->source, tm->source);
+	if (!file && !copy)
+		return 0;
+	const char *how = strict ? "--strict: refused:" : "warning:";
+	if (file)
+		fprintf(stderr, "hogwild %s: %s the held-out set %s is the training set %s itself: its figures are the fit "
+		        "to the training examples, not a test%s\n", cmd, how, tn, an, strict ? "" : " (--strict refuses it)");
+	else
+		fprintf(stderr, "hogwild %s: %s the held-out set %s holds what the training set %s holds (as many examples "
+		        "and nonzeros, the same labels' sum, from the same source %.80s): its figures are likely the fit to "
+		        "the training examples, not a test%s\n", cmd, how, tn, an, am->source,
+		        strict ? "" : " (--strict refuses it)");
+	return strict;
+}
+
 int cli_match_test(const char *cmd, const hog_data *tr, const char *trn, hog_data *te, const char *ten, int quiet,
                    int strict)
 {
@@ -440,7 +464,8 @@ int cli_match_test(const char *cmd, const hog_data *tr, const char *trn, hog_dat
 		hog_data_ref_free(&ref);
 	}
 	/* (a warning: said even with --quiet) */
-	const int refused = !rc && cli_split_overlap(cmd, trn, (tr ? tr : head)->split, ten, te->split, strict);
+	const int refused = !rc && (cli_split_overlap(cmd, trn, (tr ? tr : head)->split, ten, te->split, strict) |
+	                            cli_same_set(cmd, trn, &(tr ? tr : head)->meta, ten, &te->meta, strict));
 	hog_data_free(head);
 	if (rc)
 		return cli_fail(&err, rc);

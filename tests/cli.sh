@@ -1601,6 +1601,11 @@ check "regression: eval --json" 0 "$H" eval --json --model "$T/rm.model" --data 
 check_grep "regression: ... RMSE, and null accuracy" "$OUT" '"accuracy":null,"auc":null,"rmse":[0-9.]+'
 check "regression: predict" 0 "$H" predict --model "$T/rm.model" --data "$T/rte.lmdb"
 check_grep "regression: ... says so too" "$ERR" 'predict: note: .*rte.lmdb.s labels look binary'
+# options that change nothing in a run are said
+check "train: --mode serial --threads 2" 0 "$H" train --data "$T/ttr.lmdb" --mode serial --threads 2 --epochs 1
+check_grep "train: ... notes that --threads does not apply" "$ERR" 'note: --mode serial runs one thread: --threads 2 does not apply'
+check "train: --no-shuffle --shuffle-chunk 4" 0 "$H" train --data "$T/ttr.lmdb" --no-shuffle --shuffle-chunk 4 --epochs 1
+check_grep "train: ... notes that --shuffle-chunk does not apply" "$ERR" 'note: --no-shuffle .*--shuffle-chunk does not apply'
 # a held-out set that is the training set, or a copy of it: a warning, refused with --strict
 check "held-out: --test the training set itself" 0 "$H" train -q --data "$T/ttr.lmdb" --test "$T/ttr.lmdb" --epochs 1
 check_grep "held-out: ... is said" "$ERR" 'warning: the held-out set .*ttr.lmdb is the training set .*ttr.lmdb itself'

@@ -583,6 +583,12 @@ int cmd_train(int argc0, char **argv0)
 	const int rank = hog_mpi_rank(), ranks = hog_mpi_size();
 	if (rank)
 		a->quiet = 1;
+	/* options that change nothing in this run: said, not silently dropped */
+	if (!a->quiet && o.mode == HOG_MODE_SERIAL && o.threads > 1)
+		fprintf(stderr, "hogwild train: note: --mode serial runs one thread: --threads %d does not apply\n", o.threads);
+	if (!a->quiet && o.no_shuffle && a->given.on[OPT_SHUFFLE_CHUNK - OPT_FIRST])
+		fprintf(stderr, "hogwild train: note: --no-shuffle visits the examples in the set's order: --shuffle-chunk "
+		        "does not apply\n");
 	const int threads = o.threads ? o.threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (small && o.mode != HOG_MODE_SERIAL && threads > 1) {
 		if (!a->given.on[OPT_THREADS - OPT_FIRST] && small_serial_fits(&o, &a->given)) {

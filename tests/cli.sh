@@ -2628,6 +2628,9 @@ for o in $("$H" tune -h | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u); do
 done
 check_true "tune: every option of tune -h in the man page (missing:${missing:- none})" test -z "$missing"
 check_grep "tune: in hogwild -h" "$T/tuh.txt" '^  tune '
+check "tune: --metric rmse on binary labels refused" 2 "$H" tune --data "$T/ttr.lmdb" --metric rmse
+check_grep "tune: ... before any trial, naming what fits" "$ERR" '^hogwild tune: --metric rmse: .*ttr.lmdb holds binary labels, which have no rmse \(--metric loss, acc or auc\)$'
+check "tune: --metric acc on regression values refused" 2 "$H" tune --data "$T/rtr.lmdb" --metric acc
 check "tune: a grid on a validation file" 0 "$H" tune --quiet --data "$T/tua.lmdb" --validation "$T/tub.lmdb" \
 	--mode serial --epochs 4 --rungs 1 --lr 0.1,0.8 --l2 1e-6,1e-2 --save-config "$T/tu.ini" --save "$T/tu.model" \
 	--json "$T/tu.json"

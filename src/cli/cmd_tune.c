@@ -375,6 +375,26 @@ static int load(tune_plan *pl, const tune_args *t, hog_data **full)
 	return tune_resolve(pl, *full);
 }
 
+/* --metric against the set's task, from its header, before any trial: accuracy
+ * needs classes, AUC two of them, RMSE values (regression, ratings). 0, or the
+ * usage error's exit status. */
+static int metric_fits(const tune_plan *pl, const char *data)
+{
+	hog_meta hm;
+	if (pl->metric == TM_LOSS || !cli_data_meta(data, &hm) || hm.unlabelled)
+		return 0; /* (a set that cannot be read is refused where it is loaded) */
+	const int values = hm.kind == HOG_KIND_RATINGS || hm.task == HOG_TASK_REGRESSION;
+	const char *what = hm.kind == HOG_KIND_RATINGS ? "ratings" : hm.task == HOG_TASK_REGRESSION ? "regression values"
+	                   : hm.task == HOG_TASK_MULTICLASS ? "multiclass labels" : "binary labels";
+	if ((pl->metric == TM_RMSE && !values) || (pl->metric == TM_ACC && values) ||
+	    (pl->metric == TM_AUC && (values || hm.task == HOG_TASK_MULTICLASS)))
+		return cli_usage_error("tune", NULL, "--metric %s: %s holds %s, which have no %s (%s)",
+		                       metric_name(pl->metric), data, what, metric_name(pl->metric),
+		                       values ? "--metric loss or rmse" : hm.task == HOG_TASK_MULTICLASS ? "--metric loss or acc"
+		                                                                                 : "--metric loss, acc or auc");
+	return 0;
+}
+
 int cmd_tune(int argc0, char **argv0)
 {
 	struct option lopts[100];
@@ -397,6 +417,8 @@ int cmd_tune(int argc0, char **argv0)
 	pl.quiet = t.a.quiet;
 	pl.threads = pl.base.threads;
 	cli_task_loss(&pl.base, t.a.data, &t.a.given, "tune", t.a.quiet);
+	if ((rc = metric_fits(&pl, t.a.data)))
+		goto out;
 	size_teams(&pl, &t);
 	if (!pl.folds && !pl.validation && !pl.vfrac)
 		pl.vfrac = 0.2;

@@ -29,10 +29,22 @@ static uint64_t dt_mix(uint64_t *s)
 #define DK 4    /* ... nonzeros each */
 static uint32_t dids[DN][DK];
 static float dxs[DN][DK], dy[DN];
+#define RD 60   /* the rows set's features (AdaGrad's plain loop): ... */
+#define RK 12   /* ... binary nonzeros a row, a fifth of the rows each: a common direction */
+static uint32_t rids[DN][RK];
+static float rxs[DN][RK], ry[DN];
+
+/* A plain loop's set: @p n rows of @p k nonzeros, flat arrays. */
+typedef struct pset {
+	int n, dim, k;
+	const uint32_t *ids;
+	const float *xs, *y;
+} pset;
 
 /* @p n examples of @p dim features, @p k nonzeros each (ascending ids, the
  * first one of the first 3 features: some are frequent). */
-static hog_data *write_set(const char *name, uint64_t n, uint32_t dim, uint32_t k, uint64_t seed, int keep)
+static hog_data *write_set_to(const char *name, uint64_t n, uint32_t dim, uint32_t k, uint64_t seed, uint32_t *kids,
+                              float *kxs, float *ky, int binary)
 {
 	hog_writer_opts wo = { .kind = HOG_KIND_SPARSE, .task = HOG_TASK_BINARY, .features = dim };
 	hog_writer *w;
@@ -46,15 +58,15 @@ static hog_data *write_set(const char *name, uint64_t n, uint32_t dim, uint32_t 
 		float m = 0.2f;
 		for (uint32_t q = 0; q < k; q++) {
 			uint32_t span = dim / k;
-			ids[q] = q * span + (uint32_t)(dt_mix(&seed) % (q ? span : 3));
-			xs[q] = (float)(dt_mix(&seed) % 1000) / 1000.0f;
+			ids[q] = q * span + (uint32_t)(dt_mix(&seed) % (q || binary ? span : 3));
+			xs[q] = binary ? 1.0f : (float)(dt_mix(&seed) % 1000) / 1000.0f;
 			m += (ids[q] % 2 ? 1.0f : -1.0f) * xs[q];
 		}
 		float y = m > 0 ? 1.0f : -1.0f;
-		if (keep && i < DN) {
-			memcpy(dids[i], ids, sizeof dids[i]);
-			memcpy(dxs[i], xs, sizeof dxs[i]);
-			dy[i] = y;
+		if (kids && i < DN) {
+			memcpy(kids + i * k, ids, k * sizeof *ids);
+			memcpy(kxs + i * k, xs, k * sizeof *xs);
+			ky[i] = y;
 		}
 		if (hog_writer_add_sparse(w, y, ids, xs, k, &err)) {
 			hog_writer_abort(w);
@@ -67,19 +79,26 @@ static hog_data *write_set(const char *name, uint64_t n, uint32_t dim, uint32_t 
 	return d;
 }
 
-static hog_data *big, *tiny;
+static hog_data *write_set(const char *name, uint64_t n, uint32_t dim, uint32_t k, uint64_t seed, int keep)
+{
+	return write_set_to(name, n, dim, k, seed, keep ? &dids[0][0] : NULL, &dxs[0][0], dy, 0);
+}
+
+static hog_data *big, *tiny, *rows;
 
 static int suite_init(void)
 {
 	big = write_set("det_big.lmdb", 3000, 400, 12, 5, 0);
 	tiny = write_set("det_tiny.lmdb", DN, DD, DK, 9, 1);
-	return !big || !tiny;
+	rows = write_set_to("det_rows.lmdb", DN, RD, RK, 11, &rids[0][0], &rxs[0][0], ry, 1);
+	return !big || !tiny || !rows;
 }
 
 static int suite_clean(void)
 {
 	hog_data_free(big);
 	hog_data_free(tiny);
+	hog_data_free(rows);
 	return 0;
 }
 
@@ -274,10 +293,10 @@ static hog_train_opts plain_opts(int S, int way)
 
 /* The worst relative error of component @p c of the model's records (@p stride
  * floats each) against the plain loop's values, @p wf (float) or @p wd. */
-static double worst_error(const hog_model *m, uint32_t stride, uint32_t c, const float *wf, const double *wd)
+static double worst_error(const hog_model *m, uint32_t stride, uint32_t c, const float *wf, const double *wd, int dim)
 {
 	double worst = 0;
-	for (int v = 0; v <= DD; v++) {
+	for (int v = 0; v <= dim; v++) {
 		const double want = wf ? wf[v] : wd[v];
 		const double e = fabs((double)m->params[(size_t)v * stride + c] - want) / (1e-3 + fabs(want));
 		worst = e > worst ? e : worst;
@@ -306,7 +325,7 @@ static void test_plain_loop(void)
 		hog_train_opts o = plain_opts(S, way);
 		hog_model *m = train(tiny, &o);
 		CU_ASSERT_EQUAL_FATAL(m->nparams, DD + 1);
-		expect_close(worst_error(m, 1, 0, want, NULL), "", S, way);
+		expect_close(worst_error(m, 1, 0, want, NULL, DD), "", S, way);
 		double apart = 0, apart_mean = 0;
 		for (int v = 0; v <= DD; v++) {
 			apart += fabs((double)summed[v] - want[v]);
@@ -322,91 +341,133 @@ static void test_plain_loop(void)
  * each shard steps from the round's model and accumulators, w -= lr gv /
  * (1 + sqrt(G)) after G += gv^2; at the merge a feature's changes are summed
  * times the blend of a = K p lr h x2 / (1 + sqrt(G)) at the round's G
- * (@p rule 0, the merge's rule), or divided by the number of shards that
- * changed it (1, the rule before: on the RCV1-shaped set, test loss 0.611
- * against serial's 0.323 after 5 epochs); the bias's by that count; the
- * accumulators' changes summed. Weights in @p w, G in @p G (w[DD]: the bias). */
-static void plain_adagrad(float *w, float *G, int rule, int S)
+ * (@p rule 0, the merge's rule), every changed feature's blend times the
+ * round's g where the common direction would overshoot: the eta-and-m^2-
+ * weighted mean of the changed features' blends and the bias's 1/S (eta =
+ * 1 / (1 + sqrt(G)) at the round's G, m a feature's mean value) held to 3.5
+ * times the blend of A = K h lr (eta_bias + sum m^2 eta); or the blend alone
+ * (2, the rule before the cap: a9a swung at its second epoch); or divided by
+ * the number of shards that changed it (1, the rule before that: on the
+ * RCV1-shaped set, test loss 0.611 against serial's 0.323 after 5 epochs);
+ * the bias's by that count; the accumulators' changes summed. Weights in @p w,
+ * G in @p G (w[DD]: the bias); the rounds where g < 1 in *@p capped. */
+static void plain_adagrad(const pset *ps, float lr, float *w, float *G, int rule, int S, int *capped)
 {
-	const int K = 7, ns = DN / S;
-	const float lr = 0.5f;
-	double a0[DD], cnt[DD] = { 0 }, sq[DD] = { 0 };
-	for (int j = 0; j < DN; j++)
-		for (int q = 0; q < DK; q++) {
-			cnt[dids[j][q]] += 1;
-			sq[dids[j][q]] += (double)dxs[j][q] * dxs[j][q];
-		}
-	for (int v = 0; v < DD; v++)
-		a0[v] = K * (cnt[v] / DN) * 0.5 * 0.25 * (cnt[v] ? sq[v] / cnt[v] : 1);
-	memset(w, 0, (DD + 1) * sizeof *w);
-	memset(G, 0, (DD + 1) * sizeof *G);
+	const int K = 7, ns = ps->n / S, D = ps->dim, k = ps->k;
+	double a0[RD], cnt[RD] = { 0 }, sq[RD] = { 0 }, sx[RD] = { 0 };
+	*capped = 0;
+	for (int j = 0; j < ps->n * k; j++) {
+		cnt[ps->ids[j]] += 1;
+		sq[ps->ids[j]] += (double)ps->xs[j] * ps->xs[j];
+		sx[ps->ids[j]] += ps->xs[j];
+	}
+	for (int v = 0; v < D; v++)
+		a0[v] = K * (cnt[v] / ps->n) * lr * 0.25 * (cnt[v] ? sq[v] / cnt[v] : 1);
+	memset(w, 0, (D + 1) * sizeof *w);
+	memset(G, 0, (D + 1) * sizeof *G);
 	for (int ep = 0; ep < 2; ep++)
 		for (int r = 0; r * K < ns; r++) {
-			float P0[DD + 1], G0[DD + 1], d[6][DD + 1], dG[6][DD + 1];
-			int changed[6][DD + 1];
+			float P0[RD + 1], G0[RD + 1], d[9][RD + 1], dG[9][RD + 1];
+			int changed[9][RD + 1];
 			memcpy(P0, w, sizeof P0);
 			memcpy(G0, G, sizeof G0);
 			for (int s = 0; s < S; s++) {
-				float rec[DD + 1], acc[DD + 1];
+				float rec[RD + 1], acc[RD + 1];
 				memcpy(rec, P0, sizeof rec);
 				memcpy(acc, G0, sizeof acc);
 				for (int i = r * K; i < (r + 1) * K && i < ns; i++) {
-					int j = s * ns + i;
-					float m = rec[DD], loss;
-					for (int q = 0; q < DK; q++)
-						m += rec[dids[j][q]] * dxs[j][q];
-					const float g = hog_loss_both(HOG_LOSS_LOGISTIC, m, dy[j], &loss);
-					acc[DD] = acc[DD] + g * g;
-					rec[DD] = rec[DD] - lr / (1.0f + sqrtf(acc[DD])) * g;
-					for (int q = 0; q < DK; q++) {
-						const int v = (int)dids[j][q];
-						const float gv = g * dxs[j][q];
+					const int j = s * ns + i;
+					const uint32_t *ids = ps->ids + j * k;
+					const float *xs = ps->xs + j * k;
+					float m = rec[D], loss;
+					for (int q = 0; q < k; q++)
+						m += rec[ids[q]] * xs[q];
+					const float g = hog_loss_both(HOG_LOSS_LOGISTIC, m, ps->y[j], &loss);
+					acc[D] = acc[D] + g * g;
+					rec[D] = rec[D] - lr / (1.0f + sqrtf(acc[D])) * g;
+					for (int q = 0; q < k; q++) {
+						const int v = (int)ids[q];
+						const float gv = g * xs[q];
 						acc[v] = acc[v] + gv * gv;
 						rec[v] = rec[v] - lr / (1.0f + sqrtf(acc[v])) * gv;
 					}
 				}
-				for (int v = 0; v <= DD; v++) {
+				for (int v = 0; v <= D; v++) {
 					d[s][v] = rec[v] - P0[v];
 					dG[s][v] = acc[v] - G0[v];
 					changed[s][v] = memcmp(&rec[v], &P0[v], sizeof rec[v]) || memcmp(&acc[v], &G0[v], sizeof acc[v]);
 				}
 			}
-			for (int v = 0; v <= DD; v++) {
-				int c = 0;
+			float f[RD + 1];
+			int c[RD + 1] = { 0 };
+			double Wc = 0, Zc = 1.0 / (1.0 + sqrt((double)G0[D])), g = 1;
+			for (int v = 0; v <= D; v++) {
 				for (int s = 0; s < S; s++)
-					c += changed[s][v];
-				double a = v < DD ? a0[v] / (1.0 + sqrt((double)G0[v])) : 0;
-				const float f = a > 1e-12 ? (float)(expm1(-S * a) / (S * expm1(-a))) : 1.0f;
+					c[v] += changed[s][v];
+				const double a = v < D ? a0[v] / (1.0 + sqrt((double)G0[v])) : 0;
+				f[v] = a > 1e-12 ? (float)(expm1(-S * a) / (S * expm1(-a))) : 1.0f;
+				if (v < D && c[v]) {
+					const double me = (sx[v] / ps->n) * (sx[v] / ps->n) / (1.0 + sqrt((double)G0[v]));
+					Wc += me * f[v];
+					Zc += me;
+				}
+			}
+			const double A = K * 0.25 * lr * Zc, fc = expm1(-S * A) / (S * expm1(-A)),
+			             eb = 1.0 / (1.0 + sqrt((double)G0[D]));
+			if (rule == 0 && eb / S + Wc > 3.5 * fc * Zc && Wc > 0) {
+				g = (3.5 * fc * Zc - eb / S) / Wc;
+				g = g > 0 ? g : 0;
+				++*capped;
+			}
+			for (int v = 0; v <= D; v++)
 				for (int s = 0; s < S; s++)
 					if (changed[s][v]) {
-						w[v] += rule == 0 && v < DD ? f * d[s][v] : c < 2 ? d[s][v] : d[s][v] / (float)c;
+						w[v] += rule != 1 && v < D ? f[v] * (float)g * d[s][v] : c[v] < 2 ? d[s][v]
+						                                                                : d[s][v] / (float)c[v];
 						G[v] += dG[s][v];
 					}
-			}
 		}
 }
 
 /* The AdaGrad plain loop at 3 shards and at 6, against the product's two ways,
- * and against the rule before (the mean). */
+ * and against the rules before (the blend without the cap, the mean): on the
+ * tiny set (the cap never binds: its bias outweighs its features' mean values)
+ * and on the rows set at 3 shards and 9 (12 of 60 binary features a row: at 9
+ * shards it binds in both rounds). */
 static void test_plain_loop_adagrad(void)
 {
-	for (int S = 3, way = -1; S <= 6; S += 3 * (way > 0), way = -way) {
-		float want[DD + 1], wantG[DD + 1], mean[DD + 1], meanG[DD + 1];
-		plain_adagrad(want, wantG, 0, S);
-		plain_adagrad(mean, meanG, 1, S);
-		hog_train_opts o = plain_opts(S, way);
-		o.rule = HOG_RULE_ADAGRAD;
-		o.adagrad_beta = 1.0;
-		hog_model *m = train(tiny, &o);
-		CU_ASSERT_EQUAL_FATAL(m->nparams, 2 * (DD + 1));
-		expect_close(worst_error(m, 2, 0, want, NULL), "adagrad, weights, ", S, way);
-		expect_close(worst_error(m, 2, 1, wantG, NULL), "adagrad, G, ", S, way);
-		double apart = 0;
-		for (int v = 0; v <= DD; v++)
-			apart += fabs((double)mean[v] - want[v]);
-		CU_ASSERT(apart > 1e-2); /* the rule matters */
-		hog_model_free(m);
-	}
+	const pset sets[2] = { { DN, DD, DK, &dids[0][0], &dxs[0][0], dy }, { DN, RD, RK, &rids[0][0], &rxs[0][0], ry } };
+	for (int k = 0; k < 2; k++)
+		for (int S = 3, way = -1; S <= 3 + 3 * (k + 1); S += 3 * (k + 1) * (way > 0), way = -way) {
+			const pset *ps = &sets[k];
+			const float lr = 0.5f;
+			float want[RD + 1], wantG[RD + 1], mean[RD + 1], meanG[RD + 1], blend[RD + 1], blendG[RD + 1];
+			int capped, unused;
+			plain_adagrad(ps, lr, want, wantG, 0, S, &capped);
+			plain_adagrad(ps, lr, mean, meanG, 1, S, &unused);
+			plain_adagrad(ps, lr, blend, blendG, 2, S, &unused);
+			hog_train_opts o = plain_opts(S, way);
+			o.rule = HOG_RULE_ADAGRAD;
+			o.adagrad_beta = 1.0;
+			o.lr = lr;
+			hog_model *m = train(k ? rows : tiny, &o);
+			CU_ASSERT_EQUAL_FATAL(m->nparams, 2 * ((uint64_t)ps->dim + 1));
+			expect_close(worst_error(m, 2, 0, want, NULL, ps->dim), "adagrad, weights, ", S, way);
+			expect_close(worst_error(m, 2, 1, wantG, NULL, ps->dim), "adagrad, G, ", S, way);
+			double apart = 0, apart_blend = 0;
+			for (int v = 0; v <= ps->dim; v++) {
+				apart += fabs((double)mean[v] - want[v]);
+				apart_blend += fabs((double)blend[v] - want[v]);
+			}
+			CU_ASSERT(apart > 1e-2); /* the rule matters */
+			if (k && S == 9) {
+				CU_ASSERT(capped > 0);
+				CU_ASSERT(apart_blend > 1e-2); /* ... and so does the cap, where it binds */
+			} else {
+				CU_ASSERT_EQUAL(apart_blend, 0);
+			}
+			hog_model_free(m);
+		}
 }
 
 /* --average: the model handed back is the plain loop's mean of the last
@@ -422,7 +483,7 @@ static void test_plain_loop_average(void)
 		o.linear.average = 1;
 		hog_model *m = train(tiny, &o);
 		CU_ASSERT_EQUAL_FATAL(m->nparams, DD + 1);
-		expect_close(worst_error(m, 1, 0, NULL, want), "--average, ", S, way);
+		expect_close(worst_error(m, 1, 0, NULL, want, DD), "--average, ", S, way);
 		double apart = 0;
 		for (int v = 0; v <= DD; v++)
 			apart += fabs((double)last[v] - want[v]);

@@ -133,7 +133,9 @@ typedef struct hog_trainer_ops {
 	 * part of a merge that needs every worker's round done first (linear
 	 * deterministic mode: its share of the coordinates, every shard's delta in
 	 * shard order). Returns 1 when it did something, and the team then meets
-	 * again before thread 0 goes on; it must return the same on every worker */
+	 * again before thread 0 goes on; it must return the same on every worker.
+	 * Every worker calls it, so it may meet the team inside too (hog_barrier_wait
+	 * on e->bar: the adaptive rules' merge, in two passes) */
 	int (*round_share)(hog_engine *e, eng_worker *w, int epoch);
 	/* optional: a worker when the run stops inside an epoch, before the
 	 * checkpoint: write back what it still holds (queued or private updates) */

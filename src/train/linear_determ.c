@@ -37,16 +37,25 @@
  * the changes of the shards that changed it (each shard corrects it whole). AdaGrad and AdaRevision:
  * a feature's changes summed times the same blend, but with a coordinate's
  * own step, lr / (beta + sqrt(G)) at the round's accumulator G (det_blend:
- * a shrinks as the coordinate is touched), and no common-direction cap; the
- * step rule's sums (components 1..) summed. Each weight's mean over the
- * shards that changed it, the rule before, moved a frequent feature by one
- * shard's change a round: test loss 0.611 against serial's 0.323 on the
- * RCV1-shaped set after 5 epochs, 0.322 now; 2 M features 0.662 and 0.449
- * against 0.449; Zipf 0.319 and 0.256 against 0.250; a9a, whose rows share
- * their frequent features, swings at its second epoch (0.359 after 5 against
- * the mean's 0.340, serial 0.324) and ends 20 at 0.3255 against the mean's
- * 0.3292 and serial's 0.3244 (bench/results/det-loss.md). The factors come
- * from the data, the options, S and the round's model, never from T.
+ * a shrinks as the coordinate is touched); the step rule's sums (components
+ * 1..) summed. Their common direction is capped at each merge, from the
+ * round's steps (det_common, linear_determ.h): the features the shards
+ * changed move the mean row by the mean of their factors weighted by m^2 eta
+ * (eta = 1 / (beta + sqrt(G)), the bias's 1/S among them), held to
+ * LIN_DET_ACMAX (3.5) times the blend the direction would have alone, at
+ * a = K h lr (eta_bias + sum m^2 eta): the merge needs every worker's part of
+ * these sums, so it makes two passes with a barrier between. Each weight's
+ * mean over the shards that changed it, the rule before, moved a frequent
+ * feature by one shard's change a round: test loss 0.611 against serial's
+ * 0.323 on the RCV1-shaped set after 5 epochs, 0.322 now; 2 M features 0.662
+ * and 0.449 against 0.449; Zipf 0.319 against 0.250. The blend without the
+ * cap left a9a, whose rows share their frequent features, swinging at its
+ * second epoch (0.359 after 5 against serial's 0.324; 0.325 with it), and
+ * sets like it behind serial (a Zipf 1.5 binary set of 5,000 features 0.266
+ * against 0.246; 0.255); where nothing shares its features that much
+ * (the RCV1-shaped set, 2 M features) the cap never binds
+ * (bench/results/det-loss.md). The factors come from the data, the options,
+ * S and the round's model, never from T.
  *
  * Why. The mean for every coordinate (the rule before) divided a frequent
  * feature's progress by up to S: on the RCV1-shaped set (data gen --seed 1,
@@ -92,7 +101,9 @@
  * only what its shard touches: the pages beyond are never used); per shard
  * its delta, one id and stride floats per coordinate its K examples
  * changed: at most min(D, K x longest row + 1) entries, grown on demand and
- * kept between rounds.
+ * kept between rounds. AdaGrad and AdaRevision: per feature its a's part and
+ * m^2 (8 bytes), and with the sums per thread its run of the root's sums
+ * (D x np / T floats) between the merge's passes.
  *
  * --average: the model held during a round counts as the iterate of each of
  * its examples; at the merge each changed coordinate's sum takes in its change
@@ -161,6 +172,12 @@ int lin_det_setup(hog_engine *e, lin_state *L)
 		return hog_err_set(e->err, ENOMEM, "out of memory");
 	for (uint64_t i = 0; det->fb && i < L->D; i++)
 		det->fb[i] = -1.0f; /* (lin_det_share: no factor taken yet) */
+	if (L->det_a0) { /* the common direction's sums by part (det_common) */
+		det->nparts = det->sums ? (uint32_t)((L->D + DET_BLK - 1) / DET_BLK) : DET_BUCKETS;
+		if (!(det->cw = calloc(det->nparts, sizeof *det->cw)) || !(det->cz = calloc(det->nparts, sizeof *det->cz)))
+			return hog_err_set(e->err, ENOMEM, "out of memory");
+		det->ca = (double)e->o.round_examples * (e->o.loss == HOG_LOSS_SQUARED ? 1.0 : 0.25) * e->o.lr * e->lr_factor;
+	}
 	for (uint32_t s = 0; s < det->S; s++) {
 		uint64_t a, b;
 		eng_share(e->tr->n, (int)s, (int)det->S, &a, &b);
@@ -183,6 +200,8 @@ void lin_det_free(lin_state *L)
 	free(det->cnt);
 	free(det->p0);
 	free(det->fb);
+	free(det->cw);
+	free(det->cz);
 	free(det->work);
 	free(det);
 	L->det = NULL;
@@ -483,9 +502,10 @@ eng_round_fn lin_det_round(const hog_engine *e)
 /* Lists: one coordinate's merge, shard s's change d_s (the shards in order)
  * onto its value; component 0 by the rule (the header), the others summed.
  * @p cnt the shards that changed it (at most UINT16_MAX counted). */
-HOG_INLINE void merge_one(_Atomic float *rec, const float *d, uint32_t S, uint64_t i, const float *f, uint32_t cnt)
+HOG_INLINE void merge_one(_Atomic float *rec, const float *d, uint32_t S, uint64_t i, const float *f, float g,
+                          uint32_t cnt)
 {
-	ast(&rec[0], det_step0(ald(&rec[0]), d[0], f, i, (float)cnt));
+	ast(&rec[0], f && i ? ald(&rec[0]) + f[i] * g * d[0] : det_step0(ald(&rec[0]), d[0], NULL, i, (float)cnt));
 	for (uint32_t c = 1; c < S; c++)
 		ast(&rec[c], ald(&rec[c]) + d[c]);
 }
@@ -518,27 +538,43 @@ int lin_det_share(hog_engine *e, eng_worker *ew, int epoch)
 	 * feature's, taken at its first count below; S = 1: NULL, the mean */
 	const float *const f = L->share ? L->share : det->fb;
 	float *const fb = det->fb;
-	const uint32_t acc = det_acc(e->o.rule);
+	float g = 1.0f; /* the common direction's factor (SGD: in L->share already) */
+	if (fb) {
+		/* the adaptive rules: each changed feature's factor at its first entry
+		 * (the round's accumulator: nothing is merged yet; fb < 0: not yet), the
+		 * bias's count, and the common direction's sums of each bucket; then,
+		 * once every worker has its buckets', g (det_common) */
+		const uint32_t acc = det_acc(e->o.rule);
+		const float Gb = ((const lin_worker *)ew->m)->det->rec[acc]; /* (the copy: the round's model) */
+		for (uint32_t b = b0; b < b1; b++) {
+			double cw = 0, cz = 0;
+			for (uint32_t s = 0; s < det->S; s++)
+				for (uint64_t k = det->sh[s].boff[b]; k < det->sh[s].boff[b + 1]; k++) {
+					const uint32_t i = det->sh[s].ids[k] & ~DET_L1_ZEROED;
+					if (k + DET_AHEAD < det->sh[s].boff[b + 1]) { /* (misses on a wide model) */
+						const uint32_t a = det->sh[s].ids[k + DET_AHEAD] & ~DET_L1_ZEROED;
+						__builtin_prefetch((const void *)(P + (size_t)a * S));
+						__builtin_prefetch(&L->det_a0[a]);
+						__builtin_prefetch(&fb[a], 1);
+					}
+					if (!i) {
+						cnt[0] += cnt[0] < UINT16_MAX;
+					} else if (fb[i] < 0) {
+						const float G = ald(&P[(size_t)i * S + acc]);
+						fb[i] = det_blend(L->det_a0, L->ks.beta, det->S, i, G);
+						det_common_add(L->det_a0, L->ks.beta, i, G, fb[i], &cw, &cz);
+					}
+				}
+			det->cw[b] = cw;
+			det->cz[b] = cz;
+		}
+		hog_barrier_wait(&e->bar);
+		g = det_common(det, 1.0 / ((double)L->ks.beta + sqrt((double)Gb)));
+	}
 	for (uint32_t b = b0; b < b1; b++) {
 		/* the shards that changed each coordinate (saturating): without factors every
-		 * one's, with SGD's the bias's alone; with the adaptive rules' the bias's
-		 * and each feature's factor, at its first entry (the round's accumulator:
-		 * this bucket is not merged yet; fb < 0: not yet) */
+		 * one's, with SGD's the bias's alone (the adaptive rules': counted above) */
 		const int counted = !f || b == 0;
-		for (uint32_t s = 0; fb && s < det->S; s++)
-			for (uint64_t k = det->sh[s].boff[b]; k < det->sh[s].boff[b + 1]; k++) {
-				const uint32_t i = det->sh[s].ids[k] & ~DET_L1_ZEROED;
-				if (k + DET_AHEAD < det->sh[s].boff[b + 1]) { /* (misses on a wide model) */
-					const uint32_t a = det->sh[s].ids[k + DET_AHEAD] & ~DET_L1_ZEROED;
-					__builtin_prefetch((const void *)(P + (size_t)a * S));
-					__builtin_prefetch(&L->det_a0[a]);
-					__builtin_prefetch(&fb[a], 1);
-				}
-				if (!i)
-					cnt[0] += cnt[0] < UINT16_MAX;
-				else if (fb[i] < 0)
-					fb[i] = det_blend(L->det_a0, L->ks.beta, det->S, i, ald(&P[(size_t)i * S + acc]));
-			}
 		for (uint32_t s = 0; !fb && counted && s < det->S; s++)
 			for (uint64_t k = det->sh[s].boff[b]; k < det->sh[s].boff[b + 1]; k++) {
 				const uint32_t i = det->sh[s].ids[k] & ~DET_L1_ZEROED;
@@ -562,7 +598,7 @@ int lin_det_share(hog_engine *e, eng_worker *ew, int epoch)
 				_Atomic float *rec = P + (size_t)i * S;
 				const float p = ald(&rec[0]);
 				/* (the count only where it is read: with the factors, a feature's is a miss for nothing) */
-				merge_one(rec, sh->d + k * S, S, i, f, f && i ? 0 : cnt[i]);
+				merge_one(rec, sh->d + k * S, S, i, f, g, f && i ? 0 : cnt[i]);
 				if (U) /* (each shard's step: together the round's change, at the round's clock) */
 					avg_add(&U[i], p, ald(&rec[0]), (double)clk);
 			}

@@ -44,6 +44,12 @@ struct lin_det {
 	                               (det_blend, from the round's model, at its bucket's first
 	                               pass), -1 between merges; the bias keeps cnt */
 	struct lin_dwork **work;    /* sums: each worker's, for the merge (T) */
+	/* adagrad, adarevision: the round's common direction (det_common), summed by
+	 * part -- the lists' buckets, the sums' blocks of DET_BLK coordinates -- so
+	 * that its sums do not depend on which worker merged which part */
+	double *cw, *cz;            /* nparts each: sum of m^2 eta f, of m^2 eta over the changed features */
+	uint32_t nparts;
+	double ca;                  /* K h lr: the common direction's a is ca times its Z */
 };
 
 struct lin_dwork {
@@ -65,6 +71,9 @@ struct lin_dwork {
 	float *pool[DET_STACK];     /* ... and the free ones */
 	uint32_t nbufs, npool;
 	float *scratch;             /* sums: the merge's, (log2 S + 2) x DET_BLK x np floats */
+	float *stash;               /* sums with adagrad, adarevision: the root's sums of the worker's
+	                               blocks, between the merge's two passes (det_sum_merge) */
+	uint8_t *stashed;           /* ... a byte a block: 1 where it holds them, 0 nothing changed */
 };
 
 static inline uint32_t det_bits(float x)
@@ -96,12 +105,41 @@ static inline float det_step0(float p, float d, const float *f, uint64_t i, floa
 /* AdaGrad and AdaRevision: feature @p i's factor on its shards' summed change
  * (the blend of det_shares, linear_setup.c) from @p G, its step's accumulator
  * in the round's model (AdaGrad's G, AdaRevision's z'), and beta. */
-static inline float det_blend(const float *a0, float beta, uint32_t S, uint64_t i, float G)
+static inline float det_blend(const struct lin_det_feat *af, float beta, uint32_t S, uint64_t i, float G)
 {
-	const double a = (double)a0[i] / ((double)beta + sqrt((double)G));
+	const double a = (double)af[i].a0 / ((double)beta + sqrt((double)G));
 	if ((double)S * a < 1e-3) /* (a rare feature, most of a wide model's: the series, to 1e-7, not two expm1) */
 		return (float)(1.0 - 0.5 * (double)(S - 1) * a);
 	return (float)lin_blend(a, (int)S);
+}
+
+/* A changed feature's part of the round's common direction (adaptive rules):
+ * its m^2 eta f and m^2 eta into *w and *z, eta = 1 / (beta + sqrt(G)) its
+ * step's divisor at the round's accumulator @p G, f its factor @p f. */
+static inline void det_common_add(const struct lin_det_feat *af, float beta, uint64_t i, float G, float f,
+                                  double *w, double *z)
+{
+	const double eta = 1.0 / ((double)beta + sqrt((double)G)), me = (double)af[i].m2 * eta;
+	*w += me * f;
+	*z += me;
+}
+
+/* The round's common-direction factor g of every feature's blend under AdaGrad
+ * and AdaRevision (linear_determ.c's header): the features the shards changed
+ * move the mean row m together, by the eta-and-m^2-weighted mean of their
+ * factors (the bias's 1/S among them, @p eta_b its eta); that mean is held to
+ * LIN_DET_ACMAX times the blend the common direction would have alone, at
+ * a = K h lr Z. The parts' sums are added in their order: the same g on every
+ * worker, at any T. */
+static inline float det_common(const struct lin_det *det, double eta_b)
+{
+	double W = 0, Z = eta_b;
+	for (uint32_t k = 0; k < det->nparts; k++) {
+		W += det->cw[k];
+		Z += det->cz[k];
+	}
+	const double fc = lin_blend(det->ca * Z, (int)det->S);
+	return (float)lin_common_cap(eta_b / det->S, W, Z, 1, LIN_DET_ACMAX * fc);
 }
 
 /* The component of a record that holds its step's accumulator (det_blend):

@@ -43,7 +43,14 @@ int det_sum_worker_init(hog_engine *e, struct lin_dwork *dw)
 	const lin_state *L = e->model;
 	const struct lin_det *det = L->det;
 	dw->scratch = malloc((size_t)(det_depth(det->S) + 2) * DET_BLK * det->np * sizeof *dw->scratch);
-	return dw->scratch ? 0 : ENOMEM;
+	if (!dw->scratch)
+		return ENOMEM;
+	if (L->det_a0) { /* the merge's stash: the worker's run of blocks, at most ceil(blocks / T) */
+		const uint64_t nb = ((L->D + DET_BLK - 1) / DET_BLK + (uint64_t)e->T - 1) / (uint64_t)e->T;
+		if (!(dw->stash = malloc(nb * DET_BLK * det->np * sizeof *dw->stash)) || !(dw->stashed = malloc(nb)))
+			return ENOMEM;
+	}
+	return 0;
 }
 
 void det_sum_worker_free(hog_engine *e, struct lin_dwork *dw)
@@ -54,6 +61,10 @@ void det_sum_worker_free(hog_engine *e, struct lin_dwork *dw)
 	dw->nbufs = dw->npool = 0;
 	free(dw->scratch);
 	dw->scratch = NULL;
+	free(dw->stash);
+	dw->stash = NULL;
+	free(dw->stashed);
+	dw->stashed = NULL;
 }
 
 /* The round's start: the nodes of the last round handed back (the merge that
@@ -250,7 +261,13 @@ static const float *node_sum(const hog_engine *e, uint32_t a, uint32_t b, uint64
 	return out;
 }
 
-/* The merge of worker @p id's slice of the coordinates (eng_share(D, id, T)). */
+/* The merge of worker @p id's slice of the coordinates: its run of the blocks
+ * of DET_BLK (eng_share over the blocks, so that a block's sums are one
+ * worker's). Under AdaGrad and AdaRevision in two passes: the first takes
+ * the root's sums of each block into the worker's stash, each changed
+ * feature's blend in place of its count, and the block's part of the common
+ * direction (det_common_add); then, every worker's blocks summed, the second
+ * applies them, each blend times the round's g (det_common). */
 void det_sum_merge(hog_engine *e, int id, double clk)
 {
 	const lin_state *L = e->model;
@@ -258,35 +275,63 @@ void det_sum_merge(hog_engine *e, int id, double clk)
 	const uint32_t S = L->S, np = det->np, l1 = L->l1 != NULL, zc = np - 1;
 	_Atomic float *const P = L->P;
 	double *const U = L->ks.U;
-	const float *const f = L->share, *const a0 = L->det_a0;
+	const float *const f = L->share;
+	const struct lin_det_feat *const a0 = L->det_a0;
 	const uint32_t acc = det_acc(e->o.rule);
-	uint64_t i0, i1;
-	eng_share(L->D, id, e->T, &i0, &i1);
+	uint64_t k0, k1;
+	eng_share((L->D + DET_BLK - 1) / DET_BLK, id, e->T, &k0, &k1);
+	const uint64_t i0 = k0 * DET_BLK, i1 = k1 * DET_BLK < L->D ? k1 * DET_BLK : L->D;
 	uint32_t bias = 0;
 	for (int t = 0; i0 == 0 && i1 > 0 && t < e->T; t++)
 		for (uint32_t k = 0; det->work[t] && k < det->work[t]->top; k++)
 			bias += det->work[t]->stk[k].bias;
-	float *const scratch = det->work[id]->scratch;
+	struct lin_dwork *const dw = det->work[id];
+	float *const scratch = dw->scratch;
 	/* the round's model, from the worker's copy (put back after every shard: the
 	 * same bits, and in its own cache) */
-	const float *const W = det->work[id]->rec;
+	const float *const W = dw->rec;
+	float g = 1.0f;
+	if (a0) {
+		for (uint64_t i = i0; i < i1; i += DET_BLK) {
+			const uint32_t m = (uint32_t)(i1 - i < DET_BLK ? i1 - i : DET_BLK);
+			const float *r = node_sum(e, 0, det->S, i, m, scratch);
+			double cw = 0, cz = 0;
+			float *const st = dw->stash + (i - i0) * np;
+			dw->stashed[(i - i0) / DET_BLK] = r != NULL;
+			if (r) {
+				memcpy(st, r, (size_t)m * np * sizeof *st);
+				for (uint32_t j = 0; j < m; j++) {
+					const uint64_t c0 = i + j;
+					float *const x = st + (size_t)j * np;
+					if (c0 && x[S] > 0) { /* (changed: its blend where its count was) */
+						x[S] = det_blend(a0, L->ks.beta, det->S, c0, W[c0 * S + acc]);
+						det_common_add(a0, L->ks.beta, c0, W[c0 * S + acc], x[S], &cw, &cz);
+					}
+				}
+			}
+			det->cw[i / DET_BLK] = cw;
+			det->cz[i / DET_BLK] = cz;
+		}
+		hog_barrier_wait(&e->bar);
+		g = det_common(det, 1.0 / ((double)L->ks.beta + sqrt((double)W[acc])));
+	}
 	for (uint64_t i = i0; i < i1; i += DET_BLK) {
 		const uint32_t m = (uint32_t)(i1 - i < DET_BLK ? i1 - i : DET_BLK);
-		const float *r = node_sum(e, 0, det->S, i, m, scratch);
+		const float *r = !a0 ? node_sum(e, 0, det->S, i, m, scratch)
+		                     : dw->stashed[(i - i0) / DET_BLK] ? dw->stash + (i - i0) * np : NULL;
 		if (!r)
 			continue;
 		for (uint32_t j = 0; j < m; j++, r += np) {
 			const uint64_t c0 = i + j;
 			_Atomic float *rec = P + c0 * S;
-			const float cnt = !f ? r[S] : c0 ? 1.0f : (float)bias;
+			const float cnt = !f ? r[S] : c0 ? 1.0f : (float)bias; /* (a0: a feature's blend, > 0 where changed) */
 			uint32_t any = 0;
 			for (uint32_t c = 0; c < S; c++)
 				any |= det_bits(r[c]) << 1; /* (a change to -0 or +0 and back sums to zero: none) */
 			if (!(f && c0 ? any : cnt > 0))
 				continue;
 			const float p = W[c0 * S];
-			const float q = a0 && c0 ? p + det_blend(a0, L->ks.beta, det->S, c0, W[c0 * S + acc]) * r[0]
-			                         : det_step0(p, r[0], f, c0, cnt),
+			const float q = a0 && c0 ? p + cnt * g * r[0] : det_step0(p, r[0], f, c0, cnt),
 			            nq = l1 && r[zc] > 0 ? l1_hand_up(p, q) : q;
 			ast(&rec[0], nq);
 			if (U)

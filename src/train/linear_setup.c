@@ -176,32 +176,40 @@ static int merge_shares(hog_engine *e, lin_state *L, const uint64_t *cnt, const 
  * bias keeps the mean (L->share[0] unread). AdaGrad and AdaRevision: the same
  * blend, but a coordinate's step is lr / (beta + sqrt(G)), its own, which
  * shrinks as it is touched; so a is taken at each merge from the round's G
- * (det_blend), and here only its part the data fix, K p lr h x2, is kept
- * (L->det_a0; no common-direction cap: see linear_determ.c). A pure function
- * of the data, the options and S, never of the threads. */
+ * (det_blend), and here only its part the data fix, K p lr h x2, is kept,
+ * with the square of the mean value for the common direction's cap, which is
+ * taken at each merge from the round's step sizes too (L->det_a0; det_common,
+ * linear_determ.h). A pure function of the data, the options and S, never of
+ * the threads. */
 static int det_shares(hog_engine *e, lin_state *L, const uint64_t *cnt, const double *sq, const double *sx)
 {
 	const int S = e->o.shards, sgd = e->o.rule == HOG_RULE_SGD;
 	if (S <= 1)
 		return 0;
-	float *const out = malloc(L->D * sizeof *out); /* SGD: the factors; else a's part the data fix (det_blend) */
-	if (!out)
+	float *const out = sgd ? malloc(L->D * sizeof *out) : NULL; /* SGD: the factors */
+	struct lin_det_feat *const af = sgd ? NULL : malloc(L->D * sizeof *af); /* else a's part and m^2 */
+	if (!out && !af)
 		return ENOMEM;
-	*(sgd ? &L->share : &L->det_a0) = out;
+	L->share = out;
+	L->det_a0 = af;
 	const double n = (double)(e->tr->n ? e->tr->n : 1), lr = e->o.lr * e->lr_factor;
 	const double h = e->o.loss == HOG_LOSS_SQUARED ? 1.0 : 0.25, K = (double)e->o.round_examples;
 	double W = 0, Z = 1; /* sum m^2 f over the features; 1 + sum m^2 */
-	out[0] = sgd ? 1.0f / (float)S : 0.0f;
+	if (sgd)
+		out[0] = 1.0f / (float)S;
+	else
+		af[0] = (struct lin_det_feat){ 0.0f, 0.0f };
 	for (uint32_t r = 1; r < L->D; r++) {
 		const uint64_t c = cnt[L->inv[r]];
 		const double xs = L->xscale ? (double)L->xscale[r] : 1.0;
 		const double x2 = (sq && c ? sq[L->inv[r]] / (double)c : 1.0) * xs * xs;
 		const double p = c / n < 1.0 ? c / n : 1.0, a = K * p * lr * h * x2;
+		const double m = lin_mean_value(L, r, n, cnt, sx);
 		if (!sgd) {
-			out[r] = (float)a;
+			af[r] = (struct lin_det_feat){ (float)a, (float)(m * m) };
 			continue;
 		}
-		const double m = lin_mean_value(L, r, n, cnt, sx), f = lin_blend(a, S);
+		const double f = lin_blend(a, S);
 		out[r] = (float)f;
 		W += m * m * f;
 		Z += m * m;

@@ -101,9 +101,10 @@ typedef struct lin_state {
 		float *base;            /* the global values N last took (the owner's) */
 	} *node;
 	uint32_t node_sync;         /* the owner's flushes between syncs */
-	float *det_a0;              /* deterministic with adagrad or adarevision (S > 1): per feature
-	                               K p lr h x2, its blend's a times the divisor of lr in its step
-	                               (det_shares, det_blend); NULL otherwise */
+	struct lin_det_feat {       /* deterministic with adagrad or adarevision (S > 1), per feature: */
+		float a0;               /* K p lr h x2, its blend's a times the divisor of lr in its step */
+		float m2;               /* the square of its mean value (the common direction's part) */
+	} *det_a0;                  /* (det_shares, det_blend, det_common); NULL otherwise */
 	int damped;                 /* hog_train_result.damped: features whose share is below 1 */
 	int hot_shown;              /* hog_train_result.hot: buffered's hot coordinates a worker keeps,
 	                               replica's features averaged at flushes */
@@ -124,6 +125,9 @@ float lin_merge_share(double a, int T, double cmax);
  * says why). */
 #define LIN_MERGE_CMAX 1.5
 #define LIN_MERGE_CMAX_LAST 1.0
+/* deterministic with adagrad and adarevision: the common direction's weighted
+ * mean factor at most this times its own blend's (det_common) */
+#define LIN_DET_ACMAX 3.5
 #define LIN_MERGE_COMMON_LAST 1.25
 /* The factor on every summed feature's share that keeps the merge's
  * correction of the features' common direction at most @p cmax (linear_setup.c:

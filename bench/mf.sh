@@ -44,12 +44,13 @@ cc -std=c11 -O2 -I"$ROOT/include" -o "$EXPORT" "$ROOT/bench/mf_export.c" "$ROOT/
 
 now() { date +%s.%N; }
 
-# hog_run OUTJSONL args...: trains quietly, metrics to OUTJSONL
+# hog_run OUTJSONL args...: trains quietly, metrics to OUTJSONL; LIBMF's model
+# (no biases) unless the args say --biases
 hog_run() {
 	m=$1
 	shift
 	rm -f "$m"
-	"$H" train --quiet --model mf --l2 $L2 --epochs $EPOCHS --bind core --metrics "$m" "$@" >/dev/null \
+	"$H" train --quiet --model mf --biases=off --l2 $L2 --epochs $EPOCHS --bind core --metrics "$m" "$@" >/dev/null \
 		2>"$WORK/hog.err" || { cat "$WORK/hog.err" >&2; exit 1; }
 }
 # elapsed training seconds of the last epoch line

@@ -79,9 +79,9 @@ unseen=$(sed -n 's/.*note: \([0-9]*\) of .* ratings of .* have a user or item.*/
 ev=$("$H" eval --model "$WORK/mlsplit.model" --data "$WORK/mlsplit-te.lmdb" 2>/dev/null | awk '$1 == "rmse" { print $2 }')
 echo "| hogwild \`--biases\` (sgd, the default step) | $r |" >>"$OUT"
 echo "| ... \`eval\` of the saved model on the test file | $ev |" >>"$OUT"
-r=$(hog "$H")
+r=$(hog "$H" --biases=off)
 echo "| hogwild, no biases (sgd) | $r |" >>"$OUT"
-r=$(hog "$H" --optimizer adagrad)
+r=$(hog "$H" --optimizer adagrad --biases=off)
 echo "| hogwild, no biases, \`--optimizer adagrad\` (LIBMF's rule) | $r |" >>"$OUT"
 r=$(hog "$H" --optimizer adagrad --biases)
 echo "| hogwild \`--biases --optimizer adagrad\` | $r |" >>"$OUT"

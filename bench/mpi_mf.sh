@@ -22,7 +22,7 @@ if [ ! -f "$ML-te.lmdb" ]; then
 	"$H" data import -q -f ratings "$CSV" "$ML.lmdb" >/dev/null 2>&1
 	"$H" data split --fraction 0.1 --seed 1 "$ML.lmdb" "$ML-tr.lmdb" "$ML-te.lmdb" >/dev/null
 fi
-ARGS="--model mf --data $ML-tr.lmdb --test $ML-te.lmdb --rank 32 --l2 0.05 --epochs $EPOCHS --bind none --quiet"
+ARGS="--model mf --biases=off --data $ML-tr.lmdb --test $ML-te.lmdb --rank 32 --l2 0.05 --epochs $EPOCHS --bind none --quiet"
 
 jget() { sed 's/.*"'"$2"'":\([^,}]*\).*/\1/' "$1"; }
 final() { tail -1 "$1" | jget /dev/stdin test_rmse; }

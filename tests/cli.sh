@@ -1065,14 +1065,14 @@ else
 	else
 		for v in "sgd 1 1" "sgd 1 2" "sgd 1 3" "sgd 0 2" "adagrad 1 2"; do
 			set -- $v
-			b=""
+			b=--biases=off
 			if [ "$2" = 1 ]; then b=--biases; fi
 			ada=0 sch="--schedule constant" # (adagrad has no schedule: refused with it)
 			if [ "$1" = adagrad ]; then ada=1 sch=""; fi
 			if [ "$3" = 1 ]; then
-				check "mpi mf: $1 ${b:-no biases}, one process" 0 "$H" train $FS $sch $b --optimizer $1 --save "$T/fm.bin"
+				check "mpi mf: $1 $b, one process" 0 "$H" train $FS $sch $b --optimizer $1 --save "$T/fm.bin"
 			else
-				check "mpi mf: $1 ${b:-no biases}, -np $3 --sync-every 1" 0 $MPIRUN -np $3 "$H" train $FS $sch $b \
+				check "mpi mf: $1 $b, -np $3 --sync-every 1" 0 $MPIRUN -np $3 "$H" train $FS $sch $b \
 					--optimizer $1 --sync-every 1 --save "$T/fm.bin"
 			fi
 			"$H" predict --model "$T/fm.bin" --data "$T/fr.lmdb" 2>/dev/null | awk '{ print $3 }' >"$T/fp.txt"

@@ -2631,6 +2631,11 @@ check_grep "tune: in hogwild -h" "$T/tuh.txt" '^  tune '
 check "tune: --metric rmse on binary labels refused" 2 "$H" tune --data "$T/ttr.lmdb" --metric rmse
 check_grep "tune: ... before any trial, naming what fits" "$ERR" '^hogwild tune: --metric rmse: .*ttr.lmdb holds binary labels, which have no rmse \(--metric loss, acc or auc\)$'
 check "tune: --metric acc on regression values refused" 2 "$H" tune --data "$T/rtr.lmdb" --metric acc
+check "predict: --data and --pairs" 2 "$H" predict --model "$T/m.bin" --data "$T/tte.lmdb" --pairs "$T/tte.lmdb"
+check_grep "predict: ... not both" "$ERR" '^hogwild predict: --data or --pairs, not both$'
+awk 'BEGIN { print "a,y"; for (i = 0; i < 40; i++) printf "%d,%d\n", i, 100 + 7 * i }' >"$T/manyv.csv"
+check "--task multiclass on values" 0 "$H" data import -q -f csv --task multiclass "$T/manyv.csv" "$T/tm.lmdb"
+check_grep "--task multiclass on values: ... said" "$ERR" 'warning: --task multiclass: [0-9]+ classes for 40 examples'
 check "tune: a grid on a validation file" 0 "$H" tune --quiet --data "$T/tua.lmdb" --validation "$T/tub.lmdb" \
 	--mode serial --epochs 4 --rungs 1 --lr 0.1,0.8 --l2 1e-6,1e-2 --save-config "$T/tu.ini" --save "$T/tu.model" \
 	--json "$T/tu.json"

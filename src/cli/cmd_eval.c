@@ -566,7 +566,9 @@ int cmd_predict(int argc, char **argv)
 	uint64_t *raw = NULL; /* ratings: the original (user, item) of each prediction */
 	int rc;
 	if (!model || !data == !pairs)
-		return cli_usage_error("predict", predict_usage, "--model and one of --data and --pairs are required");
+		return cli_usage_error("predict", predict_usage, !model  ? "--model is required"
+		                                                 : data ? "--data or --pairs, not both"
+		                                                        : "--data or --pairs is required");
 	if (stream && pairs)
 		return cli_usage_error("predict", predict_usage, "--stream reads --data; --pairs is read whole");
 	if (out && ((rc = cli_check_output("predict", "--out", out, 0)) || (rc = cli_check_replace("predict", "--out", out, 0))))

@@ -219,8 +219,11 @@ static int save_stopped(const hog_model *m, const char *save, const hog_train_op
 	}
 	if (save_model(m, save))
 		return 1;
-	fprintf(stderr, "hogwild: model trained so far (%d of %d epochs done, stopped inside epoch %d) saved to %s\n",
-	        res->epochs_done, o->epochs, res->epochs_done + 1, save);
+	char of[32] = ""; /* (--epochs auto's count is the trainer's: not said) */
+	if (o->epochs > 0)
+		snprintf(of, sizeof of, " of %d", o->epochs);
+	fprintf(stderr, "hogwild: model trained so far (%d%s epochs done, stopped inside epoch %d) saved to %s\n",
+	        res->epochs_done, of, res->epochs_done + 1, save);
 	return rc;
 }
 

@@ -492,7 +492,8 @@ void cli_fit_note(const char *cmd, const hog_data_fit *fit, const hog_data *d, c
 {
 	if (fit->unseen)
 		fprintf(stderr, "hogwild %s: note: %llu of %llu ratings of %s have a user or item that %s has no rating "
-		        "of (%llu such users, %llu such items): predicted as the training mean plus the known side's bias\n",
+		        "of (%llu such users, %llu such items): predicted as the training mean, plus the known side's bias "
+		        "where the model has biases\n",
 		        cmd, (unsigned long long)fit->unseen, (unsigned long long)d->n, dn, rn,
 		        (unsigned long long)fit->new_users, (unsigned long long)fit->new_items);
 	if (fit->extra_features)

@@ -2631,6 +2631,11 @@ check_grep "tune: in hogwild -h" "$T/tuh.txt" '^  tune '
 check "tune: --metric rmse on binary labels refused" 2 "$H" tune --data "$T/ttr.lmdb" --metric rmse
 check_grep "tune: ... before any trial, naming what fits" "$ERR" '^hogwild tune: --metric rmse: .*ttr.lmdb holds binary labels, which have no rmse \(--metric loss, acc or auc\)$'
 check "tune: --metric acc on regression values refused" 2 "$H" tune --data "$T/rtr.lmdb" --metric acc
+# a model where a data set goes, a data set where a model goes: said which
+check "data info: a model file" 1 "$H" data info "$T/m.bin"
+check_grep "data info: ... is said to be a model" "$ERR" 'm.bin is a hogwild model file \(hogwild model info'
+check "eval: a data set as --model" 1 "$H" eval --model "$T/tte.lmdb" --data "$T/tte.lmdb"
+check_grep "eval: ... is said to be a data set" "$ERR" 'tte.lmdb is a data set \(a model is what hogwild train --save writes\)'
 check "predict: --data and --pairs" 2 "$H" predict --model "$T/m.bin" --data "$T/tte.lmdb" --pairs "$T/tte.lmdb"
 check_grep "predict: ... not both" "$ERR" '^hogwild predict: --data or --pairs, not both$'
 awk 'BEGIN { print "a,y"; for (i = 0; i < 40; i++) printf "%d,%d\n", i, 100 + 7 * i }' >"$T/manyv.csv"

@@ -112,6 +112,9 @@ int cli_split_overlap(const char *cmd, const char *an, const char *ax, const cha
  * a copy of it (headers @p am and @p tm that count the same examples,
  * nonzeros and features, with the same labels' sum, range and weights, from
  * the same source). Said as cli_split_overlap says its case; 1 when refused. */
+/** What @p path holds by its first bytes: 1 a data set (LMDB), 2 a hogwild
+ * model or checkpoint, 0 anything else (or nothing readable). */
+int cli_file_kind(const char *path);
 int cli_same_set(const char *cmd, const char *an, const hog_meta *am, const char *tn, const hog_meta *tm, int strict);
 /** The memory this process may still use: MemAvailable, or the memory
  * cgroup's limit less its use where that is less (each cgroup up the tree), or

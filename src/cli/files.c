@@ -160,6 +160,13 @@ static int files_held(const char *path, unsigned *kind)
 	return HELD_OTHER;
 }
 
+int cli_file_kind(const char *path)
+{
+	unsigned kind = 0;
+	const int h = files_held(path, &kind);
+	return h == HELD_DATA ? 1 : h == HELD_MODEL ? 2 : 0;
+}
+
 int cli_check_replace(const char *cmd, const char *opt, const char *path, int kind)
 {
 	struct stat st;

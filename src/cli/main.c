@@ -91,8 +91,11 @@ static void not_lmdb_hint(const hog_err *err, int rc)
 		return;
 	memcpy(path, err->msg, (size_t)(at - err->msg));
 	path[at - err->msg] = 0;
-	const char *note, *g = cli_import_guess(path, what, sizeof what, &note);
-	if (g && !strcmp(g, "idx"))
+	const char *note, *g = cli_file_kind(path) == 2 ? NULL : cli_import_guess(path, what, sizeof what, &note);
+	if (cli_file_kind(path) == 2)
+		fprintf(stderr, "hogwild: %s is a hogwild model file (hogwild model info %s tells what it holds; a data "
+		        "set is what hogwild data import makes)\n", path, path);
+	else if (g && !strcmp(g, "idx"))
 		fprintf(stderr, "hogwild: %s begins with %s: make a data set of the images and their labels first "
 		        "(hogwild data import --format idx IMAGES LABELS OUT.lmdb)\n", path, what);
 	else if (g)
@@ -107,6 +110,15 @@ int cli_fail(const hog_err *err, int rc)
 	else
 		fprintf(stderr, "hogwild: %s\n", hog_strerror(rc));
 	not_lmdb_hint(err, rc);
+	static const char nm[] = ": not a hogwild model file"; /* (the model loader's refusal: a data set there?) */
+	const char *at = err && rc == HOG_EFORMAT ? strstr(err->msg, nm) : NULL;
+	if (at && !at[sizeof nm - 1] && (size_t)(at - err->msg) < sizeof err->msg) {
+		char path[sizeof err->msg];
+		memcpy(path, err->msg, (size_t)(at - err->msg));
+		path[at - err->msg] = 0;
+		if (cli_file_kind(path) == 1)
+			fprintf(stderr, "hogwild: %s is a data set (a model is what hogwild train --save writes)\n", path);
+	}
 	return rc == HOG_ECONFIG ? EXIT_USAGE : 1;
 }
 

@@ -2638,6 +2638,20 @@ check "eval: a data set as --model" 1 "$H" eval --model "$T/tte.lmdb" --data "$T
 check_grep "eval: ... is said to be a data set" "$ERR" 'tte.lmdb is a data set \(a model is what hogwild train --save writes\)'
 check "predict: --data and --pairs" 2 "$H" predict --model "$T/m.bin" --data "$T/tte.lmdb" --pairs "$T/tte.lmdb"
 check_grep "predict: ... not both" "$ERR" '^hogwild predict: --data or --pairs, not both$'
+# ratings imported as csv: the label note says --format ratings
+printf 'userId,movieId,rating,timestamp\n1,2,4.5,100\n2,3,3,200\n3,1,2,300\n' >"$T/rat.csv"
+check "csv: a ratings file as csv" 0 "$H" data import -f csv "$T/rat.csv" "$T/ratcsv.lmdb"
+check_grep "csv: ... the note names --format ratings" "$ERR" "the label is column 3 'timestamp'.*--format ratings makes a set for --model mf"
+# --task given where the labels say otherwise: warnings
+printf 'a,b,y\n1,2,25\n3,4,300\n5,6,41\n' >"$T/vals.csv"
+check "--task binary on values" 0 "$H" data import -q -f csv --task binary "$T/vals.csv" "$T/tb.lmdb"
+check_grep "--task binary on values: ... one class" "$ERR" 'warning: --task binary: every example is positive .*--task regression'
+printf 'a,b,y\n1,2,0\n3,4,1\n5,6,2\n' >"$T/cls3.csv"
+check "--task binary on three classes" 0 "$H" data import -q -f csv --task binary "$T/cls3.csv" "$T/tb3.lmdb"
+check_grep "--task binary on three classes: ... label > 0 against the rest" "$ERR" 'labels run from 0 to 2: read as label > 0 \(2 of 3\)'
+printf '1 1:1\n2 1:2\n2 2:1\n1 2:3\n' >"$T/two.svm"
+check "--task binary on labels 1 and 2" 0 "$H" data import -q -f libsvm --task binary "$T/two.svm" "$T/tb2.lmdb"
+check_true "--task binary on labels 1 and 2: ... two classes, no warning" sh -c "! grep -q warning '$ERR'"
 awk 'BEGIN { print "a,y"; for (i = 0; i < 40; i++) printf "%d,%d\n", i, 100 + 7 * i }' >"$T/manyv.csv"
 check "--task multiclass on values" 0 "$H" data import -q -f csv --task multiclass "$T/manyv.csv" "$T/tm.lmdb"
 check_grep "--task multiclass on values: ... said" "$ERR" 'warning: --task multiclass: [0-9]+ classes for 40 examples'

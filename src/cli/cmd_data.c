@@ -199,6 +199,28 @@ static void data_note(void *ud, const char *msg)
 	fprintf(stderr, "hogwild data import: %s\n", msg);
 }
 
+/* --task given where the labels say otherwise: one class for binary (labels
+ * > 0 are positive), labels of more than two values beyond -1..1 read as
+ * label > 0 against the rest,
+ * or as many classes as examples for multiclass (values, most likely). */
+static void data_task_warn(const char *out, const hog_meta *m)
+{
+	if (m->task == HOG_TASK_BINARY && (m->positives == 0 || m->positives == m->examples))
+		fprintf(stderr, "hogwild data import: warning: --task binary: %s example is positive (label > 0): one "
+		        "class, nothing to learn%s\n", m->positives ? "every" : "no",
+		        m->label_max - m->label_min > 1 ? " (values? --task regression)" : "");
+	else if (m->task == HOG_TASK_BINARY && (m->label_min < -1 || m->label_max > 1) &&
+	         fabs(m->label_sum - (m->label_min * (double)(m->examples - m->positives) +
+	                              m->label_max * (double)m->positives)) > 1e-9 * (1 + fabs(m->label_sum)))
+		/* (two numbers, as covtype.binary's 1 and 2, are two classes: their sum tells them apart) */
+		fprintf(stderr, "hogwild data import: warning: --task binary: the labels run from %g to %g: read as label "
+		        "> 0 (%llu of %llu) against the rest%s\n", m->label_min, m->label_max, (ull)m->positives,
+		        (ull)m->examples, m->label_min >= 0 && m->label_max < 100 ? " (classes? --task multiclass)" : "");
+	else if (m->task == HOG_TASK_MULTICLASS && m->classes > 10 && 2 * (uint64_t)m->classes > m->examples)
+		fprintf(stderr, "hogwild data import: warning: --task multiclass: %u classes for %llu examples in %s: "
+		        "values rather than classes? (--task regression)\n", m->classes, (ull)m->examples, out);
+}
+
 /* Runs an import or a generator with a progress line, then prints
  * "OUT: counts; ..." with the input bytes (import) or the time (gen). */
 int data_make(const char *out, const char *label, hog_import_opts *io, hog_gen_opts *go,
@@ -240,6 +262,8 @@ int data_make(const char *out, const char *label, hog_import_opts *io, hog_gen_o
 		fprintf(stderr, "hogwild data import: task %s%s, from the labels (--task binary, multiclass or "
 		        "regression chooses)\n", hog_task_name(m.task), cls);
 	}
+	if (io && io->task && !m.unlabelled) /* a task given that the labels do not fit: said even with --quiet */
+		data_task_warn(out, &m);
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* A name's field [*s, *e) without its quotes, where csv_next left them (a
  * quote inside: "say ""hi"""). */
@@ -151,11 +152,30 @@ const char *csv_label_why(const csv_state *st)
 	                        : " (no column is named label, target, class or y; --label-col N or NAME chooses)";
 }
 
+/* A header of ratings ("userId,movieId,rating,timestamp"): a column named
+ * rating(s) that is not the label, after two columns whose names start with
+ * user and item or movie. */
+static int csv_ratings_header(const csv_state *st)
+{
+	const char *e0, *e1, *n0 = csv_column_name(st, 0, &e0), *n1 = csv_column_name(st, 1, &e1);
+	if (!n0 || !n1 || e0 - n0 < 4 || e1 - n1 < 4 || strncasecmp(n0, "user", 4) ||
+	    (strncasecmp(n1, "item", 4) && strncasecmp(n1, "movie", 5)))
+		return 0;
+	for (uint32_t k = 2; k < st->nfields; k++) {
+		const char *e, *n = csv_column_name(st, k, &e);
+		if (n && k != st->label && (csv_name_is(n, e, "rating") || csv_name_is(n, e, "ratings")))
+			return 1;
+	}
+	return 0;
+}
+
 void csv_note_label(csv_state *st, const hog_input *in)
 {
-	char msg[400], col[100];
-	snprintf(msg, sizeof msg, "%.80s:%llu: the label is %s%s", in->path, (unsigned long long)in->line,
-	         csv_col(st, st->label, col, sizeof col), csv_label_why(st));
+	char msg[600], col[100];
+	snprintf(msg, sizeof msg, "%.80s:%llu: the label is %s%s%s", in->path, (unsigned long long)in->line,
+	         csv_col(st, st->label, col, sizeof col), csv_label_why(st),
+	         csv_ratings_header(st) ? "; the columns are a user's ratings of items: --format ratings makes a set "
+	                                  "for --model mf of them" : "");
 	st->c->o->note(st->c->o->note_ud, msg);
 }
 

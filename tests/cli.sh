@@ -2509,6 +2509,10 @@ check "class names: model dump" 0 "$H" model dump --out "$T/cn.txt" "$T/cn.model
 check_grep "class names: ... as text" "$T/cn.txt" '^class_names [a-z]+\\n[a-z]+\\n[a-z]+\\n$'
 check "class names: model load" 0 "$H" model load "$T/cn.txt" "$T/cn2.model"
 check_true "class names: ... the same file" cmp "$T/cn.model" "$T/cn2.model"
+# a binary model of names: --probabilities says whose
+"$H" train --quiet --data "$T/cnte.lmdb" --epochs 5 --save "$T/cnb.model" >/dev/null 2>&1
+check "class names: binary predict --probabilities" 0 "$H" predict --model "$T/cnb.model" --data "$T/cnte.lmdb" --probabilities
+check_grep "class names: ... the probability of which class" "$ERR" "^hogwild predict: the probability of class 'virginica' \(against 'versicolor'\)$"
 # numbers against names, and a class the model never saw: refused, naming both
 awk -F, 'NR == 1 { print; next } { print $1 "," $2 "," $3 "," ($4 == "setosa" ? 0 : $4 == "versicolor" ? 1 : 2) }' \
 	"$T/cnte.csv" >"$T/cnnum.csv"

@@ -605,6 +605,12 @@ int cmd_predict(int argc, char **argv)
 		else
 			fprintf(stderr, "hogwild predict: a column a class, in this order: classes 0 .. %u\n", C - 1);
 	}
+	if (!C && what == 2 && info.class_names && hog_class_count(info.class_names) == 2) { /* (which class's) */
+		size_t n0, n1;
+		const char *c0 = hog_class_name(info.class_names, 0, &n0), *c1 = hog_class_name(info.class_names, 1, &n1);
+		fprintf(stderr, "hogwild predict: the probability of class '%.*s' (against '%.*s')\n", (int)(n1 > 60 ? 60 : n1),
+		        c1, (int)(n0 > 60 ? 60 : n0), c0);
+	}
 	float *mg = NULL;
 	char tmp[4200] = "";
 	int slot = -1;

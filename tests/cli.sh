@@ -2511,6 +2511,9 @@ check "class names: model load" 0 "$H" model load "$T/cn.txt" "$T/cn2.model"
 check_true "class names: ... the same file" cmp "$T/cn.model" "$T/cn2.model"
 # a binary model of names: --probabilities says whose
 "$H" train --quiet --data "$T/cnte.lmdb" --epochs 5 --save "$T/cnb.model" >/dev/null 2>&1
+check "class names: --class-weight by name" 0 "$H" train --quiet --data "$T/cntr.lmdb" --epochs 2 --class-weight setosa=2,virginica=0.5
+check "class names: --class-weight of a name the set lacks" 2 "$H" train --quiet --data "$T/cntr.lmdb" --epochs 2 --class-weight daisy=2
+check_grep "class names: ... names the set's classes" "$ERR" "class 'daisy' is not one of the set's classes \(setosa, versicolor, virginica\)"
 check "class names: binary predict --probabilities" 0 "$H" predict --model "$T/cnb.model" --data "$T/cnte.lmdb" --probabilities
 check_grep "class names: ... the probability of which class" "$ERR" "^hogwild predict: the probability of class 'virginica' \(against 'versicolor'\)$"
 # numbers against names, and a class the model never saw: refused, naming both

@@ -78,7 +78,7 @@ const cli_opt cli_opts[] = {
 	{ "class-weight", 0, REQ, OPT_CLASS_WEIGHT, BOTH, K(LINEAR) | K(MLP), 0, COND_NONE, "SPEC",
 	  "binary and multiclass sets: weights of the classes, multiplying the examples' own: balanced (n / "
 	  "(classes * n_c), as scikit-learn's) or C=W,... (binary: 1 or pos, 0 or -1 or neg; multiclass: class "
-	  "numbers; others weigh 1). Regression and ratings sets refuse it" },
+	  "numbers; a set of class names: the names too; others weigh 1). Regression and ratings sets refuse it" },
 	{ "l1", 0, REQ, OPT_L1, BOTH, K(LINEAR), 0, COND_NOT_ADAREV, "X",
 	  "lambda of lambda|w|_1 beside the mean loss, the bias not regularized: a sparse model, most weights "
 	  "exactly zero; each touch moves a weight step x X x n/d_v towards zero and stops there (0: off)" },

@@ -187,8 +187,7 @@ static int step_option(const char *cmd, int c, const char *arg, hog_train_opts *
 	case OPT_CLASS_WEIGHT: {
 		/* the syntax now; the classes against the training set when it is read */
 		char why[200];
-		if (eng_class_weights_parse(arg, HOG_TASK_REGRESSION, 0, NULL, why, sizeof why) &&
-		    eng_class_weights_parse(arg, HOG_TASK_BINARY, 0, NULL, why, sizeof why))
+		if (eng_class_weights_parse(arg, 0, 0, NULL, NULL, why, sizeof why)) /* (the classes: the set's, later) */
 			return bad(cmd, "class-weight", arg, "balanced or CLASS=WEIGHT,... (a weight a finite number > 0)");
 		o->class_weight = arg;
 		break;

@@ -261,10 +261,12 @@ static inline float eng_weight(const hog_engine *e, float w, float label)
  * weights for a model that does not take them. */
 int eng_weights_setup(hog_engine *e);
 /* Parses a --class-weight spec for a set of @p task and @p classes into @p cw
- * (2 or classes floats; NULL: only checked); "balanced" leaves 1s (the counts
- * are the set's). Returns 0, or -1 with the reason in @p why. */
-int eng_class_weights_parse(const char *spec, enum hog_task task, uint32_t classes, float *cw, char *why,
-                            size_t wlen);
+ * (2 or classes floats; NULL: only checked); a class by its number (binary:
+ * 1, +1, pos, 0, -1, neg) or by one of the set's class @p names (NULL: none);
+ * task 0 checks the spec's form alone; "balanced" leaves 1s (the counts are
+ * the set's). Returns 0, or -1 with the reason in @p why. */
+int eng_class_weights_parse(const char *spec, enum hog_task task, uint32_t classes, const char *names, float *cw,
+                            char *why, size_t wlen);
 /* The mean of an epoch's loss: over the weights done when the run is weighted. */
 static inline double eng_loss_denominator(const hog_engine *e, double examples, double weights)
 {

@@ -14,13 +14,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The class named @p s..e of a set of @p task with @p classes: 0/1 for binary
- * (negative/positive), the class number for multiclass; -1 when it is none. */
-static long cw_class(const char *s, size_t n, enum hog_task task, uint32_t classes)
+/* The class named @p s..e of a set of @p task with @p classes: one of the
+ * set's class @p names (NULL: none), else 0/1 for binary (negative/positive),
+ * the class number for multiclass; -1 when it is none. Task 0 (not known yet,
+ * the command line's check): any name. */
+static long cw_class(const char *s, size_t n, enum hog_task task, uint32_t classes, const char *names)
 {
 	char buf[32];
-	if (n == 0 || n >= sizeof buf)
+	size_t len;
+	const char *nm;
+	for (uint32_t k = 0; names && (nm = hog_class_name(names, k, &len)); k++)
+		if (len == n && !memcmp(nm, s, n))
+			return k;
+	if (n == 0 || (n >= sizeof buf && task))
 		return -1;
+	if (!task)
+		return 0;
 	memcpy(buf, s, n);
 	buf[n] = 0;
 	if (task == HOG_TASK_BINARY) {
@@ -38,8 +47,8 @@ static long cw_class(const char *s, size_t n, enum hog_task task, uint32_t class
 	return c;
 }
 
-int eng_class_weights_parse(const char *spec, enum hog_task task, uint32_t classes, float *cw, char *why,
-                            size_t wlen)
+int eng_class_weights_parse(const char *spec, enum hog_task task, uint32_t classes, const char *names, float *cw,
+                            char *why, size_t wlen)
 {
 	uint32_t n = task == HOG_TASK_BINARY ? 2 : classes;
 	for (uint32_t c = 0; cw && c < n; c++)
@@ -56,9 +65,20 @@ int eng_class_weights_parse(const char *spec, enum hog_task task, uint32_t class
 			snprintf(why, wlen, "'%.*s': expected CLASS=WEIGHT", (int)(end - p > 40 ? 40 : end - p), p);
 			return -1;
 		}
-		long c = cw_class(p, (size_t)(eq - p), task, classes);
+		long c = cw_class(p, (size_t)(eq - p), task, classes, names);
 		if (c < 0) {
-			if (task == HOG_TASK_BINARY)
+			char list[120];
+			if (names) {
+				size_t len, at = 0;
+				const char *nm;
+				list[0] = 0;
+				for (uint32_t k = 0; (nm = hog_class_name(names, k, &len)) && at + len + 8 < sizeof list; k++)
+					at += (size_t)snprintf(list + at, sizeof list - at, "%s%.*s", k ? ", " : "", (int)len, nm);
+				snprintf(why, wlen, "class '%.*s' is not one of the set's classes (%s%s)",
+				         (int)(eq - p > 20 ? 20 : eq - p), p, list,
+				         hog_class_name(names, hog_class_count(names) - 1, &len) && at + len + 8 >= sizeof list
+				             ? ", ..." : "");
+			} else if (task == HOG_TASK_BINARY)
 				snprintf(why, wlen, "class '%.*s': a binary set's classes are 1 (+1, pos) and 0 (-1, neg)",
 				         (int)(eq - p > 20 ? 20 : eq - p), p);
 			else if (task == HOG_TASK_MULTICLASS)
@@ -102,7 +122,7 @@ int eng_weights_setup(hog_engine *e)
 		if (!(e->cw = malloc(e->ncw * sizeof *e->cw)))
 			return hog_err_set(e->err, ENOMEM, "out of memory for %u class weights", e->ncw);
 		char why[200];
-		if (eng_class_weights_parse(spec, t, tr->meta.classes, e->cw, why, sizeof why))
+		if (eng_class_weights_parse(spec, t, tr->meta.classes, tr->class_names, e->cw, why, sizeof why))
 			return hog_err_set(e->err, HOG_ECONFIG, "--class-weight %s: %s", spec, why);
 		if (!strcmp(spec, "balanced")) {
 			uint64_t *cnt = calloc(e->ncw, sizeof *cnt);

@@ -77,14 +77,21 @@ static void print_verdict(const cmp_report *r, FILE *f)
 		fprintf(f, " fastest to serial's loss: %s with %d threads, %.2fx serial (%.3f s an\n  epoch, %s "
 		        "loss %.5f vs %.5f).\n", hog_mode_name(best->mode), best->threads, speedup(r, best), best->epoch_s,
 		        r->test ? "test" : "train", cell_loss(r, best), ref);
+	const int mf = r->train && r->train->meta.kind == HOG_KIND_RATINGS, mlp = r->plan->base.model == HOG_MODEL_MLP;
 	if (plain && plain != best && isfinite(speedup(r, plain)))
 		fprintf(f, "  plain lockfree with %d threads: %.2fx.%s\n", plain->threads, speedup(r, plain),
-		        speedup(r, plain) < speedup(r, best)
-		                ? " Its workers write the same hot coordinates\n"
-		                  "  (the bias, the most frequent features), whose cache lines then move\n"
-		                  "  between cores on nearly every update; the modes that keep those\n"
-		                  "  coordinates per worker (buffered, replica) do not pay that."
-		                : "");
+		        speedup(r, plain) >= speedup(r, best) ? ""
+		        : mf ? " Its workers write the same hot rows\n"
+		               "  (the most rated items' factors), whose cache lines then move between\n"
+		               "  cores on nearly every update; grid, whose workers take blocks of users\n"
+		               "  and items no other worker touches at once, does not pay that."
+		        : mlp ? " Its workers write the same weights on\n"
+		                "  every step, whose cache lines then move between cores; buffered, which\n"
+		                "  keeps each worker's changes and adds them in at intervals, pays less."
+		              : " Its workers write the same hot coordinates\n"
+		                "  (the bias, the most frequent features), whose cache lines then move\n"
+		                "  between cores on nearly every update; the modes that keep those\n"
+		                "  coordinates per worker (buffered, replica) do not pay that.");
 }
 
 void cmp_print_table(const cmp_report *r, FILE *f)

@@ -207,7 +207,7 @@ static void data_task_warn(const char *out, const hog_meta *m)
 {
 	if (m->task == HOG_TASK_BINARY && (m->positives == 0 || m->positives == m->examples))
 		fprintf(stderr, "hogwild data import: warning: --task binary: %s example is positive (label > 0): one "
-		        "class, nothing to learn%s\n", m->positives ? "every" : "no",
+		        "class (nothing to learn from as a training set)%s\n", m->positives ? "every" : "no",
 		        m->label_max - m->label_min > 1 ? " (values? --task regression)" : "");
 	else if (m->task == HOG_TASK_BINARY && (m->label_min < -1 || m->label_max > 1) &&
 	         fabs(m->label_sum - (m->label_min * (double)(m->examples - m->positives) +

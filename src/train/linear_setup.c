@@ -364,6 +364,44 @@ int lin_prefetch_state(const uint64_t *cnt, const uint64_t *key, uint64_t dim, u
 	return nnz > 0 && 10 * (nnz - hot) >= nnz;
 }
 
+/* A warning where features sit far from zero next to their spread (a year
+ * column, 2000 +- 1; raw ids, timestamps): scaled by max|x| or not, such a
+ * feature is nearly a constant beside the bias, and SGD fits it slowly. A set
+ * of five such columns (offsets 50 to 10,000, unit spread, 4,000 rows) ended
+ * 66 epochs at test RMSE 37.8 where least squares reached 0.995, and 75.9%
+ * accuracy where logistic regression reached 92.6%; the same columns less
+ * their training means, 0.994. A feature counts when it is in 90% of the
+ * examples or more and its mean is over 20 times its standard deviation. */
+static void offset_note(const hog_engine *e, const uint64_t *cnt, const double *sq, const double *sx, uint64_t dim)
+{
+	const double n = (double)e->tr->n;
+	uint64_t many = 0, worst = 0;
+	double wr = 0, wm = 0, ws = 0;
+	for (uint64_t v = 0; e->o.on_note && n >= 10 && v < dim; v++) {
+		if ((double)cnt[v] < 0.9 * n)
+			continue;
+		const double m = sx[v] / (double)cnt[v], var = sq[v] / (double)cnt[v] - m * m,
+		             sd = var > 0 ? sqrt(var) : 0;
+		if (sd <= 0 || fabs(m) <= 20 * sd)
+			continue;
+		if (!many++ || fabs(m) / sd > wr) {
+			wr = fabs(m) / sd;
+			worst = v;
+			wm = m;
+			ws = sd;
+		}
+	}
+	if (!many)
+		return;
+	char msg[512];
+	snprintf(msg, sizeof msg, "warning: %llu feature%s far from zero next to %s spread (feature %llu: mean %.6g, "
+	         "standard deviation %.3g): nearly a constant beside the bias, which SGD fits slowly (one such set: test "
+	         "RMSE 37.8 where least squares reached 1.0); subtract each such column's training mean before import",
+	         (unsigned long long)many, many == 1 ? " sits" : "s sit", many == 1 ? "its" : "their",
+	         (unsigned long long)worst, wm, ws);
+	e->o.on_note(e->o.ud, msg);
+}
+
 /* Renumbers features by falling frequency and precomputes the regularizer;
  * then the modes' private coordinates (setup_private). */
 static int setup_features(hog_engine *e, lin_state *L)
@@ -392,7 +430,10 @@ static int setup_features(hog_engine *e, lin_state *L)
 	 * --stream */
 	double *sq = NULL, *sx = NULL;
 	const int det = e->o.mode == HOG_MODE_DETERMINISTIC;
-	if (!e->store && d->vals && (e->o.mode == HOG_MODE_BUFFERED || e->o.mode == HOG_MODE_REPLICA || det) &&
+	/* (the other modes: for offset_note, on a set narrow enough that the two
+	 * arrays cost little; the pass is the count's) */
+	if (!e->store && d->vals &&
+	    (e->o.mode == HOG_MODE_BUFFERED || e->o.mode == HOG_MODE_REPLICA || det || L->dim <= (1u << 20)) &&
 	    !(sq = calloc((L->dim + 1) * 2, sizeof *sq))) {
 		free(cnt);
 		free(key);
@@ -411,6 +452,8 @@ static int setup_features(hog_engine *e, lin_state *L)
 		for (uint64_t j = 0; j < d->nnz; j++)
 			cnt[d->ids[j]]++;
 	}
+	if (sq)
+		offset_note(e, cnt, sq, sx, L->dim);
 	/* sort (count desc, id asc) by packing: counts < 2^32 for n < 2^32 examples */
 	for (uint64_t v = 0; v < L->dim; v++)
 		key[v] = ((uint64_t)(UINT32_MAX - (cnt[v] > UINT32_MAX ? UINT32_MAX : cnt[v])) << 32) | v;

@@ -1635,6 +1635,9 @@ check "regression: predict --probabilities refused" 2 "$H" predict --probabiliti
 check "hinge: predict --probabilities refused" 2 "$H" predict --probabilities --model "$T/hinge.model" --data "$T/tte.lmdb"
 check_grep "hinge: ... its margin is no probability" "$ERR" 'trained with the hinge loss, whose margin is no probability'
 check "hinge: predict --labels" 0 "$H" predict --labels --model "$T/hinge.model" --data "$T/tte.lmdb"
+check "hinge: eval" 0 "$H" eval --model "$T/hinge.model" --data "$T/tte.lmdb"
+check_true "hinge: ... accuracy and AUC, no log loss of a margin that is no probability" sh -c \
+	"grep -q '^accuracy ' '$OUT' && grep -q '^auc ' '$OUT' && ! grep -q '^logloss' '$OUT'"
 check "predict: --labels and --probabilities together refused" 2 "$H" predict --labels --probabilities --model "$T/m.bin" --data "$T/tte.lmdb"
 check "regression: train --stream --test reads them as values" 0 "$H" train --stream --loss squared --data "$T/rtr.lmdb" \
 	--test "$T/rte.lmdb" --epochs 1 --threads 1

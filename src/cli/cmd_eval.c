@@ -411,6 +411,10 @@ int cmd_eval(int argc, char **argv)
 		if (!rc && cm)
 			rc = hog_model_confusion(m, d, cm, &err);
 	}
+	/* a hinge or squared-loss classifier's margin is no probability: no log loss of it (predict refuses
+	 * --probabilities of it alike) */
+	if (!rc && !ev.classes && info.loss != HOG_LOSS_LOGISTIC)
+		ev.logloss = NAN;
 	if (rc) {
 		rc = cli_fail(&err, rc);
 	} else if (json) {
@@ -441,6 +445,8 @@ int cmd_eval(int argc, char **argv)
 		       hog_loss_name(info.loss), info.loss == HOG_LOSS_SQUARED ? ": half the mean squared error" : "");
 		if (ev.classes)
 			printf("logloss    %.6f\naccuracy   %.4f%%\nclasses    %u\n", ev.logloss, 100 * ev.accuracy, ev.classes);
+		else if (d->meta.task == HOG_TASK_BINARY && isnan(ev.logloss))
+			printf("accuracy   %.4f%%\nauc        %.6f\n", 100 * ev.accuracy, ev.auc);
 		else if (d->meta.task == HOG_TASK_BINARY)
 			printf("logloss    %.6f\naccuracy   %.4f%%\nauc        %.6f\n", ev.logloss, 100 * ev.accuracy, ev.auc);
 		else

@@ -30,7 +30,7 @@ const cli_opt cli_opts[] = {
 	  "K examples; deterministic: a fixed count of logical shards merged in a fixed order, the same model "
 	  "bit for bit for any --threads; auto: probe the model's modes on a sample, take the fastest that reaches serial's loss) "
 	  "(the model's fastest measured mode: linear replica on a narrow model, buffered on a wide one (train "
-	  "says which), lockfree with adarevision or --delay; mf grid; mlp lockfree)" },
+	  "says which), lockfree with adarevision or --delay; mf grid; mlp lockfree; serial with --threads 1)" },
 	{ "modes", 0, REQ, OPT_MODES, CLI_COMPARE, 0, 0, COND_NONE, "LIST",
 	  "comma-separated modes to run, out of {MODES} (every mode the model takes); a serial run is always "
 	  "made first, as the reference" },

@@ -462,6 +462,13 @@ check_true "predict: probabilities in (0,1)" awk '$1 <= 0 || $1 >= 1 { bad = 1 }
 "$H" train --data "$T/ttr.lmdb" --mode serial --epochs 2 --checkpoint "$T/ck.bin" >/dev/null 2>&1
 check "train: --resume" 0 "$H" train --data "$T/ttr.lmdb" --mode serial --epochs 4 --resume "$T/ck.bin" --save "$T/r4.bin"
 check_true "train: resumed model equals the straight one" cmp "$T/s4.bin" "$T/r4.bin"
+# a model saved at a run's end is no checkpoint: refused, left as it was; --force starts from it
+cp "$T/s4.bin" "$T/s4-keep.bin"
+check "train: --resume a saved model" 1 "$H" train --data "$T/ttr.lmdb" --mode serial --epochs 6 --resume "$T/s4.bin"
+check_grep "train: ... refused, saying what it is" "$ERR" 's4.bin is a trained model \(train --save\), not a checkpoint'
+check_true "train: ... and left as it was" cmp "$T/s4.bin" "$T/s4-keep.bin"
+check "train: --resume a saved model --force" 0 "$H" train --quiet --data "$T/ttr.lmdb" --mode serial --epochs 6 \
+	--resume "$T/s4-keep.bin" --force --checkpoint "$T/s4-ck.bin"
 # --shuffle-chunk: the same model twice, a resume equal to the straight run, an
 # accuracy near the row shuffle's; refused with --stream and for mf
 "$H" train --data "$T/ttr.lmdb" --mode serial --epochs 4 --shuffle-chunk 32 --save "$T/c4.bin" >/dev/null 2>&1

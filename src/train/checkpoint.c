@@ -336,6 +336,14 @@ int eng_load_resume(hog_engine *e)
 	if (m->kind != e->o.model) {
 		rc = hog_err_set(e->err, HOG_EMISMATCH, "%s: the checkpoint holds a %s model; this run trains %s", path,
 		                 hog_model_kind_name(m->kind), hog_model_kind_name(e->o.model));
+	} else if (!ck.data_hash && !ck.in_epoch && !e->o.force_resume) {
+		/* (a model saved at a run's end: its weights may be the last epoch's
+		 * average, not the iterate a run goes on from, and --resume would write
+		 * checkpoints over it) */
+		rc = hog_err_set(e->err, HOG_EMISMATCH, "%s is a trained model (train --save), not a checkpoint: its "
+		                 "weights are what the run handed back (with --average the last epoch's mean), not the "
+		                 "state a run goes on from; --checkpoint FILE writes checkpoints to resume (--force starts "
+		                 "from its weights anyway)", path);
 	} else if (ck.data_hash && ck.data_hash != e->data_hash && !e->o.force_resume) {
 		rc = hog_err_set(e->err, HOG_EMISMATCH, "%s: the checkpoint was written for another training set "
 		                 "(its size or contents differ); resume with the same --data (or --force)", path);

@@ -1221,16 +1221,18 @@ awk 'BEGIN { srand(5); print "label,a,b,c,d"
 "$H" data import --format csv "$T/raw.csv" "$T/raw.lmdb" >/dev/null 2>&1
 "$H" data split --fraction 0.3 "$T/raw.lmdb" "$T/rtr.lmdb" "$T/rte.lmdb" >/dev/null 2>&1
 check "train --normalize" 0 "$H" train --data "$T/rtr.lmdb" --mode serial --epochs 10 --quiet --normalize --save "$T/mn.bin"
-# columns far from zero next to their spread (years, ids): a warning, even with --quiet; not once centered
+# columns far from zero next to their spread (years, ids): centered by --normalize (auto), which fits
+# them; --normalize=off trains on them raw, with a warning (said even with --quiet)
 awk 'BEGIN { srand(3); print "year,x,y"; for (i = 0; i < 400; i++) { u = rand() - 0.5; v = rand() - 0.5
 	printf "%.4f,%.4f,%.4f\n", 2000 + u, v, 3 * u + v } }' >"$T/off.csv"
 "$H" data import -q -f csv "$T/off.csv" "$T/off.lmdb" >/dev/null 2>&1
-check "offsets: train" 0 "$H" train --quiet --data "$T/off.lmdb" --epochs 1
-check_grep "offsets: ... warns of the year column" "$ERR" 'warning: 1 feature sits far from zero next to its spread \(feature 0: mean 2000'
-awk -F, 'NR == 1 { print; next } { printf "%.4f,%s,%s\n", $1 - 2000, $2, $3 }' "$T/off.csv" >"$T/offc.csv"
-"$H" data import -q -f csv "$T/offc.csv" "$T/offc.lmdb" >/dev/null 2>&1
-check "offsets: the column centered" 0 "$H" train --quiet --data "$T/offc.lmdb" --epochs 1
-check_true "offsets: ... no warning" sh -c "! grep -q 'far from zero' '$ERR'"
+check "offsets: train" 0 "$H" train --data "$T/off.lmdb" --save "$T/off.model"
+check_grep "offsets: ... the year column centered" "$ERR" 'normalize: 1 feature far from zero next to its spread centered'
+check "offsets: eval of the saved model (raw units)" 0 "$H" eval --model "$T/off.model" --data "$T/off.lmdb"
+r=$(awk '$1 == "rmse" { print $2 }' "$OUT")
+check_true "offsets: ... fits y = 3 (year - 2000) + x (RMSE $r)" awk -v r="$r" 'BEGIN { exit !(r < 0.05) }'
+check "offsets: --normalize=off" 0 "$H" train --quiet --normalize=off --data "$T/off.lmdb" --epochs 1
+check_grep "offsets: ... a warning of the year column" "$ERR" 'warning: 1 feature sits far from zero next to its spread \(feature 0: mean 2000'
 check "train --normalize=off" 0 "$H" train --data "$T/rtr.lmdb" --mode serial --epochs 10 --quiet --normalize=off --save "$T/mr.bin"
 check "train (default: --normalize auto)" 0 "$H" train --data "$T/rtr.lmdb" --mode serial --epochs 10 --quiet --save "$T/mauto.bin"
 check_grep "train: auto says it scaled" "$ERR" 'normalize: values beyond \[-1, 1\]: 4 of 4 features scaled'

@@ -386,6 +386,127 @@ static void test_normalize(void)
 	hog_data_free(pre);
 }
 
+/* Features far from zero next to their spread (scale.c): with --normalize the
+ * linear model trains on (x - mean) times the power of two of max |x - mean|,
+ * and hands back raw-unit weights whose bias takes the means back. Checked
+ * against the model trained on the data centered and scaled here (the means in
+ * double over the rows in order, as the rule says), unscaled: the weights bit
+ * for bit, the bias to rounding; hog_model_eval of the raw model on the raw
+ * test set agrees with training's figure; and the accuracy it reaches, where the
+ * rule before (max |x| scaling alone, the data scaled so here) does not. */
+static void write_offsets(const char *path, uint64_t n, uint64_t seed, const double *mu, const double *sc)
+{
+	hog_writer_opts wo = { .kind = HOG_KIND_SPARSE, .task = HOG_TASK_BINARY };
+	hog_writer *w;
+	hog_err err;
+	CU_ASSERT_EQUAL_FATAL(hog_writer_open(&w, path, &wo, &err), 0);
+	const double off[3] = { 2000, 1e4, 0 }, spread[3] = { 1, 2, 1 }, truth[3] = { 2.0, -1.5, 1.0 };
+	for (uint64_t i = 0; i < n; i++) {
+		uint32_t ids[3] = { 0, 1, 2 };
+		float xs[3];
+		double mrg = 0.2;
+		for (uint32_t v = 0; v < 3; v++) {
+			const double u = (double)(ref_mix(&seed) >> 11) / 9007199254740992.0 * 2 - 1;
+			mrg += truth[v] * u;
+			xs[v] = (float)(off[v] + spread[v] * u);
+			if (mu)
+				xs[v] = (float)(((double)xs[v] - mu[v]) * sc[v]);
+		}
+		CU_ASSERT_EQUAL_FATAL(hog_writer_add_sparse(w, mrg > 0 ? 1.0f : -1.0f, ids, xs, 3, &err), 0);
+	}
+	CU_ASSERT_EQUAL_FATAL(hog_writer_commit(w, &err), 0);
+}
+
+static void test_centering(void)
+{
+	const char *tr_p = tu_path("off_tr.lmdb"), *te_p = tu_path("off_te.lmdb"), *pre_p = tu_path("off_pre.lmdb");
+	write_offsets(tr_p, 3000, 31, NULL, NULL);
+	write_offsets(te_p, 1000, 32, NULL, NULL);
+	hog_data *tr, *te, *pre;
+	hog_err err;
+	CU_ASSERT_EQUAL_FATAL(hog_data_load(&tr, tr_p, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(hog_data_load(&te, te_p, &err), 0);
+	/* the rule: features 0 and 1 (2000 +- 1, 10000 +- 2) centered, 2 (0 +- 1) not;
+	 * every feature scaled by the power of two bringing max |x - mean| into (1/2, 1] */
+	double mu[3] = { 0, 0, 0 }, sum[3] = { 0, 0, 0 }, sc[3];
+	for (uint64_t j = 0; j < tr->nnz; j++)
+		sum[tr->ids[j]] += (double)tr->vals[j];
+	for (uint32_t v = 0; v < 2; v++)
+		mu[v] = sum[v] / (double)tr->n;
+	for (uint32_t v = 0; v < 3; v++) {
+		double mx = 0;
+		for (uint64_t j = 0; j < tr->nnz; j++)
+			if (tr->ids[j] == v)
+				mx = fmax(mx, (double)(float)fabs((double)tr->vals[j] - mu[v]));
+		sc[v] = 1;
+		while (mx * sc[v] > 1)
+			sc[v] /= 2;
+		while (mx * sc[v] <= 0.5)
+			sc[v] *= 2;
+	}
+	write_offsets(pre_p, 3000, 31, mu, sc);
+	CU_ASSERT_EQUAL_FATAL(hog_data_load(&pre, pre_p, &err), 0);
+	hog_train_opts o;
+	hog_train_opts_init(&o);
+	o.mode = HOG_MODE_SERIAL;
+	o.bind = HOG_BIND_NONE;
+	o.epochs = 5;
+	o.lr = 0.2;
+	hog_train_result cen_r, raw_r, pre_r;
+	hog_model *cen = NULL, *raw = NULL, *pm = NULL;
+	o.normalize = HOG_NORMALIZE_ON;
+	CU_ASSERT_EQUAL_FATAL(hog_train(tr, te, &o, &cen, &cen_r, &err), 0);
+	CU_ASSERT_EQUAL(o.centered, 0); /* (the caller's options are not the run's) */
+	o.normalize = HOG_NORMALIZE_OFF;
+	CU_ASSERT_EQUAL_FATAL(hog_train(pre, NULL, &o, &pm, &pre_r, &err), 0);
+	/* the rule before: scaled by max |x| alone (the same test set, scaled alike) */
+	double zero[3] = { 0, 0, 0 }, sx[3];
+	for (uint32_t v = 0; v < 3; v++) {
+		double mx = 0;
+		for (uint64_t j = 0; j < tr->nnz; j++)
+			if (tr->ids[j] == v)
+				mx = fmax(mx, fabs((double)tr->vals[j]));
+		sx[v] = 1;
+		while (mx * sx[v] > 1)
+			sx[v] /= 2;
+		while (mx * sx[v] <= 0.5)
+			sx[v] *= 2;
+	}
+	const char *sc_tr = tu_path("off_sc_tr.lmdb"), *sc_te = tu_path("off_sc_te.lmdb");
+	write_offsets(sc_tr, 3000, 31, zero, sx);
+	write_offsets(sc_te, 1000, 32, zero, sx);
+	hog_data *str, *ste;
+	CU_ASSERT_EQUAL_FATAL(hog_data_load(&str, sc_tr, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(hog_data_load(&ste, sc_te, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(hog_train(str, ste, &o, &raw, &raw_r, &err), 0);
+	hog_data_free(str);
+	hog_data_free(ste);
+	if (getenv("HOG_TEST_VERBOSE"))
+		fprintf(stderr, "\ncentered %.4f max-abs alone %.4f\n", cen_r.last.test_acc, raw_r.last.test_acc);
+	CU_ASSERT(cen_r.last.test_acc >= 0.95);
+	CU_ASSERT(cen_r.last.test_acc >= raw_r.last.test_acc + 0.1);
+	hog_eval ev;
+	CU_ASSERT_EQUAL(hog_model_eval(cen, te, &ev, &err), 0);
+	CU_ASSERT_DOUBLE_EQUAL(ev.accuracy, cen_r.last.test_acc, 1e-9);
+	hog_model_info a, b;
+	hog_model_info_get(cen, &a);
+	hog_model_info_get(pm, &b);
+	double bias = b.bias;
+	for (uint32_t v = 0; v < 3; v++) {
+		CU_ASSERT_EQUAL(a.weights[v], (float)(b.weights[v] * sc[v]));
+		bias -= (double)(float)(b.weights[v] * sc[v]) * mu[v];
+	}
+	CU_ASSERT(fabs(a.bias - bias) <= 1e-6 * (1 + fabs(bias)));
+	if (fabs(a.bias - bias) > 1e-6 * (1 + fabs(bias)))
+		fprintf(stderr, "\ncentering: bias %.9g against %.9g\n", a.bias, bias);
+	hog_model_free(cen);
+	hog_model_free(raw);
+	hog_model_free(pm);
+	hog_data_free(tr);
+	hog_data_free(te);
+	hog_data_free(pre);
+}
+
 /* With the command line's defaults (--average on) the last epoch's test
  * accuracy is within 0.3 point of the best epoch's, on sets of several shapes;
  * and with two threads every mode reaches serial's within 0.5 point. */
@@ -607,6 +728,7 @@ int test_average_register(void)
 	TU_ADD(s, test_serial_is_the_plain_loop);
 	TU_ADD(s, test_average_is_running_mean);
 	TU_ADD(s, test_normalize);
+	TU_ADD(s, test_centering);
 	TU_ADD(s, test_last_epoch_is_best);
 	TU_ADD(s, test_consume_equals_copy);
 	TU_ADD(s, test_stream_is_the_plain_loop);

@@ -478,7 +478,14 @@ int eng_average_finish(hog_engine *e);
  * power of two bringing its largest |value| into (1/2, 1]; 1 for a feature that
  * mode @p mode (enum hog_normalize) leaves alone); *changed (may be NULL) gets
  * how many are not 1. NULL when out of memory. */
-float *eng_feature_scales(const hog_data *d, int mode, uint64_t *changed);
+float *eng_feature_scales(const hog_data *d, int mode, uint64_t *changed, const double *mu);
+/* The linear model's centering (scale.c): each feature's mean where it is in
+ * every example of @p d (a sparse set with values) and over ENG_CENTER_RATIO
+ * standard deviations from zero, else 0 (dim + 1 doubles, *ncentered of them
+ * set); NULL when none is (or out of memory). eng_feature_scales and
+ * eng_mean_sq take them (@p mu, NULL: none) as the values' offsets. */
+#define ENG_CENTER_RATIO 20.0
+double *eng_feature_centers(const hog_data *d, uint64_t *ncentered);
 /* The same from the largest |value| of each of @p n features, in place. */
 void eng_scales_from_max(float *mx, uint64_t n, int mode, uint64_t *changed);
 /* Settles o->normalize once the scales are known: the note (o->on_note) that
@@ -487,7 +494,7 @@ void eng_scales_from_max(float *mx, uint64_t n, int mode, uint64_t *changed);
 /* The mean over @p d's examples of |x|^2, each feature times @p sc (NULL: as
  * stored): the statistic of the default steps, 1/(1 + it) and its batch form
  * (lin_default_lr, the mlp's, tune's grid). */
-double eng_mean_sq(const hog_data *d, const float *sc);
+double eng_mean_sq(const hog_data *d, const float *sc, const double *mu);
 void eng_scales_settle(hog_train_opts *o, uint64_t changed, uint64_t dim);
 
 /* checkpoint.c: hashes of the training set and of the options that change the

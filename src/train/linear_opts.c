@@ -10,6 +10,7 @@
 #include "train/linear_train.h"
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,18 +95,31 @@ int lin_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err
 	const int stream = tr->nnz && !tr->ids; /* hog_train_stream(): counts, no arrays */
 	if (stream && o->delay)
 		return hog_err_set(err, HOG_ECONFIG, "--delay holds updates across blocks: not with --stream");
+	o->centered = 0;
 	if (!stream && o->normalize) { /* (streaming: from the blocks, in setup) */
-		uint64_t changed;
-		float *s = eng_feature_scales(tr, o->normalize, &changed);
-		if (!s)
+		uint64_t changed, nc;
+		double *mu = eng_feature_centers(tr, &nc); /* (features far from zero next to their spread) */
+		float *s = eng_feature_scales(tr, o->normalize, &changed, mu);
+		if (!s) {
+			free(mu);
 			return hog_err_set(err, ENOMEM, "out of memory");
+		}
+		o->centered = (int)(nc < INT32_MAX ? nc : INT32_MAX);
 		eng_scales_settle(o, changed, tr->dim);
+		if (o->centered && o->on_note) {
+			char msg[256];
+			snprintf(msg, sizeof msg, "normalize: %d feature%s far from zero next to %s spread centered (the "
+			         "training mean subtracted; the model keeps raw units; --normalize=off trains on the raw values)",
+			         o->centered, o->centered == 1 ? "" : "s", o->centered == 1 ? "its" : "their");
+			o->on_note(o->ud, msg);
+		}
 		if (o->lr == 0) /* (no scale but 1: the same sum without a scale read a nonzero) */
-			o->lr = lin_default_lr(tr, o->rule, changed ? s : NULL);
+			o->lr = lin_default_lr(tr, o->rule, changed ? s : NULL, mu);
 		free(s);
+		free(mu);
 	}
 	if (o->lr == 0 && !stream)
-		o->lr = lin_default_lr(tr, o->rule, NULL);
+		o->lr = lin_default_lr(tr, o->rule, NULL, NULL);
 	return 0;
 }
 

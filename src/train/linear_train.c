@@ -413,6 +413,8 @@ static void lin_free(hog_engine *e)
 	free(L->wserve);
 	free(L->locks);
 	free(L->xscale);
+	free(L->xshift);
+	free(L->center_r);
 	free(L->gacc);
 	free(L->pos);
 	free(L->blk);
@@ -553,6 +555,12 @@ static float weight_of(const hog_engine *e, uint64_t r, int averaged)
 	if (averaged && !(L->l1 && r && w == 0.0f))
 		w = (float)(L->U ? avg_final_sums(L->U[r], w, e->tr->n)
 		                 : avg_final(atomic_load_explicit(&L->A[r], memory_order_relaxed), w, e->tr->n));
+	if (!r && L->ncenter) { /* the bias takes the centered features' means back: b - sum w_r mean_r (raw units) */
+		double b = w;
+		for (uint32_t k = 0; k < L->ncenter; k++)
+			b -= (double)weight_of(e, L->center_r[k], averaged) * L->xshift[L->center_r[k]];
+		return (float)b;
+	}
 	return L->xscale ? w * L->xscale[r] : w;
 }
 
@@ -613,6 +621,13 @@ static int lin_restore(hog_engine *e, const hog_model *m)
 		}
 	for (uint32_t k = 0; k < S; k++)
 		ast(&L->P[k], m->params[L->dim * S + k]);
+	if (L->ncenter) { /* (the checkpoint's bias is in raw units: weight_of's, undone) */
+		double b = m->params[L->dim * S];
+		for (uint64_t v = 0; v < L->dim; v++)
+			if (L->xshift[L->map[v]] != 0)
+				b += (double)m->params[v * S] * L->xshift[L->map[v]];
+		ast(&L->P[0], (float)b);
+	}
 	return 0;
 }
 

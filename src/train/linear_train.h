@@ -72,6 +72,10 @@ typedef struct lin_state {
 	                               deterministic mode's merges: D sums (kernel.h, avg_add,
 	                               KERN_AVG_SUMS); NULL otherwise */
 	lin_pos *pos;               /* --average: T positions */
+	double *xshift;             /* centered features (o.centered, scale.c): per internal id the
+	                               offset taken from its values before the scale (0: none) */
+	uint32_t *center_r;         /* ... the centered internal ids, ncenter of them */
+	uint32_t ncenter;
 	float *xscale;              /* --normalize: per internal id, the factor on its values (a
 	                               power of two: 1 / max |x| rounded up), 1 for the bias */
 	kern_shared ks;
@@ -181,7 +185,7 @@ eng_round_fn lin_in_memory_round(const hog_engine *e);
  * step, the features scaled by @p scale (NULL: unscaled). */
 int lin_setup(hog_engine *e);
 double lin_noise_scale(hog_engine *e);
-double lin_default_lr(const hog_data *d, enum hog_rule rule, const float *scale);
+double lin_default_lr(const hog_data *d, enum hog_rule rule, const float *scale, const double *mu);
 /* The same from the mean |x|^2 @p sq of the features as scaled (tune's grid). */
 double lin_default_lr_of(enum hog_rule rule, double sq);
 

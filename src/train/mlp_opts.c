@@ -81,7 +81,7 @@ static double mlp_default_lr(const hog_train_opts *o, const hog_data *tr, const 
 {
 	if (is_adam(o->rule) || o->mlp.nlayers || o->rule != HOG_RULE_SGD) /* (not from the data) */
 		return mlp_default_lr_of(o, 0, tr->n);
-	return mlp_default_lr_of(o, eng_mean_sq(tr, sc), 1); /* (sq as the mean, n as 1) */
+	return mlp_default_lr_of(o, eng_mean_sq(tr, sc, NULL), 1); /* (sq as the mean, n as 1) */
 }
 
 int mlp_opts_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err *err)
@@ -172,7 +172,7 @@ int mlp_opts_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, ho
 	if (stream) /* (the scales and the default step: mlp_stream_scan, from every block) */
 		return 0;
 	uint64_t changed = 0;
-	float *sc = o->normalize ? eng_feature_scales(tr, o->normalize, &changed) : NULL;
+	float *sc = o->normalize ? eng_feature_scales(tr, o->normalize, &changed, NULL) : NULL;
 	if (o->normalize && !sc)
 		return hog_err_set(err, ENOMEM, "out of memory");
 	eng_scales_settle(o, changed, tr->dim);

@@ -514,7 +514,7 @@ static int mlp_setup(hog_engine *e)
 	if (e->store) /* the scales, the default step, the longest row: from every block */
 		return mlp_stream_scan(e, M);
 	eng_deal(M->perm, tr->n, o->no_shuffle, o->seed ^ 0xD1CEull); /* (--no-shuffle: in data order, as --stream's) */
-	if (o->normalize && !(M->xscale = eng_feature_scales(tr, o->normalize, NULL)))
+	if (o->normalize && !(M->xscale = eng_feature_scales(tr, o->normalize, NULL, NULL)))
 		return hog_err_set(e->err, ENOMEM, "out of memory");
 	if (o->mode == HOG_MODE_DETERMINISTIC && (rc = mlp_det_setup(e, M)))
 		return rc;

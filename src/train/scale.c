@@ -10,8 +10,18 @@
  * the small columns of such a set are as unscaled as its large ones), and none
  * when every value is within [-1, 1], so that data already scaled (binary
  * indicators, unit-norm TF-IDF rows, pixels in [0, 1]) trains exactly as with
- * HOG_NORMALIZE_OFF. */
+ * HOG_NORMALIZE_OFF.
+ *
+ * The linear model also centers, with --normalize on or auto, a feature that is
+ * in every example and whose mean is over ENG_CENTER_RATIO times its standard
+ * deviation (a year column, 2000 +- 1; a timestamp): max-abs scaling leaves
+ * such a feature nearly a constant beside the bias, which SGD fits slowly (five
+ * such columns, 4,000 rows: test RMSE 37.8 where least squares reaches 0.995).
+ * It trains on (x - mean) times the scale of its largest |x - mean|; in every
+ * example already, it stays as sparse as it was, and the bias takes the means
+ * back when the model is handed over (linear_train.c, weight_of). */
 #include "train/engine.h"
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -37,7 +47,43 @@ void eng_scales_from_max(float *mx, uint64_t n, int mode, uint64_t *changed)
 		*changed = c;
 }
 
-float *eng_feature_scales(const hog_data *d, int mode, uint64_t *changed)
+double *eng_feature_centers(const hog_data *d, uint64_t *ncentered)
+{
+	if (ncentered)
+		*ncentered = 0;
+	if (!d->vals || !d->ids || d->n < 10 || d->meta.kind != HOG_KIND_SPARSE)
+		return NULL;
+	double *st = calloc((d->dim + 1) * 3, sizeof *st); /* count, sum, sum of squares */
+	if (!st)
+		return NULL;
+	for (uint64_t j = 0; j < d->nnz; j++) {
+		const double x = (double)d->vals[j];
+		double *f = st + (size_t)d->ids[j] * 3;
+		f[0] += 1;
+		f[1] += x;
+		f[2] += x * x;
+	}
+	double *mu = NULL;
+	uint64_t k = 0;
+	for (uint64_t v = 0; v < d->dim; v++) {
+		const double *f = st + v * 3;
+		if (f[0] != (double)d->n) /* (in every example: its absent zeros would fill in) */
+			continue;
+		const double m = f[1] / f[0], var = f[2] / f[0] - m * m;
+		if (!(var > 0) || fabs(m) <= ENG_CENTER_RATIO * sqrt(var))
+			continue;
+		if (!mu && !(mu = calloc(d->dim + 1, sizeof *mu)))
+			break;
+		mu[v] = m;
+		k++;
+	}
+	free(st);
+	if (ncentered)
+		*ncentered = k;
+	return mu;
+}
+
+float *eng_feature_scales(const hog_data *d, int mode, uint64_t *changed, const double *mu)
 {
 	float *s = calloc(d->dim + 1, sizeof *s);
 	if (!s)
@@ -51,6 +97,12 @@ float *eng_feature_scales(const hog_data *d, int mode, uint64_t *changed)
 				const float a = fabsf(d->x[i * d->dim + v]);
 				s[v] = a > s[v] ? a : s[v];
 			}
+	else if (d->vals && mu)
+		for (uint64_t j = 0; j < d->nnz; j++) {
+			const float a = (float)fabs((double)d->vals[j] - mu[d->ids[j]]);
+			if (a > s[d->ids[j]])
+				s[d->ids[j]] = a;
+		}
 	else if (d->vals)
 		for (uint64_t j = 0; j < d->nnz; j++) {
 			const float a = fabsf(d->vals[j]);
@@ -61,9 +113,16 @@ float *eng_feature_scales(const hog_data *d, int mode, uint64_t *changed)
 	return s;
 }
 
-double eng_mean_sq(const hog_data *d, const float *sc)
+double eng_mean_sq(const hog_data *d, const float *sc, const double *mu)
 {
 	double sq = 0;
+	if (mu && d->vals && d->meta.kind == HOG_KIND_SPARSE) {
+		for (uint64_t j = 0; j < d->nnz; j++) {
+			const double x = ((double)d->vals[j] - mu[d->ids[j]]) * (sc ? sc[d->ids[j]] : 1.0f);
+			sq += x * x;
+		}
+		return sq / (double)(d->n ? d->n : 1);
+	}
 	if (d->meta.kind == HOG_KIND_DENSE && d->x)
 		for (uint64_t k = 0; k < d->n * d->dim; k++) {
 			const double x = (double)d->x[k] * (sc ? sc[k % d->dim] : 1.0f);

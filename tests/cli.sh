@@ -1625,6 +1625,13 @@ check "train: --mode serial --threads 2" 0 "$H" train --data "$T/ttr.lmdb" --mod
 check_grep "train: ... notes that --threads does not apply" "$ERR" 'note: --mode serial runs one thread: --threads 2 does not apply'
 check "train: --no-shuffle --shuffle-chunk 4" 0 "$H" train --data "$T/ttr.lmdb" --no-shuffle --shuffle-chunk 4 --epochs 1
 check_grep "train: ... notes that --shuffle-chunk does not apply" "$ERR" 'note: --no-shuffle .*--shuffle-chunk does not apply'
+check "train: --diagnostics without --metrics" 0 "$H" train --data "$T/ttr.lmdb" --diagnostics --epochs 1
+check_grep "train: ... notes that nothing shows them" "$ERR" 'note: --diagnostics go to --metrics FILE, which is not given'
+check "train: --measure-delay in replica mode" 0 "$H" train --data "$T/ttr.lmdb" --mode replica --threads 2 --measure-delay --epochs 1
+check_grep "train: ... notes there is no delay to sample" "$ERR" "note: --measure-delay: replica mode's workers read private copies"
+"$H" train --quiet --data "$T/ttr.lmdb" --optimizer adagrad --epochs 1 --save "$T/ada.model" >/dev/null 2>&1
+check "model info: an adagrad model" 0 "$H" model info "$T/ada.model"
+check_grep "model info: ... its steps its own, no schedule" "$OUT" "^step +lr [0-9.e-]+ \\(adagrad's own steps, no schedule\\)$"
 # a held-out set that is the training set, or a copy of it: a warning, refused with --strict
 check "held-out: --test the training set itself" 0 "$H" train -q --data "$T/ttr.lmdb" --test "$T/ttr.lmdb" --epochs 1
 check_grep "held-out: ... is said" "$ERR" 'warning: the held-out set .*ttr.lmdb is the training set .*ttr.lmdb itself'

@@ -263,7 +263,7 @@ static void test_libsvm_bad_values(void)
 	expect_bad("b_nan", "1 3:nan\n", "1:5:", "finite");
 	expect_bad("b_inf", "1 1:1 3:inf\n", "1:9:", "finite");
 	expect_bad("b_ninf", "1 3:-Infinity\n", "1:5:", "finite");
-	expect_bad("b_ovf", "1 3:1e40\n", "1:5:", "finite"); /* finite double, not a float */
+	expect_bad("b_ovf", "1 3:1e40\n", "1:5:", "beyond a float's range"); /* finite double, not a float */
 	expect_bad("b_colon", "1 3 4:1\n", "1:4:", "':'");
 	expect_bad("b_noval", "1 3:\n", "1:5:", "value");
 	expect_bad("b_noval2", "1 3: 4:1\n", "1:5:", "value");

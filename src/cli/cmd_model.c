@@ -230,7 +230,10 @@ static void info_text(const struct minfo *f)
 	ROW("step rule", "%s", hog_rule_name(i->rule));
 	shape_text(i);
 	ROW("parameters", "%llu floats (with the step rule's state)", (ull)i->params);
-	ROW("schedule", "%s (lr %g, backoff %g, t0 %g)", hog_sched_name(i->sched), i->lr, i->backoff, i->t0);
+	if (i->rule == HOG_RULE_SGD)
+		ROW("schedule", "%s (lr %g, backoff %g, t0 %g)", hog_sched_name(i->sched), i->lr, i->backoff, i->t0);
+	else /* (the adaptive rules take no schedule: their steps are their own) */
+		ROW("step", "lr %g (%s's own steps, no schedule)", i->lr, hog_rule_name(i->rule));
 	ROW("l2", "%g", i->l2);
 	if (i->beta > 0)
 		ROW("beta", "%g", i->beta);

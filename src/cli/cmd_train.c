@@ -634,6 +634,13 @@ int cmd_train(int argc0, char **argv0)
 	const char *save = t.save;
 	/* the noise scale and the nonzeros: what --metrics writes, unless told not to */
 	o.diagnostics = t.diagnostics < 0 ? t.metrics != NULL : t.diagnostics;
+	if (!a->quiet && t.diagnostics > 0 && !t.metrics) /* (measured, then written nowhere) */
+		fprintf(stderr, "hogwild train: note: --diagnostics go to --metrics FILE, which is not given: nothing "
+		        "shows them\n");
+	if (!a->quiet && o.measure_delay && (o.mode == HOG_MODE_REPLICA || o.mode == HOG_MODE_DETERMINISTIC))
+		fprintf(stderr, "hogwild train: note: --measure-delay: %s mode's workers read private copies, so there is "
+		        "no delay between a read and a write to sample (compare --modes lockfree,... shows the others')\n",
+		        hog_mode_name(o.mode));
 	train_ui ui = { .quiet = a->quiet || !cli_progress_wanted(0), .o = &o, .metrics_path = t.metrics,
 	                .validation = t.validation != NULL };
 	hog_data *tr = NULL, *held = NULL, *te = NULL;

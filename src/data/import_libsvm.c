@@ -156,7 +156,8 @@ static int libsvm_file(hog_import_ctx *c, libsvm_labels *lb, const char *path, h
 			if (!(q = hog_parse_f64(vs, &v)) || !(hog_is_space(*q) || *q == 0 || *q == '#'))
 				BAD(vs, "expected a numeric value after '%llu:'", (unsigned long long)id);
 			if (!isfinite(v) || !isfinite((float)v))
-				BAD(vs, "value of feature %llu is not finite", (unsigned long long)id);
+				BAD(vs, isfinite(v) ? "value of feature %llu is beyond a float's range (3.4e38)"
+				                    : "value of feature %llu is not finite", (unsigned long long)id);
 			if (nnz == *cap) {
 				size_t nc = *cap * 2;
 				uint32_t *ni = realloc(*ids, nc * 4);

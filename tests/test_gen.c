@@ -247,6 +247,21 @@ static void test_gen_ratings(void)
 	CU_ASSERT(um && nu == 300 && um[0] == 0 && um[299] == 299);
 	CU_ASSERT(im && ni == 50 && im[49] == 49);
 	hog_store_close(s);
+	/* a matrix half full, and a full one: every pair once still (the popular
+	 * draws' repeats drawn again, then uniformly, then the next free cell) */
+	for (int full = 0; full < 2; full++) {
+		hog_gen_opts q = { .kind = HOG_KIND_RATINGS, .seed = 5, .examples = full ? 600 : 300, .users = 30,
+		                   .items = 20, .rank = 2 };
+		hog_data *h = tg_gen("ratings-dense.lmdb", &q);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+		unsigned char cell[600] = { 0 };
+		int rep = 0;
+		for (uint64_t i = 0; i < h->n; i++)
+			rep += cell[h->users[i] * 20 + h->items[i]]++ > 0;
+		CU_ASSERT_EQUAL(h->n, q.examples);
+		CU_ASSERT_EQUAL(rep, 0);
+		hog_data_free(h);
+	}
 done:
 	hog_data_free(d);
 	hog_data_free(d2);
@@ -335,6 +350,9 @@ static void test_gen_bad_options(void)
 	CU_ASSERT_EQUAL(hog_gen(p, &o, &e), HOG_ECONFIG);
 	o = (hog_gen_opts){ .kind = HOG_KIND_RATINGS, .rank = 5000 };
 	CU_ASSERT_EQUAL(hog_gen(p, &o, &e), HOG_ECONFIG);
+	o = (hog_gen_opts){ .kind = HOG_KIND_RATINGS, .examples = 26, .users = 5, .items = 5 };
+	CU_ASSERT_EQUAL(hog_gen(p, &o, &e), HOG_ECONFIG);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "more ratings than user-item pairs (at most 25)"));
 	CU_ASSERT_NOT_EQUAL(access(p, F_OK), 0);
 }
 

@@ -242,7 +242,7 @@ done:
 
 static void test_split_ratings(void)
 {
-	hog_gen_opts o = { .kind = HOG_KIND_RATINGS, .seed = 8, .examples = 2000, .users = 40, .items = 15 };
+	hog_gen_opts o = { .kind = HOG_KIND_RATINGS, .seed = 8, .examples = 2000, .users = 100, .items = 40 };
 	hog_err e;
 	const char *in = tu_path("sr_in.lmdb");
 	CU_ASSERT_EQUAL_FATAL(hog_gen(in, &o, &e), 0);
@@ -254,14 +254,14 @@ static void test_split_ratings(void)
 		CU_ASSERT_EQUAL_FATAL(hog_store_open(&s, outs[k], &e), 0);
 		const hog_meta *m = hog_store_meta(s);
 		CU_ASSERT_EQUAL(m->kind, HOG_KIND_RATINGS);
-		CU_ASSERT_EQUAL(m->users, 40);
-		CU_ASSERT_EQUAL(m->items, 15);
+		CU_ASSERT_EQUAL(m->users, 100);
+		CU_ASSERT_EQUAL(m->items, 40);
 		total += m->examples;
 		uint64_t n;
 		const uint64_t *map = hog_store_idmap(s, "users", &n);
-		CU_ASSERT(map && n == 40 && map[39] == 39);
+		CU_ASSERT(map && n == 100 && map[99] == 99);
 		CU_ASSERT_PTR_NOT_NULL(hog_store_idmap(s, "items", &n));
-		CU_ASSERT_EQUAL(n, 15);
+		CU_ASSERT_EQUAL(n, 40);
 		hog_store_close(s);
 	}
 	CU_ASSERT_EQUAL(total, 2000);

@@ -704,7 +704,7 @@ static void test_bad_options(void)
 	o.rule = HOG_RULE_ADAREVISION;
 	CU_ASSERT_EQUAL(hog_train(small_tr, NULL, &o, &m, NULL, &err), HOG_ECONFIG);
 	/* the wrong kind of data */
-	hog_gen_opts g = { .kind = HOG_KIND_RATINGS, .examples = 500, .users = 20, .items = 10 };
+	hog_gen_opts g = { .kind = HOG_KIND_RATINGS, .examples = 500, .users = 50, .items = 20 };
 	const char *rp = tu_path("r.lmdb");
 	hog_data *rd;
 	CU_ASSERT_EQUAL_FATAL(hog_gen(rp, &g, &err), 0);

@@ -2540,6 +2540,8 @@ check "class names: model load" 0 "$H" model load "$T/cn.txt" "$T/cn2.model"
 check_true "class names: ... the same file" cmp "$T/cn.model" "$T/cn2.model"
 # a binary model of names: --probabilities says whose
 "$H" train --quiet --data "$T/cnte.lmdb" --epochs 5 --save "$T/cnb.model" >/dev/null 2>&1
+check "class names: data export" 0 "$H" data export "$T/cntr.lmdb"
+check_grep "class names: ... says the labels are written as numbers" "$ERR" "class names, which LIBSVM text has not: written as their numbers \(0 'setosa', 1 'versicolor', 2 'virginica'\)"
 check "class names: --class-weight by name" 0 "$H" train --quiet --data "$T/cntr.lmdb" --epochs 2 --class-weight setosa=2,virginica=0.5
 check "class names: --class-weight of a name the set lacks" 2 "$H" train --quiet --data "$T/cntr.lmdb" --epochs 2 --class-weight daisy=2
 check_grep "class names: ... names the set's classes" "$ERR" "class 'daisy' is not one of the set's classes \(setosa, versicolor, virginica\)"

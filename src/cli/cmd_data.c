@@ -539,6 +539,14 @@ static int data_export(int argc, char **argv)
 	hog_err err = { 0 };
 	if (cli_check_input(cmd, NULL, in))
 		return 1;
+	hog_data *h = NULL; /* (class names, which LIBSVM has not: said) */
+	if (!hog_data_load_header(&h, in, &err) && h->class_names) {
+		char list[240];
+		fprintf(stderr, "hogwild data export: note: %s's labels are class names, which LIBSVM text has not: written "
+		        "as their numbers (%s)\n", in, cli_class_list(list, sizeof list, h->class_names));
+	}
+	hog_data_free(h);
+	err = (hog_err){ 0 };
 	if (!outp) {
 		rc = hog_export_libsvm(in, STDOUT_FILENO, &err);
 		if (rc == EPIPE && cli_stdout_gone())

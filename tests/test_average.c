@@ -295,6 +295,38 @@ static void test_average_is_running_mean(void)
 	hog_data_free(d);
 }
 
+/* The scale --normalize promises feature @p v of @p d: the power of two that
+ * brings its largest |x - @p mu| (the float of it, as the trainer takes it)
+ * into (1/2, 1]. */
+static double pow2_scale(const hog_data *d, uint32_t v, double mu)
+{
+	double mx = 0, sc = 1;
+	for (uint64_t j = 0; j < d->nnz; j++)
+		if (d->ids[j] == v)
+			mx = fmax(mx, (double)(float)fabs((double)d->vals[j] - mu));
+	while (mx * sc > 1)
+		sc /= 2;
+	while (mx * sc <= 0.5)
+		sc *= 2;
+	return sc;
+}
+
+/* The run @p r of a scaling rule learnt (test accuracy 0.95 or more, @p margin
+ * above the run @p worse), and its model @p m, in raw units, evaluates on the
+ * raw test set @p te as training's last epoch did. */
+static void expect_learnt(const char *what, const hog_train_result *r, const hog_train_result *worse, double margin,
+                          const hog_model *m, const hog_data *te)
+{
+	if (getenv("HOG_TEST_VERBOSE"))
+		fprintf(stderr, "\n%s %.4f, the other %.4f\n", what, r->last.test_acc, worse->last.test_acc);
+	CU_ASSERT(r->last.test_acc >= 0.95);
+	CU_ASSERT(r->last.test_acc >= worse->last.test_acc + margin);
+	hog_eval ev;
+	hog_err err;
+	CU_ASSERT_EQUAL(hog_model_eval(m, te, &ev, &err), 0);
+	CU_ASSERT_DOUBLE_EQUAL(ev.accuracy, r->last.test_acc, 1e-9);
+}
+
 /* Features of scales 1e-3 .. 1e5: with --normalize the model learns them and is
  * stored in raw units (hog_model_eval on the raw test set agrees with training's
  * figure); it equals the model trained on the data scaled here by the powers of
@@ -340,24 +372,14 @@ static void test_normalize(void)
 	CU_ASSERT_EQUAL_FATAL(hog_data_load(&te, te_p, &err), 0);
 	/* the scales, by the rule: the power of two that brings max |x| into (1/2, 1] */
 	double sc[8];
-	for (uint32_t v = 0; v < 8; v++) {
-		double mx = 0;
-		for (uint64_t j = 0; j < tr->nnz; j++)
-			if (tr->ids[j] == v)
-				mx = fmax(mx, fabs(tr->vals[j]));
-		sc[v] = 1;
-		while (mx * sc[v] > 1)
-			sc[v] /= 2;
-		while (mx * sc[v] <= 0.5)
-			sc[v] *= 2;
-	}
+	for (uint32_t v = 0; v < 8; v++)
+		sc[v] = pow2_scale(tr, v, 0);
 	write_scaled(pre_p, 4000, 21, 1, sc);
 	CU_ASSERT_EQUAL_FATAL(hog_data_load(&pre, pre_p, &err), 0);
-	hog_train_opts o;
-	hog_train_opts_init(&o);
-	o.mode = HOG_MODE_SERIAL;
-	o.bind = HOG_BIND_NONE;
-	o.epochs = 10;
+	hog_train_opts o = serial_opts(10);
+	o.lr = 0; /* (the defaults': the step from the data, l2 1e-6, seed 1) */
+	o.l2 = 1e-6;
+	o.seed = 1;
 	hog_train_result raw_r, norm_r, pre_r;
 	hog_model *raw = NULL, *norm = NULL, *pm = NULL;
 	CU_ASSERT_EQUAL_FATAL(hog_train(tr, te, &o, &raw, &raw_r, &err), 0);
@@ -365,13 +387,7 @@ static void test_normalize(void)
 	CU_ASSERT_EQUAL_FATAL(hog_train(tr, te, &o, &norm, &norm_r, &err), 0);
 	o.normalize = 0;
 	CU_ASSERT_EQUAL_FATAL(hog_train(pre, NULL, &o, &pm, &pre_r, &err), 0);
-	if (getenv("HOG_TEST_VERBOSE"))
-		fprintf(stderr, "\nraw %.4f normalized %.4f\n", raw_r.last.test_acc, norm_r.last.test_acc);
-	CU_ASSERT(norm_r.last.test_acc >= 0.95);
-	CU_ASSERT(norm_r.last.test_acc >= raw_r.last.test_acc + 0.05);
-	hog_eval ev;
-	CU_ASSERT_EQUAL(hog_model_eval(norm, te, &ev, &err), 0);
-	CU_ASSERT_DOUBLE_EQUAL(ev.accuracy, norm_r.last.test_acc, 1e-9);
+	expect_learnt("normalized (the other raw)", &norm_r, &raw_r, 0.05, norm, te);
 	hog_model_info a, b;
 	hog_model_info_get(norm, &a);
 	hog_model_info_get(pm, &b);
@@ -433,25 +449,13 @@ static void test_centering(void)
 		sum[tr->ids[j]] += (double)tr->vals[j];
 	for (uint32_t v = 0; v < 2; v++)
 		mu[v] = sum[v] / (double)tr->n;
-	for (uint32_t v = 0; v < 3; v++) {
-		double mx = 0;
-		for (uint64_t j = 0; j < tr->nnz; j++)
-			if (tr->ids[j] == v)
-				mx = fmax(mx, (double)(float)fabs((double)tr->vals[j] - mu[v]));
-		sc[v] = 1;
-		while (mx * sc[v] > 1)
-			sc[v] /= 2;
-		while (mx * sc[v] <= 0.5)
-			sc[v] *= 2;
-	}
+	for (uint32_t v = 0; v < 3; v++)
+		sc[v] = pow2_scale(tr, v, mu[v]);
 	write_offsets(pre_p, 3000, 31, mu, sc);
 	CU_ASSERT_EQUAL_FATAL(hog_data_load(&pre, pre_p, &err), 0);
-	hog_train_opts o;
-	hog_train_opts_init(&o);
-	o.mode = HOG_MODE_SERIAL;
-	o.bind = HOG_BIND_NONE;
-	o.epochs = 5;
+	hog_train_opts o = serial_opts(5);
 	o.lr = 0.2;
+	o.l2 = 1e-6;
 	hog_train_result cen_r, raw_r, pre_r;
 	hog_model *cen = NULL, *raw = NULL, *pm = NULL;
 	o.normalize = HOG_NORMALIZE_ON;
@@ -461,17 +465,8 @@ static void test_centering(void)
 	CU_ASSERT_EQUAL_FATAL(hog_train(pre, NULL, &o, &pm, &pre_r, &err), 0);
 	/* the rule before: scaled by max |x| alone (the same test set, scaled alike) */
 	double zero[3] = { 0, 0, 0 }, sx[3];
-	for (uint32_t v = 0; v < 3; v++) {
-		double mx = 0;
-		for (uint64_t j = 0; j < tr->nnz; j++)
-			if (tr->ids[j] == v)
-				mx = fmax(mx, fabs((double)tr->vals[j]));
-		sx[v] = 1;
-		while (mx * sx[v] > 1)
-			sx[v] /= 2;
-		while (mx * sx[v] <= 0.5)
-			sx[v] *= 2;
-	}
+	for (uint32_t v = 0; v < 3; v++)
+		sx[v] = pow2_scale(tr, v, 0);
 	const char *sc_tr = tu_path("off_sc_tr.lmdb"), *sc_te = tu_path("off_sc_te.lmdb");
 	write_offsets(sc_tr, 3000, 31, zero, sx);
 	write_offsets(sc_te, 1000, 32, zero, sx);
@@ -481,13 +476,7 @@ static void test_centering(void)
 	CU_ASSERT_EQUAL_FATAL(hog_train(str, ste, &o, &raw, &raw_r, &err), 0);
 	hog_data_free(str);
 	hog_data_free(ste);
-	if (getenv("HOG_TEST_VERBOSE"))
-		fprintf(stderr, "\ncentered %.4f max-abs alone %.4f\n", cen_r.last.test_acc, raw_r.last.test_acc);
-	CU_ASSERT(cen_r.last.test_acc >= 0.95);
-	CU_ASSERT(cen_r.last.test_acc >= raw_r.last.test_acc + 0.1);
-	hog_eval ev;
-	CU_ASSERT_EQUAL(hog_model_eval(cen, te, &ev, &err), 0);
-	CU_ASSERT_DOUBLE_EQUAL(ev.accuracy, cen_r.last.test_acc, 1e-9);
+	expect_learnt("centered (the other max-abs alone)", &cen_r, &raw_r, 0.1, cen, te);
 	hog_model_info a, b;
 	hog_model_info_get(cen, &a);
 	hog_model_info_get(pm, &b);

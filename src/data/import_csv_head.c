@@ -6,8 +6,9 @@
  *    line has a number ("x1,x2,2019,2020,target" over "0.5,0.3,1,2,0"; a mark
  *    of no value, "1,NA,3", is no text: that line stays data, its NA an error);
  *  - column numbers: 0, 1, ..., n - 1 (n >= 3) in order, integers, after
- *    an empty field or not ("1,2,3" stays data: a toy file's first row) (pandas' to_csv of a frame without names writes
- *    "0,1,2,3,4", with its index ",0,1,2,3");
+ *    an empty field or not (pandas' to_csv of a frame without names writes
+ *    "0,1,2,3,4", with its index ",0,1,2,3"; "1,2,3" stays data, a toy
+ *    file's first row);
  *  - names over numbers with another field count: a line of counts and names
  *    before the data (scikit-learn's iris.csv, "150,4,setosa,versicolor,
  *    virginica" over rows of five fields, wine_data.csv over rows of 14):

@@ -486,6 +486,12 @@ float *eng_feature_scales(const hog_data *d, int mode, uint64_t *changed, const 
  * eng_mean_sq take them (@p mu, NULL: none) as the values' offsets. */
 #define ENG_CENTER_RATIO 20.0
 double *eng_feature_centers(const hog_data *d, uint64_t *ncentered);
+/* The rule of both: a feature of mean @p m and variance @p var (over the
+ * examples that hold it) is far from zero next to its spread. */
+static inline int eng_far_from_zero(double m, double var)
+{
+	return var > 0 && fabs(m) > ENG_CENTER_RATIO * sqrt(var);
+}
 /* The same from the largest |value| of each of @p n features, in place. */
 void eng_scales_from_max(float *mx, uint64_t n, int mode, uint64_t *changed);
 /* Settles o->normalize once the scales are known: the note (o->on_note) that

@@ -372,7 +372,7 @@ int lin_prefetch_state(const uint64_t *cnt, const uint64_t *key, uint64_t dim, u
  * 4,000 rows) ended 66 epochs at test RMSE 37.8 where least squares reached
  * 0.995, and 75.9% accuracy where logistic regression reached 92.6%; centered,
  * 0.994 and 97.2%. A feature counts when it is in 90% of the examples or more
- * and its mean is over 20 times its standard deviation (the centered ones'
+ * and far from zero by centering's rule (eng_far_from_zero; the centered ones'
  * means are 0 here: their stats are taken less the means). */
 static void offset_note(const hog_engine *e, const uint64_t *cnt, const double *sq, const double *sx, uint64_t dim)
 {
@@ -382,9 +382,8 @@ static void offset_note(const hog_engine *e, const uint64_t *cnt, const double *
 	for (uint64_t v = 0; e->o.on_note && n >= 10 && v < dim; v++) {
 		if ((double)cnt[v] < 0.9 * n)
 			continue;
-		const double m = sx[v] / (double)cnt[v], var = sq[v] / (double)cnt[v] - m * m,
-		             sd = var > 0 ? sqrt(var) : 0;
-		if (sd <= 0 || fabs(m) <= 20 * sd)
+		const double m = sx[v] / (double)cnt[v], var = sq[v] / (double)cnt[v] - m * m, sd = sqrt(var);
+		if (!eng_far_from_zero(m, var))
 			continue;
 		if (!many++ || fabs(m) / sd > wr) {
 			wr = fabs(m) / sd;
@@ -434,9 +433,10 @@ static int setup_features(hog_engine *e, lin_state *L)
 	double *sq = NULL, *sx = NULL;
 	const int det = e->o.mode == HOG_MODE_DETERMINISTIC;
 	/* (the other modes: for offset_note, on a set narrow enough that the two
-	 * arrays cost little; the pass is the count's) */
+	 * arrays cost little, and for the centers; the pass is the count's) */
 	if (!e->store && d->vals &&
-	    (e->o.mode == HOG_MODE_BUFFERED || e->o.mode == HOG_MODE_REPLICA || det || L->dim <= (1u << 20)) &&
+	    (e->o.mode == HOG_MODE_BUFFERED || e->o.mode == HOG_MODE_REPLICA || det || L->dim <= (1u << 20) ||
+	     e->o.centered) &&
 	    !(sq = calloc((L->dim + 1) * 2, sizeof *sq))) {
 		free(cnt);
 		free(key);
@@ -455,14 +455,18 @@ static int setup_features(hog_engine *e, lin_state *L)
 		for (uint64_t j = 0; j < d->nnz; j++)
 			cnt[d->ids[j]]++;
 	}
-	/* the features lin_check centered (scale.c): their stats as the model sees
-	 * them, less the means */
-	double *mu = e->o.centered && !e->store ? eng_feature_centers(d, NULL) : NULL;
-	for (uint64_t v = 0; mu && sq && v < L->dim; v++)
-		if (mu[v] != 0) {
-			sq[v] += (double)cnt[v] * mu[v] * mu[v] - 2 * mu[v] * sx[v];
-			sx[v] -= (double)cnt[v] * mu[v];
+	/* the features lin_check centered (eng_feature_centers' rule, from these
+	 * sums: the same values added in the same order, so the same means), then
+	 * their stats as the model sees them, less the means */
+	double *mu = e->o.centered && sq ? calloc(L->dim + 1, sizeof *mu) : NULL;
+	for (uint64_t v = 0; mu && v < L->dim; v++) {
+		const double m = sx[v] / (double)(cnt[v] ? cnt[v] : 1);
+		if (cnt[v] == d->n && eng_far_from_zero(m, sq[v] / (double)cnt[v] - m * m)) {
+			mu[v] = m;
+			sq[v] += (double)cnt[v] * m * m - 2 * m * sx[v];
+			sx[v] -= (double)cnt[v] * m;
 		}
+	}
 	if (sq)
 		offset_note(e, cnt, sq, sx, L->dim);
 	/* sort (count desc, id asc) by packing: counts < 2^32 for n < 2^32 examples */

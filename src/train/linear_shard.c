@@ -110,10 +110,8 @@ static int shard_in_place(hog_engine *e, eng_worker *ew, lin_worker *w, const ui
 		float *xs = d->vals ? d->vals + lo : NULL;
 		for (uint64_t j = 0; j < k; j++) {
 			ids[j] = L->map[ids[j]];
-			if (xs && L->xshift)
-				xs[j] = (float)(((double)xs[j] - L->xshift[ids[j]]) * L->xscale[ids[j]]);
-			else if (xs && L->xscale)
-				xs[j] *= L->xscale[ids[j]];
+			if (xs && L->xscale)
+				xs[j] = lin_value(L, ids[j], xs[j]);
 		}
 		if (e->o.mode == HOG_MODE_STRIPED)
 			sort_row(ids, xs, k);
@@ -187,13 +185,9 @@ int lin_build_rows(hog_engine *e, eng_worker *ew, lin_worker *w, const uint32_t 
 		w->off[i + 1] = at + k;
 		for (uint64_t j = 0; j < k; j++)
 			w->ids[at + j] = L->map[d->ids[lo + j]];
-		if (d->vals && L->xshift) /* (centered features: (x - mean) times the scale) */
+		if (d->vals && L->xscale)
 			for (uint64_t j = 0; j < k; j++)
-				w->xs[at + j] = (float)(((double)d->vals[lo + j] - L->xshift[w->ids[at + j]]) *
-				                        L->xscale[w->ids[at + j]]);
-		else if (d->vals && L->xscale)
-			for (uint64_t j = 0; j < k; j++)
-				w->xs[at + j] = d->vals[lo + j] * L->xscale[w->ids[at + j]];
+				w->xs[at + j] = lin_value(L, w->ids[at + j], d->vals[lo + j]);
 		else if (d->vals)
 			memcpy(w->xs + at, d->vals + lo, k * sizeof(float));
 		if (e->o.mode == HOG_MODE_STRIPED) /* stripes must be locked in order */

@@ -186,6 +186,14 @@ eng_round_fn lin_in_memory_round(const hog_engine *e);
 int lin_setup(hog_engine *e);
 double lin_noise_scale(hog_engine *e);
 double lin_default_lr(const hog_data *d, enum hog_rule rule, const float *scale, const double *mu);
+/* A value @p x of internal feature @p r as the model trains on it: less its
+ * center (L->xshift), times its scale (L->xscale; both NULL: as stored). */
+static inline float lin_value(const lin_state *L, uint32_t r, float x)
+{
+	if (L->xshift)
+		return (float)(((double)x - L->xshift[r]) * L->xscale[r]);
+	return L->xscale ? x * L->xscale[r] : x;
+}
 /* The same from the mean |x|^2 @p sq of the features as scaled (tune's grid). */
 double lin_default_lr_of(enum hog_rule rule, double sq);
 

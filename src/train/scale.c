@@ -70,7 +70,7 @@ double *eng_feature_centers(const hog_data *d, uint64_t *ncentered)
 		if (f[0] != (double)d->n) /* (in every example: its absent zeros would fill in) */
 			continue;
 		const double m = f[1] / f[0], var = f[2] / f[0] - m * m;
-		if (!(var > 0) || fabs(m) <= ENG_CENTER_RATIO * sqrt(var))
+		if (!eng_far_from_zero(m, var))
 			continue;
 		if (!mu && !(mu = calloc(d->dim + 1, sizeof *mu)))
 			break;
@@ -116,13 +116,6 @@ float *eng_feature_scales(const hog_data *d, int mode, uint64_t *changed, const 
 double eng_mean_sq(const hog_data *d, const float *sc, const double *mu)
 {
 	double sq = 0;
-	if (mu && d->vals && d->meta.kind == HOG_KIND_SPARSE) {
-		for (uint64_t j = 0; j < d->nnz; j++) {
-			const double x = ((double)d->vals[j] - mu[d->ids[j]]) * (sc ? sc[d->ids[j]] : 1.0f);
-			sq += x * x;
-		}
-		return sq / (double)(d->n ? d->n : 1);
-	}
 	if (d->meta.kind == HOG_KIND_DENSE && d->x)
 		for (uint64_t k = 0; k < d->n * d->dim; k++) {
 			const double x = (double)d->x[k] * (sc ? sc[k % d->dim] : 1.0f);
@@ -130,7 +123,7 @@ double eng_mean_sq(const hog_data *d, const float *sc, const double *mu)
 		}
 	else if (d->vals)
 		for (uint64_t j = 0; j < d->nnz; j++) {
-			const double x = (double)d->vals[j] * (sc ? sc[d->ids[j]] : 1.0f);
+			const double x = ((double)d->vals[j] - (mu ? mu[d->ids[j]] : 0.0)) * (sc ? sc[d->ids[j]] : 1.0f);
 			sq += x * x;
 		}
 	else

@@ -71,13 +71,12 @@ int eng_class_weights_parse(const char *spec, enum hog_task task, uint32_t class
 			if (names) {
 				size_t len, at = 0;
 				const char *nm;
+				uint32_t k = 0;
 				list[0] = 0;
-				for (uint32_t k = 0; (nm = hog_class_name(names, k, &len)) && at + len + 8 < sizeof list; k++)
+				for (; (nm = hog_class_name(names, k, &len)) && at + len + 8 < sizeof list; k++)
 					at += (size_t)snprintf(list + at, sizeof list - at, "%s%.*s", k ? ", " : "", (int)len, nm);
 				snprintf(why, wlen, "class '%.*s' is not one of the set's classes (%s%s)",
-				         (int)(eq - p > 20 ? 20 : eq - p), p, list,
-				         hog_class_name(names, hog_class_count(names) - 1, &len) && at + len + 8 >= sizeof list
-				             ? ", ..." : "");
+				         (int)(eq - p > 20 ? 20 : eq - p), p, list, k < hog_class_count(names) ? ", ..." : "");
 			} else if (task == HOG_TASK_BINARY)
 				snprintf(why, wlen, "class '%.*s': a binary set's classes are 1 (+1, pos) and 0 (-1, neg)",
 				         (int)(eq - p > 20 ? 20 : eq - p), p);

@@ -129,9 +129,10 @@ static inline __attribute__((always_inline)) void leaf_loop(const uint32_t S, co
 {
 	const uint32_t np = S + (COUNTED != 0) + (L1 != 0);
 	for (uint64_t i = 0; i < D; i++) {
-		float *restrict r = rec + i * S, *restrict o = out + i * np, v[6];
+		float *restrict r = rec + i * S, *restrict o = out + i * np, v[6] = { 0 };
 		const float *restrict p = P + i * S;
 		uint32_t ch = 0, k = S;
+#pragma GCC unroll 6
 		for (uint32_t c = 0; c < S; c++) {
 			v[c] = r[c] - p[c];
 			ch |= det_bits(r[c]) ^ det_bits(p[c]);
@@ -140,8 +141,10 @@ static inline __attribute__((always_inline)) void leaf_loop(const uint32_t S, co
 			v[k++] = ch != 0;
 		if (L1)
 			v[k++] = ch && i && r[0] == 0.0f;
+#pragma GCC unroll 6
 		for (uint32_t c = 0; c < np; c++)
 			o[c] = ADD ? o[c] + v[c] : v[c];
+#pragma GCC unroll 6
 		for (uint32_t c = 0; c < S; c++)
 			r[c] = p[c];
 	}

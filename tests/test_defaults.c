@@ -479,6 +479,115 @@ static void test_loss_from_task(void)
 	hog_data_free(d);
 }
 
+/* A regression set of @p n examples at @p path: x in [0, 1), y = @p y0 + 3 x +
+ * @p noise x (u - 1/2), u in [0, 1). */
+static void write_reg(const char *path, uint64_t n, double y0, double noise)
+{
+	hog_writer_opts wo = { .kind = HOG_KIND_SPARSE, .task = HOG_TASK_REGRESSION, .features = 1 };
+	hog_writer *w;
+	hog_err err;
+	CU_ASSERT_EQUAL_FATAL(hog_writer_open(&w, path, &wo, &err), 0);
+	uint64_t s = 91;
+	for (uint64_t i = 0; i < n; i++) {
+		const double x = unif(&s), y = y0 + 3 * x + noise * (unif(&s) - 0.5);
+		const uint32_t id = 0;
+		const float xf = (float)x;
+		CU_ASSERT_EQUAL_FATAL(hog_writer_add_sparse(w, (float)y, &id, &xf, 1, &err), 0);
+	}
+	CU_ASSERT_EQUAL_FATAL(hog_writer_commit(w, &err), 0);
+}
+
+/* The squared loss's start: the bias at the labels' mean, and the adaptive
+ * rules' alpha the labels' standard deviation (0.1 at least). Two examples
+ * followed by hand from the mean; the defaults' alpha against the labels'
+ * spread computed here; and AdaGrad and AdaRevision at their defaults on
+ * labels 2000 + 3x reach the least-squares line (closed form), which from a
+ * zero bias and alpha 0.1 they missed by hundreds. */
+static void test_squared_loss_start(void)
+{
+	const char *tp = tu_path("reg2.lmdb");
+	hog_writer_opts wo = { .kind = HOG_KIND_SPARSE, .task = HOG_TASK_REGRESSION, .features = 2 };
+	hog_writer *w;
+	hog_err err;
+	CU_ASSERT_EQUAL_FATAL(hog_writer_open(&w, tp, &wo, &err), 0);
+	const uint32_t id0 = 0, id1 = 1;
+	const float one = 1;
+	CU_ASSERT_EQUAL_FATAL(hog_writer_add_sparse(w, 3, &id0, &one, 1, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(hog_writer_add_sparse(w, -1, &id1, &one, 1, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(hog_writer_commit(w, &err), 0);
+	hog_data *d = load(tp);
+	hog_train_opts o;
+	hog_train_opts_init(&o);
+	o.mode = HOG_MODE_SERIAL;
+	o.bind = HOG_BIND_NONE;
+	o.loss = HOG_LOSS_SQUARED;
+	o.epochs = 1;
+	o.no_shuffle = 1;
+	o.l2 = 0;
+	o.lr = 0.25;
+	hog_train_result r;
+	hog_model *m = train_ok(d, &o, &r);
+	hog_model_info info;
+	hog_model_info_get(m, &info);
+	/* (1/2 (m - y)^2: the derivative m - y; the first example's margin the mean, 1) */
+	const double b0 = 1, g1 = b0 - 3, b1 = b0 - 0.25 * g1, g2 = b1 - (-1);
+	CU_ASSERT_DOUBLE_EQUAL(info.weights[0], -0.25 * g1, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(info.weights[1], -0.25 * g2, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(info.bias, b1 - 0.25 * g2, 1e-6);
+	CU_ASSERT(fabs(info.bias + 0.25 * (g1 + g2)) > 0.5); /* (from a zero bias it would be this far off) */
+	hog_model_free(m);
+	/* the adaptive rules' default alpha: the labels' spread (3 and -1: 2) */
+	o.lr = 0;
+	o.rule = HOG_RULE_ADAGRAD;
+	hog_model_free(train_ok(d, &o, &r));
+	CU_ASSERT_DOUBLE_EQUAL(r.lr, 2.0, 1e-12);
+	hog_data_free(d);
+	const char *bp = tu_path("bin2.lmdb"); /* (a margin's loss: 0.1, whatever the labels) */
+	write_set(bp, HOG_KIND_SPARSE, 2, 100, 3, 0, NULL);
+	d = load(bp);
+	o.loss = HOG_LOSS_LOGISTIC;
+	o.lr = 0;
+	hog_model_free(train_ok(d, &o, &r));
+	CU_ASSERT_DOUBLE_EQUAL(r.lr, 0.1, 1e-12);
+	hog_data_free(d);
+	/* labels 2000 + 3x + noise, of spread ~1: least squares by its closed form here */
+	write_reg(tp, 600, 2000, 2);
+	d = load(tp);
+	double sx = 0, sy = 0, sxx = 0, sxy = 0;
+	for (uint64_t i = 0; i < d->n; i++) {
+		const double x = d->vals[d->offsets[i]], y = d->labels[i];
+		sx += x;
+		sy += y;
+		sxx += x * x;
+		sxy += x * y;
+	}
+	const double nn = (double)d->n, slope = (nn * sxy - sx * sy) / (nn * sxx - sx * sx),
+	             icept = (sy - slope * sx) / nn;
+	const enum hog_rule rules[] = { HOG_RULE_ADAGRAD, HOG_RULE_ADAREVISION };
+	for (int k = 0; k < 2; k++) {
+		hog_train_opts_init(&o);
+		o.mode = HOG_MODE_SERIAL;
+		o.bind = HOG_BIND_NONE;
+		o.loss = HOG_LOSS_SQUARED;
+		o.rule = rules[k];
+		m = train_ok(d, &o, &r);
+		hog_model_info_get(m, &info);
+		printf("\n  squared loss, %s at its defaults (alpha %.3f): weight %.4f bias %.4f, least squares %.4f %.4f",
+		       hog_rule_name(rules[k]), r.lr, info.weights[0], info.bias, slope, icept);
+		double se = 0, se_ls = 0; /* (the mean squared errors, the model's and least squares') */
+		for (uint64_t i = 0; i < d->n; i++) {
+			const double x = d->vals[d->offsets[i]], y = d->labels[i];
+			se += (info.bias + info.weights[0] * x - y) * (info.bias + info.weights[0] * x - y);
+			se_ls += (icept + slope * x - y) * (icept + slope * x - y);
+		}
+		printf(", mean squared error %.5f against %.5f", se / nn, se_ls / nn);
+		CU_ASSERT(se <= 1.05 * se_ls);
+		CU_ASSERT_DOUBLE_EQUAL(info.weights[0], slope, 0.1);
+		hog_model_free(m);
+	}
+	hog_data_free(d);
+}
+
 int test_defaults_register(void)
 {
 	CU_pSuite s = CU_add_suite("defaults", NULL, NULL);
@@ -494,5 +603,6 @@ int test_defaults_register(void)
 	TU_ADD(s, test_backoff_of_size);
 	TU_ADD(s, test_loss_from_task);
 	TU_ADD(s, test_momentum_auto);
+	TU_ADD(s, test_squared_loss_start);
 	return 0;
 }

@@ -61,7 +61,8 @@ const cli_opt cli_opts[] = {
 	  "backoff stretched to match; compare: 20)" },
 	{ "lr", 0, REQ, OPT_LR, BOTH, 0, 0, COND_NONE, "X",
 	  "step size; alpha for adagrad/adarevision/adam (sgd: 1/(1+mean |x|^2), 0.5 for unit-norm rows; softmax: "
-	  "B/(B+mean |x|^2) for batches of B; adagrad/adarevision: 0.1; adam/adamw: 0.001; mf sgd: 0.03)" },
+	  "B/(B+mean |x|^2) for batches of B; adagrad/adarevision: 0.1, with the squared loss the labels' standard "
+	  "deviation if larger; adam/adamw: 0.001; mf sgd: 0.03)" },
 	{ "schedule", 0, REQ, OPT_SCHEDULE, BOTH, 0, 0, COND_SGD, "S",
 	  "constant | backoff | invt (backoff: lr * backoff^epoch)" },
 	{ "backoff", 0, REQ, OPT_BACKOFF, BOTH, 0, 0, COND_BACKOFF, "B", "per-epoch factor of the schedule (0.9; for a small "

@@ -160,6 +160,8 @@ static double mean_sq(const hog_data *d, int mode, int linear)
  * behind them: adam's grid centred on 0.01 (0.1 without --layers) where train
  * steps at 0.001, and the mlp's deterministic mode on one shard's batch where
  * a step takes --batch of each of the shards. */
+static double ysd_of_plan; /* (the labels' standard deviation: tune_resolve's) */
+
 static double default_lr(const hog_train_opts *o, double sq, uint64_t n)
 {
 	switch (hog_train_kind(o)) {
@@ -170,7 +172,7 @@ static double default_lr(const hog_train_opts *o, double sq, uint64_t n)
 			d.shards = eng_det_shards(n); /* (as the trial's check will fill it) */
 		return mlp_default_lr_of(&d, sq, 1); /* (sq the mean, n as 1) */
 	}
-	default: return lin_default_lr_of(o->rule, sq);
+	default: return lin_default_lr_of(o->rule, sq, o->loss == HOG_LOSS_SQUARED ? ysd_of_plan : 0);
 	}
 }
 
@@ -182,6 +184,7 @@ int tune_resolve(tune_plan *pl, const hog_data *full)
 	const enum hog_model_kind kind = hog_train_kind(&pl->base);
 	const struct tune_space *sp = &spaces[kind];
 	sq_of_plan = mean_sq(full, pl->base.normalize, kind == HOG_MODEL_LINEAR);
+	lin_label_mean(full, HOG_LOSS_SQUARED, &ysd_of_plan);
 	/* (a trial's training set: all of a file's, k-1 folds, or 1 - the fraction) */
 	n_of_plan = pl->folds > 0 ? full->n - full->n / (uint64_t)pl->folds
 	                          : full->n - (uint64_t)((double)full->n * pl->vfrac);

@@ -501,6 +501,16 @@ void eng_scales_from_max(float *mx, uint64_t n, int mode, uint64_t *changed);
  * stored): the statistic of the default steps, 1/(1 + it) and its batch form
  * (lin_default_lr, the mlp's, tune's grid). */
 double eng_mean_sq(const hog_data *d, const float *sc, const double *mu);
+/* The labels' weighted sums (scale.c), shifted by the first label so that a
+ * mean far from zero (years, prices) keeps its spread: the squared loss's
+ * starting bias and its adaptive rules' default step. eng_moments_add takes
+ * @p n labels and their weights (NULL: all 1); eng_moments_mean returns the
+ * mean and its standard deviation in *sd (0 and 0 before any label). */
+typedef struct eng_moments {
+	double k, w, s, ss;
+} eng_moments;
+void eng_moments_add(eng_moments *m, const float *y, const float *wt, uint64_t n);
+double eng_moments_mean(const eng_moments *m, double *sd);
 void eng_scales_settle(hog_train_opts *o, uint64_t changed, uint64_t dim);
 
 /* checkpoint.c: hashes of the training set and of the options that change the

@@ -114,12 +114,12 @@ int lin_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err
 			o->on_note(o->ud, msg);
 		}
 		if (o->lr == 0) /* (no scale but 1: the same sum without a scale read a nonzero) */
-			o->lr = lin_default_lr(tr, o->rule, changed ? s : NULL, mu);
+			o->lr = lin_default_lr(tr, o, changed ? s : NULL, mu);
 		free(s);
 		free(mu);
 	}
 	if (o->lr == 0 && !stream)
-		o->lr = lin_default_lr(tr, o->rule, NULL, NULL);
+		o->lr = lin_default_lr(tr, o, NULL, NULL);
 	return 0;
 }
 

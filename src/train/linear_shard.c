@@ -217,6 +217,7 @@ struct lin_scan {
 	uint64_t *cnt;
 	float *mx;
 	double *sq;
+	eng_moments y;              /* the labels' */
 };
 
 /* A block's sizes, and per feature its count, largest |x| and sum of x^2. */
@@ -227,6 +228,7 @@ static int lin_scan_block(hog_engine *e, const hog_block *k, uint64_t b, void *c
 	(void)e;
 	(void)b;
 	L->svals |= k->vals != NULL;
+	eng_moments_add(&c->y, k->labels, k->weights, k->n);
 	L->blk_n = k->n > L->blk_n ? k->n : L->blk_n;
 	L->blk_nnz = k->nnz > L->blk_nnz ? k->nnz : L->blk_nnz;
 	for (uint32_t i = 0; i < k->n; i++) {
@@ -265,11 +267,16 @@ int lin_stream_scan(hog_engine *e, lin_state *L, uint64_t *cnt, float **scales)
 		eng_scales_from_max(mx, L->dim + 1, e->o.normalize, &changed);
 	if (!rc)
 		eng_scales_settle(&e->o, changed, L->dim);
+	double ysd = 0, ymean = eng_moments_mean(&c.y, &ysd);
+	if (e->o.loss == HOG_LOSS_SQUARED) /* (lin_label_mean's, from the blocks) */
+		L->bias0 = (float)ymean;
+	else
+		ysd = 0;
 	if (!rc && e->o.lr == 0) {
 		double t = 0;
 		for (uint64_t v = 0; v < L->dim; v++)
 			t += sq[v] * (double)mx[v] * mx[v];
-		e->o.lr = e->o.rule == HOG_RULE_SGD ? 1.0 / (1.0 + t / (double)(e->tr->n ? e->tr->n : 1)) : 0.1;
+		e->o.lr = lin_default_lr_of(e->o.rule, t / (double)(e->tr->n ? e->tr->n : 1), ysd);
 	}
 	free(sq);
 	if (rc) {

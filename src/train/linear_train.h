@@ -80,6 +80,7 @@ typedef struct lin_state {
 	                               power of two: 1 / max |x| rounded up), 1 for the bias */
 	kern_shared ks;
 	float bias_start;           /* the bias when the epoch began */
+	float bias0;                /* the bias's start (lin_setup): the squared loss's labels' mean, else 0 */
 	float *gacc;                /* lin_noise_scale's accumulator (D floats), made at first use */
 	double noise_trs, noise_g2; /* ... its moving averages of tr(Sigma) and |G|^2 */
 	int noise_epochs;
@@ -185,7 +186,11 @@ eng_round_fn lin_in_memory_round(const hog_engine *e);
  * step, the features scaled by @p scale (NULL: unscaled). */
 int lin_setup(hog_engine *e);
 double lin_noise_scale(hog_engine *e);
-double lin_default_lr(const hog_data *d, enum hog_rule rule, const float *scale, const double *mu);
+double lin_default_lr(const hog_data *d, const hog_train_opts *o, const float *scale, const double *mu);
+/* The squared loss's labels of @p d: their mean (the bias's start) and, in
+ * *sd, their standard deviation (the adaptive rules' default step); 0 and 0 for
+ * other losses and sets without labels in memory. */
+double lin_label_mean(const hog_data *d, enum hog_loss loss, double *sd);
 /* A value @p x of internal feature @p r as the model trains on it: less its
  * center (L->xshift), times its scale (L->xscale; both NULL: as stored). */
 static inline float lin_value(const lin_state *L, uint32_t r, float x)
@@ -195,7 +200,7 @@ static inline float lin_value(const lin_state *L, uint32_t r, float x)
 	return L->xscale ? x * L->xscale[r] : x;
 }
 /* The same from the mean |x|^2 @p sq of the features as scaled (tune's grid). */
-double lin_default_lr_of(enum hog_rule rule, double sq);
+double lin_default_lr_of(enum hog_rule rule, double sq, double ysd);
 
 /* linear_shard.c: the worker's shard in memory (worker_init); --stream: the
  * scan of every block in setup, the worker's blocks (worker_init), its epoch's

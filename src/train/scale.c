@@ -131,6 +131,29 @@ double eng_mean_sq(const hog_data *d, const float *sc, const double *mu)
 	return sq / (double)(d->n ? d->n : 1);
 }
 
+void eng_moments_add(eng_moments *m, const float *y, const float *wt, uint64_t n)
+{
+	if (n && m->w == 0)
+		m->k = y[0];
+	for (uint64_t i = 0; i < n; i++) {
+		const double w = wt ? (double)wt[i] : 1.0, d = (double)y[i] - m->k;
+		m->w += w;
+		m->s += w * d;
+		m->ss += w * d * d;
+	}
+}
+
+double eng_moments_mean(const eng_moments *m, double *sd)
+{
+	if (!(m->w > 0)) {
+		*sd = 0;
+		return 0;
+	}
+	const double a = m->s / m->w, var = m->ss / m->w - a * a;
+	*sd = var > 0 ? sqrt(var) : 0;
+	return m->k + a;
+}
+
 void eng_scales_settle(hog_train_opts *o, uint64_t changed, uint64_t dim)
 {
 	if (!changed)

@@ -2718,6 +2718,15 @@ low=$(awk '$1 == 1 && $6 ~ /^[0-9.]+$/ { print $6 }' "$T/tu.table" | sort -g | h
 check_true "tune: the best is the lowest loss ($best, $low)" test -n "$best" -a "$best" = "$low"
 check "tune: k folds with halving" 0 "$H" tune --quiet --data "$T/tu.lmdb" --folds 3 --epochs 9 --threads 1
 check_grep "tune: ... three rounds" "$OUT" '^ +3 +9 '
+check_grep "tune: ... the defaults' configuration judged in the last" "$OUT" '^ +3 +9 +0\.5 +1e-06 .*\(defaults\)'
+# the defaults' configuration goes on to the last round whatever its first figures: at 3 epochs x4 leads and
+# the best third of three is one, at 9 train's default step wins (a search without it chose x4)
+check "tune: the defaults carried through halving" 0 "$H" tune --quiet --data "$T/tu.lmdb" --epochs 9 \
+	--lr x0.25,x1,x4 --l2 1e-6 --rungs 2 --json "$T/tud.json"
+check_true "tune: ... two in the last round, the defaults' and the first round's best" \
+	test "$(grep -cE '^ +2 +9 ' "$OUT")" = 2
+check_grep "tune: ... marked" "$OUT" '^ +2 +9 +0\.5 +1e-06 .*\(defaults\)'
+check_grep "tune: ... and in --json" "$T/tud.json" '"round":2,"epochs":9,"lr":0.49[0-9]*,"l2":1e-06,"defaults":true'
 # a raw-scale set: the default grid's steps are multiples of the step the trials take on the scaled
 # features (--normalize auto), not of the raw values' (which were 1e-7..1e-6 here: nothing learnt)
 awk 'BEGIN { srand(9); print "y,a,b"; for (i = 0; i < 600; i++) { a = 2000 * rand(); b = rand();

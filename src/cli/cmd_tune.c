@@ -178,9 +178,10 @@ static void print_table(const tune_plan *pl, FILE *f)
 			fprintf(f, " %6s %9s\n", "-", t->diverged ? "diverged" : "stopped");
 			continue;
 		}
-		fprintf(f, " %6.1f %9s %7s %7s %8.2f%s\n", t->epochs_run, cli_fmt_num(s, sizeof s, "%.5f", t->loss),
+		fprintf(f, " %6.1f %9s %7s %7s %8.2f%s%s\n", t->epochs_run, cli_fmt_num(s, sizeof s, "%.5f", t->loss),
 		        real ? cli_fmt_num(a, sizeof a, "%.4f", t->rmse) : cli_fmt_num(a, sizeof a, "%.2f", 100 * t->acc),
-		        real ? "" : cli_fmt_num(b, sizeof b, "%.4f", t->auc), t->seconds, i == pl->best ? "  *" : "");
+		        real ? "" : cli_fmt_num(b, sizeof b, "%.4f", t->auc), t->seconds,
+		        t->cfg == pl->dflt ? "  (defaults)" : "", i == pl->best ? "  *" : "");
 	}
 }
 
@@ -258,8 +259,8 @@ static int fill_json(void *ud, int fd, hog_err *err)
 				else
 					fputs(v, f);
 			}
-		fprintf(f, ",\"done\":%s,\"diverged\":%s", t->folds_done == pl->nsets ? "true" : "false",
-		        t->diverged ? "true" : "false");
+		fprintf(f, ",\"defaults\":%s,\"done\":%s,\"diverged\":%s", t->cfg == pl->dflt ? "true" : "false",
+		        t->folds_done == pl->nsets ? "true" : "false", t->diverged ? "true" : "false");
 		cli_json_num(f, "epochs_run", t->epochs_run, 1);
 		cli_json_num(f, "loss", t->loss, 1);
 		cli_json_num(f, "acc", t->acc, 1);

@@ -68,6 +68,8 @@ typedef struct tune_plan {
 	tune_trial *trials;
 	int ntrials, cap;
 	int best;                       /* the winning trial (-1: none finished) */
+	int dflt;                       /* the configuration train's defaults are (-1: not in the grid),
+	                                   which goes on to the last round whatever its early figures */
 	int budget_hit;
 	double t0, seconds;
 	volatile int *stop;

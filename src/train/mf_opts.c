@@ -95,11 +95,15 @@ int mf_opts_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog
 		return hog_err_set(err, HOG_EDATA, "the training set has no ratings");
 	if (!(o->l2 >= 0) || !isfinite(o->l2))
 		return hog_err_set(err, HOG_ECONFIG, "--l2 must be a number >= 0");
-	if (o->l2 == MF_GENERIC_L2)
-		o->l2 = MF_DEFAULT_L2;
+	o->l2 = mf_l2_of(o);
 	if (o->lr == 0)
 		o->lr = mf_default_lr(o);
 	return 0;
+}
+
+double mf_l2_of(const hog_train_opts *o)
+{
+	return o->l2 == MF_GENERIC_L2 ? MF_DEFAULT_L2 : o->l2;
 }
 
 double mf_default_lr(const hog_train_opts *o)

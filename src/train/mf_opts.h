@@ -12,6 +12,8 @@ void mf_opts_init(hog_train_opts *o);
 uint64_t mf_opts_hash(const hog_train_opts *o, uint64_t h);
 /* hog_trainer_ops.check. */
 int mf_opts_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err *err);
+/* The l2 mf trains with: 0.05 for hog_train_opts_init's 1e-6 (the header of mf_opts.c says why). */
+double mf_l2_of(const hog_train_opts *o);
 /* The step when --lr is not given (the header of mf_opts.c says why). */
 double mf_default_lr(const hog_train_opts *o);
 /* hog_trainer_ops.default_mode. */

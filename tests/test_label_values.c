@@ -6,7 +6,8 @@
  * test set imported apart that holds only one of the values (a multiclass set
  * of numbers, or a binary one) matched to them by value, whole and a chunk at
  * a time; a value the reference lacks refused naming it; names that are
- * numbers against a multiclass set of numbers, and against regression values
+ * numbers against a multiclass set of numbers (and 0s and 1s read as binary,
+ * the numbers of two of its classes), and against regression values
  * (the numbers again); what stays as it was. */
 #include "util.h"
 #include "hogwild.h"
@@ -176,6 +177,22 @@ static void test_named_numbers_match(void)
 	hog_data_ref_of(mc, &ref);
 	const float cls[] = { 3, 1, 3 };
 	match_both_ways("lv_13", &ref, cls, 3);
+	/* 0s and 1s, or only 1s, without names (read as binary) against it: classes 0 and 1 (a digits test
+	 * file of its 0s and 1s was refused, "the model has 10 classes; the data set's labels are binary") */
+	import_text("lv_01b", "1 1:1\n0 2:1\n1 3:1\n0 1:1\n", 0, 0);
+	const float c01[] = { 1, 0, 1, 0 }, c11[] = { 1, 1 };
+	match_both_ways("lv_01b", &ref, c01, 4);
+	match_both_ways("lv_1s", &ref, c11, 2);
+	hog_data *b01 = load("lv_01b");
+	CU_ASSERT_EQUAL_FATAL(hog_data_reconcile(b01, "lv_01b.lmdb", &ref, "lv_mc4.lmdb", &fit, &err), 0);
+	CU_ASSERT_EQUAL(b01->meta.classes, 2);
+	hog_data_free(b01);
+	/* -1 and +1 are no class numbers: binary still (the model's check refuses it) */
+	import_text("lv_pm", "-1 1:1\n1 2:1\n", 0, 0);
+	d = load("lv_pm");
+	CU_ASSERT_EQUAL(hog_data_reconcile(d, "lv_pm.lmdb", &ref, "lv_mc4.lmdb", &fit, &err), 0);
+	CU_ASSERT_EQUAL(d->meta.task, HOG_TASK_BINARY);
+	hog_data_free(d);
 	hog_data_ref_free(&ref);
 	hog_data_free(mc);
 	/* two values against a regression: the values again (3 and 5, not 0 and 1) */

@@ -7,6 +7,7 @@
 #include "data/reconcile.h"
 #include "sys/err.h"
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,26 @@ static int class_unused(const hog_data *d, uint32_t k)
 	return 1;
 }
 
+/* Classes numbered 0..K-1 without names (a multiclass reference), and a set
+ * without names whose labels are one or two of those numbers, which the
+ * importer read as binary (a test file of digits' 0s and 1s, or only the 1s;
+ * two other numbers are named, and matched by name below): the set becomes
+ * multiclass, its classes the numbers. A loaded set's labels, decoded as -1
+ * and +1, are put back; a header's blocks hold the numbers, which its chunks
+ * then decode as classes. Labels of -1 and +1 stay binary (the model's check
+ * refuses them). */
+static void binary_as_classes(hog_data *d, const hog_data_ref *ref)
+{
+	const double lo = d->meta.label_min, hi = d->meta.label_max;
+	if (ref->task != HOG_TASK_MULTICLASS || d->meta.task != HOG_TASK_BINARY || !(lo >= 0) || !(hi < 65536) ||
+	    lo != floor(lo) || hi != floor(hi))
+		return;
+	for (uint64_t i = 0; d->labels && i < d->n; i++)
+		d->labels[i] = (float)(d->labels[i] > 0 ? hi : lo);
+	d->meta.task = HOG_TASK_MULTICLASS;
+	d->meta.classes = (uint32_t)hi + 1;
+}
+
 /* A set whose labels were names against its reference's names: *out[k] the
  * reference's class of the set's class k (each importer numbers the names in
  * its own file's order of first appearance, so the numbers of two files need
@@ -93,6 +114,8 @@ int rec_class_map(hog_data *d, const char *dn, const hog_data_ref *ref, const ch
 {
 	*out = NULL;
 	const char *a = d->class_names, *b = ref->class_names;
+	if (!d->meta.unlabelled && !a && !b)
+		binary_as_classes(d, ref);
 	if (d->meta.unlabelled || (!a && !b) || !ref->task)
 		return 0;
 	/* numbers on one side, names that are numbers on the other (1 and 2, or

@@ -521,6 +521,14 @@ int hog_data_split_users(const char *in, const char *out_a, const char *out_b, d
  * (EPIPE for a reader that went away, where SIGPIPE is ignored). */
 int hog_export_libsvm(const char *in, int fd, hog_err *err);
 
+/** Writes a ratings set as text to @p fd: a header "user,item,rating", then a
+ * line a rating with the users' and items' original ids (the set's dense ids
+ * where it keeps no maps); a weighted set's weight a fourth field (imported
+ * again with --weight-col 3), a set without ratings pairs. hogwild data import
+ * --format ratings reads it back to the same ratings. @return 0, HOG_ENOTSUP
+ * (a set that is not ratings), or the error of reading @p in or writing @p fd. */
+int hog_export_ratings(const char *in, int fd, hog_err *err);
+
 /** @} */
 
 #endif /* HOGWILD_DATA_H */

@@ -332,6 +332,18 @@ check_true "data export: a failure leaves no file" test ! -e "$T/none.txt" -a ! 
 check "data import of the export" 0 "$H" data import -q --format libsvm "$T/exported.txt" "$T/again.lmdb"
 "$H" data export "$T/again.lmdb" >"$T/again.txt" 2>"$ERR"
 check_true "data export of the re-import is byte-identical" cmp "$T/exported.txt" "$T/again.txt"
+# ratings: user,item,rating lines with the original ids (a split's halves back as text)
+printf 'userId,movieId,rating,timestamp\n17,3001,4.5,1\n5,3001,2,2\n17,9,0.5,3\n' >"$T/rx.csv"
+"$H" data import -q --format ratings "$T/rx.csv" "$T/rx.lmdb" >/dev/null 2>&1
+check "data export: a ratings set" 0 "$H" data export --out "$T/rx.txt" "$T/rx.lmdb"
+check_true "data export: ... the header, the original ids, the ratings" \
+	test "$(tr '\n' ' ' <"$T/rx.txt")" = "user,item,rating 17,3001,4.5 5,3001,2 17,9,0.5 "
+check "data export: ... imported again" 0 "$H" data import -q --format ratings "$T/rx.txt" "$T/rx2.lmdb"
+check "data export: ... and exported" 0 "$H" data export "$T/rx2.lmdb"
+check_true "data export: ... the same text" cmp -s "$OUT" "$T/rx.txt"
+check "data export: --format libsvm of ratings" 2 "$H" data export --format libsvm "$T/rx.lmdb"
+check_grep "data export: ... names the kind and the format" "$ERR" 'rx.lmdb is a ratings set \(--format ratings\)'
+check "data export: --format ratings of a sparse set" 2 "$H" data export --format ratings "$T/small.lmdb"
 
 # gzip input and several files
 if command -v gzip >/dev/null 2>&1; then

@@ -4,7 +4,8 @@
  * order of examples is kept on both sides, dimensions and id maps carry over,
  * empty sides are refused) and hog_export_libsvm() (LIBSVM -> LMDB -> LIBSVM ->
  * LMDB gives the same floats bit for bit; ratings are refused; a closed pipe is
- * an error, not a crash). */
+ * an error, not a crash), hog_export_ratings() (original ids, ratings and weights
+ * as imported). */
 #include "hogwild.h"
 #include "data/store.h"
 #include "util.h"
@@ -576,6 +577,54 @@ static void test_export_refused(void)
 	close(fd);
 }
 
+/* Ratings as text: the original ids and the ratings as written here, and
+ * imported again, the same ratings of the same ids; a weighted set's weights a
+ * fourth field (read back with weight_col 3); other kinds refused. */
+static void test_export_ratings(void)
+{
+	const char *txt = tu_write("xrt.csv", "userId,movieId,rating,timestamp\n"
+	                                      "1001,50007,3.5,964982703\n7,50007,0.5,964982224\n1001,12,5,1\n"
+	                                      "90000000000,12,4.25,2\n", (size_t)-1);
+	hog_import_opts io = { .format = HOG_FORMAT_RATINGS, .header = -1 };
+	hog_err e;
+	const char *in[1] = { txt };
+	CU_ASSERT_EQUAL_FATAL(hog_import(in, 1, tu_path("xrt.lmdb"), &io, &e), 0);
+	int fd = open(tu_path("xrt.out"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL_FATAL(hog_export_ratings(tu_path("xrt.lmdb"), fd, &e), 0);
+	close(fd);
+	CU_ASSERT_EQUAL(tu_sh("printf 'user,item,rating\\n1001,50007,3.5\\n7,50007,0.5\\n1001,12,5\\n"
+	                      "90000000000,12,4.25\\n' | cmp -s - '%s'", tu_path("xrt.out")), 0);
+	in[0] = tu_path("xrt.out");
+	CU_ASSERT_EQUAL_FATAL(hog_import(in, 1, tu_path("xrt2.lmdb"), &io, &e), 0);
+	hog_data *a = tt_load(tu_path("xrt.lmdb")), *b = tt_load(tu_path("xrt2.lmdb"));
+	CU_ASSERT_FATAL(a && b && a->n == b->n && a->user_ids && b->user_ids);
+	for (uint64_t j = 0; j < a->n; j++) {
+		CU_ASSERT_EQUAL(a->user_ids[a->users[j]], b->user_ids[b->users[j]]);
+		CU_ASSERT_EQUAL(a->item_ids[a->items[j]], b->item_ids[b->items[j]]);
+		CU_ASSERT_EQUAL(a->ratings[j], b->ratings[j]);
+	}
+	hog_data_free(a);
+	hog_data_free(b);
+	/* weights: a fourth field */
+	txt = tu_write("xrw.csv", "1 2 3 0.25\n4 2 1 2\n", (size_t)-1);
+	hog_import_opts iw = { .format = HOG_FORMAT_RATINGS, .header = -1, .weight_col = 3, .weight_given = 1 };
+	in[0] = txt;
+	CU_ASSERT_EQUAL_FATAL(hog_import(in, 1, tu_path("xrw.lmdb"), &iw, &e), 0);
+	fd = open(tu_path("xrw.out"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	CU_ASSERT_EQUAL_FATAL(hog_export_ratings(tu_path("xrw.lmdb"), fd, &e), 0);
+	close(fd);
+	CU_ASSERT_EQUAL(tu_sh("printf 'user,item,rating,weight\\n1,2,3,0.25\\n4,2,1,2\\n' | cmp -s - '%s'",
+	                      tu_path("xrw.out")), 0);
+	/* other kinds */
+	hog_gen_opts o = { .examples = 10, .features = 5, .nnz_per_example = 2 };
+	CU_ASSERT_EQUAL_FATAL(hog_gen(tu_path("xrs.lmdb"), &o, &e), 0);
+	fd = open("/dev/null", O_WRONLY);
+	CU_ASSERT_EQUAL(hog_export_ratings(tu_path("xrs.lmdb"), fd, &e), HOG_ENOTSUP);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "is a sparse data set"));
+	close(fd);
+}
+
 /* A reader that went away (EPIPE, with SIGPIPE ignored as the CLI does) and an
  * fd that cannot be written are errors with the errno, never a crash. */
 static void test_export_write_errors(void)
@@ -614,6 +663,7 @@ int test_tools_register(void)
 	TU_ADD(s, test_export_roundtrip_gen);
 	TU_ADD(s, test_export_refused);
 	TU_ADD(s, test_export_write_errors);
+	TU_ADD(s, test_export_ratings);
 	TU_ADD(s, test_split_pair_ids);
 	TU_ADD(s, test_split_id_parse);
 	TU_ADD(s, test_split_id_kept);

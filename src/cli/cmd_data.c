@@ -493,20 +493,30 @@ static int data_split(int argc, char **argv)
 /* ------------------------------------------------------------ export */
 
 static const char export_usage[] =
-	"usage: hogwild data export [--format libsvm] [--out FILE] D.lmdb\n"
+	"usage: hogwild data export [--format libsvm|ratings] [--out FILE] D.lmdb\n"
 	"\n"
-	"Writes a sparse data set as LIBSVM text (ids from 1; floats printed so that\n"
-	"importing the text again gives the same values).\n"
+	"Writes a sparse data set as LIBSVM text (ids from 1), a ratings set as\n"
+	"'user,item,rating' lines under that header (the original ids; a weighted\n"
+	"set's weights a fourth field, for --weight-col 3); floats printed so that\n"
+	"importing the text again gives the same values.\n"
 	"\n"
-	"  -f, --format FMT  libsvm, the only one (default libsvm)\n"
+	"  -f, --format FMT  libsvm (sparse sets) | ratings (ratings sets); default:\n"
+	"                    the set's own\n"
 	"  -o, --out FILE    write FILE atomically: FILE.tmp.PID, synced, then renamed\n"
 	"                    (default: standard output)\n"
 	"  -h, --help        this text\n";
 
-/* cli_write_atomic's filler: the data set @p ud as LIBSVM text. */
+/* The set's path and whether it is ratings (data_export). */
+struct export_job {
+	const char *in;
+	int ratings;
+};
+
+/* cli_write_atomic's filler: the data set as LIBSVM or ratings text. */
 static int export_fill(void *ud, int fd, hog_err *err)
 {
-	return hog_export_libsvm((const char *)ud, fd, err);
+	const struct export_job *j = ud;
+	return j->ratings ? hog_export_ratings(j->in, fd, err) : hog_export_libsvm(j->in, fd, err);
 }
 
 static int data_export(int argc, char **argv)
@@ -516,11 +526,12 @@ static int data_export(int argc, char **argv)
 		{ "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	const char *cmd = "data export", *U = export_usage, *outp = NULL;
-	int c, k, rc;
+	int c, k, rc, fmt = -1;
 	while ((c = getopt_long(argc, argv, ":f:o:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			rc = data_pick(cmd, U, "--format", optarg, "libsvm", &k);
+			rc = data_pick(cmd, U, "--format", optarg, "libsvm|ratings", &k);
+			fmt = k;
 			break;
 		case 'o':
 			if (!*optarg)
@@ -540,15 +551,29 @@ static int data_export(int argc, char **argv)
 	if (cli_check_input(cmd, NULL, in))
 		return 1;
 	hog_data *h = NULL; /* (class names, which LIBSVM has not: said) */
-	if (!hog_data_load_header(&h, in, &err) && h->class_names) {
-		char list[240];
-		fprintf(stderr, "hogwild data export: note: %s's labels are class names, which LIBSVM text has not: written "
-		        "as their numbers (%s)\n", in, cli_class_list(list, sizeof list, h->class_names));
+	struct export_job job = { in, 0 };
+	if (!hog_data_load_header(&h, in, &err)) {
+		job.ratings = fmt < 0 ? h->meta.kind == HOG_KIND_RATINGS : fmt == 1;
+		if ((h->meta.kind == HOG_KIND_RATINGS) != job.ratings) {
+			rc = cli_usage_error(cmd, U, "--format %s: %s is a %s set (--format %s)", fmt ? "ratings" : "libsvm",
+			                     in, hog_kind_name(h->meta.kind),
+			                     h->meta.kind == HOG_KIND_RATINGS ? "ratings" : "libsvm, for sparse sets");
+			hog_data_free(h);
+			return rc;
+		}
+		if (h->class_names) {
+			char list[240];
+			fprintf(stderr, "hogwild data export: note: %s's labels are class names, which LIBSVM text has not: "
+			        "written as their numbers (%s)\n", in, cli_class_list(list, sizeof list, h->class_names));
+		}
+		if (job.ratings && h->meta.weighted)
+			fprintf(stderr, "hogwild data export: note: %s is weighted: the weights are a fourth field, which "
+			        "data import reads with --weight-col 3\n", in);
 	}
 	hog_data_free(h);
 	err = (hog_err){ 0 };
 	if (!outp) {
-		rc = hog_export_libsvm(in, STDOUT_FILENO, &err);
+		rc = export_fill(&job, STDOUT_FILENO, &err);
 		if (rc == EPIPE && cli_stdout_gone())
 			return 0; /* the reader (| head) had enough: quietly, like any filter */
 		return rc ? cli_fail(&err, rc) : 0;
@@ -560,7 +585,7 @@ static int data_export(int argc, char **argv)
 	cli_catch_cleanup_signals(); /* from here on a stop removes what we write */
 	if ((rc = cli_check_output(cmd, "--out", outp, 0)) || (rc = cli_check_replace(cmd, "--out", outp, 0)))
 		return rc; /* (a data set or a model is not overwritten with text) */
-	return cli_write_atomic(cmd, outp, export_fill, (void *)in, "export: writing");
+	return cli_write_atomic(cmd, outp, export_fill, &job, "export: writing");
 }
 
 /* ------------------------------------------------------------ dispatch */

@@ -314,7 +314,7 @@ static int hog_tools_flush(hog_tools_out *o, hog_err *err)
 			continue;
 		if (k <= 0) {
 			int e = k < 0 ? errno : EIO;
-			return hog_err_set(err, e, "export: writing LIBSVM text: %s%s", strerror(e),
+			return hog_err_set(err, e, "export: writing the text: %s%s", strerror(e),
 			                   e == EPIPE ? " (the reader went away)" : "");
 		}
 		at += (size_t)k;
@@ -375,7 +375,7 @@ int hog_export_libsvm(const char *in, int fd, hog_err *err)
 	if (m->kind == HOG_KIND_RATINGS) {
 		hog_store_close(s);
 		return hog_err_set(err, HOG_ENOTSUP, "export: %s holds ratings (user, item, rating); LIBSVM text is "
-		                   "for sparse data sets only", in);
+		                   "for sparse data sets only (hog_export_ratings writes ratings)", in);
 	}
 	if (m->kind != HOG_KIND_SPARSE) {
 		enum hog_kind kind = m->kind; /* m dies with the store */
@@ -429,6 +429,61 @@ int hog_export_libsvm(const char *in, int fd, hog_err *err)
 		rc = hog_tools_flush(&o, err);
 	free(o.buf);
 	free(val);
+	hog_blockbuf_free(&bb);
+	hog_store_close(s);
+	return rc;
+}
+
+int hog_export_ratings(const char *in, int fd, hog_err *err)
+{
+	hog_store *s;
+	int rc = hog_store_open(&s, in, err);
+	if (rc)
+		return rc;
+	const hog_meta *m = hog_store_meta(s);
+	if (m->kind != HOG_KIND_RATINGS) {
+		enum hog_kind kind = m->kind; /* m dies with the store */
+		hog_store_close(s);
+		return hog_err_set(err, HOG_ENOTSUP, "export: %s is a %s data set; ratings text is for ratings sets only",
+		                   in, hog_kind_name(kind));
+	}
+	/* the original ids where the maps cover the ranges (else the dense ids, as load.c keeps them) */
+	uint64_t nu, ni;
+	const uint64_t *u = hog_store_idmap(s, "users", &nu), *it = hog_store_idmap(s, "items", &ni);
+	if (!u || !it || nu != m->users || ni != m->items)
+		u = it = NULL;
+	hog_tools_out o = { .fd = fd, .buf = malloc(HOG_TOOLS_BUF) };
+	if (!o.buf) {
+		hog_store_close(s);
+		return hog_err_set(err, ENOMEM, "export: out of memory");
+	}
+	o.pos = (size_t)snprintf(o.buf, 64, "user,item%s%s\n", m->unlabelled ? "" : ",rating",
+	                         m->weighted ? ",weight" : "");
+	hog_blockbuf bb = { 0 };
+	for (uint64_t bi = 0; bi < m->blocks && !rc; bi++) {
+		hog_block b;
+		if ((rc = hog_store_block_buf(s, bi, &b, &bb, err)))
+			break;
+		for (uint32_t i = 0; i < b.n && !rc; i++) {
+			if (o.pos + 128 > HOG_TOOLS_BUF && (rc = hog_tools_flush(&o, err)))
+				break;
+			hog_tools_put_u64(&o, u ? u[b.users[i]] : b.users[i]);
+			o.buf[o.pos++] = ',';
+			hog_tools_put_u64(&o, it ? it[b.items[i]] : b.items[i]);
+			if (!m->unlabelled) {
+				o.buf[o.pos++] = ',';
+				hog_tools_put_float(&o, b.ratings[i]);
+			}
+			if (m->weighted) {
+				o.buf[o.pos++] = ',';
+				hog_tools_put_float(&o, b.weights ? b.weights[i] : 1.0f);
+			}
+			o.buf[o.pos++] = '\n';
+		}
+	}
+	if (!rc)
+		rc = hog_tools_flush(&o, err);
+	free(o.buf);
 	hog_blockbuf_free(&bb);
 	hog_store_close(s);
 	return rc;

@@ -1631,7 +1631,8 @@ check_grep "regression: ... says the labels are read as values" "$ERR" 'rte.lmdb
 check "regression: eval --json" 0 "$H" eval --json --model "$T/rm.model" --data "$T/rte.lmdb"
 check_grep "regression: ... RMSE, and null accuracy" "$OUT" '"accuracy":null,"auc":null,"rmse":[0-9.]+'
 check "regression: predict" 0 "$H" predict --model "$T/rm.model" --data "$T/rte.lmdb"
-check_grep "regression: ... says so too" "$ERR" 'predict: note: .*rte.lmdb.s labels look binary'
+check_true "regression: ... reads no labels, so says nothing of them" sh -c "! grep -q 'labels look binary' '$ERR'"
+check_true "regression: ... a value a line" test "$(grep -cE '^-?[0-9.]+(e[-+][0-9]+)?$' "$OUT")" = 2
 # options that change nothing in a run are said
 check "train: --mode serial --threads 2" 0 "$H" train --data "$T/ttr.lmdb" --mode serial --threads 2 --epochs 1
 check_grep "train: ... notes that --threads does not apply" "$ERR" 'note: --mode serial runs one thread: --threads 2 does not apply'
@@ -2573,6 +2574,13 @@ check "class names: a class the model lacks" 1 "$H" eval --model "$T/cn.model" -
 check_grep "class names: ... names it" "$ERR" "has the class 'daisy', which .*cn.model has not"
 check "class names: ... and train's --test too" 1 "$H" train --quiet --model mlp --data "$T/cntr.lmdb" \
 	--test "$T/cnnew.lmdb" --epochs 1
+# predict reads no labels: the set's are not matched (a class the model lacks refused its predictions too)
+check "class names: predict of a set with a class the model lacks" 0 "$H" predict --model "$T/cn.model" \
+	--data "$T/cnnew.lmdb" --labels --out "$T/cnnew.pred"
+check_true "class names: ... a name a line, the model's" awk '!/^(setosa|versicolor|virginica)$/ { bad = 1 }
+	END { exit bad || NR != '"$ncnte"' }' "$T/cnnew.pred"
+check "class names: ... --stream" 0 "$H" predict --stream --model "$T/cn.model" --data "$T/cnnew.lmdb" --labels
+check_true "class names: ... the same lines" cmp -s "$OUT" "$T/cnnew.pred"
 # two names: a binary set for the linear model; --labels writes the names
 printf 'a,b,outcome\n1,0.2,yes\n0,0.9,no\n1,0.1,yes\n0,0.8,no\n1,0.3,yes\n0,0.7,no\n' >"$T/yn.csv"
 printf 'a,b,outcome\n0,0.9,no\n1,0.2,yes\n' >"$T/ynte.csv"

@@ -115,6 +115,23 @@ static int load_both(const char *cmd, const char *model, const char *data, hog_m
 	return prepare(cmd, model, data, m, d, fit);
 }
 
+/* predict reads no labels, so a set's are left out of its match with the
+ * model, as an unlabelled set's are (it takes the model's task): a class the
+ * model lacks (a new user's iris file with the species the model never saw),
+ * or whole numbers read as classes beside a regression model, refused eval's
+ * figures and predict's predictions alike. */
+static void labels_unread(hog_data *d)
+{
+	if (d->meta.kind == HOG_KIND_RATINGS || d->meta.unlabelled)
+		return;
+	d->meta.unlabelled = 1;
+	d->meta.classes = 0;
+	free(d->class_names);
+	d->class_names = NULL;
+	if (d->labels)
+		memset(d->labels, 0, d->n * sizeof *d->labels);
+}
+
 /* ------------------------------------------------------------ streamed */
 
 /* Whether to read @p data a chunk at a time: asked (*stream), or the set would
@@ -151,8 +168,12 @@ static int open_stream(const char *cmd, const char *model, const char *data, hog
 		rc = 1;
 	else if (strcmp(cmd, "predict") && cli_refuse_unlabelled(cmd, data, hog_chunks_header(*c)))
 		rc = 1;
-	else if ((rc = hog_model_match(*m, *c, data, model, x, &err)) != 0)
-		rc = cli_fail(&err, rc);
+	else {
+		if (!strcmp(cmd, "predict"))
+			labels_unread(hog_chunks_header(*c));
+		if ((rc = hog_model_match(*m, *c, data, model, x, &err)) != 0)
+			rc = cli_fail(&err, rc);
+	}
 	if (rc) {
 		hog_chunks_close(*c);
 		hog_model_free(*m);
@@ -635,6 +656,7 @@ int cmd_predict(int argc, char **argv)
 		}
 		if (!raw)
 			raw = raw_pairs(d, d->user_ids, d->item_ids);
+		labels_unread(d);
 		if ((rc = prepare("predict", model, pairs ? pairs : data, &m, &d, &fit))) {
 			free(raw);
 			return rc;

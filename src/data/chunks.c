@@ -185,7 +185,7 @@ static int copy_part(hog_chunks *c, const hog_block *b, uint32_t off, uint32_t k
 			for (uint32_t r = 0; r < k; r++)
 				d->weights[i + r] = 1.0f;
 	}
-	if (m->task == HOG_TASK_MULTICLASS && b->labels)
+	if (m->task == HOG_TASK_MULTICLASS && b->labels && !m->unlabelled) /* (unlabelled: not read) */
 		for (uint32_t r = 0; r < k; r++) {
 			float y = b->labels[off + r];
 			if (y < 0 || y >= m->classes || y != (float)(uint32_t)y)

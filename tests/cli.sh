@@ -2838,6 +2838,12 @@ check_grep "eval: ... said on stderr" "$ERR" 'more than half of the 0.1 MB avail
 check "predict --stream --pairs" 2 "$H" predict --stream --model "$T/sr-mf.model" --pairs /dev/null
 check "eval --stream: a set of another kind" 1 "$H" eval --stream --model "$T/st-linear.model" --data "$T/sd.lmdb"
 check "eval --stream: a missing set" 1 "$H" eval --stream --model "$T/st-linear.model" --data "$T/none.lmdb"
+# a classifier on ratings, and mf on classes: the kinds named (not 'class names against numbers', whose
+# hint to import both files alike sent a new user astray)
+check "eval: a classifier on ratings" 1 "$H" eval --model "$T/cn.model" --data "$T/srte.lmdb"
+check_grep "eval: ... names the kinds" "$ERR" 'the mlp model was trained on a sparse data set; this one is ratings'
+check "eval: mf on a set of classes" 1 "$H" eval --model "$T/sr-mf.model" --data "$T/cntr.lmdb"
+check_grep "eval: ... names the kinds" "$ERR" 'the model is mf .* but the data set is sparse, not ratings'
 
 # train's held-out set a chunk at a time (--test, --validation FILE; here on
 # its own, HOGWILD_MEMORY=20K making it too large, in chunks of 256): every epoch's test figures in

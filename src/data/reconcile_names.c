@@ -116,7 +116,11 @@ int rec_class_map(hog_data *d, const char *dn, const hog_data_ref *ref, const ch
 	const char *a = d->class_names, *b = ref->class_names;
 	if (!d->meta.unlabelled && !a && !b)
 		binary_as_classes(d, ref);
-	if (d->meta.unlabelled || (!a && !b) || !ref->task)
+	/* (ratings against classes: no labels to match, the kinds differ, which
+	 * the model's check or reconcile_head says; "class names against
+	 * numbers" sent a new user to import the files alike) */
+	if (d->meta.unlabelled || (!a && !b) || !ref->task || d->meta.kind == HOG_KIND_RATINGS ||
+	    ref->task == HOG_TASK_RATINGS)
 		return 0;
 	/* numbers on one side, names that are numbers on the other (1 and 2, or
 	 * 1..7, named; a test file holding only some of them): the numbers'

@@ -2591,6 +2591,20 @@ check "class names: predict --labels" 0 "$H" predict --model "$T/yn.model" --dat
 check_true "class names: ... no, yes" test "$(tr '\n' ' ' <"$OUT")" = "no yes "
 check "class names: yes is the positive class" 0 "$H" data info "$T/yn.lmdb"
 check_grep "class names: ... (sorted: no, yes, though yes came first)" "$OUT" "^class names +0 'no', 1 'yes'"
+# a set of one class has no AUC: said, not 'nan' (--json: null)
+printf 'a,b,outcome\n1,0.2,yes\n1,0.3,yes\n' >"$T/ynyes.csv"
+"$H" data import -q -f csv "$T/ynyes.csv" "$T/ynyes.lmdb" >/dev/null 2>&1
+check "class names: eval of one class" 0 "$H" eval --model "$T/yn.model" --data "$T/ynyes.lmdb"
+check_grep "class names: ... no AUC, said" "$OUT" '^auc +-- \(one class: no AUC\)$'
+# most of a set's values on features the model never had: warned of (another data set, likely)
+"$H" data gen -q --examples 200 --features 50 --nnz 5 --seed 3 "$T/w50.lmdb" >/dev/null 2>&1
+printf 'a,b,y\n1,0.2,1\n0,0.9,-1\n1,0.1,1\n0,0.8,-1\n1,0.3,1\n0,0.7,-1\n' >"$T/yn01.csv"
+"$H" data import -q -f csv "$T/yn01.csv" "$T/yn01.lmdb" >/dev/null 2>&1
+"$H" train --quiet --data "$T/yn01.lmdb" --save "$T/yn01.model" >/dev/null 2>&1
+check "class names: eval of a set of 50 features with a 2-feature model" 0 "$H" eval --model "$T/yn01.model" \
+	--data "$T/w50.lmdb"
+check_grep "class names: ... a warning, not a note" "$ERR" \
+	"warning: .*w50.lmdb has 48 features that .*yn01.model lacks \([0-9]+ nonzeros, most of its values\): scored as zero weight; is it"
 printf 'y,a\n1,2\nfoo,3\n' >"$T/cnmix.csv"
 check "class names: a name after a number label" 1 "$H" data import -q -f csv "$T/cnmix.csv" "$T/cnbad.lmdb"
 check_grep "class names: ... names the first label" "$ERR" "cnmix.csv:3:1: .*the first label \(.*cnmix.csv:2\) is a number"

@@ -464,12 +464,15 @@ int cmd_eval(int argc, char **argv)
 	} else {
 		printf("examples   %llu\nloss       %.6f (%s%s)\n", (unsigned long long)ev.examples, ev.loss,
 		       hog_loss_name(info.loss), info.loss == HOG_LOSS_SQUARED ? ": half the mean squared error" : "");
+		char auc[64] = "-- (one class: no AUC)"; /* (JSON: null) */
+		if (!isnan(ev.auc))
+			snprintf(auc, sizeof auc, "%.6f", ev.auc);
 		if (ev.classes)
 			printf("logloss    %.6f\naccuracy   %.4f%%\nclasses    %u\n", ev.logloss, 100 * ev.accuracy, ev.classes);
 		else if (d->meta.task == HOG_TASK_BINARY && isnan(ev.logloss))
-			printf("accuracy   %.4f%%\nauc        %.6f\n", 100 * ev.accuracy, ev.auc);
+			printf("accuracy   %.4f%%\nauc        %s\n", 100 * ev.accuracy, auc);
 		else if (d->meta.task == HOG_TASK_BINARY)
-			printf("logloss    %.6f\naccuracy   %.4f%%\nauc        %.6f\n", ev.logloss, 100 * ev.accuracy, ev.auc);
+			printf("logloss    %.6f\naccuracy   %.4f%%\nauc        %s\n", ev.logloss, 100 * ev.accuracy, auc);
 		else
 			printf("rmse       %.6f\nmae        %.6f\n", ev.rmse, ev.mae);
 		if (fit.unseen || d->meta.task == HOG_TASK_RATINGS)

@@ -474,6 +474,15 @@ check_true "predict: probabilities in (0,1)" awk '$1 <= 0 || $1 >= 1 { bad = 1 }
 "$H" train --data "$T/ttr.lmdb" --mode serial --epochs 2 --checkpoint "$T/ck.bin" >/dev/null 2>&1
 check "train: --resume" 0 "$H" train --data "$T/ttr.lmdb" --mode serial --epochs 4 --resume "$T/ck.bin" --save "$T/r4.bin"
 check_true "train: resumed model equals the straight one" cmp "$T/s4.bin" "$T/r4.bin"
+# a checkpoint is a run's state: another run (or this one without --resume) does not replace it
+cp "$T/ck.bin" "$T/ck-keep.bin"
+check "train: --checkpoint over a run's checkpoint" 1 "$H" train --data "$T/tte.lmdb" --mode serial --epochs 1 \
+	--checkpoint "$T/ck.bin"
+check_grep "train: ... refused, saying where it stands and how to go on" "$ERR" \
+	"--checkpoint .*ck.bin holds a run's checkpoint \(at the end of epoch [0-9]+\); not replacing it: --resume .*ck.bin continues"
+check_true "train: ... left as it was" cmp -s "$T/ck.bin" "$T/ck-keep.bin"
+check "train: --resume it to another --checkpoint that holds one" 1 "$H" train --data "$T/ttr.lmdb" \
+	--mode serial --epochs 6 --resume "$T/ck-keep.bin" --checkpoint "$T/ck.bin"
 # a model saved at a run's end is no checkpoint: refused, left as it was; --force starts from it
 cp "$T/s4.bin" "$T/s4-keep.bin"
 check "train: --resume a saved model" 1 "$H" train --data "$T/ttr.lmdb" --mode serial --epochs 6 --resume "$T/s4.bin"
@@ -2353,13 +2362,13 @@ check_grep "model info mf: id maps" "$OUT" '^id maps +60 user and 40 item ids'
 check "model info mlp --json" 0 "$H" model info --json "$T/mm.model"
 check_grep "model info mlp --json: layers" "$OUT" '"kind":"mlp".*"layers":\[12,6,3\],"classes":3'
 check_grep "model info mlp --json: not a checkpoint" "$OUT" '"checkpoint":false}$'
-"$H" train --quiet --data "$T/ms.lmdb" --mode serial --epochs 1 --checkpoint "$T/mck.bin" >/dev/null 2>&1
-check "model info: a checkpoint" 0 "$H" model info "$T/mck.bin"
+"$H" train --quiet --data "$T/ms.lmdb" --mode serial --epochs 1 --checkpoint "$T/mck1.bin" >/dev/null 2>&1
+check "model info: a checkpoint" 0 "$H" model info "$T/mck1.bin"
 check_grep "model info: ... says it is one" "$OUT" '^checkpoint +yes: at the end of epoch 1$'
-check "model info --json: a checkpoint" 0 "$H" model info --json "$T/mck.bin"
+check "model info --json: a checkpoint" 0 "$H" model info --json "$T/mck1.bin"
 check_grep "model info --json: ... says it is one" "$OUT" '"checkpoint":true'
 # a checkpoint written inside an epoch (made from the dump of one written after epoch 1)
-"$H" model dump "$T/mck.bin" | sed 's/^hashes .*/&\npositions 2 17 40/' >"$T/mck-in.dump"
+"$H" model dump "$T/mck1.bin" | sed 's/^hashes .*/&\npositions 2 17 40/' >"$T/mck-in.dump"
 check "model load: a checkpoint inside an epoch" 0 "$H" model load "$T/mck-in.dump" "$T/mck-in.bin"
 check "model info: ... says where it stands" 0 "$H" model info "$T/mck-in.bin"
 check_grep "model info: ... inside epoch 2, 2 workers" "$OUT" '^checkpoint +yes: inside epoch 2, 2 workers'
@@ -2369,7 +2378,7 @@ check_grep "model info --json: ... in_epoch and positions" "$OUT" '"checkpoint":
 # dump and load: the same file, byte for byte, and the same predictions
 for m in ml mf mm mck; do
 	f="$T/$m.model"
-	[ $m = mck ] && f="$T/mck.bin"
+	[ $m = mck ] && f="$T/mck1.bin"
 	check "model dump $m" 0 "$H" model dump "$f"
 	cp "$OUT" "$T/$m.dump"
 	check "model load $m" 0 "$H" model load "$T/$m.dump" "$T/$m.back"

@@ -112,10 +112,18 @@ int cli_split_overlap(const char *cmd, const char *an, const char *ax, const cha
  * a copy of it (headers @p am and @p tm that count the same examples,
  * nonzeros and features, with the same labels' sum, range and weights, from
  * the same source). Said as cli_split_overlap says its case; 1 when refused. */
+int cli_same_set(const char *cmd, const char *an, const hog_meta *am, const char *tn, const hog_meta *tm, int strict);
 /** What @p path holds by its first bytes: 1 a data set (LMDB), 2 a hogwild
  * model or checkpoint, 0 anything else (or nothing readable). */
 int cli_file_kind(const char *path);
-int cli_same_set(const char *cmd, const char *an, const hog_meta *am, const char *tn, const hog_meta *tm, int strict);
+/** 1 when both paths name the same file (the same string, or one existing file). */
+int cli_same_file(const char *a, const char *b);
+/** Refuses --checkpoint @p path where it holds a checkpoint that this run does
+ * not continue (--resume @p resume, NULL: none, is another file): another
+ * run's state, or this one's started again without --resume, which the first
+ * checkpoint written would replace for good. Returns 0, or 1 after a message
+ * saying where that run stands and how to continue it. */
+int cli_check_checkpoint(const char *cmd, const char *path, const char *resume);
 /** The memory this process may still use: MemAvailable, or the memory
  * cgroup's limit less its use where that is less (each cgroup up the tree), or
  * HOGWILD_MEMORY (bytes, or with K, M or G) when set; 0 when none is known. What it

@@ -155,15 +155,6 @@ int data_check_output(const char *cmd, const char *path)
 	return 0;
 }
 
-/* 1 when both paths name the same existing file. */
-int data_same_file(const char *a, const char *b)
-{
-	struct stat sa, sb;
-	if (!strcmp(a, b))
-		return 1;
-	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 /* "N examples, F features, Z nonzeros, B blocks" as fits the kind. */
 static void data_counts(const hog_meta *m, char *buf, size_t size)
 {
@@ -470,7 +461,7 @@ static int data_split(int argc, char **argv)
 	if (argc - optind != 3)
 		return cli_usage_error(cmd, U, "needs three operands: IN.lmdb A.lmdb B.lmdb");
 	const char *in = argv[optind], *a = argv[optind + 1], *b = argv[optind + 2];
-	if (data_same_file(a, b) || data_same_file(in, a) || data_same_file(in, b))
+	if (cli_same_file(a, b) || cli_same_file(in, a) || cli_same_file(in, b))
 		return cli_usage_error(cmd, U, "IN.lmdb, A.lmdb and B.lmdb must be three different files");
 	if (cli_check_input(cmd, NULL, in))
 		return 1;
@@ -578,7 +569,7 @@ static int data_export(int argc, char **argv)
 			return 0; /* the reader (| head) had enough: quietly, like any filter */
 		return rc ? cli_fail(&err, rc) : 0;
 	}
-	if (data_same_file(in, outp)) {
+	if (cli_same_file(in, outp)) {
 		fprintf(stderr, "hogwild %s: %s is both the input and the output\n", cmd, outp);
 		return 1;
 	}

@@ -30,8 +30,6 @@ int data_pick(const char *cmd, const char *usage, const char *opt, const char *s
 /* Refuses to replace what is not a data set of ours (the last operand of a
  * mistyped command line is often an input): 0, or 1 after a message. */
 int data_check_output(const char *cmd, const char *path);
-/* 1 when both paths name the same existing file. */
-int data_same_file(const char *a, const char *b);
 /* Runs an import (@p io) or a generator (@p go) with a progress line, then
  * prints "OUT: counts; ..."; 0 or the exit status. */
 int data_make(const char *out, const char *label, hog_import_opts *io, hog_gen_opts *go, char **in, int nin,

@@ -265,7 +265,7 @@ int data_import(int argc, char **argv)
 	if (!strcmp(out, "-"))
 		return cli_usage_error(cmd, U, "'-': the output is a data set file, not standard output: give its name");
 	for (int i = 0; i < nin; i++)
-		if (data_same_file(in[i], out)) {
+		if (cli_same_file(in[i], out)) {
 			fprintf(stderr, "hogwild %s: %s is both an input and the output\n", cmd, out);
 			return 1;
 		}

@@ -337,6 +337,7 @@ static int check_files(const train_args *t, const hog_train_opts *o, int rank, t
 	    (save && (rc = cli_check_replace("train", "--save", save, kind))) ||
 	    (o->checkpoint && (rc = cli_check_output("train", "--checkpoint", o->checkpoint, 0))) ||
 	    (o->checkpoint && (rc = cli_check_replace("train", "--checkpoint", o->checkpoint, kind))) ||
+	    (o->checkpoint && (rc = cli_check_checkpoint("train", o->checkpoint, o->resume))) ||
 	    (metrics && (rc = cli_check_output("train", "--metrics", metrics, 1))) ||
 	    (metrics && (rc = cli_check_replace("train", "--metrics", metrics, 0))) ||
 	    (o->resume && (rc = cli_check_input("train", "--resume", o->resume))))

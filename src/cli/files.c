@@ -7,6 +7,7 @@
  * status 0: what it did not read it did not want, and dying by SIGPIPE in the
  * middle of a command could leave temporary files behind. */
 #include "cli/cli.h"
+#include "model/model.h"
 #include "sys/file.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -191,6 +192,35 @@ int cli_check_replace(const char *cmd, const char *opt, const char *path, int ki
 	else
 		return 0;
 	return 1;
+}
+
+int cli_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	if (!strcmp(a, b))
+		return 1;
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int cli_check_checkpoint(const char *cmd, const char *path, const char *resume)
+{
+	if ((resume && cli_same_file(resume, path)) || cli_file_kind(path) != 2)
+		return 0;
+	hog_model *m = NULL;
+	hog_ckpt ck = { 0 };
+	hog_err err = { 0 };
+	if (hog_model_load_ckpt(&m, &ck, path, &err))
+		return 0; /* (a damaged file: replaced, as before) */
+	hog_model_info info;
+	hog_model_info_get(m, &info);
+	const int held = ck.data_hash || ck.in_epoch;
+	if (held)
+		fprintf(stderr, "hogwild %s: --checkpoint %s holds a run's checkpoint (%s epoch %d); not replacing it: "
+		        "--resume %s continues that run, or remove the file to start over\n", cmd, path,
+		        ck.in_epoch ? "inside" : "at the end of", info.epochs_done + ck.in_epoch, path);
+	free(ck.positions);
+	hog_model_free(m);
+	return held;
 }
 
 int cli_check_input(const char *cmd, const char *what, const char *path)

@@ -5,7 +5,6 @@
 #include "sys/mpi.h"
 #include "train/engine.h" /* eng_class_weights_parse */
 #include <signal.h>
-#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -440,8 +439,7 @@ int cli_split_overlap(const char *cmd, const char *an, const char *ax, const cha
 
 int cli_same_set(const char *cmd, const char *an, const hog_meta *am, const char *tn, const hog_meta *tm, int strict)
 {
-	struct stat a, t;
-	const int file = !stat(an, &a) && !stat(tn, &t) && a.st_dev == t.st_dev && a.st_ino == t.st_ino;
+	const int file = cli_same_file(an, tn);
 	/* (a copy: what the header counts is the same, down to the labels' sum; the source names the input) */
 	const int copy = am->examples == tm->examples && am->nnz == tm->nnz && am->features == tm->features &&
 	                 am->label_sum == tm->label_sum && am->label_min == tm->label_min &&

@@ -728,6 +728,15 @@ if command -v python3 >/dev/null 2>&1; then
 	check "compare: JSON parses, 5 cells with epochs" 0 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["cells"])==5 and all(len(c["epochs"])==2 for c in d["cells"])' "$T/cmp.json"
 fi
 check_true "compare: ... the JSON says 2 runs per cell" sh -c 'grep -q "\"runs\":2" "$1"' sh "$T/cmp.json"
+# a cell's curve is the run of its median loss: its last epoch is the cell's figure (it was the first run's)
+check "compare: 3 runs a cell" 0 "$H" compare --data "$T/ttr.lmdb" --test "$T/tte.lmdb" --modes lockfree,replica \
+	--threads 2 --epochs 2 --repeat 3 --json "$T/cmp3.json"
+if command -v python3 >/dev/null 2>&1; then
+	check "compare: ... each cell's curve ends at its median test loss" 0 python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+assert all(c["epochs"][-1]["test_loss"] == c["test_loss"] and 1 <= c["curve_run"] <= 3 for c in d["cells"])' \
+		"$T/cmp3.json"
+fi
 # the staleness table: a racing mode's lost bias share, none for deterministic (nothing races there, its
 # merge takes the shards' mean by design)
 check "compare: deterministic beside lockfree" 0 "$H" compare --data "$T/ttr.lmdb" --modes lockfree,deterministic \

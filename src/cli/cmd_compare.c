@@ -273,6 +273,22 @@ static void summarize(cmp_cell *cell, double target)
 	cell->delay_p99 = median(dp, k);
 	cell->delay_max = median(dx, k);
 	cell->done = k > 0;
+	/* the curve shown: the run of the median final loss, so that its last
+	 * epoch is the cell's figure (the first run's was another repeat's) */
+	cell->curve = -1;
+	const double want = isnan(cell->test_loss) ? cell->train_loss : cell->test_loss;
+	double best = INFINITY;
+	for (int r = 0; r < cell->nruns; r++) {
+		const cmp_run *run = &cell->runs[r];
+		if (run->nepochs == 0 || run->diverged)
+			continue;
+		const hog_epoch_stats *last = &run->epochs[run->nepochs - 1];
+		const double d = fabs((isnan(last->test_loss) ? last->train_loss : last->test_loss) - want);
+		if (cell->curve < 0 || d < best) {
+			best = d;
+			cell->curve = r;
+		}
+	}
 }
 
 /* 1 (exit status) when every run of the @p n cells diverged: nothing to

@@ -30,6 +30,8 @@ typedef struct cmp_cell {
 	double epoch_s;          /* median time per epoch */
 	double train_loss, test_loss, test_acc, test_rmse, time_to_target, bias_lost;
 	double delay_mean, delay_p99, delay_max;
+	int curve;               /* the run whose epochs the plot and --json show: the one whose final
+	                            loss is the median's (nearest it for an even count); -1: none */
 } cmp_cell;
 
 typedef struct cmp_plan {

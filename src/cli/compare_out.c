@@ -294,10 +294,11 @@ static int write_json(const cmp_report *r, const char *path)
 		cli_json_num(f, "delay_p99", c->delay_p99, 1);
 		cli_json_num(f, "delay_max", c->delay_max, 1);
 		cli_json_num(f, "bias_lost", c->bias_lost, 1);
+		/* the epochs of the run whose final loss is the cell's (cmp_cell.curve) */
+		const cmp_run *run = c->curve >= 0 ? &c->runs[c->curve] : NULL;
+		if (run)
+			fprintf(f, ",\"curve_run\":%d", c->curve + 1);
 		fputs(",\"epochs\":[", f);
-		const cmp_run *run = NULL; /* the first run that did not diverge */
-		for (int k = 0; k < c->nruns && !run; k++)
-			run = c->runs[k].diverged ? NULL : &c->runs[k];
 		for (int e = 0; run && e < run->nepochs; e++) {
 			const hog_epoch_stats *s = &run->epochs[e];
 			fprintf(f, "%s{\"epoch\":%d", e ? "," : "", s->epoch);
@@ -374,13 +375,13 @@ static int write_plots(const cmp_report *r, const char *prefix)
 				most = r->cells[j].threads;
 		if (i > 0 && c->threads != most)
 			continue;
-		if (!c->nruns)
+		if (c->curve < 0)
 			continue;
 		fprintf(f, "# loss %s %d\n", hog_mode_name(c->mode), c->threads);
 		snprintf(titles[nloss], sizeof titles[nloss], "%s, %d thread%s", hog_mode_name(c->mode), c->threads,
 		         c->threads == 1 ? "" : "s");
-		for (int e = 0; e < c->runs[0].nepochs; e++) {
-			const hog_epoch_stats *s = &c->runs[0].epochs[e];
+		for (int e = 0; e < c->runs[c->curve].nepochs; e++) {
+			const hog_epoch_stats *s = &c->runs[c->curve].epochs[e];
 			fprintf(f, "%.6g %.8g\n", s->elapsed, isnan(s->test_loss) ? s->train_loss : s->test_loss);
 		}
 		fputs("\n\n", f);

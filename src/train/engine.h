@@ -512,6 +512,8 @@ typedef struct eng_moments {
 void eng_moments_add(eng_moments *m, const float *y, const float *wt, uint64_t n);
 double eng_moments_mean(const eng_moments *m, double *sd);
 void eng_scales_settle(hog_train_opts *o, uint64_t changed, uint64_t dim);
+/* The note (o->on_note) that @p nc features were centered (eng_feature_centers). */
+void eng_centered_note(const hog_train_opts *o, uint64_t nc);
 
 /* checkpoint.c: hashes of the training set and of the options that change the
  * result (checkpoints keep both; the options': the shared ones, then @p ops's

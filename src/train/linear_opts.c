@@ -106,13 +106,7 @@ int lin_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err
 		}
 		o->centered = (int)(nc < INT32_MAX ? nc : INT32_MAX);
 		eng_scales_settle(o, changed, tr->dim);
-		if (o->centered && o->on_note) {
-			char msg[256];
-			snprintf(msg, sizeof msg, "normalize: %d feature%s far from zero next to %s spread centered (the "
-			         "training mean subtracted; the model keeps raw units; --normalize=off trains on the raw values)",
-			         o->centered, o->centered == 1 ? "" : "s", o->centered == 1 ? "its" : "their");
-			o->on_note(o->ud, msg);
-		}
+		eng_centered_note(o, nc);
 		if (o->lr == 0) /* (no scale but 1: the same sum without a scale read a nonzero) */
 			o->lr = lin_default_lr(tr, o, changed ? s : NULL, mu);
 		free(s);

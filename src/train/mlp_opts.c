@@ -77,11 +77,11 @@ double mlp_default_lr_of(const hog_train_opts *o, double sq, uint64_t n)
 	return B / (B + sq / (double)(n ? n : 1));
 }
 
-static double mlp_default_lr(const hog_train_opts *o, const hog_data *tr, const float *sc)
+static double mlp_default_lr(const hog_train_opts *o, const hog_data *tr, const float *sc, const double *mu)
 {
 	if (is_adam(o->rule) || o->mlp.nlayers || o->rule != HOG_RULE_SGD) /* (not from the data) */
 		return mlp_default_lr_of(o, 0, tr->n);
-	return mlp_default_lr_of(o, eng_mean_sq(tr, sc, NULL), 1); /* (sq as the mean, n as 1) */
+	return mlp_default_lr_of(o, eng_mean_sq(tr, sc, mu), 1); /* (sq as the mean, n as 1) */
 }
 
 int mlp_opts_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err *err)
@@ -171,13 +171,18 @@ int mlp_opts_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, ho
 	o->model = HOG_MODEL_MLP; /* what the checkpoints and the saved model hold */
 	if (stream) /* (the scales and the default step: mlp_stream_scan, from every block) */
 		return 0;
-	uint64_t changed = 0;
-	float *sc = o->normalize ? eng_feature_scales(tr, o->normalize, &changed, NULL) : NULL;
-	if (o->normalize && !sc)
+	uint64_t changed = 0, nc = 0;
+	double *mu = o->normalize ? eng_feature_centers(tr, &nc) : NULL; /* (as the linear model's: scale.c) */
+	float *sc = o->normalize ? eng_feature_scales(tr, o->normalize, &changed, mu) : NULL;
+	if (o->normalize && !sc) {
+		free(mu);
 		return hog_err_set(err, ENOMEM, "out of memory");
+	}
 	eng_scales_settle(o, changed, tr->dim);
+	eng_centered_note(o, nc);
 	if (o->lr == 0)
-		o->lr = mlp_default_lr(o, tr, sc);
+		o->lr = mlp_default_lr(o, tr, sc, mu);
 	free(sc);
+	free(mu);
 	return 0;
 }

@@ -243,7 +243,9 @@ static int gather(const mlp_state *M, mlp_worker *w, const hog_data *d, const ui
 			for (uint64_t p = lo; p < hi; p++, at++) {
 				uint32_t v = d->ids[p];
 				w->hids[at] = v;
-				if (w->hvals)
+				if (w->hvals && M->xshift) /* (a centered feature has values, in every row) */
+					w->hvals[at] = (float)(((double)d->vals[p] - M->xshift[v]) * M->xscale[v]);
+				else if (w->hvals)
 					w->hvals[at] = (d->vals ? d->vals[p] : 1.0f) * (M->xscale ? M->xscale[v] : 1.0f);
 				if (train && w->mark[v] != w->stamp) {
 					w->mark[v] = w->stamp;
@@ -514,8 +516,11 @@ static int mlp_setup(hog_engine *e)
 	if (e->store) /* the scales, the default step, the longest row: from every block */
 		return mlp_stream_scan(e, M);
 	eng_deal(M->perm, tr->n, o->no_shuffle, o->seed ^ 0xD1CEull); /* (--no-shuffle: in data order, as --stream's) */
-	if (o->normalize && !(M->xscale = eng_feature_scales(tr, o->normalize, NULL, NULL)))
-		return hog_err_set(e->err, ENOMEM, "out of memory");
+	if (o->normalize) { /* (the centers and scales of mlp_opts_check) */
+		M->xshift = eng_feature_centers(tr, NULL);
+		if (!(M->xscale = eng_feature_scales(tr, o->normalize, NULL, M->xshift)))
+			return hog_err_set(e->err, ENOMEM, "out of memory");
+	}
 	if (o->mode == HOG_MODE_DETERMINISTIC && (rc = mlp_det_setup(e, M)))
 		return rc;
 	if (M->s.sparse) {
@@ -632,6 +637,7 @@ static void mlp_free(hog_engine *e)
 	free(M->perm);
 	free(M->test_prob);
 	free(M->xscale);
+	free(M->xshift);
 	free(M->blk);
 	free(M->bperm);
 	mlp_det_free(M);
@@ -643,48 +649,6 @@ static float mlp_probe(const hog_engine *e)
 {
 	const mlp_state *M = e->model;
 	return ald(&M->P[M->s.boff[M->s.L - 1]]);
-}
-
-/* ------------------------------------------------------------ model I/O */
-
-static hog_model *mlp_snapshot(const hog_engine *e)
-{
-	const mlp_state *M = e->model;
-	uint64_t shape[4];
-	hog_mlp_pack(shape, M->s.n[0], M->s.n[M->s.L], e->o.mlp.layers, e->o.mlp.nlayers);
-	hog_model *m = hog_model_alloc(HOG_MODEL_MLP, e->o.loss, e->o.rule, shape, M->flags);
-	if (!m)
-		return NULL;
-	for (uint64_t k = 0; k < M->nrec; k++)
-		m->params[k] = ald(&M->P[k]);
-	if (M->xscale) /* W_0 for the raw inputs: row v times its scale (a power of two: exact) */
-		for (uint64_t v = 0; v < M->s.n[0]; v++)
-			for (uint64_t k = 0; k < M->s.n[1]; k++)
-				m->params[M->s.woff[0] + v * M->s.n[1] + k] *= M->xscale[v];
-	m->aux = e->o.mlp.momentum;
-	return m;
-}
-
-static int mlp_restore(hog_engine *e, const hog_model *m)
-{
-	mlp_state *M = e->model;
-	hog_mlp_shape s;
-	if (hog_mlp_shape_of(m->shape, m->flags, &s) || s.L != M->s.L || memcmp(s.n, M->s.n, sizeof s.n) ||
-	    m->flags != M->flags || m->nparams != M->nrec)
-		return hog_err_set(e->err, HOG_EMISMATCH, "%s: the checkpoint's network (%llu inputs, %d hidden layers, "
-		                   "%llu outputs) is not this run's (%llu inputs, %d hidden layers, %llu outputs, "
-		                   "--momentum %s)", e->o.resume, (unsigned long long)m->shape[0], s.L - 1,
-		                   (unsigned long long)m->shape[1], (unsigned long long)M->s.n[0], M->s.L - 1,
-		                   (unsigned long long)M->s.n[M->s.L], M->state && M->rk == RK_MOMENTUM ? "on" : "off");
-	for (uint64_t k = 0; k < M->nrec; k++)
-		ast(&M->P[k], m->params[k]);
-	if (M->xscale) /* back to the scaled inputs' W_0 (as snapshot wrote it) */
-		for (uint64_t v = 0; v < M->s.n[0]; v++)
-			for (uint64_t k = 0; k < M->s.n[1]; k++) {
-				_Atomic float *p = &M->P[M->s.woff[0] + v * M->s.n[1] + k];
-				ast(p, ald(p) / M->xscale[v]);
-			}
-	return 0;
 }
 
 /* ------------------------------------------------------------ evaluation */

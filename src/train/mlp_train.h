@@ -23,6 +23,9 @@ typedef struct mlp_state {
 	float *xscale;              /* --normalize: n[0] factors on the inputs (powers of two), or
 	                               NULL; W_0 is kept for the scaled inputs, handed back for the
 	                               raw ones (snapshot) */
+	double *xshift;             /* --normalize, in memory: n[0] centers on the inputs before their
+	                               scales (eng_feature_centers; 0 for the others), or NULL; b_0
+	                               is kept for the centered inputs, handed back for the raw ones */
 	int rk;
 	float l2, mu, beta;
 	double b1, b2;              /* adam, adamw: the moments' decays */
@@ -118,5 +121,9 @@ int mlp_det_worker_init(hog_engine *e, eng_worker *ew);
 void mlp_det_epoch_order(hog_engine *e, eng_worker *ew, int epoch);
 eng_round_fn mlp_det_round(const hog_engine *e);
 int mlp_det_share(hog_engine *e, eng_worker *ew, int epoch);
+/* train/mlp_io.c: hog_trainer_ops.snapshot (the network for the raw inputs)
+ * and .restore (a checkpoint back into the trained inputs' terms). */
+hog_model *mlp_snapshot(const hog_engine *e);
+int mlp_restore(hog_engine *e, const hog_model *m);
 
 #endif

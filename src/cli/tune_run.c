@@ -143,10 +143,10 @@ static const struct tune_space {
  * near 1000) the grid ran 1.4e-7..1.1e-6, no trial learnt anything (held-out
  * loss 0.693, 60% accuracy: the majority class), and tune named one of them
  * best, where the training it tunes, scaling the features, steps at ~0.08. */
-static double mean_sq(const hog_data *d, int mode, int linear)
+static double mean_sq(const hog_data *d, int mode)
 {
 	uint64_t changed = 0;
-	double *mu = linear && mode ? eng_feature_centers(d, NULL) : NULL; /* (the linear model's centering) */
+	double *mu = mode ? eng_feature_centers(d, NULL) : NULL; /* (the linear model's and the mlp's centering) */
 	float *sc = d->x || d->vals ? eng_feature_scales(d, mode, &changed, mu) : NULL;
 	const double s = eng_mean_sq(d, changed ? sc : NULL, mu);
 	free(sc);
@@ -213,7 +213,7 @@ int tune_resolve(tune_plan *pl, const hog_data *full)
 {
 	const enum hog_model_kind kind = hog_train_kind(&pl->base);
 	const struct tune_space *sp = &spaces[kind];
-	sq_of_plan = mean_sq(full, pl->base.normalize, kind == HOG_MODEL_LINEAR);
+	sq_of_plan = mean_sq(full, pl->base.normalize);
 	lin_label_mean(full, HOG_LOSS_SQUARED, &ysd_of_plan);
 	/* (a trial's training set: all of a file's, k-1 folds, or 1 - the fraction) */
 	n_of_plan = pl->folds > 0 ? full->n - full->n / (uint64_t)pl->folds

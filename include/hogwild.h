@@ -387,8 +387,8 @@ typedef struct hog_train_opts {
 	                                to a power of two; the mlp its first layer's inputs); the
 	                                model file holds weights for the unscaled features. Default
 	                                HOG_NORMALIZE_OFF here; the command line's is auto */
-	int centered;              /**< set by the linear model's check (not an option): features it
-	                                centers, with normalize on or auto (scale.c); 0 here */
+	int centered;              /**< set by the linear model's and the mlp's checks (not an option): features
+	                                they center, with normalize on or auto (scale.c); 0 here */
 	int loss_from_task;        /**< 1: the loss follows the training set's task: multiclass
 	                                labels train softmax, regression labels squared (a note
 	                                says so); 0 (the default here): the loss as given. The

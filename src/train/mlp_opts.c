@@ -169,6 +169,7 @@ int mlp_opts_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, ho
 	if (tr->meta.task == HOG_TASK_MULTICLASS)
 		o->loss = HOG_LOSS_SOFTMAX;
 	o->model = HOG_MODEL_MLP; /* what the checkpoints and the saved model hold */
+	o->centered = 0;
 	if (stream) /* (the scales and the default step: mlp_stream_scan, from every block) */
 		return 0;
 	uint64_t changed = 0, nc = 0;
@@ -178,6 +179,7 @@ int mlp_opts_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, ho
 		free(mu);
 		return hog_err_set(err, ENOMEM, "out of memory");
 	}
+	o->centered = (int)(nc < INT32_MAX ? nc : INT32_MAX); /* (auto may settle off: the centers stay) */
 	eng_scales_settle(o, changed, tr->dim);
 	eng_centered_note(o, nc);
 	if (o->lr == 0)

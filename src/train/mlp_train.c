@@ -516,9 +516,10 @@ static int mlp_setup(hog_engine *e)
 	if (e->store) /* the scales, the default step, the longest row: from every block */
 		return mlp_stream_scan(e, M);
 	eng_deal(M->perm, tr->n, o->no_shuffle, o->seed ^ 0xD1CEull); /* (--no-shuffle: in data order, as --stream's) */
-	if (o->normalize) { /* (the centers and scales of mlp_opts_check) */
-		M->xshift = eng_feature_centers(tr, NULL);
-		if (!(M->xscale = eng_feature_scales(tr, o->normalize, NULL, M->xshift)))
+	if (o->normalize || o->centered) { /* (the centers and scales of mlp_opts_check: auto, its centered
+	                                    * values within [-1, 1], settles off and keeps the centers) */
+		if ((o->centered && !(M->xshift = eng_feature_centers(tr, NULL))) ||
+		    !(M->xscale = eng_feature_scales(tr, o->normalize, NULL, M->xshift)))
 			return hog_err_set(e->err, ENOMEM, "out of memory");
 	}
 	if (o->mode == HOG_MODE_DETERMINISTIC && (rc = mlp_det_setup(e, M)))

@@ -68,6 +68,8 @@ typedef struct kern_worker {
 	double bias_abs;        /* ... and of their sizes */
 	uint32_t avg_c;         /* --average: examples before this one in the epoch (all workers) */
 	float avg_inv;          /* ... and 1 / avg_c */
+	float avg_ramp;         /* replica's flushes: half the worker's interval since its last flush
+	                           over avg_c (avg_touch_ramp); 0 elsewhere */
 } kern_worker;
 
 /* Averaged SGD kept sparse and lazy (Bottou's ASGD and Xu 2011 in the form
@@ -121,6 +123,23 @@ HOG_INLINE void avg_touch(const enum hog_mode MODE, _Atomic uint64_t *p, float w
 	} else if (c > (uint32_t)(o >> 32)) { /* (a racing worker may have been later) */
 		atomic_store_explicit(p, avg_next(o, w, c, inv_c), HOG_RLX);
 	}
+}
+
+/* A flush's avg_touch (replica): the shared value @p w held since the last
+ * change, then takes the worker's change @p d, which its private steps made a
+ * little at a time over its interval since its last flush, not at once: as a
+ * ramp over that interval, d times half its length in the mean over @p c
+ * examples (@p ramp, half the interval over c). Without it each change counted
+ * from its flush on, the mean lagged by half an interval, and with intervals
+ * of a quarter of an epoch (a worker's share of a small set) the averaged model
+ * was dragged to the epoch's start: 18,000 rows of the RCV1-shaped set, 2
+ * epochs, test loss 0.4772 on one thread where serial's (the same iterates)
+ * is 0.4559. */
+HOG_INLINE void avg_touch_ramp(_Atomic uint64_t *p, float w, float d, uint32_t c, float inv_c, float ramp)
+{
+	const uint64_t o = atomic_load_explicit(p, HOG_RLX);
+	if (c > (uint32_t)(o >> 32)) /* (a racing worker may have been later: its touch stands) */
+		atomic_store_explicit(p, avg_pack(avg_mean(avg_next(o, w, c, inv_c)) + d * ramp, c), HOG_RLX);
 }
 
 /* The average over the epoch's @p N examples of a coordinate whose value is now @p w. */

@@ -70,11 +70,11 @@ HOG_INLINE void flush_one(const lin_state *L, lin_worker *w, uint32_t i, uint32_
 	float d = rec[i] - base[i], p = ald(&L->P[i]);
 	if (d != 0.0f) {
 		const int c0 = S == 1 || i % S == 0; /* component 0, the weight */
-		if (L->ks.A && c0) /* the shared value changes here only */
-			avg_touch(HOG_MODE_LOCKFREE, &L->ks.A[i / S], p, w->k.avg_c, w->k.avg_inv);
 		float q = p + (c0 ? d * L->share[i / S] : d);
-		p = l1 && rec[i] == 0.0f && rep_l1_weight(i, S) ? l1_hand_up(p, q) : q; /* (replica.h) */
-		ast(&L->P[i], p);
+		q = l1 && rec[i] == 0.0f && rep_l1_weight(i, S) ? l1_hand_up(p, q) : q; /* (replica.h) */
+		if (L->ks.A && c0) /* the shared value changes here only */
+			avg_touch_ramp(&L->ks.A[i / S], p, q - p, w->k.avg_c, w->k.avg_inv, w->k.avg_ramp);
+		ast(&L->P[i], p = q);
 	}
 	rec[i] = base[i] = p;
 }
@@ -146,6 +146,9 @@ static void replica_clock(const hog_engine *e, const eng_worker *ew, lin_worker 
 {
 	w->k.avg_c = (uint32_t)lin_team_pos(e, ew, i);
 	w->k.avg_inv = 1.0f / (float)w->k.avg_c;
+	/* (the interval since its last flush, the ramp of avg_touch_ramp) */
+	w->k.avg_ramp = w->k.avg_c > w->flush_c ? 0.5f * (float)(w->k.avg_c - w->flush_c) * w->k.avg_inv : 0.0f;
+	w->flush_c = w->k.avg_c;
 }
 
 /* Replica mode on several nodes: the worker's flush into its node replica,
@@ -346,6 +349,8 @@ static void lin_epoch_begin(hog_engine *e, eng_worker *ew, int epoch)
 		lin_det_epoch_order(e, ew, epoch);
 	w->k.loss = w->k.lq = 0;
 	w->k.bias_sum = w->k.bias_abs = 0;
+	w->flush_c = 0; /* (replica_clock's interval starts with the epoch) */
+	w->k.avg_ramp = 0;
 	if (((lin_state *)e->model)->node)
 		node_flush(e, ew->id, w, 0); /* fresh private copy (the node took the global model at the merge) */
 	else if (((lin_state *)e->model)->private_)

@@ -34,6 +34,7 @@ typedef struct lin_worker {
 	void *shard;
 	size_t shard_bytes;
 	uint32_t since_flush;
+	uint32_t flush_c;           /* replica, --average: the team's clock at the worker's last flush */
 	uint32_t flushes;           /* node replicas: the owner's flushes, for its sync phase */
 	/* delay queue */
 	pending *q;

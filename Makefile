@@ -233,7 +233,8 @@ $(OBJDIR)/tests/main.o: tests/main.c $(OBJDIR)/tests/suites.h $(FLAGSFILE)
 
 # (with the CLI's option table, which depends on the library alone: its tests
 # check the table the parser reads)
-TEST_CLI_OBJ := $(OBJDIR)/src/cli/opts.o $(OBJDIR)/src/cli/tune_fold.o
+TEST_CLI_OBJ := $(OBJDIR)/src/cli/opts.o $(OBJDIR)/src/cli/tune_fold.o $(OBJDIR)/src/cli/compare_out.o \
+                $(OBJDIR)/src/cli/format.o
 # The tests link the real MPI where it is built (its not-started path is tested;
 # the runs on several ranks are in tests/cli.sh under mpirun).
 TEST_MPI := $(if $(filter 1,$(MPI_ON)),$(MPI_OBJ))

@@ -722,7 +722,8 @@ for cell in 'serial +1 ' 'lockfree +1 ' 'lockfree +2 ' 'atomic +1 ' 'atomic +2 '
 	check_grep "compare: row $cell" "$OUT" "^$cell"
 done
 check_true "compare: CSV header + 5 rows" test "$(wc -l < "$T/cmp.csv")" -eq 6
-check_true "compare: CSV has 16 columns everywhere" awk -F, 'NF != 16 { exit 1 }' "$T/cmp.csv"
+check_true "compare: CSV has 17 columns everywhere" awk -F, 'NF != 17 { exit 1 }' "$T/cmp.csv"
+check_true "compare: ... the last the ranks, 1" awk -F, 'NR > 1 && $17 != 1 { exit 1 }' "$T/cmp.csv"
 check_grep "compare: CSV serial speed-up is 1" "$T/cmp.csv" '^serial,1,2,[0-9.e-]+,1,'
 if command -v python3 >/dev/null 2>&1; then
 	check "compare: JSON parses, 5 cells with epochs" 0 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["cells"])==5 and all(len(c["epochs"])==2 for c in d["cells"])' "$T/cmp.json"
@@ -2328,7 +2329,7 @@ check "diverge: compare where every run diverges" 1 "$H" compare --quiet --data 
 check_grep "diverge: ... a row per cell that says so" "$OUT" '^lockfree +2 +diverged in every run'
 check_grep "diverge: ... the header names the step" "$OUT" 'lr 1e\+09'
 check_grep "diverge: ... and the message why" "$ERR" 'every run diverged: nothing to compare; try a smaller --lr'
-check_grep "diverge: ... the JSON counts the diverged runs" "$T/divc.json" '"mode":"lockfree","threads":2,"runs":0,"diverged":1'
+check_grep "diverge: ... the JSON counts the diverged runs" "$T/divc.json" '"mode":"lockfree","threads":2,"ranks":1,"runs":0,"diverged":1'
 check "diverge: --mode auto at a step every probe diverges at" 1 "$H" train --data "$T/ttr.lmdb" --mode auto \
 	--threads 2 --epochs 2 --lr 1e9
 check_grep "diverge: ... the note says the probes diverged" "$ERR" 'auto: serial \(the probe diverged in every mode'

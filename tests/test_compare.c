@@ -1,0 +1,73 @@
+/* compare's report from given cells (no training): the verdict names the
+ * fastest parallel row that reached the target loss, counting rows of one
+ * thread on several MPI ranks (they were left out: a new user's 2-rank rows at
+ * serial's loss were "no parallel cell reached serial's loss"); it says when
+ * the same mode on one thread was as fast (the gain is the mode's); it warns
+ * of epochs too short to time; and the CSV has each row's ranks. */
+#include "cli/compare.h"
+#include "util.h"
+#include <stdlib.h>
+#include <string.h>
+
+/* The table and verdict of @p cells (serial first) with target @p target, as text. */
+static char *report(cmp_cell *cells, int n, double target, const char *csv)
+{
+	cmp_plan p;
+	memset(&p, 0, sizeof p);
+	hog_train_opts_init(&p.base);
+	p.repeat = 1;
+	p.csv = csv;
+	for (int i = 0; i < n; i++)
+		cells[i].done = 1;
+	cmp_report r = { .plan = &p, .cells = cells, .ncells = n, .target = target, .lr = 0.5 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	cmp_print_table(&r, f);
+	fclose(f);
+	if (csv)
+		CU_ASSERT_EQUAL(cmp_write_files(&r), 0);
+	return buf;
+}
+
+static cmp_cell cell(enum hog_mode mode, int threads, int ranks, double epoch_s, double loss)
+{
+	return (cmp_cell){ .mode = mode, .threads = threads, .ranks = ranks, .epoch_s = epoch_s, .train_loss = loss,
+		               .test_loss = loss, .time_to_target = NAN, .curve = -1 };
+}
+
+static void test_verdict(void)
+{
+	/* one thread on each of 2 ranks, at serial's loss: the fastest parallel row */
+	cmp_cell a[] = { cell(HOG_MODE_SERIAL, 1, 1, 1.0, 0.300), cell(HOG_MODE_LOCKFREE, 1, 1, 1.1, 0.300),
+		             cell(HOG_MODE_LOCKFREE, 1, 2, 0.5, 0.301) };
+	char *t = report(a, 3, 0.303, tu_path("cmp_v.csv"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "fastest to the target loss: lockfree with 1 thread x 2 ranks, 2.00x serial"));
+	CU_ASSERT_PTR_NULL(strstr(t, "timings this short"));
+	free(t);
+	CU_ASSERT_EQUAL(tu_sh("awk -F, 'NR == 4 && $1 == \"lockfree\" && $2 == 1 && $17 == 2 { ok = 1 } END { exit !ok }' "
+	                      "'%s'", tu_path("cmp_v.csv")), 0);
+	/* the mode alone was as fast on one thread: said */
+	cmp_cell b[] = { cell(HOG_MODE_SERIAL, 1, 1, 1.0, 0.300), cell(HOG_MODE_REPLICA, 1, 1, 0.4, 0.300),
+		             cell(HOG_MODE_REPLICA, 2, 1, 0.5, 0.300) };
+	t = report(b, 3, 0.303, NULL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "fastest to the target loss: replica with 2 threads, 2.00x serial"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "replica on one thread ran 2.50x serial itself: the gain is the mode's"));
+	free(t);
+	/* past the target (the "to target" column's): none; epochs of 2 ms: said */
+	cmp_cell c[] = { cell(HOG_MODE_SERIAL, 1, 1, 0.002, 0.300), cell(HOG_MODE_LOCKFREE, 2, 1, 0.001, 0.304) };
+	t = report(c, 2, 0.303, NULL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "no parallel cell reached the target train loss 0.30300 (serial's 0.30000)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "epochs of 2.0 ms: timings this short are mostly noise"));
+	free(t);
+}
+
+int test_compare_register(void)
+{
+	CU_pSuite s = CU_add_suite("compare", NULL, NULL);
+	if (!s)
+		return -1;
+	TU_ADD(s, test_verdict);
+	return 0;
+}

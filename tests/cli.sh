@@ -2885,6 +2885,9 @@ for c in "st-linear st" "st-mlp st" "sd-mlp sd" "sr-mf srte"; do
 done
 check "eval: automatic streaming" 0 env HOGWILD_MEMORY=100K "$H" eval --model "$T/st-linear.model" --data "$T/st.lmdb"
 check_grep "eval: ... said on stderr" "$ERR" 'more than half of the 0.1 MB available \(HOGWILD_MEMORY\): read a chunk at a time'
+check "eval: HOGWILD_MEMORY=20x" 0 env HOGWILD_MEMORY=20x "$H" eval --model "$T/st-linear.model" --data "$T/st.lmdb"
+check_grep "eval: ... said and ignored (it was 20 bytes)" "$ERR" "^hogwild: HOGWILD_MEMORY='20x' is not a byte count above 0"
+check_true "eval: ... so nothing streamed" sh -c "! grep -q 'a chunk at a time' '$ERR'"
 check "predict --stream --pairs" 2 "$H" predict --stream --model "$T/sr-mf.model" --pairs /dev/null
 check "eval --stream: a set of another kind" 1 "$H" eval --stream --model "$T/st-linear.model" --data "$T/sd.lmdb"
 check "eval --stream: a missing set" 1 "$H" eval --stream --model "$T/st-linear.model" --data "$T/none.lmdb"

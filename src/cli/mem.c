@@ -2,6 +2,7 @@
  * the rule by which eval, predict and train's test set stream on their own,
  * and what data info says. */
 #include "cli/cli.h"
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,15 +91,19 @@ uint64_t cli_mem_available(char *why, size_t size)
 	const char *env = getenv("HOGWILD_MEMORY");
 	if (env && *env) {
 		char *end;
+		errno = 0;
 		unsigned long long v = strtoull(env, &end, 10);
-		if (*end == 'K' || *end == 'k')
-			v <<= 10;
-		else if (*end == 'M' || *end == 'm')
-			v <<= 20;
-		else if (*end == 'G' || *end == 'g')
-			v <<= 30;
-		if (v) {
-			avail = v;
+		const int shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20
+		                : *end == 'G' || *end == 'g' ? 30 : 0;
+		end += shift != 0;
+		/* (a value it cannot read is said, once: "20x" was 20 bytes, "0" nothing at all) */
+		static int said;
+		if (end == env || *end || errno || !v || v > (~0ull >> shift) || *env == '-') {
+			if (!said++)
+				fprintf(stderr, "hogwild: HOGWILD_MEMORY='%.40s' is not a byte count above 0 (N, or N with K, M or "
+				        "G): ignored\n", env);
+		} else {
+			avail = v << shift;
 			if (why)
 				snprintf(why, size, "HOGWILD_MEMORY");
 		}

@@ -427,6 +427,8 @@ typedef struct hog_import_opts {
 	                               the end; neither label nor feature); ratings: 3, the fourth
 	                               field is a weight, not a timestamp. Used when weight_given */
 	int weight_given;
+	const char *weight_name;  /**< csv: the weights' column by its header name instead (with
+	                               weight_given) */
 	const char *weights_file; /**< any format: one weight per example, a number a line, in the
 	                               examples' order (blank lines and # comments skipped); the line
 	                               count must match. Replaces weights the input gives. NULL: none */

@@ -161,6 +161,32 @@ static void test_ignore_refused(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--ignore-col: column 1 'w' is the weights' column"));
 }
 
+/* --weight-col by the header's name, as --label-col and --ignore-col take
+ * (a new user's 'wt' was refused as no column number). */
+static void test_weight_by_name(void)
+{
+	hog_err err;
+	hog_import_opts o = { .format = HOG_FORMAT_CSV, .header = -1, .label_col = -1, .weight_given = 1,
+	                      .weight_name = "wt" };
+	const char *in = tu_write("wn.csv", "a,wt,b,y\n1,0.5,2,1\n3,2,1,0\n", (size_t)-1);
+	CU_ASSERT_EQUAL_FATAL(hog_import(&in, 1, tu_path("wn.lmdb"), &o, &err), 0);
+	hog_data *d = NULL;
+	CU_ASSERT_EQUAL_FATAL(hog_data_load(&d, tu_path("wn.lmdb"), &err), 0);
+	CU_ASSERT_EQUAL(d->dim, 2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d->weights);
+	CU_ASSERT_EQUAL(d->weights[0], 0.5f);
+	CU_ASSERT_EQUAL(d->weights[1], 2.0f);
+	CU_ASSERT_EQUAL(d->vals[0], 1.0f); /* (a, then b: the weights' column is no feature) */
+	CU_ASSERT_EQUAL(d->vals[1], 2.0f);
+	hog_data_free(d);
+	o.weight_name = "w";
+	CU_ASSERT_EQUAL(hog_import(&in, 1, tu_path("wn2.lmdb"), &o, &err), HOG_ECONFIG);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "wn.csv:1: --weight-col: no column named 'w'"));
+	in = tu_write("wn3.csv", "1,0.5,2,1\n3,2,1,0\n", (size_t)-1);
+	CU_ASSERT_EQUAL(hog_import(&in, 1, tu_path("wn3.lmdb"), &o, &err), HOG_ECONFIG);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "(the file has no header line; give a column number)"));
+}
+
 /* Columns that look like identifiers are warned of, with the option to give. */
 static void test_identifier_warnings(void)
 {
@@ -439,6 +465,7 @@ int test_import_csv_cols_register(void)
 		return -1;
 	TU_ADD(s, test_ignore_by_name_and_number);
 	TU_ADD(s, test_ignore_label_guess);
+	TU_ADD(s, test_weight_by_name);
 	TU_ADD(s, test_ignore_refused);
 	TU_ADD(s, test_identifier_warnings);
 	TU_ADD(s, test_label_by_values);

@@ -71,8 +71,9 @@ static const char import_usage[] =
 	"      --quadratic PAIRS vw: pairs of namespaces (first letters) whose\n"
 	"                        features' products are features too: ab,cd is VW's\n"
 	"                        -q ab -q cd (default none)\n"
-	"      --weight-col N    csv: the column (from 0, negative from the end) of\n"
-	"                        example weights, neither label nor feature;\n"
+	"      --weight-col N    csv: the column (from 0, negative from the end, or\n"
+	"                        a header's name) of example weights, neither label\n"
+	"                        nor feature;\n"
 	"                        ratings: 3, the fourth field is a weight rather\n"
 	"                        than a timestamp (libsvm lines give label:weight,\n"
 	"                        vw lines the importance)\n"
@@ -171,9 +172,12 @@ int data_import(int argc, char **argv)
 			set_text |= 8;
 			break;
 		case OPT_WEIGHT_COL:
-			if (cli_parse_int(optarg, -65536, 65535, &lv) != 0)
-				return cli_usage_error(cmd, U, "--weight-col: '%s' is not a column number", optarg);
-			o.weight_col = (int)lv;
+			if (cli_parse_int(optarg, -65536, 65535, &lv) == 0)
+				o.weight_col = (int)lv;
+			else if (*optarg && !strchr(optarg, ','))
+				o.weight_name = optarg; /* a header column's name, as --label-col takes */
+			else
+				return cli_usage_error(cmd, U, "--weight-col: '%s' is neither a column number nor a name", optarg);
 			o.weight_given = 1;
 			break;
 		case OPT_WEIGHTS: o.weights_file = optarg; break;
@@ -240,7 +244,8 @@ int data_import(int argc, char **argv)
 		return cli_usage_error(cmd, U, "--skip applies to --format csv and ratings only");
 	if ((set_text & 8) && o.format != HOG_FORMAT_VW)
 		return cli_usage_error(cmd, U, "--bits and --quadratic apply to --format vw only");
-	if (o.weight_given && o.format != HOG_FORMAT_CSV && !(o.format == HOG_FORMAT_RATINGS && o.weight_col == 3))
+	if (o.weight_given && o.format != HOG_FORMAT_CSV &&
+	    !(o.format == HOG_FORMAT_RATINGS && o.weight_col == 3 && !o.weight_name))
 		return cli_usage_error(cmd, U, o.format == HOG_FORMAT_RATINGS ? "--weight-col: ratings take 3 only (the "
 		                       "fourth field a weight, not a timestamp)" : "--weight-col applies to --format csv "
 		                       "and ratings only (libsvm: label:weight; vw: the importance; any: --weights FILE)");

@@ -144,6 +144,10 @@ static int csv_first_line(csv_state *st, const hog_input *in, uint32_t nf, const
 	st->wcol = UINT32_MAX;
 	if (o->weight_given) {
 		long wc = o->weight_col < 0 ? (long)nf + o->weight_col : o->weight_col;
+		if (o->weight_name && (wc = csv_column_named(st, nf, o->weight_name)) < 0)
+			return hog_err_set(err, HOG_ECONFIG, "%s:%llu: --weight-col: no column named '%s'%s", in->path,
+			                   (unsigned long long)in->line, o->weight_name,
+			                   st->columns ? "" : " (the file has no header line; give a column number)");
 		if (wc < 0 || wc >= (long)nf || wc == lc || nf < 3)
 			return hog_err_set(err, HOG_ECONFIG, "%s:%llu: weight column %d is %s: lines have %u fields", in->path,
 			                   (unsigned long long)in->line, o->weight_col,

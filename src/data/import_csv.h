@@ -94,6 +94,8 @@ long csv_named_label(csv_state *st, const char *line);
 /* Marks the columns o->ignore_cols names (kind 3) among the @p nf of a line:
  * 0, or HOG_ECONFIG naming the entry (no such name or number). */
 int csv_ignore(csv_state *st, const hog_input *in, uint32_t nf, hog_err *err);
+/* The column of @p nf named @p name in the header kept (st->columns), or -1. */
+long csv_column_named(const csv_state *st, uint32_t nf, const char *name);
 /* An --ignore-col column that is the label or the weights': HOG_ECONFIG, else 0. */
 int csv_ignore_check(csv_state *st, const hog_input *in, hog_err *err);
 /* The header's names of the columns kept (not --ignore-col's), malloc'd; NULL

@@ -206,12 +206,7 @@ int csv_ignore(csv_state *st, const hog_input *in, uint32_t nf, hog_err *err)
 				                   "fields (from 0; negative from the end)", in->path, ln, v, nf);
 			k = v < 0 ? (long)nf + v : v;
 		} else {
-			const char *name = st->columns, *e;
-			for (uint32_t i = 0; name && i < nf; i++, name = *e ? e + 1 : NULL)
-				if (csv_name_is(name, e = name + strcspn(name, ","), item)) {
-					k = i;
-					break;
-				}
+			k = csv_column_named(st, nf, item);
 			if (k < 0)
 				return hog_err_set(err, HOG_ECONFIG, "%s:%llu: --ignore-col: no column named '%s'%s", in->path, ln,
 				                   item, st->columns ? "" : " (the file has no header line; give column numbers)");
@@ -221,6 +216,15 @@ int csv_ignore(csv_state *st, const hog_input *in, uint32_t nf, hog_err *err)
 		p += n + (p[n] == ',');
 	}
 	return 0;
+}
+
+long csv_column_named(const csv_state *st, uint32_t nf, const char *name)
+{
+	const char *p = st->columns, *e;
+	for (uint32_t i = 0; p && i < nf; i++, p = *e ? e + 1 : NULL)
+		if (csv_name_is(p, e = p + strcspn(p, ","), name))
+			return i;
+	return -1;
 }
 
 int csv_ignore_check(csv_state *st, const hog_input *in, hog_err *err)

@@ -1653,6 +1653,9 @@ check "regression: predict" 0 "$H" predict --model "$T/rm.model" --data "$T/rte.
 check_true "regression: ... reads no labels, so says nothing of them" sh -c "! grep -q 'labels look binary' '$ERR'"
 check_true "regression: ... a value a line" test "$(grep -cE '^-?[0-9.]+(e[-+][0-9]+)?$' "$OUT")" = 2
 # options that change nothing in a run are said
+nover=$(($(nproc) + 1))
+check "train: --threads beyond the CPUs" 0 "$H" train --quiet --data "$T/ttr.lmdb" --mode lockfree --threads $nover --epochs 1
+check_grep "train: ... said (topo said it, train did not)" "$ERR" "^hogwild: --threads $nover on [0-9]+ CPUs: oversubscribed"
 check "train: --mode serial --threads 2" 0 "$H" train --data "$T/ttr.lmdb" --mode serial --threads 2 --epochs 1
 check_grep "train: ... notes that --threads does not apply" "$ERR" 'note: --mode serial runs one thread: --threads 2 does not apply'
 check "train: --no-shuffle --shuffle-chunk 4" 0 "$H" train --data "$T/ttr.lmdb" --no-shuffle --shuffle-chunk 4 --epochs 1

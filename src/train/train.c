@@ -521,8 +521,17 @@ static int team_setup(hog_engine *e, const hog_train_opts *opts, hog_err *err)
 		}
 		memcpy(e->plan, all + (size_t)lrank * e->T, e->T * sizeof *all);
 		free(all);
-	} else if ((rc = hog_topo_plan(e->topo, e->T, opts->bind, e->plan, NULL, err))) {
-		return rc;
+	} else {
+		int over = 0;
+		if ((rc = hog_topo_plan(e->topo, e->T, opts->bind, e->plan, &over, err)))
+			return rc;
+		if (over && e->T > 1 && e->o.on_note) { /* (topo says it; train was silent) */
+			char msg[200];
+			snprintf(msg, sizeof msg, "--threads %d on %d CPUs: oversubscribed, the workers take turns on them "
+			         "(the racing modes slow down most; deterministic mode trains the same model)", e->T,
+			         hog_topo_pus(e->topo));
+			e->o.on_note(e->o.ud, msg);
+		}
 	}
 	for (int k = 0; k < e->T; k++) {
 		if (!(e->w[k] = aligned_alloc(64, sizeof(eng_worker)))) {

@@ -724,6 +724,7 @@ const hog_trainer_ops hog_mf_trainer = {
 	.unit = "ratings",
 	.weighs = 1, /* (example weights; --class-weight is refused: ratings have no classes) */
 	.streams = 1, /* (mf_stream.c) */
+	.rank_step = 1, /* (train.c says why) */
 	.default_mode = mf_opts_default_mode,
 	/* not buffered: an update touches one user row and one item row, there are
 	 * no hot coordinates to keep per worker */

@@ -3,7 +3,8 @@
  * thread on several MPI ranks (they were left out: a new user's 2-rank rows at
  * serial's loss were "no parallel cell reached serial's loss"); it says when
  * the same mode on one thread was as fast (the gain is the mode's); it warns
- * of epochs too short to time; and the CSV has each row's ranks. */
+ * of epochs too short to time; the CSV has each row's ranks; grid's staleness
+ * counts are said to be no collisions. */
 #include "cli/compare.h"
 #include "util.h"
 #include <stdlib.h>
@@ -54,6 +55,11 @@ static void test_verdict(void)
 	t = report(b, 3, 0.303, NULL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(t, "fastest to the target loss: replica with 2 threads, 2.00x serial"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(t, "replica on one thread ran 2.50x serial itself: the gain is the mode's"));
+	free(t);
+	/* grid's staleness: said to be no collision */
+	cmp_cell g[] = { cell(HOG_MODE_SERIAL, 1, 1, 1.0, 0.300), cell(HOG_MODE_GRID, 2, 1, 0.6, 0.300) };
+	t = report(g, 2, 0.303, NULL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "(grid: counted over every worker's updates, but its workers' blocks share no"));
 	free(t);
 	/* past the target (the "to target" column's): none; epochs of 2 ms: said */
 	cmp_cell c[] = { cell(HOG_MODE_SERIAL, 1, 1, 0.002, 0.300), cell(HOG_MODE_LOCKFREE, 2, 1, 0.001, 0.304) };

@@ -1663,6 +1663,12 @@ check "train: --threads beyond the CPUs" 0 "$H" train --quiet --data "$T/ttr.lmd
 check_grep "train: ... said (topo said it, train did not)" "$ERR" "^hogwild: --threads $nover on [0-9]+ CPUs: oversubscribed"
 check "train: --mode serial --threads 2" 0 "$H" train --data "$T/ttr.lmdb" --mode serial --threads 2 --epochs 1
 check_grep "train: ... notes that --threads does not apply" "$ERR" 'note: --mode serial runs one thread: --threads 2 does not apply'
+check "train: --seed with --no-shuffle, serial" 0 "$H" train --data "$T/ttr.lmdb" --mode serial --no-shuffle --seed 5 \
+	--epochs 1 --save "$T/seed5.bin"
+check_grep "train: ... said not to apply" "$ERR" 'note: the linear model in serial mode with --no-shuffle draws nothing: --seed 5 does not apply'
+"$H" train --quiet --data "$T/ttr.lmdb" --mode serial --no-shuffle --seed 6 --epochs 1 --save "$T/seed6.bin" >/dev/null 2>&1
+"$H" model dump "$T/seed5.bin" | grep -v '^seed ' >"$T/seed5.txt"
+check_true "train: ... (another seed, the same weights)" sh -c "test -s '$T/seed5.txt' && '$H' model dump '$T/seed6.bin' | grep -v '^seed ' | cmp -s - '$T/seed5.txt'"
 check "train: --no-shuffle --shuffle-chunk 4" 0 "$H" train --data "$T/ttr.lmdb" --no-shuffle --shuffle-chunk 4 --epochs 1
 check_grep "train: ... notes that --shuffle-chunk does not apply" "$ERR" 'note: --no-shuffle .*--shuffle-chunk does not apply'
 check "train: --diagnostics without --metrics" 0 "$H" train --data "$T/ttr.lmdb" --diagnostics --epochs 1

@@ -596,6 +596,10 @@ int cmd_train(int argc0, char **argv0)
 	/* options that change nothing in this run: said, not silently dropped */
 	if (!a->quiet && o.mode == HOG_MODE_SERIAL && o.threads > 1)
 		fprintf(stderr, "hogwild train: note: --mode serial runs one thread: --threads %d does not apply\n", o.threads);
+	if (!a->quiet && o.no_shuffle && o.mode == HOG_MODE_SERIAL && a->given.on[OPT_SEED - OPT_FIRST] &&
+	    hog_train_kind(&o) == HOG_MODEL_LINEAR) /* (the weights start at 0: nothing else is drawn) */
+		fprintf(stderr, "hogwild train: note: the linear model in serial mode with --no-shuffle draws nothing: "
+		        "--seed %llu does not apply\n", (unsigned long long)o.seed);
 	if (!a->quiet && o.no_shuffle && a->given.on[OPT_SHUFFLE_CHUNK - OPT_FIRST])
 		fprintf(stderr, "hogwild train: note: --no-shuffle visits the examples in the set's order: --shuffle-chunk "
 		        "does not apply\n");

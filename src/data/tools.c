@@ -365,126 +365,157 @@ static float *numbered_classes(hog_store *s, uint32_t *k)
 	return v;
 }
 
-int hog_export_libsvm(const char *in, int fd, hog_err *err)
+/* An export: the example @p i of block @p b as one line into @p o (the
+ * frame has made room for a line's fixed part; a line of many values flushes
+ * as it goes), from what the export's prepare took of the open store. */
+typedef struct export_fmt {
+	enum hog_kind kind;         /* the sets it writes */
+	const char *refusal;        /* ... and what it says of another kind's: "%s is a %s data set; ..." */
+	int (*prepare)(hog_store *s, const hog_meta *m, void *ctx, hog_tools_out *o, hog_err *err);
+	int (*line)(hog_tools_out *o, const hog_meta *m, const hog_block *b, uint32_t i, const void *ctx, hog_err *err);
+} export_fmt;
+
+/* One frame for every export: @p in opened and refused unless of @p f's kind,
+ * its blocks read one at a time, each example written by f->line, the text
+ * flushed to @p fd as it fills. */
+static int export_frame(const char *in, int fd, const export_fmt *f, void *ctx, hog_err *err)
 {
 	hog_store *s;
 	int rc = hog_store_open(&s, in, err);
 	if (rc)
 		return rc;
 	const hog_meta *m = hog_store_meta(s);
-	if (m->kind == HOG_KIND_RATINGS) {
-		hog_store_close(s);
-		return hog_err_set(err, HOG_ENOTSUP, "export: %s holds ratings (user, item, rating); LIBSVM text is "
-		                   "for sparse data sets only (hog_export_ratings writes ratings)", in);
-	}
-	if (m->kind != HOG_KIND_SPARSE) {
+	if (m->kind != f->kind) {
 		enum hog_kind kind = m->kind; /* m dies with the store */
 		hog_store_close(s);
-		return hog_err_set(err, HOG_ENOTSUP, "export: %s is a %s data set; LIBSVM text is for sparse data "
-		                   "sets only", in, hog_kind_name(kind));
+		return hog_err_set(err, HOG_ENOTSUP, f->refusal, in, hog_kind_name(kind));
 	}
 	hog_tools_out o = { .fd = fd, .buf = malloc(HOG_TOOLS_BUF) };
-	if (!o.buf) {
+	if (!o.buf || (rc = f->prepare(s, m, ctx, &o, err))) {
+		free(o.buf);
 		hog_store_close(s);
-		return hog_err_set(err, ENOMEM, "export: out of memory");
+		return o.buf ? rc : hog_err_set(err, ENOMEM, "export: out of memory");
 	}
-	uint32_t nv = 0; /* (labels 1 and 2 imported: 1 and 2 written, not 0 and 1) */
-	float *val = m->task == HOG_TASK_BINARY || m->task == HOG_TASK_MULTICLASS ? numbered_classes(s, &nv) : NULL;
-	/* one token (" id:value" or the label) is at most 1 + 20 + 1 + 16 bytes */
 	hog_blockbuf bb = { 0 }; /* packed blocks, one at a time */
-	const size_t room = 64;
 	for (uint64_t bi = 0; bi < m->blocks && !rc; bi++) {
 		hog_block b;
 		if ((rc = hog_store_block_buf(s, bi, &b, &bb, err)))
 			break;
-		for (uint32_t i = 0; i < b.n && !rc; i++) {
-			if (o.pos + room > HOG_TOOLS_BUF && (rc = hog_tools_flush(&o, err)))
-				break;
-			/* label:weight, as imported; a positive label with a '+', as a first line's "1:2"
-			 * would read as a feature of a set without labels */
-			const float y = !val ? b.labels[i]
-			                : m->task == HOG_TASK_BINARY ? val[b.labels[i] > 0 && nv > 1]
-			                : b.labels[i] < nv ? val[(uint32_t)b.labels[i]] : b.labels[i];
-			if (!m->unlabelled && b.weights && b.weights[i] != 1.0f && y > 0)
-				o.buf[o.pos++] = '+';
-			if (!m->unlabelled) /* a set without labels: lines of features only, as imported */
-				hog_tools_put_float(&o, y);
-			if (!m->unlabelled && b.weights && b.weights[i] != 1.0f) {
-				o.buf[o.pos++] = ':';
-				hog_tools_put_float(&o, b.weights[i]);
-			}
-			for (uint32_t j = b.offsets[i]; j < b.offsets[i + 1]; j++) {
-				if (o.pos + room > HOG_TOOLS_BUF && (rc = hog_tools_flush(&o, err)))
-					break;
-				if (j > b.offsets[i] || !m->unlabelled)
-					o.buf[o.pos++] = ' ';
-				hog_tools_put_u64(&o, (uint64_t)b.ids[j] + 1);
-				o.buf[o.pos++] = ':';
-				hog_tools_put_float(&o, b.vals ? b.vals[j] : 1.0f);
-			}
-			o.buf[o.pos++] = '\n';
-		}
+		for (uint32_t i = 0; i < b.n && !rc; i++) /* (a line's fixed part: at most 128 bytes) */
+			if (!(o.pos + 128 > HOG_TOOLS_BUF && (rc = hog_tools_flush(&o, err))))
+				rc = f->line(&o, m, &b, i, ctx, err);
 	}
 	if (!rc)
 		rc = hog_tools_flush(&o, err);
 	free(o.buf);
-	free(val);
 	hog_blockbuf_free(&bb);
 	hog_store_close(s);
 	return rc;
 }
 
+/* LIBSVM: the classes' values where the labels were whole numbers (1 and 2
+ * imported: 1 and 2 written, not 0 and 1). */
+struct libsvm_ctx {
+	float *val;
+	uint32_t nv;
+};
+
+static int libsvm_prepare(hog_store *s, const hog_meta *m, void *ctx, hog_tools_out *o, hog_err *err)
+{
+	struct libsvm_ctx *c = ctx;
+	(void)o;
+	(void)err;
+	c->val = m->task == HOG_TASK_BINARY || m->task == HOG_TASK_MULTICLASS ? numbered_classes(s, &c->nv) : NULL;
+	return 0;
+}
+
+static int libsvm_line(hog_tools_out *o, const hog_meta *m, const hog_block *b, uint32_t i, const void *ctx,
+                       hog_err *err)
+{
+	const struct libsvm_ctx *c = ctx;
+	const float *val = c->val;
+	/* label:weight, as imported; a positive label with a '+', as a first line's "1:2"
+	 * would read as a feature of a set without labels */
+	const float y = !val ? b->labels[i]
+	                : m->task == HOG_TASK_BINARY ? val[b->labels[i] > 0 && c->nv > 1]
+	                : b->labels[i] < c->nv ? val[(uint32_t)b->labels[i]] : b->labels[i];
+	if (!m->unlabelled && b->weights && b->weights[i] != 1.0f && y > 0)
+		o->buf[o->pos++] = '+';
+	if (!m->unlabelled) /* a set without labels: lines of features only, as imported */
+		hog_tools_put_float(o, y);
+	if (!m->unlabelled && b->weights && b->weights[i] != 1.0f) {
+		o->buf[o->pos++] = ':';
+		hog_tools_put_float(o, b->weights[i]);
+	}
+	/* one token (" id:value") is at most 1 + 20 + 1 + 16 bytes */
+	for (uint32_t j = b->offsets[i]; j < b->offsets[i + 1]; j++) {
+		int rc;
+		if (o->pos + 64 > HOG_TOOLS_BUF && (rc = hog_tools_flush(o, err)))
+			return rc;
+		if (j > b->offsets[i] || !m->unlabelled)
+			o->buf[o->pos++] = ' ';
+		hog_tools_put_u64(o, (uint64_t)b->ids[j] + 1);
+		o->buf[o->pos++] = ':';
+		hog_tools_put_float(o, b->vals ? b->vals[j] : 1.0f);
+	}
+	o->buf[o->pos++] = '\n';
+	return 0;
+}
+
+int hog_export_libsvm(const char *in, int fd, hog_err *err)
+{
+	static const export_fmt f = { HOG_KIND_SPARSE, "export: %s is a %s data set; LIBSVM text is for sparse data "
+	                              "sets only (hog_export_ratings writes ratings)", libsvm_prepare, libsvm_line };
+	struct libsvm_ctx c = { NULL, 0 };
+	const int rc = export_frame(in, fd, &f, &c, err);
+	free(c.val);
+	return rc;
+}
+
+/* Ratings: the id maps (the original ids where they cover the ranges, else the
+ * dense ids, as load.c keeps them), and the header line. */
+struct ratings_ctx {
+	const uint64_t *u, *it;
+};
+
+static int ratings_prepare(hog_store *s, const hog_meta *m, void *ctx, hog_tools_out *o, hog_err *err)
+{
+	struct ratings_ctx *c = ctx;
+	uint64_t nu, ni;
+	(void)err;
+	c->u = hog_store_idmap(s, "users", &nu);
+	c->it = hog_store_idmap(s, "items", &ni);
+	if (!c->u || !c->it || nu != m->users || ni != m->items)
+		c->u = c->it = NULL;
+	o->pos = (size_t)snprintf(o->buf, 64, "user,item%s%s\n", m->unlabelled ? "" : ",rating",
+	                          m->weighted ? ",weight" : "");
+	return 0;
+}
+
+static int ratings_line(hog_tools_out *o, const hog_meta *m, const hog_block *b, uint32_t i, const void *ctx,
+                        hog_err *err)
+{
+	const struct ratings_ctx *c = ctx;
+	(void)err;
+	hog_tools_put_u64(o, c->u ? c->u[b->users[i]] : b->users[i]);
+	o->buf[o->pos++] = ',';
+	hog_tools_put_u64(o, c->it ? c->it[b->items[i]] : b->items[i]);
+	if (!m->unlabelled) {
+		o->buf[o->pos++] = ',';
+		hog_tools_put_float(o, b->ratings[i]);
+	}
+	if (m->weighted) {
+		o->buf[o->pos++] = ',';
+		hog_tools_put_float(o, b->weights ? b->weights[i] : 1.0f);
+	}
+	o->buf[o->pos++] = '\n';
+	return 0;
+}
+
 int hog_export_ratings(const char *in, int fd, hog_err *err)
 {
-	hog_store *s;
-	int rc = hog_store_open(&s, in, err);
-	if (rc)
-		return rc;
-	const hog_meta *m = hog_store_meta(s);
-	if (m->kind != HOG_KIND_RATINGS) {
-		enum hog_kind kind = m->kind; /* m dies with the store */
-		hog_store_close(s);
-		return hog_err_set(err, HOG_ENOTSUP, "export: %s is a %s data set; ratings text is for ratings sets only",
-		                   in, hog_kind_name(kind));
-	}
-	/* the original ids where the maps cover the ranges (else the dense ids, as load.c keeps them) */
-	uint64_t nu, ni;
-	const uint64_t *u = hog_store_idmap(s, "users", &nu), *it = hog_store_idmap(s, "items", &ni);
-	if (!u || !it || nu != m->users || ni != m->items)
-		u = it = NULL;
-	hog_tools_out o = { .fd = fd, .buf = malloc(HOG_TOOLS_BUF) };
-	if (!o.buf) {
-		hog_store_close(s);
-		return hog_err_set(err, ENOMEM, "export: out of memory");
-	}
-	o.pos = (size_t)snprintf(o.buf, 64, "user,item%s%s\n", m->unlabelled ? "" : ",rating",
-	                         m->weighted ? ",weight" : "");
-	hog_blockbuf bb = { 0 };
-	for (uint64_t bi = 0; bi < m->blocks && !rc; bi++) {
-		hog_block b;
-		if ((rc = hog_store_block_buf(s, bi, &b, &bb, err)))
-			break;
-		for (uint32_t i = 0; i < b.n && !rc; i++) {
-			if (o.pos + 128 > HOG_TOOLS_BUF && (rc = hog_tools_flush(&o, err)))
-				break;
-			hog_tools_put_u64(&o, u ? u[b.users[i]] : b.users[i]);
-			o.buf[o.pos++] = ',';
-			hog_tools_put_u64(&o, it ? it[b.items[i]] : b.items[i]);
-			if (!m->unlabelled) {
-				o.buf[o.pos++] = ',';
-				hog_tools_put_float(&o, b.ratings[i]);
-			}
-			if (m->weighted) {
-				o.buf[o.pos++] = ',';
-				hog_tools_put_float(&o, b.weights ? b.weights[i] : 1.0f);
-			}
-			o.buf[o.pos++] = '\n';
-		}
-	}
-	if (!rc)
-		rc = hog_tools_flush(&o, err);
-	free(o.buf);
-	hog_blockbuf_free(&bb);
-	hog_store_close(s);
-	return rc;
+	static const export_fmt f = { HOG_KIND_RATINGS, "export: %s is a %s data set; ratings text is for ratings "
+	                              "sets only", ratings_prepare, ratings_line };
+	struct ratings_ctx c = { NULL, NULL };
+	return export_frame(in, fd, &f, &c, err);
 }

@@ -127,13 +127,20 @@ static void rule_scales(const hog_data *d, double *sc)
 	}
 }
 
-/* The command line's defaults, serial (reproducible). */
-static hog_train_opts cli_defaults(void)
+/* The tests' start: serial, unbound, the library's defaults otherwise. */
+static hog_train_opts serial_opts(void)
 {
 	hog_train_opts o;
 	hog_train_opts_init(&o);
 	o.mode = HOG_MODE_SERIAL;
 	o.bind = HOG_BIND_NONE;
+	return o;
+}
+
+/* The command line's defaults, serial (reproducible). */
+static hog_train_opts cli_defaults(void)
+{
+	hog_train_opts o = serial_opts();
 	o.linear.average = 1;
 	o.normalize = HOG_NORMALIZE_AUTO;
 	o.loss_from_task = 1;
@@ -173,6 +180,20 @@ static hog_model *train_ok(const hog_data *tr, const hog_train_opts *o, hog_trai
 	return m;
 }
 
+/* @p o's run stopped after @p first epochs with a checkpoint (@p ck), then
+ * resumed from it to o's epochs. */
+static hog_model *resumed(const hog_data *d, hog_train_opts o, int first, const char *ck)
+{
+	const int all = o.epochs;
+	o.epochs = first;
+	o.checkpoint = tu_path(ck);
+	hog_model_free(train_ok(d, &o, NULL));
+	o.epochs = all;
+	o.checkpoint = NULL;
+	o.resume = tu_path(ck);
+	return train_ok(d, &o, NULL);
+}
+
 /* ------------------------------------------------------------ the arithmetic */
 
 /* An mlp of @p nlayers hidden layers on @p kind data: normalize on the raw set
@@ -186,10 +207,7 @@ static void scaled_mlp_case(enum hog_kind kind, int nlayers)
 	rule_scales(raw, sc);
 	write_set(pre_p, kind, 4, 600, 31, 1, sc);
 	hog_data *pre = load(pre_p);
-	hog_train_opts o;
-	hog_train_opts_init(&o);
-	o.mode = HOG_MODE_SERIAL;
-	o.bind = HOG_BIND_NONE;
+	hog_train_opts o = serial_opts();
 	o.model = HOG_MODEL_MLP;
 	o.mlp.nlayers = nlayers;
 	o.mlp.layers[0] = 8;
@@ -230,13 +248,7 @@ static void scaled_mlp_case(enum hog_kind kind, int nlayers)
 	CU_ASSERT(!memcmp(back->params, norm->params, norm->nparams * sizeof(float)));
 	/* a checkpoint (raw units) resumes into the scaled weights: bit for bit */
 	o.normalize = HOG_NORMALIZE_ON;
-	o.epochs = 2;
-	o.checkpoint = tu_path("ar.ckpt");
-	hog_model_free(train_ok(raw, &o, NULL));
-	o.epochs = 3;
-	o.checkpoint = NULL;
-	o.resume = tu_path("ar.ckpt");
-	hog_model *res = train_ok(raw, &o, NULL);
+	hog_model *res = resumed(raw, o, 2, "ar.ckpt");
 	CU_ASSERT(!memcmp(res->params, norm->params, norm->nparams * sizeof(float)));
 	hog_model_free(res);
 	hog_model_free(back);
@@ -312,10 +324,7 @@ static void test_mlp_centering(void)
 	}
 	write_years(pre_p, 800, 41, mu, sc);
 	hog_data *pre = load(pre_p);
-	hog_train_opts o;
-	hog_train_opts_init(&o);
-	o.mode = HOG_MODE_SERIAL;
-	o.bind = HOG_BIND_NONE;
+	hog_train_opts o = serial_opts();
 	o.model = HOG_MODEL_MLP;
 	o.mlp.nlayers = 1;
 	o.mlp.layers[0] = 8;
@@ -369,13 +378,7 @@ static void test_mlp_centering(void)
 	CU_ASSERT(rn.last.train_loss < 0.5 * rm.last.train_loss);
 	/* a checkpoint (raw units) resumes to rounding */
 	o.normalize = HOG_NORMALIZE_ON;
-	o.epochs = 20;
-	o.checkpoint = tu_path("yr.ckpt");
-	hog_model_free(train_ok(raw, &o, NULL));
-	o.epochs = 30;
-	o.checkpoint = NULL;
-	o.resume = tu_path("yr.ckpt");
-	hog_model *res = train_ok(raw, &o, NULL);
+	hog_model *res = resumed(raw, o, 20, "yr.ckpt");
 	CU_ASSERT_EQUAL_FATAL(hog_model_predict(res, raw, pb, &err), 0);
 	pw = 0;
 	for (uint64_t i = 0; i < raw->n; i++)
@@ -583,10 +586,7 @@ static void test_loss_from_task(void)
 	const char *tp = tu_path("multi.lmdb");
 	write_set(tp, HOG_KIND_SPARSE, 4, 300, 8, 0, NULL);
 	hog_data *d = load(tp);
-	hog_train_opts o;
-	hog_train_opts_init(&o);
-	o.mode = HOG_MODE_SERIAL;
-	o.bind = HOG_BIND_NONE;
+	hog_train_opts o = serial_opts();
 	o.epochs = 1;
 	hog_err err;
 	hog_model *m = NULL;
@@ -654,10 +654,7 @@ static void test_squared_loss_start(void)
 	CU_ASSERT_EQUAL_FATAL(hog_writer_add_sparse(w, -1, &id1, &one, 1, &err), 0);
 	CU_ASSERT_EQUAL_FATAL(hog_writer_commit(w, &err), 0);
 	hog_data *d = load(tp);
-	hog_train_opts o;
-	hog_train_opts_init(&o);
-	o.mode = HOG_MODE_SERIAL;
-	o.bind = HOG_BIND_NONE;
+	hog_train_opts o = serial_opts();
 	o.loss = HOG_LOSS_SQUARED;
 	o.epochs = 1;
 	o.no_shuffle = 1;
@@ -703,9 +700,7 @@ static void test_squared_loss_start(void)
 	             icept = (sy - slope * sx) / nn;
 	const enum hog_rule rules[] = { HOG_RULE_ADAGRAD, HOG_RULE_ADAREVISION };
 	for (int k = 0; k < 2; k++) {
-		hog_train_opts_init(&o);
-		o.mode = HOG_MODE_SERIAL;
-		o.bind = HOG_BIND_NONE;
+		o = serial_opts();
 		o.loss = HOG_LOSS_SQUARED;
 		o.rule = rules[k];
 		m = train_ok(d, &o, &r);

@@ -93,10 +93,10 @@ typedef struct hog_trainer_ops {
 	 * model kind its own); NULL: this one, always */
 	const struct hog_trainer_ops *(*route)(const hog_train_opts *o);
 	int streams;                /* 1: trains from e->store's blocks (hog_train_stream) */
-	int rank_step;              /* 1: on several MPI ranks the default step (no --lr, no --lr-scale)
-	                               is taken times the ranks: the ranks' averaged models take each
-	                               example's step 1/ranks, which the model's default step does not
-	                               weather (mf: train.c) */
+	int rank_step;              /* 1: on several MPI ranks SGD's default step (no --lr, no
+	                               --lr-scale) is taken times the ranks (at most 8): the ranks'
+	                               averaged models take each example's step 1/ranks, which the
+	                               model's default step does not weather (mf: train.c) */
 	int weighs;                 /* 1: honours example and class weights (e->wts, eng_weight,
 	                               adding them to eng_worker.wdone); 0: a weighted run is refused */
 	/* optional: the defaults of the model's own options, its group of

@@ -1842,6 +1842,10 @@ check_grep "options: ... named with the closest" "$ERR" "o3\.ini:3: 'epohcs' is 
 printf 'data = %s\n[compare]\nrepaet = 2\n' "$T/os.lmdb" >"$T/o4.ini"
 check "options: a misspelled key in the other command's section" 2 "$H" train -c "$T/o4.ini" --quiet
 check_grep "options: ... named" "$ERR" "o4\.ini:3: 'repaet' is not an option of hogwild compare; did you mean 'repeat'"
+printf 'data = %s\nrungs = 2\n' "$T/os.lmdb" >"$T/o5.ini"
+check "options: another command's key before any section" 2 "$H" train -c "$T/o5.ini" --quiet
+check_grep "options: ... names its section (it had suggested the key itself)" "$ERR" \
+	"o5\.ini:2: 'rungs' is not an option of hogwild train \(it is hogwild tune's: put it in a \[tune\] section\)"
 check "options: configs/compare.ini is read by train (its [compare] checked, not used)" 1 "$H" train -c "$SRC/configs/compare.ini" --data "$T/nonexistent.lmdb"
 check_grep "options: ... and gets as far as the data" "$ERR" 'nonexistent'
 # help text and man page: the same options and modes

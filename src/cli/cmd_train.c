@@ -393,11 +393,14 @@ static int load_final_test(const train_args *t, hog_data **te)
 static int report_heldout(const train_args *t, const hog_train_opts *o, const hog_train_result *res,
                           const hog_model *m, hog_data *te, cli_held *fin)
 {
-	if (o->early_stop && res->best_epoch)
-		fprintf(stderr, "hogwild: %s; the model is that of epoch %d, whose %s loss was best (%.5f)\n",
-		        res->stopped_early ? "stopped early: the held-out loss had not improved for --early-stop epochs"
-		                           : "every epoch ran", res->best_epoch, t->validation ? "validation" : "test",
-		        res->best_loss);
+	if (o->early_stop && res->best_epoch) {
+		char why[96] = "every epoch ran";
+		if (res->stopped_early)
+			snprintf(why, sizeof why, "stopped early: the held-out loss had not improved for %d epoch%s "
+			         "(--early-stop)", o->early_stop, o->early_stop == 1 ? "" : "s");
+		fprintf(stderr, "hogwild: %s; the model is that of epoch %d, whose %s loss was best (%.5f)\n", why,
+		        res->best_epoch, t->validation ? "validation" : "test", res->best_loss);
+	}
 	if ((!te && !fin->c) || !m)
 		return 0;
 	hog_err err = { 0 };

@@ -97,7 +97,7 @@ static void print_verdict(const cmp_report *r, FILE *f)
 		fprintf(f, " fastest to the target loss: %s with %s, %.2fx serial (%.3f s an\n  epoch, %s loss %.5f vs "
 		        "%.5f).\n", hog_mode_name(best->mode), workers(best, wb, sizeof wb), speedup(r, best), best->epoch_s,
 		        r->test ? "test" : "train", cell_loss(r, best), ref);
-	if (one && speedup(r, one) >= speedup(r, best))
+	if (one && speedup(r, best) > 1.0 && speedup(r, one) >= speedup(r, best))
 		fprintf(f, "  %s on one thread ran %.2fx serial itself: the gain is the mode's, not its\n  "
 		        "workers'.\n", hog_mode_name(one->mode), speedup(r, one));
 	const int mf = r->train && r->train->meta.kind == HOG_KIND_RATINGS, mlp = r->plan->base.model == HOG_MODEL_MLP;

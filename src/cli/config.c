@@ -92,10 +92,41 @@ static int takes_key(unsigned cmd, const char *key)
 	return 0;
 }
 
+/* The hint for a key command @p cmd (its name @p name) does not take: the
+ * section of another command that takes it as it is (a key that named itself
+ * as the nearest was said: "'rungs' is not an option of hogwild train; did you
+ * mean 'rungs'?"), else the nearest of its own options. */
+static void key_hint(char *out, size_t len, const char *key, const char *name)
+{
+	unsigned cmd = 0;
+	for (size_t i = 0; i < sizeof sections / sizeof *sections; i++) {
+		if (!strcmp(sections[i].name, name))
+			cmd = sections[i].cmd;
+		else if (takes_key(sections[i].cmd, key)) {
+			snprintf(out, len, " (it is hogwild %s's: put it in a [%s] section)", sections[i].name,
+			         sections[i].name);
+			return;
+		}
+	}
+	const char *best = NULL;
+	int bd = 3;
+	for (size_t i = 0; i < cli_nopts; i++) {
+		const int dd = cli_opt_takes(&cli_opts[i], cmd) ? distance(key, cli_opts[i].name) : 3;
+		if (dd < bd) {
+			bd = dd;
+			best = cli_opts[i].name;
+		}
+	}
+	if (best)
+		snprintf(out, len, "; did you mean '%s'?", best);
+	else
+		out[0] = 0;
+}
+
 static int on_key(void *ud, const char *section, const char *key, const char *value, unsigned line, hog_err *err)
 {
 	struct expand *x = ud;
-	char hint[64];
+	char hint[96];
 	unsigned cmd = 0;
 	if (*section) {
 		for (size_t i = 0; i < sizeof sections / sizeof *sections; i++)
@@ -110,7 +141,7 @@ static int on_key(void *ud, const char *section, const char *key, const char *va
 		if (strcmp(section, x->cmd) != 0) { /* another command's: checked, not used */
 			if (takes_key(cmd, key))
 				return 0;
-			suggest(hint, sizeof hint, key, &cli_opts[0].name, cli_nopts, sizeof *cli_opts);
+			key_hint(hint, sizeof hint, key, section);
 			return hog_err_set(err, HOG_ECONFIG, "%s:%u: '%s' is not an option of hogwild %s%s", x->path, line,
 			                   key, section, hint);
 		}
@@ -119,7 +150,7 @@ static int on_key(void *ud, const char *section, const char *key, const char *va
 	while (o->name && strcmp(o->name, key) != 0)
 		o++;
 	if (!o->name || !strcmp(key, "config") || !strcmp(key, "help")) {
-		suggest(hint, sizeof hint, key, &cli_opts[0].name, cli_nopts, sizeof *cli_opts);
+		key_hint(hint, sizeof hint, key, x->cmd);
 		return hog_err_set(err, HOG_ECONFIG, "%s:%u: '%s' is not an option of hogwild %s%s", x->path, line,
 		                   key, x->cmd, hint);
 	}

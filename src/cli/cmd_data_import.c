@@ -28,7 +28,7 @@ static const char import_usage[] =
 	"                        100, or below 1000 with 20 examples a class (1..7,\n"
 	"                        or -1, 0, 1: classes named by the numbers, 0..K-1:\n"
 	"                        the classes as they are), else regression)\n"
-	"  -d, --dim N           libsvm: dimension (default: 1 + largest index)\n"
+	"  -d, --dim N           libsvm: dimension (default: the largest index)\n"
 	"      --zero-based      libsvm: feature indices start at 0 (scikit-learn's\n"
 	"                        dump_svmlight_file writes them so by default), not 1\n"
 	"      --label-col N     csv: label column from 0, negative from the end, or\n"

@@ -62,7 +62,7 @@ const cli_opt cli_opts[] = {
 	{ "lr", 0, REQ, OPT_LR, BOTH, 0, 0, COND_NONE, "X",
 	  "step size; alpha for adagrad/adarevision/adam (sgd: 1/(1+mean |x|^2), 0.5 for unit-norm rows; softmax: "
 	  "B/(B+mean |x|^2) for batches of B; adagrad/adarevision: 0.1, with the squared loss the labels' standard "
-	  "deviation if larger; adam/adamw: 0.001; mf sgd: 0.03)" },
+	  "deviation if larger; adam/adamw: 0.001; mlp with --layers: sgd 0.05, adagrad 0.01; mf sgd: 0.03)" },
 	{ "schedule", 0, REQ, OPT_SCHEDULE, BOTH, 0, 0, COND_SGD, "S",
 	  "constant | backoff | invt (backoff: lr * backoff^epoch)" },
 	{ "backoff", 0, REQ, OPT_BACKOFF, BOTH, 0, 0, COND_BACKOFF, "B", "per-epoch factor of the schedule (0.9; for a small "
@@ -107,12 +107,14 @@ const cli_opt cli_opts[] = {
 	  "averaged at flushes besides the bias (0: none; the rest are summed)" },
 	{ "flush-every", 0, REQ, OPT_FLUSH_EVERY, BOTH, K(LINEAR) | K(MLP), M(BUFFERED) | M(REPLICA) | M(DETERMINISTIC),
 	  COND_NONE, "K",
-	  "examples between flushes (buffered 1024, replica 16384; 4096 for replica with --average off; the linear "
-	  "model: at most a quarter of a worker's share of an epoch); deterministic: each shard's examples in a "
+	  "examples between flushes (buffered 1024, replica 16384; 4096 for replica with --average off; a narrow "
+	  "model's replica sooner, 16 x its width in nonzeros; the linear model: at most a quarter of a worker's "
+	  "share of an epoch); deterministic: each shard's examples in a "
 	  "round (1024, at most a quarter of a shard's epoch)" },
 	{ "shards", 0, REQ, OPT_SHARDS, BOTH, K(LINEAR) | K(MLP) | K(MF), M(DETERMINISTIC), COND_NONE, "N",
 	  "logical shards, each its own slice of the examples, merged in shard order (mf: N x N blocks of "
-	  "ratings, N at a time); the model depends on N, never on the thread count (16)" },
+	  "ratings, N at a time); the model depends on N, never on the thread count (16; below 16384 examples one "
+	  "per 1024, at least 1)" },
 	{ "node-sync", 0, REQ, OPT_NODE_SYNC, BOTH, K(LINEAR), M(REPLICA), COND_NONE, "K",
 	  "on several NUMA nodes: flushes of a node's first worker between syncs of its node replica with the "
 	  "global model, or off: no node replicas, one level as on one node (1)" },

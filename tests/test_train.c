@@ -90,8 +90,7 @@ static void test_loss_finite_differences(void)
 	CU_ASSERT_DOUBLE_EQUAL(hog_loss_deriv(HOG_LOSS_LOGISTIC, 0.0f, 1.0f), -0.5, 1e-7);
 }
 
-/* One example, one epoch, from zero (the squared loss's bias from the labels'
- * mean, b0, here the one label): w_v = -lr * g * x_v, bias = b0 - lr * g. */
+/* One example, one epoch: w_v = -lr * g * x_v, bias = b0 - lr * g (b0 0; squared: the labels' mean). */
 static void test_one_step_by_hand(void)
 {
 	const char *txt = tu_write("one.svm", "1 3:0.5 7:2\n", (size_t)-1), *db = tu_path("one.lmdb");

@@ -343,13 +343,15 @@ static inline uint64_t eng_mix64(uint64_t *s)
 }
 
 void eng_shuffle_u32(uint32_t *a, uint64_t n, uint64_t seed);
+/* run_opts.c: the step's factor for the team (--lr-scale, a trainer's rank step). */
+void eng_lr_factor(hog_engine *e, int lr_default);
+/* --epochs auto's count for a set of @p n examples: HOG_EPOCHS_VISITS / n,
+ * within 20..1000 (run_opts.c). */
+int eng_epochs_of_visits(uint64_t n);
 /* The options a run trains with, settled (run_opts.c): the loss from the set's
  * task, the epochs for its size, the trainer, the checks every model shares and
  * --mode auto's measurement (its reason in @p why). *@p opts is repointed into
  * @p buf when anything changed. */
-/* --epochs auto's count for a set of @p n examples: HOG_EPOCHS_VISITS / n,
- * within 20..1000 (run_opts.c). */
-int eng_epochs_of_visits(uint64_t n);
 int eng_settle_opts(const hog_data *train, const hog_train_opts **opts, hog_train_opts buf[3],
                     const struct hog_trainer_ops **ops_out, char *why, size_t why_len, hog_err *err);
 /* @p out (n entries) = @p items (NULL: 0..n-1) in chunks of @p chunk

@@ -474,6 +474,8 @@ check_true "predict: probabilities in (0,1)" awk '$1 <= 0 || $1 >= 1 { bad = 1 }
 "$H" train --data "$T/ttr.lmdb" --mode serial --epochs 2 --checkpoint "$T/ck.bin" >/dev/null 2>&1
 check "train: --resume" 0 "$H" train --data "$T/ttr.lmdb" --mode serial --epochs 4 --resume "$T/ck.bin" --save "$T/r4.bin"
 check_true "train: resumed model equals the straight one" cmp "$T/s4.bin" "$T/r4.bin"
+check_true "train: ... its table has its header, then epoch 3 (the header waited for an epoch 1)" \
+	sh -c "head -2 '$OUT' | tr -s ' ' | cut -d' ' -f1-3 | tr '\n' '|' | grep -q '^epoch sec ex/s| 3 '"
 # a checkpoint is a run's state: another run (or this one without --resume) does not replace it
 cp "$T/ck.bin" "$T/ck-keep.bin"
 check "train: --checkpoint over a run's checkpoint" 1 "$H" train --data "$T/tte.lmdb" --mode serial --epochs 1 \

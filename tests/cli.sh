@@ -2844,6 +2844,11 @@ check_true "tune: --lr x1 of the mlp on a centered year column is train's defaul
 check "train: the mlp on a year column" 0 "$H" train --quiet --data "$T/tuyear.lmdb" --test "$T/tuyear.lmdb" --model mlp
 acc=$(awk '$1 ~ /^[0-9]+$/ { a = $8 } END { print a + 0 }' "$OUT")
 check_true "train: ... learns it ($acc%)" awk -v a="$acc" 'BEGIN { exit !(a >= 95) }'
+# a test set without values (every one 1, so stored as none) beside the centered column: it crashed (139)
+printf '1 1:1 2:1\n0 1:1\n' >"$T/tuones.svm"
+"$H" data import -q -f libsvm "$T/tuones.svm" "$T/tuones.lmdb" >/dev/null 2>&1
+check "train: ... with a test set of 1s" 0 "$H" train --quiet --data "$T/tuyear.lmdb" --test "$T/tuones.lmdb" --model mlp \
+	--epochs 2
 check "tune: mf on ratings" 0 "$H" tune --quiet --data "$T/gr.lmdb" --epochs 3 --rank 4,8 --lr x1 --l2 0.05
 check_grep "tune: ... rank column" "$OUT" 'rank'
 # usage errors name the option; data errors exit 1; outputs checked first

@@ -243,10 +243,11 @@ static int gather(const mlp_state *M, mlp_worker *w, const hog_data *d, const ui
 			for (uint64_t p = lo; p < hi; p++, at++) {
 				uint32_t v = d->ids[p];
 				w->hids[at] = v;
-				if (w->hvals && M->xshift) /* (a centered feature has values, in every row) */
-					w->hvals[at] = (float)(((double)d->vals[p] - M->xshift[v]) * M->xscale[v]);
-				else if (w->hvals)
-					w->hvals[at] = (d->vals ? d->vals[p] : 1.0f) * (M->xscale ? M->xscale[v] : 1.0f);
+				if (w->hvals) { /* (a set without values, a test set's, holds 1s: centered like any value) */
+					const float xv = d->vals ? d->vals[p] : 1.0f;
+					w->hvals[at] = M->xshift ? (float)(((double)xv - M->xshift[v]) * M->xscale[v])
+					                         : xv * (M->xscale ? M->xscale[v] : 1.0f);
+				}
 				if (train && w->mark[v] != w->stamp) {
 					w->mark[v] = w->stamp;
 					w->touched[w->ntouched++] = v;

@@ -20,7 +20,7 @@
  * It trains on (x - mean) times the scale of its largest |x - mean|; in every
  * example already, it stays as sparse as it was, and the bias takes the means
  * back when the model is handed over (linear_train.c, weight_of; the mlp's
- * first layer's biases, mlp_train.c, mlp_snapshot). The mlp could not use such
+ * first layer's biases, mlp_io.c, mlp_snapshot). The mlp could not use such
  * a column (a year and a timestamp beside two columns: test accuracy 52.5%,
  * 63.2% with a hidden layer of 32, where scikit-learn's MLP reached 99.3%;
  * centered 85.3% and 99.1%). */

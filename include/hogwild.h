@@ -715,6 +715,8 @@ typedef struct hog_model_info {
 	uint64_t user_ids, item_ids; /**< mf: the id maps kept (their lengths; 0: none, ids are dense) */
 	const char *columns;       /**< csv: the training set's column names joined by ',' (owned
 	                                by the model), or NULL */
+	uint32_t csv_label, csv_fields; /**< csv: the training set's label column of its lines' fields
+	                                     (from 0; 0, 0: unknown) */
 	int neg_zero;              /**< binary without class names: the training set's negatives were 0,
 	                                not -1 (predict --labels writes them so) */
 	const char *class_names;   /**< the training set's class names (hog_data.class_names, owned

@@ -238,6 +238,8 @@ typedef struct hog_data {
 	                            these "COLUMN=value" names, each ended by '\n' (meta
 	                            "categories"), or NULL */
 	uint64_t category_from; /**< the first category's feature id (the numbers' columns) */
+	uint32_t csv_label, csv_fields; /**< csv: the label's field (from 0, as --label-col counts) of
+	                                     the lines' csv_fields (meta "csv_label"); 0, 0: unknown */
 	char *split;           /**< a half made by hog_data_split(): "pair=P from=F part=X" (the run
 	                            of the split, a hash of its input, the half a or b; from the
 	                            meta "split"), or NULL */
@@ -299,6 +301,7 @@ typedef struct hog_data_ref {
 	const char *class_names;       /**< the classes' names (hog_data.class_names), or NULL */
 	const char *categories;        /**< the categories' names (hog_data.categories), or NULL */
 	uint64_t category_from;        /**< and the first one's feature id */
+	uint32_t csv_label, csv_fields; /**< csv: the label's field of the lines' fields (0, 0: unknown) */
 } hog_data_ref;
 
 /** What hog_data_reconcile() did to a test set. */

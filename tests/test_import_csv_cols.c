@@ -235,7 +235,7 @@ static void test_label_by_values(void)
 		                              5 1..18, 6 one value */
 		const char *why;           /* in the note, where the last is the label */
 	} cases[] = {
-		{ "pima: pregnancies first, 0/1 last", 1, 5, 1, "2 whole numbers in the first 400 lines, where column 0 has "
+		{ "pima: pregnancies first, 0/1 last", 1, 5, 1, "2 distinct in the first 400 lines, where column 0 has "
 		                                                "18 values" },
 		{ "spambase: a frequency first", 1, 0, 1, "where column 0 has values that are not all whole numbers" },
 		{ "glass: an id first, classes last", 1, 3, 2, "where column 0 has more than 100 values" },
@@ -276,7 +276,7 @@ static void test_label_by_values(void)
 		CU_ASSERT_PTR_NOT_NULL_FATAL(d);
 		char want[300];
 		if (cases[c].label_last)
-			snprintf(want, sizeof want, "the label is column 2 (the last: its values look like classes, ");
+			snprintf(want, sizeof want, "the label is column 2 (the last: its values are whole numbers, ");
 		else
 			snprintf(want, sizeof want, "the label is column 0 (the first: the file has no header");
 		CU_ASSERT_PTR_NOT_NULL(strstr(notes, want));

@@ -46,7 +46,7 @@ static const char dump_usage[] =
 	"\n"
 	"Writes a model file (or a checkpoint) as text: a header of 'key value' lines\n"
 	"(kind, loss, rule, shapes, hyper-parameters, the training set's task, ids,\n"
-	"columns, class names and split), then one record a line: linear 'FEATURE_ID WEIGHT' (LIBSVM\n"
+	"columns, label column, class names and split), then one record a line: linear 'FEATURE_ID WEIGHT' (LIBSVM\n"
 	"ids, from 1) and 'bias B'; mf 'u USER F1..Fk', 'i ITEM F1..Fk', 'bu'/'bi' biases;\n"
 	"mlp 'Wl ROW V1..Vn' and 'bl V1..Vn' per layer; the step rule's state after the\n"
 	"weight (linear) or on lines of its own. Floats read back exactly: hogwild model\n"
@@ -165,6 +165,8 @@ static void info_json(const struct minfo *f)
 		printf(",\"negative_label\":%d", i->neg_zero ? 0 : -1);
 	json_str_or_null("split", i->split);
 	json_str_or_null("columns", i->columns);
+	if (i->csv_fields)
+		printf(",\"label_column\":%u,\"csv_fields\":%u", i->csv_label, i->csv_fields);
 	if (i->class_names)
 		cli_json_classes(stdout, i->class_names);
 	if (i->categories)
@@ -249,6 +251,9 @@ static void info_text(const struct minfo *f)
 		ROW("id maps", "%llu user and %llu item ids of the files imported", (ull)i->user_ids, (ull)i->item_ids);
 	if (i->columns)
 		ROW("columns", "%.200s%s", i->columns, strlen(i->columns) > 200 ? "..." : "");
+	if (i->csv_fields) /* (a set imported apart must take the same column: eval checks it) */
+		ROW("label column", "%u of %u fields a line, from 0 (--label-col %u)", i->csv_label, i->csv_fields,
+		    i->csv_label);
 	cli_names_rows(i->class_names, i->categories, i->category_from);
 }
 

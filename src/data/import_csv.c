@@ -668,6 +668,11 @@ int hog_import_csv(hog_import_ctx *c, hog_err *err)
 		rc = kept ? hog_writer_meta_set(st.w, "columns", kept, err) : hog_err_set(err, ENOMEM, "out of memory");
 		free(kept);
 	}
+	if (!rc && st.label != UINT32_MAX) { /* the label's field: a set imported apart is checked against it */
+		char lc[32];
+		snprintf(lc, sizeof lc, "%u/%u", st.label, st.nfields);
+		rc = hog_writer_meta_set(st.w, "csv_label", lc, err);
+	}
 	if (!rc && c->o->note)
 		csv_note_columns(&st, st.examples);
 	if (!rc && c->o->note && st.comma_line) {

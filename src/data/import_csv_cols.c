@@ -358,7 +358,7 @@ int csv_tally_last(const csv_tally *t, const uint32_t *col, uint64_t lines, char
 	else
 		snprintf(first, sizeof first, "%s%u values", t[0].n > CSV_TALLY_MAX ? "more than " : "",
 		         t[0].n > CSV_TALLY_MAX ? CSV_TALLY_MAX : t[0].n);
-	snprintf(why, size, " (the last: its values look like classes, %u whole numbers in the first %llu lines, "
+	snprintf(why, size, " (the last: its values are whole numbers, %u distinct in the first %llu lines, "
 	         "where column %u has %s; --label-col N chooses another)", t[1].n, (unsigned long long)lines, col[0],
 	         first);
 	return 1;

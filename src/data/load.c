@@ -102,6 +102,14 @@ static int hog_data_load_extras(hog_store *s, hog_data *d, hog_err *err)
 		d->columns = buf;
 	else
 		free(buf);
+	char lc[32];
+	unsigned k, nf;
+	char end;
+	if (hog_store_meta_get(s, "csv_label", lc, sizeof lc) == 0 && sscanf(lc, "%u/%u%c", &k, &nf, &end) == 2 &&
+	    k < nf) { /* (damaged: unknown, nothing checked) */
+		d->csv_label = k;
+		d->csv_fields = nf;
+	}
 	int rc = load_class_names(s, d, err);
 	if (!rc)
 		rc = load_categories(s, d, err);

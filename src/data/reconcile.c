@@ -31,6 +31,8 @@ void hog_data_ref_of(const hog_data *tr, hog_data_ref *ref)
 	ref->class_names = tr->class_names;
 	ref->categories = tr->categories;
 	ref->category_from = tr->category_from;
+	ref->csv_label = tr->csv_label;
+	ref->csv_fields = tr->csv_fields;
 	/* a set that is one part of a split has ids without ratings in it */
 	if (tr->meta.kind == HOG_KIND_RATINGS && tr->users && (ref->user_rated = calloc(ref->users + 1, 1)) &&
 	    (ref->item_rated = calloc(ref->items + 1, 1))) {
@@ -259,12 +261,34 @@ static int columns_but_one(const char *a, const char *b)
 	return 0;
 }
 
+/* The @p k-th name of @p list (from 0) as " ('NAME')", or "" where there is none. */
+static void column_name(const char *list, uint32_t k, char *out, size_t size)
+{
+	out[0] = 0;
+	for (const char *p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!k--) {
+			const size_t n = strcspn(p, ",");
+			snprintf(out, size, " ('%.*s')", n > 60 ? 60 : (int)n, p);
+			return;
+		}
+}
+
 int rec_columns(const hog_data *d, const char *dn, const hog_data_ref *ref, const char *rn, hog_err *err)
 {
 	char what[600];
 	if (ref->columns && d->columns && !(d->meta.unlabelled && columns_but_one(ref->columns, d->columns)) &&
 	    columns_differ(ref->columns, d->columns, what, sizeof what, rn, dn))
 		return hog_err_set(err, HOG_EMISMATCH, "the column names differ: %s", what);
+	/* lines of as many fields, the label another of them: a file without a
+	 * header, whose label the import guessed, or another --label-col (the
+	 * features then line up with the wrong columns, and nothing else shows it) */
+	if (ref->csv_fields && d->csv_fields == ref->csv_fields && !d->meta.unlabelled && d->csv_label != ref->csv_label) {
+		char name[80];
+		column_name(ref->columns, ref->csv_label, name, sizeof name);
+		return hog_err_set(err, HOG_EMISMATCH, "the label is another column: %s's was column %u%s of %u fields, %s's is "
+		                   "column %u; import it again with --label-col %u", rn, ref->csv_label, name,
+		                   ref->csv_fields, dn, d->csv_label, ref->csv_label);
+	}
 	return 0;
 }
 

@@ -64,6 +64,8 @@ int hog_data_subset(const hog_data *d, const uint64_t *pick, uint64_t n, hog_dat
 	    (d->columns && !(s->columns = strdup(d->columns))))
 		goto oom;
 	s->category_from = d->category_from;
+	s->csv_label = d->csv_label;
+	s->csv_fields = d->csv_fields;
 	s->dim = d->dim;
 	if (d->labels && !(s->labels = malloc(n * 4 + 4)))
 		goto oom;

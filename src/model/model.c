@@ -50,6 +50,7 @@
 #define SEC_CLASS_NAMES 5u
 #define SEC_CATEGORIES 6u
 #define SEC_NEG_ZERO 7u   /* u64 1: a binary training set's negatives were 0 (model.h, neg_zero) */
+#define SEC_CSV_LABEL 8u  /* u64 csv_label, u64 csv_fields: the CSV training set's label column (model.h) */
 #define SPLIT_MAX 256 /* the split id's text (data/store.h: 50 characters) */
 #define SECTIONS_MAX (1ull << 40)
 
@@ -135,6 +136,8 @@ int hog_model_set_origin(hog_model *m, const hog_data *tr)
 	if (tr->categories && !(m->categories = strdup(tr->categories)))
 		return ENOMEM;
 	m->category_from = tr->category_from;
+	m->csv_label = tr->csv_label;
+	m->csv_fields = tr->csv_fields;
 	if (tr->split && !(m->split = strdup(tr->split)))
 		return ENOMEM;
 	return 0;
@@ -165,6 +168,8 @@ void hog_model_info_get(const hog_model *m, hog_model_info *info)
 	info->class_names = m->class_names;
 	info->categories = m->categories;
 	info->category_from = m->category_from;
+	info->csv_label = m->csv_label;
+	info->csv_fields = m->csv_fields;
 	info->neg_zero = m->neg_zero;
 	hog_model_kind_get(m->kind)->info(m, info);
 }
@@ -197,7 +202,8 @@ int hog_model_prepare(const hog_model *m, hog_data *d, const char *d_name, const
 	hog_data_ref ref = { .task = m->task, .features = info.dim, .users = info.users, .items = info.items,
 		                 .user_ids = m->user_ids, .item_ids = m->item_ids, .columns = m->columns,
 		                 .class_names = m->class_names,
-		                 .categories = m->categories, .category_from = m->category_from };
+		                 .categories = m->categories, .category_from = m->category_from,
+		                 .csv_label = m->csv_label, .csv_fields = m->csv_fields };
 	const hog_model_kind_ops *k = hog_model_kind_get(m->kind);
 	if (d->meta.unlabelled && m->task) /* no labels: the task is the model's, not the importer's guess */
 		d->meta.task = m->task;
@@ -230,7 +236,8 @@ int hog_model_match(const hog_model *m, hog_chunks *c, const char *d_name, const
 	hog_data_ref ref = { .task = m->task, .features = info.dim, .users = info.users, .items = info.items,
 		                 .user_ids = m->user_ids, .item_ids = m->item_ids, .columns = m->columns,
 		                 .class_names = m->class_names,
-		                 .categories = m->categories, .category_from = m->category_from };
+		                 .categories = m->categories, .category_from = m->category_from,
+		                 .csv_label = m->csv_label, .csv_fields = m->csv_fields };
 	const hog_model_kind_ops *k = hog_model_kind_get(m->kind);
 	if (h->meta.unlabelled && m->task)
 		h->meta.task = m->task;
@@ -383,7 +390,7 @@ static uint64_t sections_size(const hog_model *m)
 	         nl = m->class_names ? strlen(m->class_names) : 0, gl = m->categories ? 8 + strlen(m->categories) : 0;
 	return (sections_ids(m) ? 32 + 8 * (m->nuser_ids + m->nitem_ids) : 0) + (cl ? 16 + ((cl + 7) & ~7ull) : 0) +
 	       (sl ? 16 + ((sl + 7) & ~7ull) : 0) + (nl ? 16 + ((nl + 7) & ~7ull) : 0) +
-	       (gl ? 16 + ((gl + 7) & ~7ull) : 0) + (m->neg_zero ? 24 : 0);
+	       (gl ? 16 + ((gl + 7) & ~7ull) : 0) + (m->neg_zero ? 24 : 0) + (m->csv_fields ? 32 : 0);
 }
 
 static unsigned char *sections_build(const hog_model *m, uint64_t *len)
@@ -427,6 +434,14 @@ static unsigned char *sections_build(const hog_model *m, uint64_t *len)
 	if (m->neg_zero) {
 		const unsigned char one[8] = { 1 };
 		at = section_put(b, at, SEC_NEG_ZERO, one, 8);
+	}
+	if (m->csv_fields) {
+		unsigned char lf[16];
+		for (int i = 0; i < 8; i++) {
+			lf[i] = (unsigned char)((uint64_t)m->csv_label >> (8 * i));
+			lf[8 + i] = (unsigned char)((uint64_t)m->csv_fields >> (8 * i));
+		}
+		at = section_put(b, at, SEC_CSV_LABEL, lf, 16);
 	}
 	*len = at;
 	return b;
@@ -485,6 +500,12 @@ static int sections_parse(hog_model *m, const unsigned char *b, uint64_t len, co
 				return hog_err_set(err, HOG_ECORRUPT, "%s: the training set's negative label (model section 7) "
 				                   "is damaged", path);
 			m->neg_zero = r64(p) == 1;
+		} else if (tag == SEC_CSV_LABEL) {
+			if (n != 16 || r64(p) >= r64(p + 8) || r64(p + 8) > UINT32_MAX)
+				return hog_err_set(err, HOG_ECORRUPT, "%s: the training set's label column (model section 8) "
+				                   "is damaged", path);
+			m->csv_label = (uint32_t)r64(p);
+			m->csv_fields = (uint32_t)r64(p + 8);
 		} else if (tag == SEC_SPLIT) {
 			if (m->split || !n || n > SPLIT_MAX || memchr(p, 0, n))
 				return hog_err_set(err, HOG_ECORRUPT, "%s: the training set's split id (model section 4, %llu "

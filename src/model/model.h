@@ -55,6 +55,7 @@ struct hog_model {
 	char *class_names;           /* the training set's class names (hog_data.class_names), or NULL */
 	char *categories;            /* its categories (hog_data.categories), or NULL */
 	uint64_t category_from;      /* and the first one's feature id */
+	uint32_t csv_label, csv_fields; /* csv: the training set's label field of its lines' fields (0, 0: unknown) */
 	char *split;                 /* the training set's split id (hog_data.split), or NULL */
 	int neg_zero;                /* binary without class names: the training set's negatives were 0, not -1
 	                                (predict --labels writes them so); 0 in older files */

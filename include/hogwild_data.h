@@ -312,6 +312,9 @@ typedef struct hog_data_fit {
 	uint64_t new_users, new_items; /**< distinct such users and items */
 	uint64_t extra_features;       /**< sparse: distinct features beyond ref features */
 	uint64_t extra_nnz;            /**< and their nonzeros (scored as zero weight) */
+	uint64_t narrow;               /**< sparse: the reference's features where the set, whose rows hold most
+	                                    of its features (a table's columns), has under half as many: another
+	                                    kind of data, scored by ids (0: not so) */
 	int relabelled;                /**< {0,1} labels read as binary, put back as regression values */
 	int renamed;                   /**< class names: labels put in the reference's class numbers */
 	int recoded;                   /**< categories: features put in the reference's numbers (those

@@ -2644,6 +2644,19 @@ check "class names: eval of a set of 50 features with a 2-feature model" 0 "$H" 
 	--data "$T/w50.lmdb"
 check_grep "class names: ... a warning, not a note" "$ERR" \
 	"warning: .*w50.lmdb has 48 features that .*yn01.model lacks \([0-9]+ nonzeros, most of its values\): scored as zero weight; is it"
+# the other way: a table of 2 columns scored by a model of 50 sparse features (a9a's 123-feature model
+# scored the 30-column breast-cancer set, 62.9% accuracy, unremarked): warned of; a sparse set's test
+# part with fewer features, its rows holding few of them, is not
+"$H" train --quiet --data "$T/w50.lmdb" --epochs 2 --save "$T/w50.model" >/dev/null 2>&1
+check "narrow set: a 2-column table scored by a 50-feature model" 0 "$H" eval --model "$T/w50.model" \
+	--data "$T/yn01.lmdb"
+check_grep "narrow set: ... a warning" "$ERR" \
+	"warning: .*yn01.lmdb has 2 features, most of them in every row, and .*w50.model 50: its features are matched by"
+check "narrow set: ... train --test too" 0 "$H" train --data "$T/w50.lmdb" --epochs 1 --test "$T/yn01.lmdb"
+check_grep "narrow set: ... the same warning" "$ERR" "yn01.lmdb has 2 features, most of them in every row"
+"$H" data gen -q --examples 200 --features 20 --nnz 3 --seed 4 "$T/w20.lmdb" >/dev/null 2>&1
+check "narrow set: a sparse set of fewer features" 0 "$H" eval --model "$T/w50.model" --data "$T/w20.lmdb"
+check_true "narrow set: ... no warning" sh -c "! grep -q 'most of them in every row' '$ERR'"
 printf 'y,a\n1,2\nfoo,3\n' >"$T/cnmix.csv"
 check "class names: a name after a number label" 1 "$H" data import -q -f csv "$T/cnmix.csv" "$T/cnbad.lmdb"
 check_grep "class names: ... names the first label" "$ERR" "cnmix.csv:3:1: .*the first label \(.*cnmix.csv:2\) is a number"

@@ -502,6 +502,10 @@ void cli_fit_note(const char *cmd, const hog_data_fit *fit, const hog_data *d, c
 		        "scored as zero weight%s\n", cmd, most ? "warning" : "note", dn,
 		        (unsigned long long)fit->extra_features, rn, (unsigned long long)fit->extra_nnz,
 		        most ? ", most of its values" : "", most ? "; is it the kind of data the model was trained on?" : "");
+	if (fit->narrow)
+		fprintf(stderr, "hogwild %s: warning: %s has %llu features, most of them in every row, and %s %llu: its "
+		        "features are matched by their ids, its columns by position; is it the kind of data the model was "
+		        "trained on?\n", cmd, dn, (unsigned long long)d->dim, rn, (unsigned long long)fit->narrow);
 	if (fit->relabelled)
 		fprintf(stderr, "hogwild %s: note: %s's labels look binary but %s's are regression values: read as "
 		        "regression values\n", cmd, dn, rn);

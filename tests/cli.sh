@@ -1798,6 +1798,16 @@ for v in "--layers 8@--layers applies to the mlp model, not to the linear model"
 	check "options: $args refused" 2 "$H" train --data "$T/os.lmdb" $OB $args
 	check_grep "options: ... naming it and why" "$ERR" "^hogwild train: $re"
 done
+# --device is refused for a model that ignores it before any device is tried
+# (an mf run given --device cuda was told no GPU answered)
+for dev in cuda tpu; do
+	check "options: mf --device $dev refused" 2 "$H" train --data "$T/or.lmdb" $OB --device $dev
+	check_grep "options: ... as the mlp's option" "$ERR" '^hogwild train: --device applies to the mlp model .*not to the mf model'
+	check_true "options: ... no device tried" sh -c '! grep -Eq "GPU|plugin|expected cpu" "$1"' sh "$ERR"
+done
+check "options: compare --model mf --device cuda refused" 2 "$H" compare --data "$T/or.lmdb" --model mf \
+	--modes grid --threads 2 --epochs 1 --quiet --device cuda
+check_grep "options: ... likewise" "$ERR" '^hogwild compare: --device applies to the mlp model'
 check "options: mf --normalize refused" 2 "$H" train --data "$T/or.lmdb" --model mf $OB --normalize
 check_grep "options: ... naming the model" "$ERR" 'normalize applies to the linear and mlp models, not to the mf model'
 check "options: mf --average refused" 2 "$H" train --data "$T/or.lmdb" --model mf $OB --average on
@@ -2909,7 +2919,7 @@ check "tune: more folds than examples" 2 "$H" tune --data "$T/tut.lmdb" --folds 
 check_grep "tune: ... says how many" "$ERR" 'has [0-9]+ examples'
 check "tune: --folds and --validation" 2 "$H" tune --data "$T/tu.lmdb" --folds 3 --validation 0.2
 check "tune: --rank for the linear model" 2 "$H" tune --data "$T/tu.lmdb" --rank 8,16
-check_grep "tune: ... names --rank" "$ERR" -- '--rank applies to'
+check_grep "tune: ... names --rank, as tune's refusal" "$ERR" '^hogwild tune: --rank applies to'
 check "tune: --metric unknown" 2 "$H" tune --data "$T/tu.lmdb" --metric f1
 check "tune: unknown option" 2 "$H" tune --data "$T/tu.lmdb" --bogus
 check "tune: --save in a missing folder, before training" 1 "$H" tune --data "$T/tu.lmdb" --save "$T/nodir/m.model"

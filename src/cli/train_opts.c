@@ -311,18 +311,7 @@ static int model_option(const char *cmd, int c, const char *arg, hog_train_opts 
 		o->mlp.momentum = d;
 		o->mlp.momentum_auto = 0;
 		break;
-	case OPT_DEVICE: {
-		/* open it once here: a device this build or machine lacks is a usage error now,
-		 * not a failure after the data set has loaded */
-		hog_backend *b;
-		hog_err err = { 0 };
-		int rc = hog_backend_open(&b, arg, 0, &err);
-		if (rc)
-			return cli_usage_error(cmd, NULL, "--device %s: %s", arg, err.msg);
-		hog_backend_close(b);
-		o->mlp.device = arg;
-		break;
-	}
+	case OPT_DEVICE: o->mlp.device = arg; break; /* (opened by cli_train_refuse, once the model is known) */
 	default: return NOT_MINE;
 	}
 	return 0;
@@ -378,9 +367,21 @@ void cli_task_loss(hog_train_opts *o, const char *data, const cli_given *given, 
 int cli_train_refuse(unsigned cmd, const hog_train_opts *o, unsigned modes, const cli_given *given)
 {
 	char msg[512];
-	if (cli_opt_check(cmd, o, modes, given, msg, sizeof msg) < 0)
-		return 0;
-	return cli_usage_error(cmd == CLI_TRAIN ? "train" : "compare", NULL, "%s", msg);
+	const char *name = cmd == CLI_TRAIN ? "train" : cmd == CLI_TUNE ? "tune" : "compare";
+	if (cli_opt_check(cmd, o, modes, given, msg, sizeof msg) >= 0)
+		return cli_usage_error(name, NULL, "%s", msg);
+	/* --device opened once here, after the model it applies to is known (an mf
+	 * run given --device cuda is told so, not that no GPU answers): a device
+	 * this build or machine lacks is a usage error now, not a failure after the
+	 * data set has loaded */
+	hog_backend *b;
+	hog_err err = { 0 };
+	if (o->mlp.device && given->on[OPT_DEVICE - OPT_FIRST]) {
+		if (hog_backend_open(&b, o->mlp.device, 0, &err))
+			return cli_usage_error(name, NULL, "--device %s: %s", o->mlp.device, err.msg);
+		hog_backend_close(b);
+	}
+	return 0;
 }
 
 int cli_load_data(const char *cmd, const cli_train_args *a, hog_data **tr, hog_data **te, int quiet)

@@ -38,8 +38,9 @@ int cli_data_meta(const char *data, hog_meta *m);
 void cli_task_loss(hog_train_opts *o, const char *data, const cli_given *given, const char *cmd, int quiet);
 
 /* Refuses (exit 2, naming the option and why) an option given to @p cmd
- * (CLI_TRAIN, CLI_COMPARE) that the run @p o, training in @p modes, would
- * ignore (cli_opt_check). Returns 0 or 2. */
+ * (CLI_TRAIN, CLI_COMPARE, CLI_TUNE) that the run @p o, training in @p modes,
+ * would ignore (cli_opt_check), then a --device that does not open. Returns 0
+ * or 2. */
 int cli_train_refuse(unsigned cmd, const hog_train_opts *o, unsigned modes, const cli_given *given);
 
 /* Loads the training (and test) data sets named in @p a. Returns 0 or an exit code. */

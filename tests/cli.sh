@@ -446,6 +446,11 @@ check "data split: no fraction" 2 "$H" data split "$T/gs.lmdb" "$T/a.lmdb" "$T/b
 check "data split: two operands" 2 "$H" data split --fraction 0.5 "$T/gs.lmdb" "$T/a.lmdb"
 check "data split: missing input" 1 "$H" data split --fraction 0.5 "$T/no-such.lmdb" "$T/a.lmdb" "$T/b.lmdb"
 check_true "data split: usage errors leave no output" test ! -e "$T/a.lmdb" -a ! -e "$T/b.lmdb"
+"$H" data gen -q --examples 3 --features 5 --nnz 2 "$T/s3.lmdb" >/dev/null 2>&1
+check "data split: a fraction that leaves B empty" 1 "$H" data split --fraction 0.01 "$T/s3.lmdb" "$T/s3a.lmdb" \
+	"$T/s3b.lmdb"
+check_grep "data split: ... said as data split's other refusals" "$ERR" \
+	'^hogwild data split: fraction 0\.01 of 3 examples leaves .*s3b\.lmdb empty'
 
 # ------------------------------------------------------------ train / eval / predict
 "$H" data gen -q --examples 6000 --features 300 --nnz 12 --seed 4 "$T/tall.lmdb" >/dev/null 2>&1
@@ -682,7 +687,11 @@ check "split files: a ratings set refused by the linear model" 1 "$H" eval --mod
 check_grep "split files: ... naming both files" "$ERR" 'm.bin and .*pste.lmdb'
 check "data split --per-user" 0 "$H" data split --per-user --fraction 0.5 --seed 3 "$T/gr.lmdb" "$T/gpa.lmdb" "$T/gpb.lmdb"
 check "data split --per-user: a sparse set refused" 2 "$H" data split --per-user --fraction 0.5 "$T/ttr.lmdb" "$T/spa.lmdb" "$T/spb.lmdb"
-check_grep "data split --per-user: ... says why" "$ERR" 'ratings set'
+check_grep "data split --per-user: ... says why, as data split's refusal (the option named)" "$ERR" \
+	'^hogwild data split: --per-user: .*ttr\.lmdb is a sparse set; a per-user split is for ratings sets$'
+check_true "data split --per-user: ... the message alone (an option that does not fit the set)" \
+	test "$(wc -l <"$ERR")" -eq 1
+check_true "data split --per-user: ... no output" test ! -e "$T/spa.lmdb" -a ! -e "$T/spb.lmdb"
 check "eval: not a model file" 1 "$H" eval --model "$T/small.txt" --data "$T/tte.lmdb"
 check_grep "eval: ... says so" "$ERR" 'not a hogwild model'
 # SIGTERM during a long run: checkpoint written, exit 143

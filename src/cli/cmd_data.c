@@ -465,15 +465,29 @@ static int data_split(int argc, char **argv)
 		return cli_usage_error(cmd, U, "IN.lmdb, A.lmdb and B.lmdb must be three different files");
 	if (cli_check_input(cmd, NULL, in))
 		return 1;
+	hog_err err = { 0 };
+	hog_data *h = NULL; /* --per-user of a set that is no ratings set: an option that does not fit it, exit 2, as
+	                     * data export's --format ratings of a sparse set */
+	if (per_user && !hog_data_load_header(&h, in, &err) && h->meta.kind != HOG_KIND_RATINGS) {
+		rc = cli_usage_error(cmd, NULL, "--per-user: %s is a %s set; a per-user split is for ratings sets", in,
+		                     hog_kind_name(h->meta.kind));
+		hog_data_free(h);
+		return rc;
+	}
+	hog_data_free(h);
 	if ((rc = data_check_output("split", a)) || (rc = data_check_output("split", b)))
 		return rc;
 	cli_catch_cleanup_signals(); /* a stop removes both temporary files */
-	hog_err err = { 0 };
 	hog_meta ma, mb;
 	if ((rc = (per_user ? hog_data_split_users : hog_data_split)(in, a, b, frac, seed, &err)) ||
 	    (rc = data_meta(a, &ma, &err)) ||
-	    (rc = data_meta(b, &mb, &err)))
-		return cli_fail(&err, rc);
+	    (rc = data_meta(b, &mb, &err))) {
+		/* the library's "split: ..." said as this command's other refusals are */
+		if (strncmp(err.msg, "split: ", 7))
+			return cli_fail(&err, rc);
+		fprintf(stderr, "hogwild %s: %s\n", cmd, err.msg + 7);
+		return rc == HOG_ECONFIG ? EXIT_USAGE : 1;
+	}
 	double n = (double)(ma.examples + mb.examples);
 	printf("%s: %llu examples -> %s: %llu (%.1f%%), %s: %llu (%.1f%%)\n", in,
 	       (ull)(ma.examples + mb.examples), a, (ull)ma.examples, n ? 100.0 * ma.examples / n : 0.0, b,

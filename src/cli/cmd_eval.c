@@ -273,12 +273,16 @@ static int read_pairs(const char *path, const hog_model *m, hog_data **out, uint
 		int bad0 = pair_id(p, l0, &id[0]), bad1 = l1 ? pair_id(q, l1, &id[1]) : -1;
 		if (lineno == 1 && bad0 && bad1 && !(*p >= '0' && *p <= '9'))
 			continue; /* a header */
+		if (!l1) {
+			rc = hog_err_set(err, HOG_EDATA, "%s:%llu: one field ('%.*s'); a line is 'USER ITEM', two ids", path,
+			                 (unsigned long long)lineno, l0 > 40 ? 40 : (int)l0, p);
+			break;
+		}
 		if (bad0 || bad1 || (!maps && (id[0] >= UINT32_MAX || id[1] >= UINT32_MAX))) {
-			const char *b = bad0 ? p : q;
-			size_t bl = bad0 ? l0 : l1;
-			rc = hog_err_set(err, HOG_EDATA, "%s:%llu: %s%.*s%s is not %s id (an unsigned integer below 2^%d)", path,
-			                 (unsigned long long)lineno, bl ? "'" : "", bl > 40 ? 40 : (int)bl, bl ? b : "no item",
-			                 bl ? "'" : "", bad0 ? "a user" : "an item", maps ? 63 : 32);
+			const size_t bl = bad0 ? l0 : l1;
+			rc = hog_err_set(err, HOG_EDATA, "%s:%llu: '%.*s' is not %s id (an unsigned integer below 2^%d)", path,
+			                 (unsigned long long)lineno, bl > 40 ? 40 : (int)bl, bad0 ? p : q,
+			                 bad0 ? "a user" : "an item", maps ? 63 : 32);
 			break;
 		}
 		if (2 * n + 2 > vcap) {

@@ -2159,8 +2159,14 @@ done
 check_grep "overwrite: ... a model of another kind: both kinds named" "$ERR" 'holds a model of kind mf and this run makes one of kind linear'
 check "overwrite: train --save over a model of its own kind replaces it" 0 "$H" train --quiet --data "$T/ttr.lmdb" \
 	--epochs 2 --save "$T/sf-lin.model"
-check "overwrite: train --checkpoint over its own kind" 0 "$H" train --quiet --data "$T/ttr.lmdb" --epochs 1 \
-	--checkpoint "$T/sf-lin.model"
+# a saved model of its own kind is no checkpoint: the first one written would replace it for good
+before=$(sf_sum "$T/sf-lin.model")
+check "overwrite: train --checkpoint over a saved model of its own kind refused" 1 "$H" train --quiet \
+	--data "$T/ttr.lmdb" --epochs 1 --checkpoint "$T/sf-lin.model"
+check_grep "overwrite: ... saying it is a saved model and what to do" "$ERR" \
+	'^hogwild train: --checkpoint .*sf-lin\.model is a saved model \(train --save, 2 epochs\), not a checkpoint; not replacing it: give --checkpoint another file name, or remove it first$'
+check_true "overwrite: ... before training" test ! -s "$OUT"
+check_true "overwrite: ... left as it was" test "$(sf_sum "$T/sf-lin.model")" = "$before"
 check "overwrite: --mode softmax-linear saves an mlp: over a linear model refused" 1 "$H" train --quiet \
 	--data "$T/mctr.lmdb" --loss softmax --epochs 1 --save "$T/sf-lin.model"
 for target in sf-data.lmdb sf-lin.model; do

@@ -121,8 +121,9 @@ int cli_same_file(const char *a, const char *b);
 /** Refuses --checkpoint @p path where it holds a checkpoint that this run does
  * not continue (--resume @p resume, NULL: none, is another file): another
  * run's state, or this one's started again without --resume, which the first
- * checkpoint written would replace for good. Returns 0, or 1 after a message
- * saying where that run stands and how to continue it. */
+ * checkpoint written would replace for good; likewise a finished model (train
+ * --save's). Returns 0, or 1 after a message saying what the file holds (where
+ * that run stands and how to continue it). */
 int cli_check_checkpoint(const char *cmd, const char *path, const char *resume);
 /** The memory this process may still use: MemAvailable, or the memory
  * cgroup's limit less its use where that is less (each cgroup up the tree), or

@@ -213,14 +213,17 @@ int cli_check_checkpoint(const char *cmd, const char *path, const char *resume)
 		return 0; /* (a damaged file: replaced, as before) */
 	hog_model_info info;
 	hog_model_info_get(m, &info);
-	const int held = ck.data_hash || ck.in_epoch;
-	if (held)
+	if (ck.data_hash || ck.in_epoch)
 		fprintf(stderr, "hogwild %s: --checkpoint %s holds a run's checkpoint (%s epoch %d); not replacing it: "
 		        "--resume %s continues that run, or remove the file to start over\n", cmd, path,
 		        ck.in_epoch ? "inside" : "at the end of", info.epochs_done + ck.in_epoch, path);
+	else /* (a finished model: the first checkpoint written would replace it for good) */
+		fprintf(stderr, "hogwild %s: --checkpoint %s is a saved model (train --save, %d epochs), not a checkpoint; "
+		        "not replacing it: give --checkpoint another file name, or remove it first\n", cmd, path,
+		        info.epochs_done);
 	free(ck.positions);
 	hog_model_free(m);
-	return held;
+	return 1;
 }
 
 int cli_check_input(const char *cmd, const char *what, const char *path)

@@ -677,7 +677,16 @@ check "split files: a bad --pairs line" 1 "$H" predict --model "$T/ps.model" --p
 check_grep "split files: ... named FILE:LINE" "$ERR" 'ps.bad:2: .x9. is not an item id'
 printf '100\n' >"$T/ps.one"
 check "split files: a --pairs line of one field" 1 "$H" predict --model "$T/ps.model" --pairs "$T/ps.one"
-check_grep "split files: ... says so (no empty quoted id)" "$ERR" "ps.one:1: one field \('100'\); a line is 'USER ITEM', two ids"
+check_grep "split files: ... says so (no empty quoted id)" "$ERR" \
+	"ps.one:1: one field \('100'\); a line is 'USER ITEM', two ids"
+cp "$T/ps.pairs" "$T/ps.pairs-keep"
+check "split files: --pairs P --out P refused" 1 "$H" predict --model "$T/ps.model" --pairs "$T/ps.pairs" \
+	--out "$T/ps.pairs"
+check_grep "split files: ... naming it as the run's input" "$ERR" \
+	'^hogwild predict: --out .*ps\.pairs is the --pairs file this run reads; not replacing it'
+check_true "split files: ... left as it was" cmp -s "$T/ps.pairs" "$T/ps.pairs-keep"
+check "split files: --pairs --out over the --data predictions" 0 "$H" predict --model "$T/ps.model" \
+	--pairs "$T/ps.pairs" --out "$T/ps.pred"
 check "split files: --pairs with --data" 2 "$H" predict --model "$T/ps.model" --pairs "$T/ps.pairs" --data "$T/pste.lmdb"
 check "split files: --pairs for a linear model" 2 "$H" predict --model "$T/m.bin" --pairs "$T/ps.pairs"
 printf '5 6 3\n7 8 4\n' >"$T/psx.txt"
@@ -1814,7 +1823,8 @@ done
 # (an mf run given --device cuda was told no GPU answered)
 for dev in cuda tpu; do
 	check "options: mf --device $dev refused" 2 "$H" train --data "$T/or.lmdb" $OB --device $dev
-	check_grep "options: ... as the mlp's option" "$ERR" '^hogwild train: --device applies to the mlp model .*not to the mf model'
+	check_grep "options: ... as the mlp's option" "$ERR" \
+		'^hogwild train: --device applies to the mlp model .*not to the mf model'
 	check_true "options: ... no device tried" sh -c '! grep -Eq "GPU|plugin|expected cpu" "$1"' sh "$ERR"
 done
 check "options: compare --model mf --device cuda refused" 2 "$H" compare --data "$T/or.lmdb" --model mf \
@@ -2163,8 +2173,10 @@ check "overwrite: train --save over a model of its own kind replaces it" 0 "$H" 
 before=$(sf_sum "$T/sf-lin.model")
 check "overwrite: train --checkpoint over a saved model of its own kind refused" 1 "$H" train --quiet \
 	--data "$T/ttr.lmdb" --epochs 1 --checkpoint "$T/sf-lin.model"
-check_grep "overwrite: ... saying it is a saved model and what to do" "$ERR" \
-	'^hogwild train: --checkpoint .*sf-lin\.model is a saved model \(train --save, 2 epochs\), not a checkpoint; not replacing it: give --checkpoint another file name, or remove it first$'
+check_grep "overwrite: ... saying it is a saved model" "$ERR" \
+	'^hogwild train: --checkpoint .*sf-lin\.model is a saved model \(train --save, 2 epochs\), not a checkpoint; '
+check_grep "overwrite: ... and what to do" "$ERR" \
+	'not replacing it: give --checkpoint another file name, or remove it first$'
 check_true "overwrite: ... before training" test ! -s "$OUT"
 check_true "overwrite: ... left as it was" test "$(sf_sum "$T/sf-lin.model")" = "$before"
 check "overwrite: --mode softmax-linear saves an mlp: over a linear model refused" 1 "$H" train --quiet \
@@ -2182,9 +2194,26 @@ for target in sf-data.lmdb sf-lin.model; do
 		--threads 2 --epochs 1 --json "$T/$target"
 	check_true "overwrite: ... $target left as it was" test "$(sf_sum "$T/$target")" = "$before"
 done
-check "overwrite: predict --out over a text file replaces it" 0 "$H" predict --model "$T/sf-lin.model" \
-	--data "$T/tte.lmdb" --out "$T/sf-notes.txt"
-check_true "overwrite: ... with the predictions" test "$(wc -l <"$T/sf-notes.txt")" -gt 1
+# predict --out replaces only what looks like its own output: numbers a line (or the model's class names)
+before=$(sf_sum "$T/sf-notes.txt")
+check "overwrite: predict --out over a text file that is no predictions refused" 1 "$H" predict \
+	--model "$T/sf-lin.model" --data "$T/tte.lmdb" --out "$T/sf-notes.txt"
+check_grep "overwrite: ... naming its line" "$ERR" \
+	"sf-notes\.txt exists and does not look like predictions \(line 1: 'keep me'\)"
+check_true "overwrite: ... left as it was" test "$(sf_sum "$T/sf-notes.txt")" = "$before"
+printf '1\n\000\n' >"$T/sf-bin"
+check "overwrite: predict --out over a binary file refused" 1 "$H" predict --model "$T/sf-lin.model" \
+	--data "$T/tte.lmdb" --out "$T/sf-bin"
+check_grep "overwrite: ... saying it is no text" "$ERR" 'sf-bin exists and is not text'
+: >"$T/sf-pred.txt"
+check "overwrite: predict --out over an empty file" 0 "$H" predict --model "$T/sf-lin.model" --data "$T/tte.lmdb" \
+	--out "$T/sf-pred.txt"
+check "overwrite: predict --probabilities --out over its margins" 0 "$H" predict --model "$T/sf-lin.model" \
+	--data "$T/tte.lmdb" --probabilities --out "$T/sf-pred.txt"
+check "overwrite: predict --labels --out over its probabilities" 0 "$H" predict --model "$T/sf-lin.model" \
+	--data "$T/tte.lmdb" --labels --out "$T/sf-pred.txt"
+check_true "overwrite: ... with the labels" \
+	awk '$1 != 1 && $1 != -1 && $1 != 0 { bad = 1 } END { exit bad || NR < 2 }' "$T/sf-pred.txt"
 
 # A stop with --save writes the model trained so far and says so. The signal is
 # sent once the first epoch's line is out (the handlers are in place); the run
@@ -2612,6 +2641,16 @@ check_true "class names: ... three a line, each line's sum 1" awk 'NF != 3 || ($
 	END { exit bad || NR != '"$ncnte"' }' "$T/cn.prob"
 agree=$(tail -n +2 "$T/cnte.csv" | cut -d, -f4 | paste -d' ' - "$T/cn.pred" | awk '$1 == $2 { n++ } END { print n + 0 }')
 check_true "class names: ... names, the true one for $agree of $ncnte" test "$agree" -ge $((ncnte * 95 / 100))
+# --out replaces an earlier output of predict (its lines the model's class names), not an input's text
+check "class names: predict --out over its names' file again" 0 "$H" predict --model "$T/cn.model" \
+	--data "$T/cnte.lmdb" --out "$T/cn.pred"
+cp "$T/cnte.csv" "$T/cnte-keep.csv"
+check "class names: predict --out over the CSV imported refused" 1 "$H" predict --model "$T/cn.model" \
+	--data "$T/cnte.lmdb" --out "$T/cnte.csv"
+check_grep "class names: ... saying it is no predictions" "$ERR" \
+	"^hogwild predict: --out .*cnte\.csv exists and does not look like predictions \(line 1: 'sl,sw,pl,species'\); "
+check_grep "class names: ... and what to do" "$ERR" "not replacing it: give another file name, or remove it first$"
+check_true "class names: ... left as it was" cmp -s "$T/cnte.csv" "$T/cnte-keep.csv"
 check "class names: model info" 0 "$H" model info "$T/cn.model"
 check_grep "class names: ... the training file's numbering" "$OUT" "^class names +0 'setosa', 1 'versicolor', 2 'virginica'"
 check "class names: model dump" 0 "$H" model dump --out "$T/cn.txt" "$T/cn.model"

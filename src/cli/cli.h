@@ -87,6 +87,13 @@ int cli_write_atomic(const char *cmd, const char *outp, int (*fill)(void *ud, in
  * outputs, any other file may be replaced. Returns 0, or 1 after a message
  * naming the option, the file and what it holds (as `data import` refuses). */
 int cli_check_replace(const char *cmd, const char *opt, const char *path, int kind);
+/** Refuses predict's --out @p path (after cli_check_replace, the model read)
+ * where it exists and is no earlier output of predict: the --pairs file read
+ * (@p pairs, or NULL), or a file whose lines (its first 4 kB) are not
+ * predictions -- numbers separated by spaces, or the class names @p names
+ * (NULL: none) of the model's. Returns 0, or 1 after a message naming the file
+ * and its first line that is none. */
+int cli_check_predictions(const char *cmd, const char *path, const char *pairs, const char *names);
 /** Removes "PATH.tmp.PID" files of processes that no longer exist, saying so. */
 void cli_remove_stale(const char *cmd, const char *path);
 /** Refuses an input that is not a regular file (a FIFO, a device, a directory):

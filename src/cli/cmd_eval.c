@@ -45,7 +45,8 @@ static const char predict_usage[] =
 	"      --data D.lmdb     data set\n"
 	"      --pairs FILE      mf: score the 'user item' pairs of this text file, one\n"
 	"                        a line (more fields are ignored)\n"
-	"      --out FILE        write here, atomically (default: standard output)\n"
+	"      --out FILE        write here, atomically (default: standard output); an\n"
+	"                        existing FILE is replaced only if empty or predictions\n"
 	"      --labels          print the labels: -1/+1, or 0/1 where the training\n"
 	"                        set's were, or the classes' names (classifiers)\n"
 	"      --probabilities   print sigmoid(margin) (the logistic loss); multiclass:\n"
@@ -629,6 +630,10 @@ int cmd_predict(int argc, char **argv)
 		                              : "%s: %s was trained with the %s loss, whose margin is no probability "
 		                                "(--labels gives its classes; the logistic loss gives probabilities)",
 		                       what == 1 ? "--labels" : "--probabilities", model, hog_loss_name(info.loss));
+	}
+	if (out && (rc = cli_check_predictions("predict", out, pairs, info.class_names))) {
+		hog_model_free(m);
+		return rc;
 	}
 	const uint64_t width = C && what == 2 ? C : 1;
 	if (C && what == 2) { /* (which column is which class: the names in their order, else numbers) */

@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "model/model.h"
 #include "sys/file.h"
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -223,6 +224,79 @@ int cli_check_checkpoint(const char *cmd, const char *path, const char *resume)
 		        info.epochs_done);
 	free(ck.positions);
 	hog_model_free(m);
+	return 1;
+}
+
+/* 1 when line @p s is one that predict writes: numbers separated by single
+ * spaces (margins, probabilities, labels, "user item rating"), or a class's
+ * name among @p names (NULL: none). */
+static int files_pred_line(const char *s, const char *names)
+{
+	int ok = *s != 0;
+	for (const char *t = s; ok && *t;) {
+		char *e;
+		if (isspace((unsigned char)*t))
+			ok = 0; /* (strtod would skip it) */
+		else if ((void)strtod(t, &e), e == t || (*e && (*e != ' ' || !e[1])))
+			ok = 0;
+		else
+			t = *e ? e + 1 : e;
+	}
+	const size_t n = strlen(s);
+	size_t len;
+	for (uint32_t k = 0; !ok && names && k < hog_class_count(names); k++) {
+		const char *name = hog_class_name(names, k, &len);
+		ok = name && len == n && !memcmp(name, s, n);
+	}
+	return ok;
+}
+
+int cli_check_predictions(const char *cmd, const char *path, const char *pairs, const char *names)
+{
+	struct stat st;
+	char buf[4097];
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return 0; /* (cli_check_output judges what is not a regular file) */
+	if (pairs && cli_same_file(pairs, path)) {
+		fprintf(stderr, "hogwild %s: --out %s is the --pairs file this run reads; not replacing it: give "
+		        "another file name\n", cmd, path);
+		return 1;
+	}
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : 0;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0; /* empty, or unreadable: the write will say */
+	buf[n] = 0;
+	const int whole = (off_t)n >= st.st_size, binary = memchr(buf, 0, (size_t)n) != NULL;
+	uint64_t line = 0;
+	const char *bad = NULL;
+	for (char *p = buf, *nl; !binary && *p; p = nl + 1) {
+		if (!(nl = strchr(p, '\n')) && !whole)
+			break; /* (the line the buffer's end cuts is not judged) */
+		if (nl)
+			*nl = 0;
+		line++;
+		if (!files_pred_line(p, names))
+			bad = p;
+		if (bad || !nl)
+			break;
+	}
+	if (!binary && !bad)
+		return 0;
+	char shown[64];
+	snprintf(shown, sizeof shown, "%.40s%s", bad ? bad : "", bad && strlen(bad) > 40 ? "..." : "");
+	for (char *q = shown; *q; q++) /* (a control byte would act on the terminal) */
+		if ((unsigned char)*q < 0x20 || *q == 0x7f)
+			*q = '?';
+	if (binary)
+		fprintf(stderr, "hogwild %s: --out %s exists and is not text, so no predictions; not replacing it: "
+		        "give another file name, or remove it first\n", cmd, path);
+	else
+		fprintf(stderr, "hogwild %s: --out %s exists and does not look like predictions (line %llu: '%s'); "
+		        "not replacing it: give another file name, or remove it first\n", cmd, path,
+		        (unsigned long long)line, shown);
 	return 1;
 }
 

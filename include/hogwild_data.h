@@ -240,6 +240,8 @@ typedef struct hog_data {
 	uint64_t category_from; /**< the first category's feature id (the numbers' columns) */
 	uint32_t csv_label, csv_fields; /**< csv: the label's field (from 0, as --label-col counts) of
 	                                     the lines' csv_fields (meta "csv_label"); 0, 0: unknown */
+	char origin[17];       /**< the set's own id, as hog_data_split() writes it in its halves' "from="
+	                            (16 hex digits; a loaded set's, else "") */
 	char *split;           /**< a half made by hog_data_split(): "pair=P from=F part=X" (the run
 	                            of the split, a hash of its input, the half a or b; from the
 	                            meta "split"), or NULL */

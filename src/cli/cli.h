@@ -109,12 +109,15 @@ int cli_refuse_unlabelled(const char *cmd, const char *path, const hog_data *d);
  * against @p rn (ratings of users or items @p rn lacks, features beyond its
  * dimension, labels read back as regression values); nothing when all fit. */
 void cli_fit_note(const char *cmd, const hog_data_fit *fit, const hog_data *d, const char *dn, const char *rn);
-/** A test set @p tn (split id @p tx: hog_data.split, or NULL) that may hold
- * the examples of a training set @p an (split id @p ax): a half of another
- * split of the same input, or the same half. Says so on standard error, as a
+/** A test set @p tn (split id @p tx: hog_data.split, or NULL; its own id
+ * @p to: hog_data.origin, or NULL) that may hold the examples of a training
+ * set @p an (split id @p ax, own id @p ao, or NULL: a model's): a half of
+ * another split of the same input, the same half, the set the training half
+ * was cut from, or a half of the training set itself. Says so on standard error, as a
  * warning, or with @p strict as a refusal naming both. Returns 1 when refused,
  * else 0. */
-int cli_split_overlap(const char *cmd, const char *an, const char *ax, const char *tn, const char *tx, int strict);
+int cli_split_overlap(const char *cmd, const char *an, const char *ax, const char *ao, const char *tn, const char *tx,
+                      const char *to, int strict);
 /** A test set @p tn that is the training set @p an itself (the same file) or
  * a copy of it (headers @p am and @p tm that count the same examples,
  * nonzeros and features, with the same labels' sum, range and weights, from

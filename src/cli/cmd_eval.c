@@ -401,7 +401,7 @@ int cmd_eval(int argc, char **argv)
 	const uint32_t C = info.classes;
 	char trained[4200];
 	snprintf(trained, sizeof trained, "%s's training set", model);
-	if (cli_split_overlap("eval", trained, info.split, data, d->split, strict)) {
+	if (cli_split_overlap("eval", trained, info.split, NULL, data, d->split, d->origin, strict)) {
 		rc = 1;
 		goto done;
 	}

@@ -381,7 +381,8 @@ static int load_final_test(const train_args *t, hog_data **te)
 		return 1;
 	if ((rc = hog_data_load_header(&h, t->a.data, &err)))
 		return cli_fail(&err, rc);
-	rc = cli_split_overlap("train", t->a.data, h->split, t->a.test, (*te)->split, t->a.strict) |
+	rc = cli_split_overlap("train", t->a.data, h->split, h->origin, t->a.test, (*te)->split, (*te)->origin,
+	                       t->a.strict) |
 	     cli_same_set("train", t->a.data, &h->meta, t->a.test, &(*te)->meta, t->a.strict);
 	hog_data_free(h);
 	return rc;

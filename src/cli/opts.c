@@ -140,7 +140,8 @@ const cli_opt cli_opts[] = {
 	{ "quiet", 'q', NO, OPT_QUIET, BOTH, 0, 0, COND_NONE, NULL, "no progress line" },
 	{ "strict", 0, NO, OPT_STRICT, BOTH, 0, 0, COND_TEST, NULL,
 	  "refuse (exit 1) a test set that may hold training examples: a half of another split of the training "
-	  "set's input, the training set's own half, the training set itself or a copy (off: a warning)" },
+	  "set's input, the training set's own half, the set it was cut from, a half of it, the training set "
+	  "itself or a copy (off: a warning)" },
 	/* train's own */
 	{ "save", 0, REQ, OPT_SAVE, CLI_TRAIN, 0, 0, COND_NONE, "FILE",
 	  "write the trained model here (atomically; when stopped by SIGINT/SIGTERM, the model trained so far). "

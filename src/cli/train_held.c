@@ -40,8 +40,9 @@ int cli_held_open(cli_held *h, const char *cmd, const hog_data *tr, const char *
 	if ((rc = hog_data_match_begin(&h->x, h->c, path, &ref, trn, &err)))
 		hog_data_ref_free(&ref);
 	/* (a warning: said even with --quiet) */
-	const int refused = !rc && (cli_split_overlap(cmd, trn, (tr ? tr : head)->split, path,
-	                                              hog_chunks_header(h->c)->split, strict) |
+	const int refused = !rc && (cli_split_overlap(cmd, trn, (tr ? tr : head)->split, (tr ? tr : head)->origin, path,
+	                                              hog_chunks_header(h->c)->split, hog_chunks_header(h->c)->origin,
+	                                              strict) |
 	                            cli_same_set(cmd, trn, &(tr ? tr : head)->meta, path, &hog_chunks_header(h->c)->meta,
 	                                         strict));
 	hog_data_free(head);

@@ -420,12 +420,27 @@ int cli_load_data(const char *cmd, const cli_train_args *a, hog_data **tr, hog_d
  * (a split run twice, or killed between its two renames), or the training set's
  * own half, may hold training examples (the pair ids in the halves' meta,
  * hog_split_id_get, which a loaded set and a model keep). */
-int cli_split_overlap(const char *cmd, const char *an, const char *ax, const char *tn, const char *tx, int strict)
+int cli_split_overlap(const char *cmd, const char *an, const char *ax, const char *ao, const char *tn, const char *tx,
+                      const char *to, int strict)
 {
 	hog_split_id x, y;
-	if (!ax || !tx || hog_split_id_parse(ax, &x) || hog_split_id_parse(tx, &y) || strcmp(x.from, y.from))
-		return 0;
 	const char *how = strict ? "--strict: refused:" : "warning:";
+	const int xs = ax && !hog_split_id_parse(ax, &x), ys = tx && !hog_split_id_parse(tx, &y);
+	/* the set a half was cut from, on the other side: most of it, or all, is the other's */
+	if (xs && to && to[0] && !strcmp(x.from, to)) {
+		fprintf(stderr, "hogwild %s: %s the held-out set %s is the set %s was cut from (its half %c): it holds "
+		        "the training examples; test on the split's other half%s\n", cmd, how, tn, an, x.part,
+		        strict ? "" : " (--strict refuses it)");
+		return strict;
+	}
+	if (ys && ao && ao[0] && !strcmp(y.from, ao)) {
+		fprintf(stderr, "hogwild %s: %s the held-out set %s is a half (%c) of the training set %s itself: every "
+		        "one of its examples is a training example; train on the split's other half%s\n", cmd, how, tn,
+		        y.part, an, strict ? "" : " (--strict refuses it)");
+		return strict;
+	}
+	if (!xs || !ys || strcmp(x.from, y.from))
+		return 0;
 	if (strcmp(x.pair, y.pair))
 		fprintf(stderr, "hogwild %s: %s %s and %s are halves of two different splits of one data set (pair ids %s "
 		        "and %s): the test set may hold training examples; train and test on the two halves of one split%s\n",
@@ -474,7 +489,8 @@ int cli_match_test(const char *cmd, const hog_data *tr, const char *trn, hog_dat
 		hog_data_ref_free(&ref);
 	}
 	/* (a warning: said even with --quiet) */
-	const int refused = !rc && (cli_split_overlap(cmd, trn, (tr ? tr : head)->split, ten, te->split, strict) |
+	const int refused = !rc && (cli_split_overlap(cmd, trn, (tr ? tr : head)->split, (tr ? tr : head)->origin, ten,
+	                                              te->split, te->origin, strict) |
 	                            cli_same_set(cmd, trn, &(tr ? tr : head)->meta, ten, &te->meta, strict));
 	hog_data_free(head);
 	if (rc)

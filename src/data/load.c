@@ -117,6 +117,7 @@ static int hog_data_load_extras(hog_store *s, hog_data *d, hog_err *err)
 		return rc;
 	/* a split's half: which run of the split and which input (damaged or
 	 * older split meta is no id: nothing to compare it with) */
+	snprintf(d->origin, sizeof d->origin, "%016llx", (unsigned long long)hog_tools_from(s));
 	hog_split_id id;
 	char t[64];
 	if (hog_split_id_get(s, &id) == 0) {

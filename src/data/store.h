@@ -30,6 +30,9 @@ typedef struct hog_split_id {
 	char part;
 } hog_split_id;
 int hog_split_id_get(hog_store *s, hog_split_id *id);
+/* The input's identity for its halves' "from=": its meta entries that describe
+ * the data (the same for every split of one set, different for another set). */
+uint64_t hog_tools_from(hog_store *s);
 /* The longest "split" meta entry (with the NUL): its source= part is at most
  * 255 bytes, the rest under 100; a longer one is damaged. */
 #define HOG_SPLIT_META_MAX 768

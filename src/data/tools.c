@@ -41,9 +41,7 @@ static const char *hog_tools_base(const char *path)
 	return b ? b + 1 : path;
 }
 
-/* The input's identity for "from=": its meta entries that describe the data
- * (the same for every split of one set, different for another set). */
-static uint64_t hog_tools_from(hog_store *s)
+uint64_t hog_tools_from(hog_store *s)
 {
 	static const char *const keys[] = { "kind", "task", "examples", "features", "nnz", "blocks", "positives",
 	                                    "label_min", "label_max", "label_sum", "source", "users", "items" };

@@ -15,7 +15,6 @@
 
 /* An epoch of fewer nonzeros takes well under a millisecond (about 0.5 ms
  * at 2.5e8 a second): threads save nothing there (cmd_train's note) */
-#define SMALL_EPOCH_NNZ ((uint64_t)1 << 17)
 
 static const char usage_head[] =
 	"usage: hogwild train --data D.lmdb [--test T.lmdb] [options]\n"
@@ -36,19 +35,6 @@ typedef struct train_ui {
 	int validation;         /* the test columns are --validation's */
 	cli_held *held;         /* the held-out set read a chunk at a time (NULL: in memory) */
 } train_ui;
-
-/* Whether the run's options all apply to serial mode (a small set's default
- * with no --mode and no --threads): an option given for the parallel modes
- * (--flush-every, --shards, ...) keeps the parallel default instead of a
- * refusal. */
-static int small_serial_fits(const hog_train_opts *o, const cli_given *given)
-{
-	hog_train_opts s = *o;
-	char msg[512];
-	s.mode = HOG_MODE_SERIAL;
-	return (hog_model_kind_modes(o->model) >> HOG_MODE_SERIAL & 1u) &&
-	       cli_opt_check(CLI_TRAIN, &s, cli_opt_train_modes(&s), given, msg, sizeof msg) < 0;
-}
 
 /* hog_train_opts.test_eval: the held-out set read a chunk at a time. */
 static int held_eval(void *ud, const struct hog_model *m, struct hog_eval *ev, hog_err *err)
@@ -569,13 +555,13 @@ int cmd_train(int argc0, char **argv0)
 		 * threads, and each worker's shorter run of steps costs accuracy
 		 * (bench/results/default-mode.md: a 435-row set 7-14% above serial's
 		 * test loss at 2 threads, in either mode): say so */
-		if (known && (hm.kind == HOG_KIND_SPARSE || hm.kind == HOG_KIND_DENSE) && hm.nnz < SMALL_EPOCH_NNZ)
-			small = hm.nnz ? hm.nnz : 1;
+		if (known)
+			small = cli_small_epoch(&hm);
 		/* one worker: serial, whose --average sums every example's iterate; the
 		 * parallel modes' machinery would only coarsen it (replica's average,
 		 * taken at its flushes, left a 20,000-row set at test loss 0.477 against
 		 * serial's 0.456 after 2 epochs, the iterates the same) */
-		if (o.threads == 1 && small_serial_fits(&o, &a->given)) /* (--grid, --shards...: the parallel default) */
+		if (o.threads == 1 && cli_small_serial_fits(&o, &a->given)) /* (--grid, --shards...: the parallel default) */
 			o.mode = HOG_MODE_SERIAL;
 	}
 	if (o.resume && !o.checkpoint)
@@ -610,7 +596,7 @@ int cmd_train(int argc0, char **argv0)
 		        "does not apply\n");
 	const int threads = o.threads ? o.threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (small && o.mode != HOG_MODE_SERIAL && threads > 1) {
-		if (!a->given.on[OPT_THREADS - OPT_FIRST] && small_serial_fits(&o, &a->given)) {
+		if (!a->given.on[OPT_THREADS - OPT_FIRST] && cli_small_serial_fits(&o, &a->given)) {
 			/* nor --threads: the set trains as one sequence. Threads save no
 			 * time on it, and each worker's 1/T of the steps costs accuracy
 			 * the more workers there are: scikit-learn's breast-cancer set

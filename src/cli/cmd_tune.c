@@ -129,15 +129,20 @@ static int parse_args(int argc, char **argv, const struct option *lopts, tune_pl
 					rc = 2;
 				break;
 			}
-			if ((c = cli_train_option("tune", c, optarg, &pl->base, &t->a))) {
-				rc = c;
+			if ((rc = cli_train_option("tune", c, optarg, &pl->base, &t->a))) /* (an exit code; 0: taken) */
 				break;
+			rc = -1;
+			/* (the option by its id: getopt_long leaves idx as it was at a short
+			 * option, and -q after --save-config once wrote 'save-config = on' into
+			 * the config, which train then refused) */
+			const struct option *lo = NULL;
+			for (idx = 0; lopts[idx].name && !lo; idx++)
+				lo = lopts[idx].val == c ? &lopts[idx] : NULL;
+			if (lo && fixed_kept(c) && t->nkeys < 128) { /* written back to --save-config as given */
+				t->keys[t->nkeys] = lo->name;
+				t->vals[t->nkeys++] = lo->has_arg == no_argument ? "yes" : optarg ? optarg : "on";
 			}
-			if (fixed_kept(lopts[idx].val) && t->nkeys < 128) { /* written back to --save-config as given */
-				t->keys[t->nkeys] = lopts[idx].name;
-				t->vals[t->nkeys++] = lopts[idx].has_arg == no_argument ? "yes" : optarg ? optarg : "on";
-			}
-			if (lopts[idx].val == OPT_MODE)
+			if (c == OPT_MODE)
 				t->mode = optarg;
 		}
 	}
@@ -286,8 +291,10 @@ static int save_best(const tune_plan *pl, const tune_args *t, const hog_data *fu
 	o.early_stop = 0;
 	o.threads = 0;
 	o.bind = pl->base.bind;
-	if (!t->mode)
-		o.mode = hog_train_default_mode_data(&o, 0, &full->meta);
+	if (!t->mode) /* (and a small set as one sequence, as train without --mode and --threads trains it) */
+		o.mode = cli_small_epoch(&full->meta) && !t->a.given.on[OPT_THREADS - OPT_FIRST] &&
+		                 cli_small_serial_fits(&o, &t->a.given)
+		         ? HOG_MODE_SERIAL : hog_train_default_mode_data(&o, 0, &full->meta);
 	o.stop = pl->stop;
 	o.save = t->save;
 	hog_model *m = NULL;

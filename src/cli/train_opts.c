@@ -528,6 +528,21 @@ void cli_fit_note(const char *cmd, const hog_data_fit *fit, const hog_data *d, c
 		        "regression values\n", cmd, dn, rn);
 }
 
+uint64_t cli_small_epoch(const hog_meta *m)
+{
+	return (m->kind == HOG_KIND_SPARSE || m->kind == HOG_KIND_DENSE) && m->nnz < ((uint64_t)1 << 17)
+	       ? (m->nnz ? m->nnz : 1) : 0;
+}
+
+int cli_small_serial_fits(const hog_train_opts *o, const cli_given *given)
+{
+	hog_train_opts s = *o;
+	char msg[512];
+	s.mode = HOG_MODE_SERIAL;
+	return (hog_model_kind_modes(o->model) >> HOG_MODE_SERIAL & 1u) &&
+	       cli_opt_check(CLI_TRAIN, &s, cli_opt_train_modes(&s), given, msg, sizeof msg) < 0;
+}
+
 int cli_mpi_start(const char *cmd)
 {
 	const char *np = getenv("OMPI_COMM_WORLD_SIZE");

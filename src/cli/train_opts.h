@@ -82,4 +82,16 @@ int cli_mpi_start(const char *cmd);
 /* Installs SIGINT/SIGTERM handlers that set *cli_stop_flag() to the signal. */
 volatile int *cli_stop_flag(void);
 void cli_catch_signals(void);
+/* A set whose epoch is small (under 2^17 nonzeros, sparse or dense): its
+ * nonzeros (at least 1), else 0. Without --mode or --threads such a set trains
+ * as one sequence (serial) where the options allow (cli_small_serial_fits):
+ * train's default, which tune --save follows so that its model is the one
+ * `train -c` of its config makes. */
+uint64_t cli_small_epoch(const hog_meta *m);
+/* Whether the run's options all apply to serial mode (a small set's default
+ * with no --mode and no --threads): an option given for the parallel modes
+ * (--flush-every, --shards, ...) keeps the parallel default instead of a
+ * refusal. */
+int cli_small_serial_fits(const hog_train_opts *o, const cli_given *given);
+
 #endif

@@ -552,7 +552,8 @@ check_true "train: --diagnostics=off: no nonzeros or noise scale in --metrics" \
 check_true "train: --diagnostics=off: the same model" cmp "$T/l1.bin" "$T/l1off.bin"
 check "train: --diagnostics=maybe refused" 2 "$H" train --data "$T/ttr.lmdb" --diagnostics=maybe
 check_grep "train: --diagnostics=maybe: named" "$ERR" "diagnostics: 'maybe' is not on or off"
-check "train: --diagnostics for mf refused" 2 "$H" train --data "$T/gr.lmdb" --diagnostics
+check "train: --diagnostics for mf refused" 2 "$H" train --data "$T/gr.lmdb" --diagnostics --metrics "$T/mfdiag.json"
+check_grep "train: ... as an option of the linear model" "$ERR" "diagnostics applies to the linear model"
 check "eval: --l1 model" 0 "$H" eval --model "$T/l1.bin" --data "$T/tte.lmdb"
 check_grep "eval: nonzeros line" "$OUT" "^nonzeros +$nz of the model's 300 weights"
 check "eval: --json nonzeros" 0 "$H" eval --json --model "$T/l1.bin" --data "$T/tte.lmdb"
@@ -1713,8 +1714,9 @@ check_grep "train: ... said not to apply" "$ERR" 'note: the linear model in seri
 check_true "train: ... (another seed, the same weights)" sh -c "test -s '$T/seed5.txt' && '$H' model dump '$T/seed6.bin' | grep -v '^seed ' | cmp -s - '$T/seed5.txt'"
 check "train: --no-shuffle --shuffle-chunk 4" 0 "$H" train --data "$T/ttr.lmdb" --no-shuffle --shuffle-chunk 4 --epochs 1
 check_grep "train: ... notes that --shuffle-chunk does not apply" "$ERR" 'note: --no-shuffle .*--shuffle-chunk does not apply'
-check "train: --diagnostics without --metrics" 0 "$H" train --data "$T/ttr.lmdb" --diagnostics --epochs 1
-check_grep "train: ... notes that nothing shows them" "$ERR" 'note: --diagnostics go to --metrics FILE, which is not given'
+check "train: --diagnostics without --metrics" 2 "$H" train --data "$T/ttr.lmdb" --diagnostics --epochs 1
+check_grep "train: ... refused: nothing would show them" "$ERR" '--diagnostics: its figures go to --metrics FILE, which is not given'
+check "train: --diagnostics=off without --metrics" 0 "$H" train --quiet --data "$T/ttr.lmdb" --diagnostics=off --epochs 1
 check "train: --measure-delay in replica mode" 0 "$H" train --data "$T/ttr.lmdb" --mode replica --threads 2 --measure-delay --epochs 1
 check_grep "train: ... notes there is no delay to sample" "$ERR" "note: --measure-delay: replica mode's workers read private copies"
 "$H" train --quiet --data "$T/ttr.lmdb" --optimizer adagrad --epochs 1 --save "$T/ada.model" >/dev/null 2>&1

@@ -570,6 +570,9 @@ int cmd_train(int argc0, char **argv0)
 	if (t.stream && a->given.on[OPT_SHUFFLE_CHUNK - OPT_FIRST])
 		rc = cli_usage_error("train", NULL, "--shuffle-chunk does not apply with --stream, whose epochs visit the "
 		                     "set's blocks in a random order and each block's examples in a random order");
+	else if (t.diagnostics > 0 && !t.metrics) /* (measured, each epoch a pause, then written nowhere) */
+		rc = cli_usage_error("train", NULL, "--diagnostics: its figures go to --metrics FILE, which is not given "
+		                     "(the table does not show them)");
 	else if (t.stream && t.vfrac > 0)
 		rc = cli_usage_error("train", NULL, "--validation %s: a fraction of the training set needs it loaded; with "
 		                     "--stream give a validation data set (data split makes one)", t.validation);
@@ -630,9 +633,6 @@ int cmd_train(int argc0, char **argv0)
 	const char *save = t.save;
 	/* the noise scale and the nonzeros: what --metrics writes, unless told not to */
 	o.diagnostics = t.diagnostics < 0 ? t.metrics != NULL : t.diagnostics;
-	if (!a->quiet && t.diagnostics > 0 && !t.metrics) /* (measured, then written nowhere) */
-		fprintf(stderr, "hogwild train: note: --diagnostics go to --metrics FILE, which is not given: nothing "
-		        "shows them\n");
 	if (!a->quiet && o.measure_delay && (o.mode == HOG_MODE_REPLICA || o.mode == HOG_MODE_DETERMINISTIC))
 		fprintf(stderr, "hogwild train: note: --measure-delay: %s mode's workers read private copies, so there is "
 		        "no delay between a read and a write to sample (compare --modes lockfree,... shows the others')\n",

@@ -2820,7 +2820,7 @@ check_grep "categories: ... says which columns" "$ERR" "columns of text read as 
 check "categories: the test file" 0 "$H" data import -q -f csv "$T/catte.csv" "$T/catte.lmdb"
 check "categories: train" 0 "$H" train --quiet --data "$T/cattr.lmdb" --test "$T/catte.lmdb" --save "$T/cat.model"
 check "categories: predict" 0 "$H" predict --model "$T/cat.model" --data "$T/catte.lmdb" --out "$T/cat.pred"
-check_grep "categories: ... the unknown value counted" "$ERR" "has 1 features that .*cat.model lacks \\(1 nonzeros\\)"
+check_grep "categories: ... the unknown value counted" "$ERR" "has 1 feature that .*cat.model lacks \\(1 nonzero\\)"
 "$H" model dump --out "$T/cat.txt" "$T/cat.model" >/dev/null 2>&1
 awk -F, 'FNR == NR { if ($0 ~ /^category_from /) { split($0, f, " "); from = f[2] }
 		else if ($0 ~ /^categories /) { s = substr($0, 12); n = split(s, v, "\\\\n");

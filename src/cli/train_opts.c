@@ -515,9 +515,10 @@ void cli_fit_note(const char *cmd, const hog_data_fit *fit, const hog_data *d, c
 	 * 31% accuracy, with a note) */
 	const int most = d->meta.nnz && fit->extra_nnz * 2 > d->meta.nnz;
 	if (fit->extra_features)
-		fprintf(stderr, "hogwild %s: %s: %s has %llu features that %s lacks (%llu nonzeros%s): "
+		fprintf(stderr, "hogwild %s: %s: %s has %llu feature%s that %s lacks (%llu nonzero%s%s): "
 		        "scored as zero weight%s\n", cmd, most ? "warning" : "note", dn,
-		        (unsigned long long)fit->extra_features, rn, (unsigned long long)fit->extra_nnz,
+		        (unsigned long long)fit->extra_features, fit->extra_features == 1 ? "" : "s", rn,
+		        (unsigned long long)fit->extra_nnz, fit->extra_nnz == 1 ? "" : "s",
 		        most ? ", most of its values" : "", most ? "; is it the kind of data the model was trained on?" : "");
 	if (fit->narrow)
 		fprintf(stderr, "hogwild %s: warning: %s has %llu features, most of them in every row, and %s %llu: its "

@@ -838,6 +838,10 @@ check "mlp: without --layers" 0 "$H" train --model mlp --epochs 1 --data "$T/mct
 check_grep "mlp: ... says it has no hidden layer" "$ERR" '^hogwild train: note: --model mlp without --layers has no hidden layer'
 check "mlp: with --layers 4" 0 "$H" train --model mlp --layers 4 --epochs 1 --data "$T/mctr.lmdb"
 check_true "mlp: ... no such note" sh -c '! grep -q "without --layers" "$1"' sh "$ERR"
+check_grep "mlp: ... says its default momentum (the README says the defaults are said)" "$ERR" \
+	'^hogwild train: note: momentum 0.9, the mlp.s default with hidden layers and sgd'
+check "mlp: --momentum 0" 0 "$H" train --model mlp --layers 4 --momentum 0 --epochs 1 --data "$T/mctr.lmdb"
+check_true "mlp: ... no momentum note" sh -c '! grep -q "note: momentum" "$1"' sh "$ERR"
 check "mlp: bad --layers" 2 "$H" train --model mlp --layers 16,x --data "$T/mctr.lmdb"
 check "mlp: zero width" 2 "$H" train --model mlp --layers 0 --data "$T/mctr.lmdb"
 check "mlp: bad --batch" 2 "$H" train --model mlp --batch 0 --data "$T/mctr.lmdb"

@@ -630,6 +630,10 @@ int cmd_train(int argc0, char **argv0)
 		 * epochs, 86-88% with --layers 128 after 10) */
 		fprintf(stderr, "hogwild train: note: --model mlp without --layers has no hidden layer: it trains a linear "
 		        "model (softmax regression for classes); --layers 128 adds a hidden layer of 128 ReLUs\n");
+	else if (o.model == HOG_MODEL_MLP && o.mlp.nlayers && o.mlp.momentum_auto && o.rule == HOG_RULE_SGD &&
+	         o.mlp.momentum == 0 && !a->quiet) /* (mlp_opts.c's default, said as the README says) */
+		fprintf(stderr, "hogwild train: note: momentum 0.9, the mlp's default with hidden layers and sgd "
+		        "(--momentum 0 turns it off)\n");
 	const char *save = t.save;
 	/* the noise scale and the nonzeros: what --metrics writes, unless told not to */
 	o.diagnostics = t.diagnostics < 0 ? t.metrics != NULL : t.diagnostics;

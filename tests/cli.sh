@@ -776,7 +776,11 @@ check_grep "compare: ... and said why" "$OUT" "^\(replica: not sampled; its work
 check "compare: a short run is repeated" 0 "$H" compare --data "$T/ttr.lmdb" --modes lockfree --threads 2 --epochs 3
 check_grep "compare: ... 3 to 7 runs per cell, and why" "$OUT" '^runs: +[357] per cell \(times are medians; a serial run trains in under 0\.5 s, so every cell is run again in rounds: --repeat sets the count\)'
 check "compare: --repeat 1 keeps one run" 0 "$H" compare --data "$T/ttr.lmdb" --modes lockfree --threads 2 --epochs 3 --repeat 1
-check_grep "compare: ... said plainly" "$OUT" '^runs: +1 per cell \(times are medians\);'
+check_grep "compare: ... said plainly, no medians of one run" "$OUT" '^runs: +1 per cell \(--repeat N: medians of N\);'
+check "compare: more threads than CPUs" 0 "$H" compare --data "$T/ttr.lmdb" --modes lockfree \
+	--threads "$(($(nproc) + 1))" --epochs 1 --repeat 1
+check_grep "compare: ... oversubscription said, as train says it" "$ERR" \
+	"^hogwild compare: note: --threads $(($(nproc) + 1)) on [0-9]+ CPUs: oversubscribed"
 check "compare: unknown mode" 2 "$H" compare --data "$T/ttr.lmdb" --modes lockfree,magic
 check_grep "compare: --modes named" "$ERR" '--modes'
 check "compare: bad thread list" 2 "$H" compare --data "$T/ttr.lmdb" --threads 1,0

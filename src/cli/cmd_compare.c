@@ -405,6 +405,11 @@ int cmp_run_plan(cmp_plan *p, const hog_data *tr, const hog_data *te, const char
 			p->threads[p->nthreads++] = t;
 		p->threads[p->nthreads++] = cores > 0 ? cores : 1;
 	}
+	for (int t = 0, said = 0; t < p->nthreads && !said && !p->quiet && cores > 0; t++)
+		if ((said = p->threads[t] > cores)) /* (as train says it: its runs here are quiet) */
+			fprintf(stderr, "hogwild compare: note: --threads %d on %d CPUs: oversubscribed, the workers take "
+			        "turns on them (the racing modes slow down most; the rows beyond %d threads measure that)\n",
+			        p->threads[t], cores, cores);
 	if (!p->nranks)
 		p->ranks[p->nranks++] = 1;
 	int ncells = 1 + p->nmodes * p->nthreads * p->nranks;

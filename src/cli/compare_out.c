@@ -126,21 +126,41 @@ static void print_verdict(const cmp_report *r, FILE *f)
 		fprintf(f, "  %s on one thread ran %.2fx serial itself: the gain is the mode's, not its\n  "
 		        "workers'.\n", hog_mode_name(one->mode), speedup(r, one));
 	const int mf = r->train && r->train->meta.kind == HOG_KIND_RATINGS, mlp = r->plan->base.model == HOG_MODEL_MLP;
-	if (plain && plain != best && isfinite(speedup(r, plain)))
-		fprintf(f, "  plain lockfree with %d threads: epochs %.2fx serial's speed.%s\n", plain->threads,
-		        speedup(r, plain),
-		        speedup(r, plain) >= speedup(r, best) ? ""
-		        : mf ? "\n  Its workers write the same hot rows (the most rated items' factors),\n"
-		               "  whose cache lines then move between cores on nearly every update; grid,\n"
-		               "  whose workers take blocks of users and items no other worker touches\n"
-		               "  at once, does not pay that."
-		        : mlp ? "\n  Its workers write the same weights on every step, whose cache lines\n"
-		                "  then move between cores; buffered, which keeps each worker's changes\n"
-		                "  and adds them in at intervals, pays less."
-		              : "\n  Its workers write the same hot coordinates (the bias, the most frequent\n"
-		                "  features), whose cache lines then move between cores on nearly every\n"
-		                "  update; the modes that keep those coordinates per worker (buffered,\n"
-		                "  replica) do not pay that.");
+	if (!plain || plain == best || !isfinite(speedup(r, plain)))
+		return;
+	fprintf(f, "  plain lockfree with %d threads: epochs %.2fx serial's speed.", plain->threads, speedup(r, plain));
+	if (speedup(r, plain) >= speedup(r, best)) {
+		fputc('\n', f);
+		return;
+	}
+	/* why it lags; the modes that do not pay that named only where this run's
+	 * table shows them faster at as many threads and at the target (the mlp's
+	 * buffered, advised once above a row of it that never got there) */
+	const enum hog_mode alt[2] = { mf ? HOG_MODE_GRID : HOG_MODE_BUFFERED, mf || mlp ? HOG_MODE_BUFFERED
+	                                                                             : HOG_MODE_REPLICA };
+	int shown[2] = { 0, 0 };
+	for (int i = 1; i < r->ncells; i++) {
+		const cmp_cell *c = &r->cells[i];
+		for (int k = 0; k < 2; k++)
+			shown[k] |= c->done && c->mode == alt[k] && c->threads == plain->threads && c->ranks == plain->ranks &&
+			            isfinite(c->time_to_target) && speedup(r, c) > speedup(r, plain);
+	}
+	fputs(mf ? "\n  Its workers write the same hot rows (the most rated items' factors),\n"
+	           "  whose cache lines then move between cores on nearly every update"
+	      : mlp ? "\n  Its workers write the same weights on every step, whose cache lines\n"
+	              "  then move between cores"
+	            : "\n  Its workers write the same hot coordinates (the bias, the most frequent\n"
+	              "  features), whose cache lines then move between cores on nearly every\n  update", f);
+	if (mf && shown[0])
+		fputs(";\n  grid, whose workers take blocks of users and items no other worker\n  touches at once, does not "
+		      "pay that", f);
+	else if (mlp && shown[0])
+		fputs(";\n  buffered, which keeps each worker's changes and adds them in at\n  intervals, pays less", f);
+	else if (!mf && !mlp && (shown[0] || shown[1]))
+		fprintf(f, ";\n  %s, which keep%s those coordinates per worker, do%s not pay that",
+		        shown[0] && shown[1] ? "buffered and replica" : shown[0] ? "buffered" : "replica",
+		        shown[0] && shown[1] ? "" : "s", shown[0] && shown[1] ? "" : "es");
+	fputs(".\n", f);
 }
 
 void cmp_print_table(const cmp_report *r, FILE *f)
@@ -162,9 +182,12 @@ void cmp_print_table(const cmp_report *r, FILE *f)
 	        hog_loss_name(r->loss),
 	        hog_rule_name(o->rule), lr, o->lr > 0 ? "" : " (auto)", o->epochs, o->epochs == 1 ? "" : "s",
 	        (unsigned long long)o->seed);
-	fprintf(f, "runs:  %d per cell (times are medians%s); target loss %.5f\n\n", p->repeat,
-	        p->repeat_auto && p->repeat > 1 ? "; a serial run trains in under 0.5 s, so every cell is run "
-	                                          "again in rounds: --repeat sets the count" : "", r->target);
+	if (p->repeat > 1)
+		fprintf(f, "runs:  %d per cell (times are medians%s); target loss %.5f\n\n", p->repeat,
+		        p->repeat_auto ? "; a serial run trains in under 0.5 s, so every cell is run again in rounds: "
+		                         "--repeat sets the count" : "", r->target);
+	else
+		fprintf(f, "runs:  1 per cell (--repeat N: medians of N); target loss %.5f\n\n", r->target);
 	/* the work column in the model's unit; the squared loss is half the MSE */
 	char rate[32];
 	snprintf(rate, sizeof rate, "M%s/s", report_unit(r));

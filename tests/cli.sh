@@ -332,6 +332,16 @@ check_true "data export: a failure leaves no file" test ! -e "$T/none.txt" -a ! 
 check "data import of the export" 0 "$H" data import -q --format libsvm "$T/exported.txt" "$T/again.lmdb"
 "$H" data export "$T/again.lmdb" >"$T/again.txt" 2>"$ERR"
 check_true "data export of the re-import is byte-identical" cmp "$T/exported.txt" "$T/again.txt"
+# the fewest digits that read back the same float (iris's 5.1 was written 5.0999999), and labels that were
+# whole numbers (classes named 1..3) written as they were, with no note that they are not
+printf 'a,b,y\n5.1,0.3,1\n1e-7,3.4028234e38,2\n0.1,-2.5,3\n' >"$T/fx.csv"
+"$H" data import -q -f csv "$T/fx.csv" "$T/fx.lmdb" >/dev/null 2>&1
+check "data export: short floats" 0 "$H" data export --out "$T/fx.svm" "$T/fx.lmdb"
+check_true "data export: ... as they were written" \
+	test "$(tr '\n' ' ' <"$T/fx.svm")" = "1 1:5.1 2:0.3 2 1:1e-07 2:3.4028235e+38 3 1:0.1 2:-2.5 "
+check_true "data export: ... no note on class names that are the labels" test ! -s "$ERR"
+"$H" data import -q -f libsvm "$T/fx.svm" "$T/fx2.lmdb" >/dev/null 2>&1
+check_true "data export: ... and the same floats imported again" sh -c "'$H' data export '$T/fx2.lmdb' | cmp -s - '$T/fx.svm'"
 # ratings: user,item,rating lines with the original ids (a split's halves back as text)
 printf 'userId,movieId,rating,timestamp\n17,3001,4.5,1\n5,3001,2,2\n17,9,0.5,3\n' >"$T/rx.csv"
 "$H" data import -q --format ratings "$T/rx.csv" "$T/rx.lmdb" >/dev/null 2>&1
@@ -420,6 +430,10 @@ check "data gen dense" 0 "$H" data gen -q --kind dense --examples 500 --features
 check "data gen dense: info --json" 0 "$H" data info --json "$T/gd.lmdb"
 check_grep "data gen dense: kind and columns" "$OUT" '"kind":"dense".*"columns":16'
 check_grep "data gen dense: classes" "$OUT" '"classes":4'
+check "data export: a dense set" 2 "$H" data export "$T/gd.lmdb"
+check_grep "data export: ... refused as a set of another kind, naming none of the code" "$ERR" \
+	'gd.lmdb is a dense set \(an idx import.s\): data export writes sparse sets as LIBSVM text and ratings sets'
+check_true "data export: ... on one line" test "$(wc -l <"$ERR")" = 1
 check "data gen: negative --examples" 2 "$H" data gen --examples -5 "$T/g.lmdb"
 check_grep "data gen: --examples is named" "$ERR" '--examples'
 check "data gen: zero --examples" 2 "$H" data gen --examples 0 "$T/g.lmdb"
@@ -2689,7 +2703,7 @@ check_true "class names: ... the same file" cmp "$T/cn.model" "$T/cn2.model"
 # a binary model of names: --probabilities says whose
 "$H" train --quiet --data "$T/cnte.lmdb" --epochs 5 --save "$T/cnb.model" >/dev/null 2>&1
 check "class names: data export" 0 "$H" data export "$T/cntr.lmdb"
-check_grep "class names: ... says the labels are written as numbers" "$ERR" "class names, which LIBSVM text has not: written as their numbers \(0 'setosa', 1 'versicolor', 2 'virginica'\)"
+check_grep "class names: ... says the labels are written as numbers" "$ERR" "class names, which LIBSVM text has not: written as the classes' numbers \(0 'setosa', 1 'versicolor', 2 'virginica'\)"
 check "class names: --class-weight by name" 0 "$H" train --quiet --data "$T/cntr.lmdb" --epochs 2 --class-weight setosa=2,virginica=0.5
 check "class names: --class-weight of a name the set lacks" 2 "$H" train --quiet --data "$T/cntr.lmdb" --epochs 2 --class-weight daisy=2
 check_grep "class names: ... names the set's classes" "$ERR" "class 'daisy' is not one of the set's classes \(setosa, versicolor, virginica\)"

@@ -13,6 +13,7 @@
  * cmd_data_info.c's. */
 #include "cli/cli.h"
 #include "cli/cmd_data.h"
+#include "data/classes.h"
 #include "cli/suggest.h"
 #include "data/store.h"
 #include "sys/file.h"
@@ -503,7 +504,8 @@ static const char export_usage[] =
 	"Writes a sparse data set as LIBSVM text (ids from 1), a ratings set as\n"
 	"'user,item,rating' lines under that header (the original ids; a weighted\n"
 	"set's weights a fourth field, for --weight-col 3); floats printed so that\n"
-	"importing the text again gives the same values.\n"
+	"importing the text again gives the same values. A dense set (an idx\n"
+	"import's) is refused.\n"
 	"\n"
 	"  -f, --format FMT  libsvm (sparse sets) | ratings (ratings sets); default:\n"
 	"                    the set's own\n"
@@ -559,6 +561,12 @@ static int data_export(int argc, char **argv)
 	struct export_job job = { in, 0 };
 	if (!hog_data_load_header(&h, in, &err)) {
 		job.ratings = fmt < 0 ? h->meta.kind == HOG_KIND_RATINGS : fmt == 1;
+		if (h->meta.kind == HOG_KIND_DENSE) { /* (an idx import's images: no text format of its own here) */
+			rc = cli_usage_error(cmd, NULL, "%s is a dense set (an idx import's): data export writes sparse sets "
+			                     "as LIBSVM text and ratings sets as ratings", in);
+			hog_data_free(h);
+			return rc;
+		}
 		if ((h->meta.kind == HOG_KIND_RATINGS) != job.ratings) {
 			rc = cli_usage_error(cmd, U, "--format %s: %s is a %s set (--format %s)", fmt ? "ratings" : "libsvm",
 			                     in, hog_kind_name(h->meta.kind),
@@ -566,11 +574,14 @@ static int data_export(int argc, char **argv)
 			hog_data_free(h);
 			return rc;
 		}
-		if (h->class_names) {
+		float *nv = h->class_names ? malloc((hog_class_count(h->class_names) + 1) * sizeof *nv) : NULL;
+		if (h->class_names && !(nv && hog_class_numbers(h->class_names, nv, NULL))) { /* (names that are numbers:
+			                                                                              * written as they are) */
 			char list[240];
 			fprintf(stderr, "hogwild data export: note: %s's labels are class names, which LIBSVM text has not: "
-			        "written as their numbers (%s)\n", in, cli_class_list(list, sizeof list, h->class_names));
+			        "written as the classes' numbers (%s)\n", in, cli_class_list(list, sizeof list, h->class_names));
 		}
+		free(nv);
 		if (job.ratings && h->meta.weighted)
 			fprintf(stderr, "hogwild data export: note: %s is weighted: the weights are a fourth field, which "
 			        "data import reads with --weight-col 3\n", in);

@@ -11,6 +11,7 @@
  * floats with 9 significant digits, which is enough for every float to come back
  * bit for bit through the importer's decimal-to-double-to-float path. */
 #include "data/classes.h"
+#include "data/parse.h"
 #include "data/store.h"
 #include "sys/err.h"
 #include "sys/hash.h"
@@ -342,6 +343,18 @@ static void hog_tools_put_float(hog_tools_out *o, float v)
 		o->buf[o->pos++] = '1';
 		return;
 	}
+	/* the fewest digits that import back to v through the importers' own
+	 * parse (a double, then a float), so that 5.1 reads 5.1, not 5.0999999 */
+	for (int prec = 6; prec < 9; prec++) {
+		char t[32];
+		double d;
+		const int n = snprintf(t, sizeof t, "%.*g", prec, (double)v);
+		if (hog_parse_f64(t, &d) && (float)d == v) {
+			memcpy(o->buf + o->pos, t, (size_t)n);
+			o->pos += (size_t)n;
+			return;
+		}
+	}
 	o->pos += (size_t)snprintf(o->buf + o->pos, 32, "%.9g", (double)v);
 }
 
@@ -463,7 +476,7 @@ static int libsvm_line(hog_tools_out *o, const hog_meta *m, const hog_block *b, 
 int hog_export_libsvm(const char *in, int fd, hog_err *err)
 {
 	static const export_fmt f = { HOG_KIND_SPARSE, "export: %s is a %s data set; LIBSVM text is for sparse data "
-	                              "sets only (hog_export_ratings writes ratings)", libsvm_prepare, libsvm_line };
+	                              "sets only (a ratings set exports as ratings)", libsvm_prepare, libsvm_line };
 	struct libsvm_ctx c = { NULL, 0 };
 	const int rc = export_frame(in, fd, &f, &c, err);
 	free(c.val);

@@ -902,6 +902,8 @@ check_grep "mlp: ... is not multiclass" "$ERR" 'not multiclass'
 check "mlp: sparse binary set" 0 "$H" train --model mlp --layers 8 --epochs 1 --data "$T/ttr.lmdb" --quiet
 
 # ------------------------------------------------------------ backend: BLAS kernels and GPUs in topo
+check "topo: --threads 0, every core (as train's 0)" 0 "$H" topo --threads 0
+check_grep "topo: ... a worker per core" "$OUT" "^plan: [0-9]+ workers? on"
 check "topo: compute lines" 0 "$H" topo --threads 1
 check_grep "topo: names the OpenBLAS kernels, one thread per worker" "$OUT" '^blas: OpenBLAS .*kernels [A-Za-z0-9]+.*1 thread per worker'
 check_grep "topo: lists the GPUs or says why there are none" "$OUT" '^(gpu [0-9]+: .*compute capability [0-9]+\.[0-9]+|gpus: none \(.+\))'

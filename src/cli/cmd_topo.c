@@ -15,7 +15,7 @@ static const char topo_usage[] =
 	"Shows the machine (packages, NUMA nodes, cores, PUs, caches) and where N worker\n"
 	"threads would run and their memory would go.\n"
 	"\n"
-	"  -t, --threads N        workers to plan for (default: all cores)\n"
+	"  -t, --threads N        workers to plan for (default, or 0: all cores)\n"
 	"  -b, --bind MODE        core: one PU per worker; numa: the worker's NUMA node;\n"
 	"                         none: not pinned (default: core)\n"
 	"  -s, --synthetic DESC   plan for another machine: an hwloc synthetic description\n"
@@ -64,9 +64,9 @@ int cmd_topo(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":t:b:s:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 't':
-			if (cli_parse_int(optarg, 1, 65536, &threads) != 0)
+			if (cli_parse_int(optarg, 0, 65536, &threads) != 0) /* (0: every core, as train's) */
 				return cli_usage_error("topo", NULL, "--threads: '%s' is not a number "
-				                       "from 1 to 65536", optarg);
+				                       "from 0 (every core) to 65536", optarg);
 			break;
 		case 'b':
 			if (hog_bind_parse(optarg) < 0)

@@ -488,6 +488,14 @@ check_true "predict: one line per example ($n)" test "$(wc -l < "$T/p.txt")" -eq
 check_true "predict: only -1 and 1" test -z "$(grep -Ev '^(-1|1)$' "$T/p.txt")"
 check "predict: probabilities to stdout" 0 "$H" predict --probabilities --model "$T/m.bin" --data "$T/tte.lmdb"
 check_true "predict: probabilities in (0,1)" awk '$1 <= 0 || $1 >= 1 { bad = 1 } END { exit bad }' "$OUT"
+# softmax on the same -1/+1 set: its labels as logistic's (it wrote 0 for -1, every negative wrong to a user
+# comparing), its log loss in eval (it was null beside a softmax loss that is one)
+"$H" train --quiet --data "$T/ttr.lmdb" --loss softmax --epochs 2 --save "$T/sm2.model" >/dev/null 2>&1
+check "predict: softmax of a -1/+1 set, --labels" 0 "$H" predict --labels --model "$T/sm2.model" --data "$T/tte.lmdb"
+check_true "predict: ... only -1 and 1" sh -c "test -s '$OUT' && ! grep -Evq '^(-1|1)$' '$OUT'"
+check "eval: softmax of a -1/+1 set --json" 0 "$H" eval --json --model "$T/sm2.model" --data "$T/tte.lmdb"
+check_true "eval: ... its log loss, the softmax loss" awk -F'[:,]' '{ for (i = 1; i < NF; i++) v[$i] = $(i + 1) }
+	END { exit !(v["\"logloss\""] != "null" && v["\"logloss\""] + 0 > 0 && v["\"logloss\""] == v["\"loss\""]) }' "$OUT"
 # checkpoint and resume: a 2-epoch run continued to 4 equals a straight 4-epoch run (serial)
 "$H" train --data "$T/ttr.lmdb" --mode serial --epochs 4 --save "$T/s4.bin" >/dev/null 2>&1
 "$H" train --data "$T/ttr.lmdb" --mode serial --epochs 2 --checkpoint "$T/ck.bin" >/dev/null 2>&1

@@ -439,8 +439,8 @@ int cmd_eval(int argc, char **argv)
 	}
 	/* a hinge or squared-loss classifier's margin is no probability: no log loss of it (predict refuses
 	 * --probabilities of it alike) */
-	if (!rc && !ev.classes && info.loss != HOG_LOSS_LOGISTIC)
-		ev.logloss = NAN;
+	if (!rc && !ev.classes && info.loss != HOG_LOSS_LOGISTIC && info.loss != HOG_LOSS_SOFTMAX)
+		ev.logloss = NAN; /* (softmax of two classes: its margin's logistic is the class probability) */
 	if (rc) {
 		rc = cli_fail(&err, rc);
 	} else if (json) {
@@ -530,7 +530,7 @@ static void put_class(FILE *f, const char *names, const char *const *at, uint32_
  * (@p raw: original ids), the label, the probability or the margin; a class
  * or label by its name where the training labels were names (@p names). */
 static void write_predictions(FILE *f, const float *mg, uint64_t n, uint32_t C, int what, const uint64_t *raw,
-                              const char *names, int neg_zero)
+                              const char *names, int neg_zero, int binary)
 {
 	char num[32];
 	/* where each name starts, found once (hog_class_name() walks from the first;
@@ -543,8 +543,11 @@ static void write_predictions(FILE *f, const float *mg, uint64_t n, uint32_t C, 
 		if (C && what == 2)
 			for (uint32_t j = 0; j < C; j++)
 				fprintf(f, "%.6g%c", mg[i * C + j], j + 1 == C ? '\n' : ' ');
-		else if (C) {
-			snprintf(num, sizeof num, "%.0f\n", mg[i]);
+		else if (C) { /* (softmax of a binary set without names: its labels, -1/+1 or 0/1, as logistic's) */
+			if (binary && !K)
+				snprintf(num, sizeof num, "%s\n", mg[i] > 0 ? "1" : neg_zero ? "0" : "-1");
+			else
+				snprintf(num, sizeof num, "%.0f\n", mg[i]);
 			put_class(f, names, at, K, (uint32_t)mg[i], num);
 		} else if (raw)
 			fprintf(f, "%llu %llu %.9g\n", (unsigned long long)raw[2 * i], (unsigned long long)raw[2 * i + 1], mg[i]);
@@ -710,7 +713,8 @@ int cmd_predict(int argc, char **argv)
 			hog_data_match_chunk(x, k);
 			if ((rc = C && what == 2 ? hog_model_predict_proba(m, k, mg, &err) : hog_model_predict(m, k, mg, &err)))
 				break;
-			write_predictions(f, mg, k->n, C, what, raw, info.class_names, info.neg_zero);
+			write_predictions(f, mg, k->n, C, what, raw, info.class_names, info.neg_zero,
+			                  info.task == HOG_TASK_BINARY);
 			if (ferror(f))
 				break;
 		}
@@ -721,7 +725,8 @@ int cmd_predict(int argc, char **argv)
 		else
 			cli_fit_note("predict", &fit, d, data, model);
 	} else {
-		write_predictions(f, mg, d->n, C, what, raw, info.class_names, info.neg_zero);
+		write_predictions(f, mg, d->n, C, what, raw, info.class_names, info.neg_zero,
+		                  info.task == HOG_TASK_BINARY);
 	}
 	errno = 0;
 	if (!rc && (fflush(f) != 0 || ferror(f) || (out && fsync(fileno(f)) != 0))) {

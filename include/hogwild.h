@@ -717,6 +717,7 @@ typedef struct hog_model_info {
 	                                by the model), or NULL */
 	uint32_t csv_label, csv_fields; /**< csv: the training set's label column of its lines' fields
 	                                     (from 0; 0, 0: unknown) */
+	uint32_t vw_bits;          /**< vw: the bits the training set's names were hashed into (0: unknown) */
 	int neg_zero;              /**< binary without class names: the training set's negatives were 0,
 	                                not -1 (predict --labels writes them so) */
 	const char *class_names;   /**< the training set's class names (hog_data.class_names, owned

@@ -240,6 +240,9 @@ typedef struct hog_data {
 	uint64_t category_from; /**< the first category's feature id (the numbers' columns) */
 	uint32_t csv_label, csv_fields; /**< csv: the label's field (from 0, as --label-col counts) of
 	                                     the lines' csv_fields (meta "csv_label"); 0, 0: unknown */
+	uint8_t libsvm_base;   /**< libsvm: 1 + the files' first index (1: --zero-based, 2: from 1; meta
+	                            "libsvm_base"); 0: unknown */
+	uint32_t vw_bits;      /**< vw: the bits its names were hashed into (meta "vw_bits"); 0: unknown */
 	char origin[17];       /**< the set's own id, as hog_data_split() writes it in its halves' "from="
 	                            (16 hex digits; a loaded set's, else "") */
 	char *split;           /**< a half made by hog_data_split(): "pair=P from=F part=X" (the run
@@ -304,6 +307,7 @@ typedef struct hog_data_ref {
 	const char *categories;        /**< the categories' names (hog_data.categories), or NULL */
 	uint64_t category_from;        /**< and the first one's feature id */
 	uint32_t csv_label, csv_fields; /**< csv: the label's field of the lines' fields (0, 0: unknown) */
+	uint32_t vw_bits;              /**< vw: the hash's bits (0: unknown) */
 } hog_data_ref;
 
 /** What hog_data_reconcile() did to a test set. */

@@ -39,6 +39,7 @@ struct info {
 	const char *class_names; /* labels that were names (classes.c), or NULL */
 	const char *categories;  /* columns of text: their values' names, or NULL */
 	uint64_t category_from;
+	const hog_data *h;       /* the header: how the input was read (csv_label, libsvm_base, vw_bits) */
 	uint64_t *class_size;    /* multiclass: each class's examples, or NULL */
 };
 
@@ -122,6 +123,12 @@ static void info_json(const struct info *f)
 	}
 	fputs(",\"source\":", stdout);
 	cli_json_str(stdout, m->source);
+	if (f->h->csv_fields)
+		printf(",\"csv_label\":%u,\"csv_fields\":%u", f->h->csv_label, f->h->csv_fields);
+	if (f->h->libsvm_base)
+		printf(",\"libsvm_base\":%d", f->h->libsvm_base - 1);
+	if (f->h->vw_bits)
+		printf(",\"vw_bits\":%u", f->h->vw_bits);
 	if (m->task == HOG_TASK_BINARY) {
 		json_u64("positives", m->positives);
 		json_num("positive_share", (double)m->positives / n);
@@ -210,6 +217,13 @@ static void info_text(const struct info *f)
 			    m->kind == HOG_KIND_RATINGS ? " (mf: lockfree, not grid)" : "");
 	}
 	ROW("source", "%.60s%s", m->source[0] ? m->source : "-", strlen(m->source) > 60 ? "..." : "");
+	const hog_data *h = f->h; /* (what a set imported apart must be read with to line up with it) */
+	if (h->csv_fields)
+		ROW("read as", "CSV, the label field %u of %u (--label-col %u)", h->csv_label, h->csv_fields, h->csv_label);
+	if (h->libsvm_base)
+		ROW("read as", "LIBSVM, indices from %d%s", h->libsvm_base - 1, h->libsvm_base == 1 ? " (--zero-based)" : "");
+	if (h->vw_bits)
+		ROW("read as", "VW, names hashed into %u bits (--bits %u)", h->vw_bits, h->vw_bits);
 	if (m->task == HOG_TASK_BINARY && !m->unlabelled)
 		ROW("positives", "%llu (%.1f%%)", (ull)m->positives, 100.0 * m->positives / n);
 	if (m->task == HOG_TASK_MULTICLASS)
@@ -319,6 +333,7 @@ int data_info(int argc, char **argv)
 	f.class_names = h->class_names;
 	f.categories = h->categories;
 	f.category_from = h->category_from;
+	f.h = h;
 	struct stat st;
 	if (stat(f.path, &st) == 0)
 		f.size = (uint64_t)st.st_size;

@@ -167,6 +167,8 @@ static void info_json(const struct minfo *f)
 	json_str_or_null("columns", i->columns);
 	if (i->csv_fields)
 		printf(",\"label_column\":%u,\"csv_fields\":%u", i->csv_label, i->csv_fields);
+	if (i->vw_bits)
+		printf(",\"vw_bits\":%u", i->vw_bits);
 	if (i->class_names)
 		cli_json_classes(stdout, i->class_names);
 	if (i->categories)
@@ -254,6 +256,8 @@ static void info_text(const struct minfo *f)
 	if (i->csv_fields) /* (a set imported apart must take the same column: eval checks it) */
 		ROW("label column", "%u of %u fields a line, from 0 (--label-col %u)", i->csv_label, i->csv_fields,
 		    i->csv_label);
+	if (i->vw_bits) /* (likewise its --bits) */
+		ROW("hashed", "VW names into %u bits (--bits %u)", i->vw_bits, i->vw_bits);
 	cli_names_rows(i->class_names, i->categories, i->category_from);
 }
 

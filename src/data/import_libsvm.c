@@ -84,22 +84,60 @@ static const char *libsvm_label(libsvm_labels *lb, const hog_import_opts *o, con
 }
 
 /* Reads one LIBSVM file into w; ids/vals are scratch arrays grown as needed. */
-static int libsvm_file(hog_import_ctx *c, libsvm_labels *lb, const char *path, hog_writer *w, uint32_t **ids,
-                       float **vals, size_t *cap, hog_err *err)
+/* The ids' base: --zero-based, or the comment scikit-learn's dump_svmlight_file
+ * writes above its lines ("# Column indices are zero-based"), and the smallest
+ * index met (a --zero-based file that never has 0 may be one-based: said). */
+typedef struct libsvm_base {
+	uint64_t base;     /* the files' first index, stored as id 0 */
+	int lines;         /* data lines read so far (the comment counts before the first) */
+	int said;          /* the file said its base in that comment */
+	uint64_t least;    /* the smallest index met (UINT64_MAX: none) */
+} libsvm_base;
+
+/* A comment line before the data: scikit-learn's words for the base. */
+static void libsvm_base_comment(hog_import_ctx *c, libsvm_base *b, const hog_input *in, const char *p)
+{
+	const int zero = strstr(p, "Column indices are zero-based") != NULL,
+	          one = strstr(p, "Column indices are one-based") != NULL;
+	if (b->lines || !(zero || one))
+		return;
+	char msg[400];
+	if (zero && !c->o->zero_based && b->base) {
+		b->base = 0;
+		b->said = 1;
+		snprintf(msg, sizeof msg, "%.200s:%llu: the file says its column indices are zero-based (scikit-learn's "
+		         "dump_svmlight_file): read so, as --zero-based reads them", in->path, (unsigned long long)in->line);
+	} else if (one && c->o->zero_based) {
+		snprintf(msg, sizeof msg, "warning: %.200s:%llu: the file says its column indices are one-based, but "
+		         "--zero-based reads them from 0: every feature one off from a one-based set's", in->path,
+		         (unsigned long long)in->line);
+	} else {
+		b->said = 1;
+		return;
+	}
+	if (c->o->note)
+		c->o->note(c->o->note_ud, msg);
+}
+
+static int libsvm_file(hog_import_ctx *c, libsvm_labels *lb, libsvm_base *bs, const char *path, hog_writer *w,
+                       uint32_t **ids, float **vals, size_t *cap, hog_err *err)
 {
 	hog_input in;
 	int rc = hog_input_open(&in, path, c->o->max_line, err);
 	if (rc)
 		return rc;
 	uint64_t dim = c->o->features;
-	const uint64_t base = c->o->zero_based ? 0 : 1; /* the file's first index, stored as id 0 */
 	char *line;
 	size_t len;
 	uint64_t since_progress = 0;
 	while ((rc = hog_input_line(&in, &line, &len, err)) == 1) {
 		const char *p = hog_skip_space(line);
+		if (*p == '#')
+			libsvm_base_comment(c, bs, &in, p);
 		if (*p == 0 || *p == '#')
 			continue;
+		bs->lines++;
+		const uint64_t base = bs->base;
 		double y;
 		const char *why, *q = libsvm_label(lb, c->o, &in, p, &y, &why);
 		if (why)
@@ -170,6 +208,7 @@ static int libsvm_file(hog_import_ctx *c, libsvm_labels *lb, const char *path, h
 				}
 				*cap = nc;
 			}
+			bs->least = id < bs->least ? id : bs->least;
 			(*ids)[nnz] = (uint32_t)(id - base);
 			(*vals)[nnz++] = (float)v;
 			p = hog_skip_space(q);
@@ -203,10 +242,21 @@ int hog_import_libsvm(hog_import_ctx *c, hog_err *err)
 	if (!ids || !vals)
 		rc = hog_err_set(err, ENOMEM, "out of memory");
 	libsvm_labels lb = { .state = c->o->no_label ? 0 : -1 };
+	libsvm_base bs = { .base = c->o->zero_based ? 0 : 1, .least = UINT64_MAX };
 	for (int i = 0; i < c->nin && !rc; i++)
-		rc = libsvm_file(c, &lb, c->in[i], w, &ids, &vals, &cap, err);
+		rc = libsvm_file(c, &lb, &bs, c->in[i], w, &ids, &vals, &cap, err);
 	if (lb.state == 0)
 		hog_writer_set_unlabelled(w);
+	if (!rc && !bs.base && !bs.said && bs.least != UINT64_MAX && bs.least > 0 && c->o->note) {
+		char msg[400]; /* (a one-based file read from 0: its features one off from its test file's) */
+		snprintf(msg, sizeof msg, "warning: --zero-based, but no line has feature index 0 (the least is %llu): if "
+		         "the file is one-based, as LIBSVM's own are, import it without --zero-based",
+		         (unsigned long long)bs.least);
+		c->o->note(c->o->note_ud, msg);
+	}
+	if (!rc) { /* (a set imported apart from another base is refused beside it: reconcile.c) */
+		rc = hog_writer_meta_set(w, "libsvm_base", bs.base ? "1" : "0", err);
+	}
 	free(ids);
 	free(vals);
 	return hog_import_close(c, w, rc, err);

@@ -2,7 +2,8 @@
  *
  * A line is "[label [importance]] ['tag]|ns[:scale] feature[:value] ... |ns2 ...":
  * the label part before the first '|' (a label, an optional importance weight
- * and an optional 'tag, which is ignored), then namespaces, each a '|', a name
+ * and an optional 'tag, or a tag without its ' that touches the bar, which is
+ * ignored), then namespaces, each a '|', a name
  * (none: the default namespace) with an optional scale of its values, and its
  * features. A feature's id is VW's (vwhash.h): its name hashed with its
  * namespace's hash as the seed, kept to the low --bits bits; -q pairs add the
@@ -119,6 +120,15 @@ static const char *vw_label(vw_state *s, const hog_input *in, const char *p, con
 	p = hog_skip_space(p);
 	*y = 0;
 	*imp = 1;
+	/* a tag without its ' is a last token that touches the bar ("1 1.0 zebra|f ...", VW's own example;
+	 * "zebra|f ..." alone: no label) */
+	const char *const end = bar, *tag = bar;
+	while (tag > p && !hog_is_space(tag[-1]))
+		tag--;
+	double t;
+	const char *tq = tag < bar ? hog_parse_f64(tag, &t) : NULL;
+	if (tag < bar && *tag != '\'' && (!tq || tq != bar))
+		bar = tag; /* (the label part ends before it; a number touching the bar stays the label) */
 	int has = p < bar && *p != '\'';
 	if (has) {
 		const char *q = hog_parse_f64(p, y);
@@ -155,7 +165,7 @@ static const char *vw_label(vw_state *s, const hog_input *in, const char *p, con
 		         has ? "a label" : "no label", s->where, has ? "has none" : "has one");
 		return NULL;
 	}
-	return bar;
+	return end;
 }
 
 /* One namespace at @p p (just after its '|') up to the next '|' or the end. */
@@ -300,6 +310,10 @@ int hog_import_vw(hog_import_ctx *c, hog_err *err)
 		rc = vw_file(c, &s, c->in[i], w, err);
 	if (s.labelled == 0)
 		hog_writer_set_unlabelled(w);
+	char nb[16]; /* (a set hashed into other bits is refused beside it: reconcile.c) */
+	snprintf(nb, sizeof nb, "%u", bits);
+	if (!rc)
+		rc = hog_writer_meta_set(w, "vw_bits", nb, err);
 	free(s.f);
 	free(s.ids);
 	free(s.vals);

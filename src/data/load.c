@@ -110,6 +110,12 @@ static int hog_data_load_extras(hog_store *s, hog_data *d, hog_err *err)
 		d->csv_label = k;
 		d->csv_fields = nf;
 	}
+	unsigned v;
+	if (hog_store_meta_get(s, "libsvm_base", lc, sizeof lc) == 0 && sscanf(lc, "%u%c", &v, &end) == 1 && v <= 1)
+		d->libsvm_base = (uint8_t)(v + 1);
+	if (hog_store_meta_get(s, "vw_bits", lc, sizeof lc) == 0 && sscanf(lc, "%u%c", &v, &end) == 1 && v >= 1 &&
+	    v <= 31)
+		d->vw_bits = v;
 	int rc = load_class_names(s, d, err);
 	if (!rc)
 		rc = load_categories(s, d, err);

@@ -33,6 +33,7 @@ void hog_data_ref_of(const hog_data *tr, hog_data_ref *ref)
 	ref->category_from = tr->category_from;
 	ref->csv_label = tr->csv_label;
 	ref->csv_fields = tr->csv_fields;
+	ref->vw_bits = tr->vw_bits;
 	/* a set that is one part of a split has ids without ratings in it */
 	if (tr->meta.kind == HOG_KIND_RATINGS && tr->users && (ref->user_rated = calloc(ref->users + 1, 1)) &&
 	    (ref->item_rated = calloc(ref->items + 1, 1))) {
@@ -289,6 +290,14 @@ int rec_columns(const hog_data *d, const char *dn, const hog_data_ref *ref, cons
 		                   "column %u; import it again with --label-col %u", rn, ref->csv_label, name,
 		                   ref->csv_fields, dn, d->csv_label, ref->csv_label);
 	}
+	/* names hashed into other bits: every feature id means another feature (a
+	 * VW set at 16 bits beside one at 18 scored 76.6% for 85.0%). (LIBSVM ids
+	 * read from another base are not refused: a scikit-learn file from 0 beside
+	 * LIBSVM's own from 1 line up; the import warns of the likely mistake.) */
+	if (ref->vw_bits && d->vw_bits && ref->vw_bits != d->vw_bits)
+		return hog_err_set(err, HOG_EMISMATCH, "the feature ids are other hashes: %s's names were hashed into %u "
+		                   "bits and %s's into %u; import %s again with --bits %u", rn, ref->vw_bits, dn, d->vw_bits,
+		                   dn, ref->vw_bits);
 	return 0;
 }
 

@@ -66,6 +66,8 @@ int hog_data_subset(const hog_data *d, const uint64_t *pick, uint64_t n, hog_dat
 	s->category_from = d->category_from;
 	s->csv_label = d->csv_label;
 	s->csv_fields = d->csv_fields;
+	s->libsvm_base = d->libsvm_base;
+	s->vw_bits = d->vw_bits;
 	s->dim = d->dim;
 	if (d->labels && !(s->labels = malloc(n * 4 + 4)))
 		goto oom;

@@ -141,7 +141,8 @@ static int hog_tools_split_open(hog_writer **w, hog_store *s, const char *in, co
 	/* a CSV set's column names (a test set is matched against them), its class
 	 * names, which its halves' labels number, and its categories, which number
 	 * their features: as they are (the halves keep the input's task and width) */
-	static const char *const names[] = { "columns", "class_names", "category_from", "categories", "csv_label" };
+	static const char *const names[] = { "columns", "class_names", "category_from", "categories", "csv_label",
+	                                     "libsvm_base", "vw_bits" };
 	for (size_t k = 0; k < sizeof names / sizeof *names && !rc; k++) {
 		char *v;
 		int got = hog_store_meta_dup(s, names[k], (size_t)1 << 30, &v);

@@ -128,6 +128,8 @@ static void dump_header(dump_out *o, const hog_model *m, const hog_ckpt *ck, uin
 		out_fmt(o, "negative_label 0\n");
 	if (m->csv_fields)
 		out_fmt(o, "label_column %u %u\n", m->csv_label, m->csv_fields);
+	if (m->vw_bits)
+		out_fmt(o, "vw_bits %u\n", m->vw_bits);
 	if (ck->data_hash || ck->opts_hash)
 		out_fmt(o, "hashes %llu %llu\n", (unsigned long long)ck->data_hash, (unsigned long long)ck->opts_hash);
 	if (ck->in_epoch) {
@@ -280,11 +282,11 @@ typedef struct dump_head {
 enum { K_KIND, K_LOSS, K_RULE, K_SCHED, K_SHAPE, K_FLAGS, K_AUX, K_EPOCHS, K_EXAMPLES, K_LR, K_L2, K_BETA,
        K_BACKOFF, K_T0, K_SEED, K_WARMUP, K_TASK, K_IDS, K_RECORDS, K_REQUIRED, K_COLUMNS = K_REQUIRED, K_SPLIT,
        K_HASHES, K_POSITIONS, K_CLASS_NAMES, K_CATEGORIES, K_CATEGORY_FROM, K_NEGATIVE_LABEL, K_LABEL_COLUMN,
-       K_COUNT };
+       K_VW_BITS, K_COUNT };
 static const char *const keys[K_COUNT] = { "kind", "loss", "rule", "schedule", "shape", "flags", "aux", "epochs",
 	"examples", "lr", "l2", "beta", "backoff", "t0", "seed", "warmup", "task", "ids", "records", "columns",
 	"split", "hashes", "positions", "class_names", "categories", "category_from", "negative_label",
-	"label_column" };
+	"label_column", "vw_bits" };
 
 /* An enum's value by name (@p parse), or a message listing the names. */
 static int head_enum(dump_in *in, const char *key, const char *v, int (*parse)(const char *), const char *names,
@@ -402,6 +404,11 @@ static int head_value(dump_in *in, dump_head *h, int k, const char *p)
 		m->csv_label = (uint32_t)u[0];
 		m->csv_fields = (uint32_t)u[1];
 		break;
+	case K_VW_BITS:
+		if (u[0] < 1 || u[0] > 31)
+			return in_bad(in, "vw_bits: %llu is not 1..31", (unsigned long long)u[0]);
+		m->vw_bits = (uint32_t)u[0];
+		break;
 	case K_CATEGORY_FROM:
 		m->category_from = u[0];
 		h->has_from = 1;
@@ -493,6 +500,7 @@ static int head_model(dump_in *in, dump_head *h, hog_model **out)
 	m->neg_zero = hm->neg_zero;
 	m->csv_label = hm->csv_label;
 	m->csv_fields = hm->csv_fields;
+	m->vw_bits = hm->vw_bits;
 	h->columns = h->split = h->class_names = h->categories = NULL;
 	*out = m;
 	if (h->ids && (!(m->user_ids = calloc(m->shape[0] + 1, 8)) || !(m->item_ids = calloc(m->shape[1] + 1, 8))))

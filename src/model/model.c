@@ -19,8 +19,8 @@
  * set's split id when it is a half of a split ("pair=P from=F part=X", text,
  * no NUL, 1..256 bytes), 5 the training set's class names (hog_data.class_names:
  * text, each name ended by a newline), 6 its categories (u64 the first one's
- * feature id, then hog_data.categories's text). Unknown tags
- * are skipped, so a later section does not need a new version.
+ * feature id, then hog_data.categories's text), 7.. (model_sections.c). Unknown
+ * tags are skipped, so a later section does not need a new version.
  * Version 1 files (linear models of hogwild 0.1, a 128-byte header) still load.
  */
 #include "kinds.h"
@@ -43,15 +43,6 @@
 #define HEADER_V1 128
 #define HEADER_V2 192
 #define MAX_WORKERS 65536
-#define SEC_USER_IDS 1u
-#define SEC_ITEM_IDS 2u
-#define SEC_COLUMNS 3u
-#define SEC_SPLIT 4u
-#define SEC_CLASS_NAMES 5u
-#define SEC_CATEGORIES 6u
-#define SEC_NEG_ZERO 7u   /* u64 1: a binary training set's negatives were 0 (model.h, neg_zero) */
-#define SEC_CSV_LABEL 8u  /* u64 csv_label, u64 csv_fields: the CSV training set's label column (model.h) */
-#define SPLIT_MAX 256 /* the split id's text (data/store.h: 50 characters) */
 #define SECTIONS_MAX (1ull << 40)
 
 /* The kinds built in: their descriptors (kinds.c, the one list). */
@@ -138,6 +129,7 @@ int hog_model_set_origin(hog_model *m, const hog_data *tr)
 	m->category_from = tr->category_from;
 	m->csv_label = tr->csv_label;
 	m->csv_fields = tr->csv_fields;
+	m->vw_bits = tr->vw_bits;
 	if (tr->split && !(m->split = strdup(tr->split)))
 		return ENOMEM;
 	return 0;
@@ -170,6 +162,7 @@ void hog_model_info_get(const hog_model *m, hog_model_info *info)
 	info->category_from = m->category_from;
 	info->csv_label = m->csv_label;
 	info->csv_fields = m->csv_fields;
+	info->vw_bits = m->vw_bits;
 	info->neg_zero = m->neg_zero;
 	hog_model_kind_get(m->kind)->info(m, info);
 }
@@ -203,7 +196,7 @@ int hog_model_prepare(const hog_model *m, hog_data *d, const char *d_name, const
 		                 .user_ids = m->user_ids, .item_ids = m->item_ids, .columns = m->columns,
 		                 .class_names = m->class_names,
 		                 .categories = m->categories, .category_from = m->category_from,
-		                 .csv_label = m->csv_label, .csv_fields = m->csv_fields };
+		                 .csv_label = m->csv_label, .csv_fields = m->csv_fields, .vw_bits = m->vw_bits };
 	const hog_model_kind_ops *k = hog_model_kind_get(m->kind);
 	if (d->meta.unlabelled && m->task) /* no labels: the task is the model's, not the importer's guess */
 		d->meta.task = m->task;
@@ -237,7 +230,7 @@ int hog_model_match(const hog_model *m, hog_chunks *c, const char *d_name, const
 		                 .user_ids = m->user_ids, .item_ids = m->item_ids, .columns = m->columns,
 		                 .class_names = m->class_names,
 		                 .categories = m->categories, .category_from = m->category_from,
-		                 .csv_label = m->csv_label, .csv_fields = m->csv_fields };
+		                 .csv_label = m->csv_label, .csv_fields = m->csv_fields, .vw_bits = m->vw_bits };
 	const hog_model_kind_ops *k = hog_model_kind_get(m->kind);
 	if (h->meta.unlabelled && m->task)
 		h->meta.task = m->task;
@@ -363,168 +356,9 @@ static uLong crc_big(uLong crc, const void *p, uint64_t n)
 	return crc;
 }
 
-/* Appends one section (tag, length, bytes, padding) at @p at; returns the new end. */
-static uint64_t section_put(unsigned char *buf, uint64_t at, uint32_t tag, const void *p, uint64_t len)
-{
-	w32(buf + at, tag);
-	w32(buf + at + 4, 0);
-	w64(buf + at + 8, len);
-	memcpy(buf + at + 16, p, len);
-	uint64_t end = at + 16 + len;
-	while (end & 7)
-		buf[end++] = 0;
-	return end;
-}
-
-/* The sections of @p m (id maps, column names) as one buffer of *len bytes;
- * NULL with *len 0 when there are none, NULL with *len 1 when out of memory. */
-static int sections_ids(const hog_model *m)
-{
-	return m->user_ids && m->item_ids && m->nuser_ids == m->shape[0] && m->nitem_ids == m->shape[1];
-}
-
-/* The bytes sections_build() makes for @p m. */
-static uint64_t sections_size(const hog_model *m)
-{
-	uint64_t cl = m->columns ? strlen(m->columns) : 0, sl = m->split ? strlen(m->split) : 0,
-	         nl = m->class_names ? strlen(m->class_names) : 0, gl = m->categories ? 8 + strlen(m->categories) : 0;
-	return (sections_ids(m) ? 32 + 8 * (m->nuser_ids + m->nitem_ids) : 0) + (cl ? 16 + ((cl + 7) & ~7ull) : 0) +
-	       (sl ? 16 + ((sl + 7) & ~7ull) : 0) + (nl ? 16 + ((nl + 7) & ~7ull) : 0) +
-	       (gl ? 16 + ((gl + 7) & ~7ull) : 0) + (m->neg_zero ? 24 : 0) + (m->csv_fields ? 32 : 0);
-}
-
-static unsigned char *sections_build(const hog_model *m, uint64_t *len)
-{
-	const int ids = sections_ids(m);
-	uint64_t cl = m->columns ? strlen(m->columns) : 0, sl = m->split ? strlen(m->split) : 0;
-	uint64_t n = sections_size(m);
-	*len = 0;
-	if (!n)
-		return NULL;
-	unsigned char *b = malloc(n);
-	if (!b) {
-		*len = 1;
-		return NULL;
-	}
-	uint64_t at = 0;
-	if (ids) {
-		at = section_put(b, at, SEC_USER_IDS, m->user_ids, 8 * m->nuser_ids);
-		at = section_put(b, at, SEC_ITEM_IDS, m->item_ids, 8 * m->nitem_ids);
-	}
-	if (cl)
-		at = section_put(b, at, SEC_COLUMNS, m->columns, cl);
-	if (sl)
-		at = section_put(b, at, SEC_SPLIT, m->split, sl);
-	if (m->class_names)
-		at = section_put(b, at, SEC_CLASS_NAMES, m->class_names, strlen(m->class_names));
-	if (m->categories) { /* u64 the first one's feature id, then the names */
-		const size_t gl = strlen(m->categories);
-		unsigned char *g = malloc(8 + gl);
-		if (!g) {
-			free(b);
-			*len = 1;
-			return NULL;
-		}
-		for (int i = 0; i < 8; i++)
-			g[i] = (unsigned char)(m->category_from >> (8 * i));
-		memcpy(g + 8, m->categories, gl);
-		at = section_put(b, at, SEC_CATEGORIES, g, 8 + gl);
-		free(g);
-	}
-	if (m->neg_zero) {
-		const unsigned char one[8] = { 1 };
-		at = section_put(b, at, SEC_NEG_ZERO, one, 8);
-	}
-	if (m->csv_fields) {
-		unsigned char lf[16];
-		for (int i = 0; i < 8; i++) {
-			lf[i] = (unsigned char)((uint64_t)m->csv_label >> (8 * i));
-			lf[8 + i] = (unsigned char)((uint64_t)m->csv_fields >> (8 * i));
-		}
-		at = section_put(b, at, SEC_CSV_LABEL, lf, 16);
-	}
-	*len = at;
-	return b;
-}
-
-/* Reads the sections of a file into @p m; a section of a known tag with the
- * wrong size, or one running past the end, is damage. */
-static int sections_parse(hog_model *m, const unsigned char *b, uint64_t len, const char *path, hog_err *err)
-{
-	for (uint64_t at = 0; at < len;) {
-		if (len - at < 16)
-			return hog_err_set(err, HOG_ECORRUPT, "%s: model section at byte %llu is truncated", path,
-			                   (unsigned long long)at);
-		uint32_t tag = r32(b + at);
-		uint64_t n = r64(b + at + 8), padded = (n + 7) & ~7ull;
-		if (n > len - at - 16 || padded > len - at - 16)
-			return hog_err_set(err, HOG_ECORRUPT, "%s: model section %u runs past the end", path, tag);
-		const unsigned char *p = b + at + 16;
-		if (tag == SEC_USER_IDS || tag == SEC_ITEM_IDS) {
-			uint64_t want = tag == SEC_USER_IDS ? m->shape[0] : m->shape[1];
-			uint64_t **dst = tag == SEC_USER_IDS ? &m->user_ids : &m->item_ids;
-			if (n != 8 * want || *dst)
-				return hog_err_set(err, HOG_ECORRUPT, "%s: the %s id map holds %llu bytes, the model has %llu %s",
-				                   path, tag == SEC_USER_IDS ? "user" : "item", (unsigned long long)n,
-				                   (unsigned long long)want, tag == SEC_USER_IDS ? "users" : "items");
-			if (want && !(*dst = malloc(n)))
-				return hog_err_set(err, ENOMEM, "%s: out of memory", path);
-			if (want)
-				memcpy(*dst, p, n);
-			*(tag == SEC_USER_IDS ? &m->nuser_ids : &m->nitem_ids) = want;
-		} else if (tag == SEC_COLUMNS) {
-			if (m->columns || memchr(p, 0, n) || !(m->columns = malloc(n + 1)))
-				return hog_err_set(err, m->columns ? HOG_ECORRUPT : ENOMEM, "%s: column names: %s", path,
-				                   m->columns ? "damaged" : "out of memory");
-			memcpy(m->columns, p, n);
-			m->columns[n] = 0;
-		} else if (tag == SEC_CLASS_NAMES) {
-			if (m->class_names || !hog_class_names_ok((const char *)p, n))
-				return hog_err_set(err, HOG_ECORRUPT, "%s: the class names (model section 5) are damaged", path);
-			if (!(m->class_names = malloc(n + 1)))
-				return hog_err_set(err, ENOMEM, "%s: out of memory", path);
-			memcpy(m->class_names, p, n);
-			m->class_names[n] = 0;
-		} else if (tag == SEC_CATEGORIES) {
-			const uint64_t from = n >= 8 ? r64(p) : 0;
-			if (m->categories || n < 9 || !hog_class_names_ok((const char *)p + 8, n - 8) ||
-			    from >= UINT32_MAX)
-				return hog_err_set(err, HOG_ECORRUPT, "%s: the categories (model section 6) are damaged", path);
-			if (!(m->categories = malloc(n - 7)))
-				return hog_err_set(err, ENOMEM, "%s: out of memory", path);
-			memcpy(m->categories, p + 8, n - 8);
-			m->categories[n - 8] = 0;
-			m->category_from = from;
-		} else if (tag == SEC_NEG_ZERO) {
-			if (n != 8 || r64(p) > 1)
-				return hog_err_set(err, HOG_ECORRUPT, "%s: the training set's negative label (model section 7) "
-				                   "is damaged", path);
-			m->neg_zero = r64(p) == 1;
-		} else if (tag == SEC_CSV_LABEL) {
-			if (n != 16 || r64(p) >= r64(p + 8) || r64(p + 8) > UINT32_MAX)
-				return hog_err_set(err, HOG_ECORRUPT, "%s: the training set's label column (model section 8) "
-				                   "is damaged", path);
-			m->csv_label = (uint32_t)r64(p);
-			m->csv_fields = (uint32_t)r64(p + 8);
-		} else if (tag == SEC_SPLIT) {
-			if (m->split || !n || n > SPLIT_MAX || memchr(p, 0, n))
-				return hog_err_set(err, HOG_ECORRUPT, "%s: the training set's split id (model section 4, %llu "
-				                   "bytes) is damaged", path, (unsigned long long)n);
-			if (!(m->split = malloc(n + 1)))
-				return hog_err_set(err, ENOMEM, "%s: out of memory", path);
-			memcpy(m->split, p, n);
-			m->split[n] = 0;
-		}
-		at += 16 + padded;
-	}
-	if ((m->user_ids != NULL) != (m->item_ids != NULL) && m->shape[0] && m->shape[1])
-		return hog_err_set(err, HOG_ECORRUPT, "%s: the model has one id map of two", path);
-	return 0;
-}
-
 uint64_t hog_model_file_bytes(const hog_model *m, uint32_t nworkers)
 {
-	return HEADER_V2 + 8ull * nworkers + 4 * m->nparams + sections_size(m) + 4;
+	return HEADER_V2 + 8ull * nworkers + 4 * m->nparams + hog_model_sections_size(m) + 4;
 }
 
 void hog_model_unreserve(const char *path)
@@ -570,7 +404,7 @@ int hog_model_save_ckpt(const hog_model *m, const hog_ckpt *ck, const char *path
 	w64(h + 168, ck ? ck->opts_hash : 0);
 	w32(h + 176, m->task);
 	uint64_t slen;
-	unsigned char *sec = sections_build(m, &slen);
+	unsigned char *sec = hog_model_sections_build(m, &slen);
 	w64(h + 184, sec ? slen : 0);
 	char *tmp = sec || !slen ? hog_tmp_path(path) : NULL;
 	if (!tmp) {
@@ -779,7 +613,7 @@ int hog_model_load_ckpt(hog_model **out, hog_ckpt *ck, const char *path, hog_err
 		}
 	header_hyper(m, h, version);
 	m->task = task;
-	if (slen && (rc = sections_parse(m, sec, slen, path, err)))
+	if (slen && (rc = hog_model_sections_parse(m, sec, slen, path, err)))
 		goto done;
 	if (ck) {
 		ck->in_epoch = nw > 0;

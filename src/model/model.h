@@ -56,6 +56,7 @@ struct hog_model {
 	char *categories;            /* its categories (hog_data.categories), or NULL */
 	uint64_t category_from;      /* and the first one's feature id */
 	uint32_t csv_label, csv_fields; /* csv: the training set's label field of its lines' fields (0, 0: unknown) */
+	uint32_t vw_bits;            /* vw: the training set's hash bits (0: unknown) */
 	char *split;                 /* the training set's split id (hog_data.split), or NULL */
 	int neg_zero;                /* binary without class names: the training set's negatives were 0, not -1
 	                                (predict --labels writes them so); 0 in older files */
@@ -161,5 +162,13 @@ void hog_acc_finish(hog_eval_acc *a, hog_eval *ev);
 /** Loss, accuracy and AUC (binary) or RMSE and MAE from precomputed margins. */
 int hog_model_eval_margins(enum hog_loss loss, const float *margins, const float *labels, uint64_t n,
                            int binary, hog_eval *ev);
+
+/* The model file's sections (model_sections.c): their bytes for @p m; them as
+ * one buffer of *len bytes (NULL with *len 0 when there are none, NULL with
+ * *len 1 when out of memory); and a file's @p len bytes of them read into @p m
+ * (HOG_ECORRUPT naming @p path where one is damaged). */
+uint64_t hog_model_sections_size(const hog_model *m);
+unsigned char *hog_model_sections_build(const hog_model *m, uint64_t *len);
+int hog_model_sections_parse(hog_model *m, const unsigned char *b, uint64_t len, const char *path, hog_err *err);
 
 #endif

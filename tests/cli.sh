@@ -2624,6 +2624,17 @@ printf '1 1:0.5 3:1\n-1 2:0.25\n1 1:1 2:2 3:3\n-1 3:0.5 4:2\n1 2:1\n' >"$T/ul.sv
 sed 's/^[^ ]* //' "$T/ul.svm" >"$T/uu.svm"
 check "unlabelled: libsvm lines without labels import" 0 "$H" data import -q -f libsvm "$T/uu.svm" "$T/uu.lmdb"
 "$H" data import -q -f libsvm "$T/ul.svm" "$T/ul.lmdb" >/dev/null 2>&1
+# a first line "9:1 4:8": a feature of a set without labels, or a label 9 of weight 1 without its sign? the
+# errors that follow say which reading was taken and how to write the other
+printf '9:1 4:8 5:1\n3 1:1\n' >"$T/lw1.svm"
+check "unlabelled: a first 'label:weight' without its sign" 1 "$H" data import -f libsvm "$T/lw1.svm" "$T/lw1.lmdb"
+check_grep "unlabelled: ... the hint" "$ERR" \
+	"lw1.svm:1:5: feature index 4 not increasing \\(line 1 began with '9:1', read as a feature of a set without labels; a label with an example weight is written with its sign: '\\+9:1'\\)"
+printf '1:4 5:1\n0 2:1\n' >"$T/lw2.svm"
+check "unlabelled: ... a label on the next line" 1 "$H" data import -f libsvm "$T/lw2.svm" "$T/lw2.lmdb"
+check_grep "unlabelled: ... the same hint" "$ERR" "lw2.svm:2:1: a label .* \\(line 1 began with '1:4', read as a feature"
+printf '+9:1 4:8 5:1\n3 1:1\n' >"$T/lw3.svm"
+check "unlabelled: ... written as told" 0 "$H" data import -q -f libsvm "$T/lw3.svm" "$T/lw3.lmdb"
 check "unlabelled: data info" 0 "$H" data info "$T/uu.lmdb"
 check_grep "unlabelled: ... says it has no labels" "$OUT" '^labels +none: a set to predict on'
 check "unlabelled: data info --json" 0 "$H" data info --json "$T/uu.lmdb"

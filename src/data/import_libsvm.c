@@ -27,7 +27,7 @@
 #include <sys/stat.h>
 
 #define BAD(col, ...) do { \
-	char what_[520]; snprintf(what_, sizeof what_, __VA_ARGS__); \
+	char what_[840]; snprintf(what_, sizeof what_, __VA_ARGS__); \
 	rc = hog_err_set(err, HOG_EDATA, "%s:%llu:%zu: %s", in.path, (unsigned long long)in.line, \
 	                 (size_t)((col) - line) + 1, what_); \
 	goto done; } while (0)
@@ -36,8 +36,20 @@
 typedef struct libsvm_labels {
 	int state; /* -1 not known yet, 0 no labels, 1 labels */
 	int weighted; /* a line had label:weight */
-	char where[300], why[500];
+	char where[300], why[800];
+	char tok[44]; /* the first line's "A:B", read as a feature (no labels): for the messages' hint */
 } libsvm_labels;
+
+/* What a set without labels decided by its first line's "A:B" says where its
+ * lines then do not fit: that token may have been a label with its weight. */
+static const char *libsvm_hint(const libsvm_labels *lb, char *buf, size_t n)
+{
+	if (lb->state || !lb->tok[0])
+		return "";
+	snprintf(buf, n, " (line %.*s began with '%s', read as a feature of a set without labels; a label with an "
+	         "example weight is written with its sign: '+%s')", 20, strrchr(lb->where, ':') + 1, lb->tok, lb->tok);
+	return buf;
+}
 
 /* Whether the token p..q reads as a LIBSVM feature index (digits, not 0). */
 static int libsvm_index_like(const char *p, const char *q)
@@ -66,6 +78,8 @@ static const char *libsvm_label(libsvm_labels *lb, const hog_import_opts *o, con
 	if (lb->state < 0) {
 		lb->state = !none;
 		snprintf(lb->where, sizeof lb->where, "%.200s:%llu", in->path, (unsigned long long)in->line);
+		if (none && q && *q == ':' && !o->no_label) /* (a value after the ':' up to a blank) */
+			snprintf(lb->tok, sizeof lb->tok, "%.*s", (int)(strcspn(p, " \t") < 40 ? strcspn(p, " \t") : 40), p);
 	}
 	*why = NULL;
 	if (none && lb->state)
@@ -74,9 +88,11 @@ static const char *libsvm_label(libsvm_labels *lb, const hog_import_opts *o, con
 	else if (!none && !lb->state && o->no_label)
 		snprintf(lb->why, sizeof lb->why, "a label (or no feature): --no-label says the lines have none "
 		         "(id:value ...)");
-	else if (!none && !lb->state)
-		snprintf(lb->why, sizeof lb->why, "a label (or no feature), but %s has none (a set without labels is one "
-		         "of features only, id:value ...)", lb->where);
+	else if (!none && !lb->state) {
+		char h[320];
+		snprintf(lb->why, sizeof lb->why, "a label (or no feature), but %.180s has none (a set without labels is "
+		         "one of features only, id:value ...)%s", lb->where, libsvm_hint(lb, h, sizeof h));
+	}
 	else
 		return none ? p : q;
 	*why = lb->why;
@@ -186,9 +202,11 @@ static int libsvm_file(hog_import_ctx *c, libsvm_labels *lb, libsvm_base *bs, co
 			if (dim && id - base >= dim)
 				BAD(at, "feature index %llu beyond the dimension %llu%s", (unsigned long long)id,
 				    (unsigned long long)dim, base ? "" : " (indices from 0)");
+			char h[320];
 			if (nnz && id - base <= (*ids)[nnz - 1])
-				BAD(at, id - base == (*ids)[nnz - 1] ? "duplicate feature index %llu"
-				                                      : "feature index %llu not increasing", (unsigned long long)id);
+				BAD(at, id - base == (*ids)[nnz - 1] ? "duplicate feature index %llu%s"
+				                                      : "feature index %llu not increasing%s", (unsigned long long)id,
+				    libsvm_hint(lb, h, sizeof h));
 			double v;
 			const char *vs = q + 1;
 			if (!(q = hog_parse_f64(vs, &v)) || !(hog_is_space(*q) || *q == 0 || *q == '#'))

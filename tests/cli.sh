@@ -226,6 +226,8 @@ check_grep "data import: ... is not read for a hint" "$ERR" "^hogwild data impor
 "$H" data import -q --format libsvm "$T/small.txt" "$T/sf.lmdb" >/dev/null 2>&1
 check "data import: '-' from a pipe" 0 sh -c 'cat "$2" | "$0" data import -q --format libsvm - "$1"' "$H" "$T/sp.lmdb" \
 	"$T/small.txt"
+check_grep "data import: ... no rate of an unknown size (it said '0.0 MB (0.0 MB/s)')" "$OUT" \
+	'^.*sp.lmdb: .*; read in [0-9.]+ s$'
 "$H" data export "$T/sf.lmdb" >"$T/sf.svm" 2>/dev/null
 "$H" data export "$T/sp.lmdb" >"$T/sp.svm" 2>/dev/null
 check_true "data import: ... the same examples as the file's" sh -c "test -s '$T/sf.svm' && cmp '$T/sf.svm' '$T/sp.svm'"

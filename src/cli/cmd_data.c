@@ -242,9 +242,11 @@ int data_make(const char *out, const char *label, hog_import_opts *io, hog_gen_o
 		return cli_fail(&err, rc);
 	char counts[256];
 	data_counts(&m, counts, sizeof counts);
-	if (io)
+	if (io && bytes) /* (a pipe or standard input: no size known, no rate) */
 		printf("%s: %s; %.1f MB in %.2f s (%.1f MB/s)\n", out, counts, bytes / 1e6, dt,
 		       dt > 0 ? bytes / 1e6 / dt : 0.0);
+	else if (io)
+		printf("%s: %s; read in %.2f s\n", out, counts, dt);
 	else
 		printf("%s: %s; generated in %.2f s\n", out, counts, dt);
 	if (io && !io->task && m.kind != HOG_KIND_RATINGS && !m.unlabelled && !quiet) { /* a guess the user should see */

@@ -106,6 +106,10 @@ static void on_epoch(void *ud, const hog_epoch_stats *s)
 	const int every = s->epochs > 40 && !u->o->early_stop ? s->epochs / 20 : 1; /* (early stopping: every row) */
 	if (s->epoch > 1 && s->epoch % every && s->epoch != s->epochs)
 		goto metrics;
+	if (!u->header_done && u->o->resume) { /* (the first row said where the run went on, and nothing else) */
+		fflush(stdout);
+		fprintf(stderr, "hogwild train: resumed from %s: epoch %d of %d on\n", u->o->resume, s->epoch, s->epochs);
+	}
 	if (!u->header_done++ || u->quiet < 0)
 		printf("%5s %8s %10s %*s %9s %9s %9s %7s %7s\n", "epoch", "sec", "ex/s", rw, rate, "lr",
 		       half ? "trn mse/2" : "train", half ? (u->validation ? "val mse/2" : "tst mse/2") : u->validation ? "valid" : "test",

@@ -1966,6 +1966,12 @@ check "options: compare --modes lockfree,striped --stripe-size accepted" 0 "$H" 
 printf 'data = %s\n[train]\nepochs = 1\nmode = lockfree\nhot = 3\n' "$T/os.lmdb" >"$T/o1.ini"
 check "options: a config key counts as given" 2 "$H" train -c "$T/o1.ini" --quiet
 check_grep "options: ... and is refused" "$ERR" 'hot applies to buffered and replica modes'
+printf 'data = %s\n[train]\nepochs = 5\nlr = 0.1\nepochs = 9\n' "$T/os.lmdb" >"$T/od.ini"
+check "options: a key given twice in a section (the last won, silently)" 2 "$H" train -c "$T/od.ini" --quiet
+check_grep "options: ... both lines named" "$ERR" "od\\.ini:5: 'epochs' again in \\[train\\] \\(line 3 gave it\\): give it once"
+printf 'data = %s\nepochs = 1\n[train]\nepochs = 2\n' "$T/os.lmdb" >"$T/od2.ini"
+check "options: ... before any section and in [train]: the section's" 0 "$H" train -c "$T/od2.ini" --quiet
+check_grep "options: ... 2 epochs" "$OUT" '^ +2 '
 printf 'data = %s\n[trian]\nepochs = 1\n' "$T/os.lmdb" >"$T/o2.ini"
 check "options: a misspelled section" 2 "$H" train -c "$T/o2.ini" --quiet
 check_grep "options: ... named with FILE:LINE and the closest name" "$ERR" "o2\.ini:3: unknown section \[trian\].*did you mean 'train'"

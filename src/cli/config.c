@@ -14,6 +14,9 @@ struct expand {
 	const char *path;
 	char **args;
 	int n, cap;
+	char seen[256][80];  /* "section/key" of the keys so far (a key given twice in a section: refused) */
+	unsigned seen_at[256];
+	int nseen;
 };
 
 static int push(struct expand *x, const char *s)
@@ -126,8 +129,19 @@ static void key_hint(char *out, size_t len, const char *key, const char *name)
 static int on_key(void *ud, const char *section, const char *key, const char *value, unsigned line, hog_err *err)
 {
 	struct expand *x = ud;
-	char hint[96];
+	char hint[96], sk[80];
 	unsigned cmd = 0;
+	/* (the last of two silently won: Python's configparser refuses it too) */
+	snprintf(sk, sizeof sk, "%.30s/%.48s", section, key);
+	for (int i = 0; i < x->nseen; i++)
+		if (!strcmp(x->seen[i], sk))
+			return hog_err_set(err, HOG_ECONFIG, "%s:%u: '%s' again%s%s%s (line %u gave it): give it once",
+			                   x->path, line, key, *section ? " in [" : "", section, *section ? "]" : "",
+			                   x->seen_at[i]);
+	if (x->nseen < 256) {
+		memcpy(x->seen[x->nseen], sk, sizeof sk);
+		x->seen_at[x->nseen++] = line;
+	}
 	if (*section) {
 		for (size_t i = 0; i < sizeof sections / sizeof *sections; i++)
 			if (!strcmp(section, sections[i].name))

@@ -926,6 +926,8 @@ check "mlp: model info of an adam model" 0 "$H" model info "$T/adam.model"
 check_grep "mlp: ... names the rule" "$OUT" 'adam'
 check "mlp: adamw in compare" 0 "$H" compare --model mlp --optimizer adamw --l2 0.01 --modes lockfree \
 	--threads 2 --epochs 1 --data "$T/mctr.lmdb" --quiet
+check_grep "mlp: ... no staleness table of '-': a line that says why" "$OUT" \
+	'^staleness: not sampled for the mlp \(--measure-delay is the linear model.s and mf.s\)$'
 check "mlp: --batch auto" 0 "$H" train --model mlp --layers 16 --batch auto:8:64 --epochs 3 --threads 2 \
 	--data "$T/mctr.lmdb" --metrics "$T/auto.jsonl" --quiet
 check_grep "mlp: ... each row has its batch and noise scale" "$OUT" '^ +3 .*  batch [0-9]+ noise ([0-9.e+]+|inf|-)$'

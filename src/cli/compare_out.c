@@ -233,7 +233,9 @@ void cmp_print_table(const cmp_report *r, FILE *f)
 	for (int i = 1; i < r->ncells; i++)
 		if (r->cells[i].threads > 1 && r->cells[i].done)
 			any = 1;
-	if (any) {
+	if (any && r->plan->base.model == HOG_MODEL_MLP) /* (a table of "-" said nothing) */
+		fprintf(f, "\nstaleness: not sampled for the mlp (--measure-delay is the linear model's and mf's)\n");
+	else if (any) {
 		fprintf(f, "\nstaleness: updates landing between a worker's read and its write (sampled),\n"
 		        "and the share of bias changes lost to races (last epoch):\n");
 		fprintf(f, "%-*s %3s %10s %8s %8s %12s\n", mw, "mode", "thr", "mean", "p99", "max", "bias lost");

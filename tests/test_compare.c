@@ -72,8 +72,10 @@ static void test_verdict(void)
 	cmp_cell q[] = { at(HOG_MODE_SERIAL, 1, 1, 1.0, 0.300, 6.0), at(HOG_MODE_LOCKFREE, 2, 1, 0.5, 0.301, 4.0),
 		             at(HOG_MODE_REPLICA, 2, 1, 0.6, 0.300, 3.0), cell(HOG_MODE_BUFFERED, 2, 1, 0.4, 0.310) };
 	t = report(q, 4, 0.303, NULL);
-	CU_ASSERT_PTR_NOT_NULL(strstr(t, "fastest to the target loss: replica with 2 threads, 2.00x serial (3 s against 6 s;"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(t, "buffered with 2 threads ran its epochs 2.50x serial's speed, but did not reach the"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "fastest to the target loss: replica with 2 threads, 2.00x serial (3 s against "
+	                                 "6 s;"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "buffered with 2 threads ran its epochs 2.50x serial's speed, but did not reach "
+	                                 "the"));
 	free(t);
 	q[3] = at(HOG_MODE_BUFFERED, 2, 1, 0.4, 0.301, 4.4);
 	t = report(q, 4, 0.303, NULL);

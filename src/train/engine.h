@@ -498,8 +498,11 @@ static inline int eng_far_from_zero(double m, double var)
 {
 	return var > 0 && fabs(m) > ENG_CENTER_RATIO * sqrt(var);
 }
-/* The same from the largest |value| of each of @p n features, in place. */
-void eng_scales_from_max(float *mx, uint64_t n, int mode, uint64_t *changed);
+/* The same from the largest |value| of each of @p n features, in place; @p cnt
+ * (NULL: unknown) each feature's count of nonzero values over @p examples, for
+ * auto's rule of small columns (scale.c). */
+void eng_scales_from_max(float *mx, uint64_t n, int mode, uint64_t *changed, const uint64_t *cnt,
+                         uint64_t examples);
 /* Settles o->normalize once the scales are known: the note (o->on_note) that
  * auto scaled @p changed of @p dim features, and off when none changed (a set
  * within [-1, 1] then trains as with off, bit for bit). */

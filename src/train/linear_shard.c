@@ -264,7 +264,7 @@ int lin_stream_scan(hog_engine *e, lin_state *L, uint64_t *cnt, float **scales)
 	/* the scales of eng_feature_scales(), from the largest |x| */
 	uint64_t changed = 0;
 	if (!rc)
-		eng_scales_from_max(mx, L->dim + 1, e->o.normalize, &changed);
+		eng_scales_from_max(mx, L->dim + 1, e->o.normalize, &changed, cnt, m->examples);
 	if (!rc)
 		eng_scales_settle(&e->o, changed, L->dim);
 	double ysd = 0, ymean = eng_moments_mean(&c.y, &ysd);

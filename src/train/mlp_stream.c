@@ -24,6 +24,7 @@ struct mlp_scan {
 	int dense, pass;
 	uint64_t D;
 	float *mx;   /* pass 0: the largest |x| of each input */
+	uint64_t *cnt; /* pass 0: each input's nonzero values (auto's small columns, scale.c) */
 	double sq;   /* pass 1: the sum of the squared scaled values */
 	double wsum; /* pass 0: the examples' effective weights */
 };
@@ -40,9 +41,10 @@ static int mlp_scan_block(hog_engine *e, const hog_block *k, uint64_t b, void *c
 	if (c->dense) {
 		for (uint64_t q = 0; q < (uint64_t)k->n * D; q++) {
 			const float x = k->xu8 ? (float)k->xu8[q] * k->scale : k->xf[q];
-			if (c->pass == 0)
+			if (c->pass == 0) {
 				c->mx[q % D] = fmaxf(c->mx[q % D], fabsf(x));
-			else {
+				c->cnt[q % D] += x != 0.0f;
+			} else {
 				const double y = (double)x * (sc ? sc[q % D] : 1.0f);
 				c->sq += y * y;
 			}
@@ -50,9 +52,10 @@ static int mlp_scan_block(hog_engine *e, const hog_block *k, uint64_t b, void *c
 	} else {
 		for (uint64_t q = 0; q < k->nnz; q++) {
 			const float x = k->vals ? k->vals[q] : 1.0f;
-			if (c->pass == 0)
+			if (c->pass == 0) {
 				c->mx[k->ids[q]] = fmaxf(c->mx[k->ids[q]], fabsf(x));
-			else {
+				c->cnt[k->ids[q]] += x != 0.0f;
+			} else {
 				const double y = (double)x * (sc ? sc[k->ids[q]] : 1.0f);
 				c->sq += y * y;
 			}
@@ -82,11 +85,14 @@ int mlp_stream_scan(hog_engine *e, mlp_state *M)
 		return hog_err_set(e->err, HOG_ENOTSUP, "the mlp trains --stream on one MPI rank");
 	M->nb = tr->meta.blocks;
 	float *mx = calloc(D + 1, sizeof *mx);
-	if (!mx || !(M->blk = calloc(M->nb + 1, sizeof *M->blk)) || !(M->bperm = malloc((M->nb + 1) * sizeof *M->bperm))) {
+	uint64_t *cnt = calloc(D + 1, sizeof *cnt);
+	if (!mx || !cnt || !(M->blk = calloc(M->nb + 1, sizeof *M->blk)) ||
+	    !(M->bperm = malloc((M->nb + 1) * sizeof *M->bperm))) {
 		free(mx);
+		free(cnt);
 		return hog_err_set(e->err, ENOMEM, "out of memory for %llu inputs", (unsigned long long)D);
 	}
-	struct mlp_scan c = { .M = M, .dense = dense, .D = D, .mx = mx };
+	struct mlp_scan c = { .M = M, .dense = dense, .D = D, .mx = mx, .cnt = cnt };
 	int rc = 0;
 	/* two passes: the scales (from every block), then the squared norms at those scales */
 	for (int pass = 0; pass < 2 && !rc; pass++) {
@@ -100,7 +106,7 @@ int mlp_stream_scan(hog_engine *e, mlp_state *M)
 		if (!rc && pass == 0 && o->normalize) { /* eng_feature_scales()'s, from the largest |x| (a value
 		                                          of 1 where a block has none: a loaded set's) */
 			uint64_t changed = 0;
-			eng_scales_from_max(mx, D + 1, o->normalize, &changed);
+			eng_scales_from_max(mx, D + 1, o->normalize, &changed, c.cnt, tr->meta.examples);
 			eng_scales_settle(o, changed, D);
 			if (o->normalize) {
 				M->xscale = mx;
@@ -113,6 +119,7 @@ int mlp_stream_scan(hog_engine *e, mlp_state *M)
 			o->lr = mlp_default_lr_of(o, sq, tr->n);
 	}
 	free(mx);
+	free(cnt);
 	if (rc)
 		return rc;
 	if (o->lr == 0)

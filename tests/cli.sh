@@ -2458,6 +2458,9 @@ check "early stop: --validation FILE --early-stop 2 --test" 0 "$H" train --data 
 check_grep "early stop: the table's held-out columns are the validation set's" "$OUT" '^epoch .* train +valid +acc%'
 check_grep "early stop: ... the epoch kept and its loss named" "$ERR" 'the model is that of epoch [0-9]+, whose validation loss was best \([0-9.]+\)'
 check_grep "early stop: --test evaluated once, at the end" "$OUT" '^test .*tte\.lmdb: loss [0-9.]+, accuracy [0-9.]+%, auc [0-9.]+$'
+check_grep "early stop: --metrics says whose figures the epochs' test_ fields are" "$T/es.json" '"heldout":"validation","test_loss":'
+check_grep "early stop: ... and has the --test set's, once, at the end" "$T/es.json" \
+	'^\{"final_test":".*tte\.lmdb","test_loss":[0-9.e+-]+,"test_acc":[0-9.e+-]+,"test_auc":[0-9.e+-]+,'
 best=$(sed -n 's/.*the model is that of epoch \([0-9]*\),.*/\1/p' "$ERR")
 # the kept epoch is the one whose test_loss is least in --metrics, and the model saved is that epoch's
 least=$(grep -o '"epoch":[0-9]*.*"test_loss":[0-9.e+-]*' "$T/es.json" | sed 's/"epoch":\([0-9]*\).*"test_loss":\([0-9.e+-]*\)/\2 \1/' | sort -g | head -n 1)

@@ -140,6 +140,8 @@ metrics:
 		cli_json_num(f, "nnz_per_s_per_thread", s->nnz_per_s_per_thread, 1);
 		cli_json_num(f, "lr", s->lr, 1);
 		cli_json_num(f, "train_loss", s->train_loss, 1);
+		/* (test_*: the held-out set's figures, --validation's where it is given: said) */
+		fprintf(f, ",\"heldout\":%s", isnan(s->test_loss) ? "null" : u->validation ? "\"validation\"" : "\"test\"");
 		cli_json_num(f, "test_loss", s->test_loss, 1);
 		cli_json_num(f, "test_acc", s->test_acc, 1);
 		cli_json_num(f, "test_auc", s->test_auc, 1);
@@ -383,7 +385,7 @@ static int load_final_test(const train_args *t, hog_data **te)
  * figures for that model, on standard output after the table. Returns 0 or
  * an exit status. */
 static int report_heldout(const train_args *t, const hog_train_opts *o, const hog_train_result *res,
-                          const hog_model *m, hog_data *te, cli_held *fin)
+                          const hog_model *m, hog_data *te, cli_held *fin, FILE *metrics)
 {
 	if (o->early_stop && res->best_epoch) {
 		char why[96] = "every epoch ran";
@@ -408,6 +410,17 @@ static int report_heldout(const train_args *t, const hog_train_opts *o, const ho
 			cli_fit_note("train", &fit, te, t->a.test, "the trained model");
 		if (rc || (rc = hog_model_eval(m, te, &ev, &err)))
 			return cli_fail(&err, rc);
+	}
+	if (metrics) { /* (the epochs' lines hold the validation figures: this is the --test set's, once) */
+		fputs("{\"final_test\":", metrics);
+		cli_json_str(metrics, t->a.test);
+		cli_json_num(metrics, "test_loss", ev.loss, 1);
+		cli_json_num(metrics, "test_acc", ev.accuracy, 1);
+		cli_json_num(metrics, "test_auc", ev.auc, 1);
+		cli_json_num(metrics, "test_rmse", ev.rmse, 1);
+		cli_json_num(metrics, "test_mae", ev.mae, 1);
+		fputs("}\n", metrics);
+		fflush(metrics);
 	}
 	printf("test %s: loss %.5f, ", t->a.test, ev.loss);
 	if (isnan(ev.accuracy))
@@ -684,7 +697,7 @@ int cmd_train(int argc0, char **argv0)
 		save = NULL;
 	if ((trc == 0 || trc == HOG_EINTR) && rank == 0)
 		report_run(&res, &o, trc, ranks, m);
-	if (trc == 0 && rank == 0 && (rc = report_heldout(&t, &o, &res, m, te, &fin))) {
+	if (trc == 0 && rank == 0 && (rc = report_heldout(&t, &o, &res, m, te, &fin, ui.metrics))) {
 		/* (said; the model is still saved) */
 	}
 	if (trc == 0 && save && m && save_model(m, save)) {

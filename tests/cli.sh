@@ -1448,6 +1448,10 @@ check "train: regression without --loss" 0 "$H" train --data "$T/reg.lmdb" --mod
 check_grep "train: ... trains squared" "$ERR" 'loss: squared, for the data set.s regression labels'
 check "train: regression with --loss logistic" 1 "$H" train --data "$T/reg.lmdb" --loss logistic --quiet
 check_grep "train: ... names --loss squared" "$ERR" 'train it with --loss squared'
+check "train: regression, --model mlp" 2 "$H" train --data "$T/reg.lmdb" --model mlp --layers 4 --epochs 1
+check_grep "train: ... refused before the run's notes, naming the linear model" "$ERR" \
+	'^hogwild train: --model mlp takes binary or multiclass labels .*: --model linear fits them'
+check_true "train: ... the only line" test "$(wc -l <"$ERR")" = 1
 check "eval: normalized model on raw features" 0 "$H" eval --model "$T/mn.bin" --data "$T/rte.lmdb"
 check_true "eval: ... is above 97%" awk '/^accuracy/ { exit !($2 + 0 > 97) }' "$OUT"
 check "eval: unnormalized model" 0 "$H" eval --model "$T/mr.bin" --data "$T/rte.lmdb"

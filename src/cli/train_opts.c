@@ -370,6 +370,12 @@ int cli_train_refuse(unsigned cmd, const hog_train_opts *o, unsigned modes, cons
 	const char *name = cmd == CLI_TRAIN ? "train" : cmd == CLI_TUNE ? "tune" : "compare";
 	if (cli_opt_check(cmd, o, modes, given, msg, sizeof msg) >= 0)
 		return cli_usage_error(name, NULL, "%s", msg);
+	/* the loss the labels chose (cli_task_loss): regression values for the mlp, which
+	 * fits classes -- refused before the notes of a run that would not start */
+	if (o->model == HOG_MODEL_MLP && o->loss == HOG_LOSS_SQUARED && !given->on[OPT_LOSS - OPT_FIRST])
+		return cli_usage_error(name, NULL, "--model mlp takes binary or multiclass labels (the logistic or "
+		                       "softmax loss); the data set's are regression values: --model linear fits them "
+		                       "(the squared loss)");
 	/* --device opened once here, after the model it applies to is known (an mf
 	 * run given --device cuda is told so, not that no GPU answers): a device
 	 * this build or machine lacks is a usage error now, not a failure after the

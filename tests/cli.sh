@@ -3045,6 +3045,9 @@ done
 best=$(awk '$NF == "*" { print $6 }' "$T/tu.table")
 low=$(awk '$1 == 1 && $6 ~ /^[0-9.]+$/ { print $6 }' "$T/tu.table" | sort -g | head -1)
 check_true "tune: the best is the lowest loss ($best, $low)" test -n "$best" -a "$best" = "$low"
+check "tune: --test refused (it chooses on held-out parts of --data; the test set was taken, then not used)" 2 \
+	"$H" tune --data "$T/tua.lmdb" --test "$T/tub.lmdb" --epochs 2
+check_grep "tune: ... naming eval for the test set" "$ERR" '^hogwild tune: --test: tune chooses on held-out parts of --data .*hogwild eval$'
 check "tune: k folds with halving" 0 "$H" tune --quiet --data "$T/tu.lmdb" --folds 3 --epochs 9 --threads 1
 check_grep "tune: ... three rounds" "$OUT" '^ +3 +9 '
 check_grep "tune: ... the defaults' configuration judged in the last" "$OUT" '^ +3 +9 +0\.5 +1e-06 .*\(defaults\)'

@@ -424,6 +424,11 @@ int cmd_tune(int argc0, char **argv0)
 		goto out;
 	pl.quiet = t.a.quiet;
 	pl.threads = pl.base.threads;
+	if (t.a.test) { /* (taken, then not used: refused, as train refuses what it would ignore) */
+		rc = cli_usage_error("tune", NULL, "--test: tune chooses on held-out parts of --data (--folds, "
+		                     "--validation); evaluate the saved model on %s with hogwild eval", t.a.test);
+		goto out;
+	}
 	cli_task_loss(&pl.base, t.a.data, &t.a.given, "tune", t.a.quiet);
 	if ((rc = metric_fits(&pl, t.a.data)))
 		goto out;
@@ -434,9 +439,6 @@ int cmd_tune(int argc0, char **argv0)
 	if ((rc = cli_train_refuse(CLI_TUNE, &pl.base, cli_opt_train_modes(&pl.base), &t.a.given)) ||
 	    (rc = check_files(&pl, &t)))
 		goto out;
-	if (t.a.test)
-		fprintf(stderr, "hogwild tune: note: --test is not used to choose; evaluate the saved model with "
-		        "hogwild eval\n");
 	hog_data *full = NULL;
 	if ((rc = load(&pl, &t, &full))) {
 		hog_data_free(full);

@@ -188,6 +188,9 @@ const cli_opt cli_opts[] = {
 	{ "plot", 0, REQ, OPT_PLOT, CLI_COMPARE, 0, 0, COND_NONE, "PREFIX",
 	  "write PREFIX-speedup.{png,svg} and PREFIX-loss.{png,svg} (needs gnuplot: apt-get install gnuplot-nox)" },
 	/* tune's own, and its versions of train's options: the searched ones take lists and ranges */
+	{ "test", 0, REQ, OPT_TEST, CLI_TUNE, 0, 0, COND_NONE, "T.lmdb",
+	  "refused: tune chooses on held-out parts of --data (--folds, --validation); evaluate the saved model on a "
+	  "test set with hogwild eval" },
 	{ "mode", 0, REQ, OPT_MODE, CLI_TUNE, 0, 0, COND_NONE, "M",
 	  "{MODES}: every trial's mode (serial with one thread a trial, else the model's fastest measured mode)" },
 	{ "threads", 0, REQ, OPT_THREADS, CLI_TUNE, 0, 0, COND_NONE, "N",
@@ -229,7 +232,7 @@ int cli_opt_takes(const cli_opt *op, unsigned cmd)
 {
 	if (op->cmds & cmd)
 		return 1;
-	if (cmd != CLI_TUNE || op->cmds != BOTH)
+	if (cmd != CLI_TUNE || op->cmds != BOTH || op->id == OPT_STRICT) /* (tune has no --test to be strict of) */
 		return 0;
 	for (size_t i = 0; i < cli_nopts; i++) /* (an entry of tune's own comes first) */
 		if (cli_opts[i].cmds == CLI_TUNE && (cli_opts[i].id == op->id || !strcmp(cli_opts[i].name, op->name)))

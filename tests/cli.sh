@@ -1452,6 +1452,13 @@ check "train: regression, --model mlp" 2 "$H" train --data "$T/reg.lmdb" --model
 check_grep "train: ... refused before the run's notes, naming the linear model" "$ERR" \
 	'^hogwild train: --model mlp takes binary or multiclass labels .*: --model linear fits them'
 check_true "train: ... the only line" test "$(wc -l <"$ERR")" = 1
+awk 'BEGIN { srand(3); for (i = 0; i < 300; i++) { a = rand(); printf "%.5g,%.4g\n", 1e-4 * (3 * a + 0.25), a } }' \
+	>"$T/regs.csv"
+"$H" data import -q --format csv "$T/regs.csv" "$T/regs.lmdb" >/dev/null 2>&1
+"$H" train --quiet --data "$T/regs.lmdb" --save "$T/regs.model" >/dev/null 2>&1
+check "eval: targets near 1e-4" 0 "$H" eval --model "$T/regs.model" --data "$T/regs.lmdb"
+check_grep "eval: ... an RMSE in digits, not 0.000000 (six significant where six decimals would read 0)" "$OUT" \
+	'^rmse +[1-9][0-9.]*e-0[5-9]$'
 check "eval: normalized model on raw features" 0 "$H" eval --model "$T/mn.bin" --data "$T/rte.lmdb"
 check_true "eval: ... is above 97%" awk '/^accuracy/ { exit !($2 + 0 > 97) }' "$OUT"
 check "eval: unnormalized model" 0 "$H" eval --model "$T/mr.bin" --data "$T/rte.lmdb"

@@ -349,6 +349,14 @@ static uint64_t *raw_pairs(const hog_data *d, const uint64_t *user_ids, const ui
 	return v;
 }
 
+/* @p v with six decimals, or in six significant digits below 1e-3 (a loss of
+ * targets near 1e-4 read "0.000000"). */
+static const char *fixed6(char buf[32], double v)
+{
+	snprintf(buf, 32, fabs(v) >= 1e-3 || v == 0 || !isfinite(v) ? "%.6f" : "%.6g", v);
+	return buf;
+}
+
 int cmd_eval(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -467,7 +475,8 @@ int cmd_eval(int argc, char **argv)
 		}
 		puts("}");
 	} else {
-		printf("examples   %llu\nloss       %.6f (%s%s)\n", (unsigned long long)ev.examples, ev.loss,
+		char f6[3][32]; /* (six decimals, or six digits where they would read 0.000000: targets near 1e-4) */
+		printf("examples   %llu\nloss       %s (%s%s)\n", (unsigned long long)ev.examples, fixed6(f6[0], ev.loss),
 		       hog_loss_name(info.loss), info.loss == HOG_LOSS_SQUARED ? ": half the mean squared error" : "");
 		char auc[64] = "-- (one class: no AUC)"; /* (JSON: null) */
 		if (!isnan(ev.auc))
@@ -479,7 +488,7 @@ int cmd_eval(int argc, char **argv)
 		else if (d->meta.task == HOG_TASK_BINARY)
 			printf("logloss    %.6f\naccuracy   %.4f%%\nauc        %s\n", ev.logloss, 100 * ev.accuracy, auc);
 		else
-			printf("rmse       %.6f\nmae        %.6f\n", ev.rmse, ev.mae);
+			printf("rmse       %s\nmae        %s\n", fixed6(f6[1], ev.rmse), fixed6(f6[2], ev.mae));
 		if (fit.unseen || d->meta.task == HOG_TASK_RATINGS)
 			printf("unseen     %llu (ratings of users or items the model has not trained)\n", (unsigned long long)fit.unseen);
 		if (cli_linear_nonzeros(&info) >= 0)

@@ -2485,6 +2485,15 @@ mkdir -p "$T/vtmp"
 check "early stop: --validation 0.2, a fraction of --data" 0 env TMPDIR="$T/vtmp" "$H" train --quiet --data "$T/ttr.lmdb" \
 	--validation 0.2 --early-stop 1 --epochs 50
 check_true "early stop: ... the temporary split is removed" test -z "$(ls -A "$T/vtmp")"
+"$H" data gen -q --examples 15 --features 5 --nnz 3 "$T/v15.lmdb" >/dev/null 2>&1
+check "early stop: --validation 0.01 of 15 examples" 1 env TMPDIR="$T/vtmp" "$H" train --quiet --data "$T/v15.lmdb" \
+	--validation 0.01
+check_grep "early stop: ... --data named, no temporary path" "$ERR" \
+	'^hogwild train: --validation 0.01: .*v15.lmdb is too small to hold out that fraction \(one of the two parts'
+check_true "early stop: ... nothing left behind" test -z "$(ls -A "$T/vtmp")"
+check "early stop: --validation 0.2 of 15 examples" 0 "$H" train --quiet --data "$T/v15.lmdb" --validation 0.2
+check_grep "early stop: ... a warning that so few are noise" "$ERR" \
+	'warning: --validation 0.2 holds out [0-9] examples of .*v15.lmdb: a held-out loss of so few is noise'
 check "early stop: without a held-out set is refused" 2 "$H" train --data "$T/ttr.lmdb" --early-stop 3
 check_grep "early stop: ... naming what it needs" "$ERR" '--early-stop applies only with --test or --validation'
 check "early stop: --early-stop 0" 2 "$H" train --data "$T/ttr.lmdb" --test "$T/tte.lmdb" --early-stop 0

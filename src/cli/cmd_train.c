@@ -449,10 +449,23 @@ static int load_fraction(const train_args *t, uint64_t seed, hog_data **tr, hog_
 	snprintf(b, sizeof b, "%s/valid.lmdb", dir);
 	hog_err err = { 0 };
 	int rc = hog_data_split(t->a.data, a, b, t->vfrac, seed, &err);
+	if (rc == HOG_EDATA) { /* (a half left empty: said of --data, not of the temporary files) */
+		unlink(a);
+		unlink(b);
+		rmdir(dir);
+		fprintf(stderr, "hogwild train: --validation %s: %s is too small to hold out that fraction (one of the "
+		        "two parts would be empty); give a larger fraction or a validation data set\n", t->validation,
+		        t->a.data);
+		return 1;
+	}
 	if (!rc && !(rc = hog_data_load(tr, a, &err)))
 		rc = hog_data_load(held, b, &err);
 	if (rc)
 		rc = cli_fail(&err, rc);
+	else if ((*held)->n < 30) /* (early stopping on a handful: noise) */
+		fprintf(stderr, "hogwild train: warning: --validation %s holds out %llu example%s of %s: a held-out "
+		        "loss of so few is noise to stop on\n", t->validation, (unsigned long long)(*held)->n,
+		        (*held)->n == 1 ? "" : "s", t->a.data);
 	unlink(a);
 	unlink(b);
 	rmdir(dir);

@@ -546,6 +546,10 @@ check_true "eval: ... its log loss, the softmax loss" awk -F'[:,]' '{ for (i = 1
 "$H" train --data "$T/ttr.lmdb" --mode serial --epochs 2 --checkpoint "$T/ck.bin" >/dev/null 2>&1
 check "train: --resume" 0 "$H" train --data "$T/ttr.lmdb" --mode serial --epochs 4 --resume "$T/ck.bin" --save "$T/r4.bin"
 check_grep "train: ... says where it went on" "$ERR" '^hogwild train: resumed from .*ck.bin: epoch 3 of 4 on$'
+"$H" train --data "$T/ttr.lmdb" --mode serial --epochs 100 --checkpoint "$T/ck100.bin" >/dev/null 2>&1
+check "train: --resume of a long run" 0 "$H" train --data "$T/ttr.lmdb" --mode serial --epochs 1000 --resume "$T/ck100.bin"
+check_grep "train: ... its first epoch, not the first row the table shows (it said 150)" "$ERR" \
+	'^hogwild train: resumed from .*ck100.bin: epoch 101 of 1000 on$'
 check_true "train: resumed model equals the straight one" cmp "$T/s4.bin" "$T/r4.bin"
 check_true "train: ... its table has its header, then epoch 3 (the header waited for an epoch 1)" \
 	sh -c "head -2 '$OUT' | tr -s ' ' | cut -d' ' -f1-3 | tr '\n' '|' | grep -q '^epoch sec ex/s| 3 '"

@@ -27,6 +27,7 @@ static const char usage_tail[] =
 typedef struct train_ui {
 	int quiet, progress_drawn;
 	int header_done;        /* the table's header printed (a resumed run's first row is not epoch 1) */
+	int resume_said;        /* --resume: where the run went on, said at its first epoch (printed or not) */
 	int threads;            /* the workers the run uses (o->threads may be 0: every core) */
 	FILE *metrics;
 	const char *metrics_path;
@@ -104,12 +105,13 @@ static void on_epoch(void *ud, const hog_epoch_stats *s)
 	/* a long run (--epochs auto on a small set: up to 1000) shows about 20 rows;
 	 * --metrics keeps every epoch */
 	const int every = s->epochs > 40 && !u->o->early_stop ? s->epochs / 20 : 1; /* (early stopping: every row) */
-	if (s->epoch > 1 && s->epoch % every && s->epoch != s->epochs)
-		goto metrics;
-	if (!u->header_done && u->o->resume) { /* (the first row said where the run went on, and nothing else) */
+	if (!u->resume_said++ && u->o->resume) { /* (the first row said where the run went on, and nothing else; the
+		                                      * first epoch, not the first row shown: 113, not 150 of 1000) */
 		fflush(stdout);
 		fprintf(stderr, "hogwild train: resumed from %s: epoch %d of %d on\n", u->o->resume, s->epoch, s->epochs);
 	}
+	if (s->epoch > 1 && s->epoch % every && s->epoch != s->epochs)
+		goto metrics;
 	if (!u->header_done++ || u->quiet < 0)
 		printf("%5s %8s %10s %*s %9s %9s %9s %7s %7s\n", "epoch", "sec", "ex/s", rw, rate, "lr",
 		       half ? "trn mse/2" : "train", half ? (u->validation ? "val mse/2" : "tst mse/2") : u->validation ? "valid" : "test",

@@ -550,6 +550,15 @@ check_grep "train: ... says where it went on" "$ERR" '^hogwild train: resumed fr
 check "train: --resume of a long run" 0 "$H" train --data "$T/ttr.lmdb" --mode serial --epochs 1000 --resume "$T/ck100.bin"
 check_grep "train: ... its first epoch, not the first row the table shows (it said 150)" "$ERR" \
 	'^hogwild train: resumed from .*ck100.bin: epoch 101 of 1000 on$'
+# a 2-thread run's checkpoint resumed with --threads 1, whose default is serial: the mode named, and --mode
+"$H" data gen -q --examples 15000 --features 100 --nnz 10 --seed 8 "$T/rm15k.lmdb" >/dev/null 2>&1
+"$H" train --quiet --data "$T/rm15k.lmdb" --threads 2 --epochs 2 --checkpoint "$T/ckr.bin" >/dev/null 2>&1
+check "train: --resume at --threads 1 of a replica run" 1 "$H" train --quiet --data "$T/rm15k.lmdb" --threads 1 \
+	--epochs 3 --resume "$T/ckr.bin"
+check_grep "train: ... names the two modes and --mode" "$ERR" \
+	"another mode \\(the checkpoint's run trained in replica mode, this one in serial: .*; give --mode replica\\)"
+check "train: ... with --mode replica" 0 "$H" train --quiet --data "$T/rm15k.lmdb" --threads 1 --mode replica --epochs 3 \
+	--resume "$T/ckr.bin"
 check_true "train: resumed model equals the straight one" cmp "$T/s4.bin" "$T/r4.bin"
 check_true "train: ... its table has its header, then epoch 3 (the header waited for an epoch 1)" \
 	sh -c "head -2 '$OUT' | tr -s ' ' | cut -d' ' -f1-3 | tr '\n' '|' | grep -q '^epoch sec ex/s| 3 '"
@@ -791,7 +800,11 @@ cp "$T/sig.bin" "$T/sig0.bin"
 check "train: resume with another mode is refused" 1 "$H" train --data "$T/ttr.lmdb" --mode lockfree --threads 2 \
 	--epochs 100000 --resume "$T/sig0.bin" --quiet
 check_grep "train: ... naming what differs" "$ERR" 'another mode'
-check_grep "train: ... and the linear model's own options, not another model's" "$ERR" '\(--delay, --flush-every, --normalize, --shuffle-chunk, --hot, --stripe-size, --average, --l1\)'
+check_grep "train: ... both modes, where the mode alone differs" "$ERR" \
+	"the checkpoint's run trained in serial mode, this one in lockfree: .*give --mode serial"
+check "train: resume with another --delay is refused" 1 "$H" train --data "$T/ttr.lmdb" --mode serial --delay 3 \
+	--epochs 100000 --resume "$T/sig0.bin" --quiet
+check_grep "train: ... the linear model's own options, not another model's" "$ERR" '\(--delay, --flush-every, --normalize, --shuffle-chunk, --hot, --stripe-size, --average, --l1\)'
 "$H" train --quiet --data "$T/gr.lmdb" --epochs 1 --rank 4 --checkpoint "$T/gr-ck.bin" >/dev/null 2>&1
 check "train: an mf checkpoint resumed with another --rank is refused" 1 "$H" train --quiet --data "$T/gr.lmdb" --epochs 2 --rank 5 --resume "$T/gr-ck.bin"
 check_grep "train: ... naming mf's options" "$ERR" 'shuffle-chunk, --rank, --biases, --grid\)'

@@ -253,6 +253,19 @@ static const char *ckpt_differs(const hog_engine *e, const hog_model *m, const h
 		return "seed";
 	if (ck->opts_hash && !ckpt_opts_fit(e, ck->opts_hash, e->ranks)) {
 		static _Thread_local char what[300];
+		/* the mode alone, named: --threads 1 (or a small set) makes serial the
+		 * default, and a 2-thread replica run's checkpoint was refused with the
+		 * list below, which never said so */
+		hog_train_opts alt = *o;
+		for (int md = 0; md < HOG_MODE_ALL; md++) {
+			alt.mode = (enum hog_mode)md;
+			if (md != (int)o->mode && eng_opts_hash(e->ops, &alt, e->ranks) == ck->opts_hash) {
+				snprintf(what, sizeof what, "mode (the checkpoint's run trained in %s mode, this one in %s: "
+				         "--threads 1 and a small set default to serial; give --mode %s)", hog_mode_name(alt.mode),
+				         hog_mode_name(o->mode), hog_mode_name(alt.mode));
+				return what;
+			}
+		}
 		snprintf(what, sizeof what, "mode or other options that change the result (--delay, --flush-every, "
 		         "--normalize, --shuffle-chunk%s%s)", e->ops->opts_names ? ", " : "",
 		         e->ops->opts_names ? e->ops->opts_names : "");
@@ -322,17 +335,11 @@ int eng_load_resume(hog_engine *e)
 		return rc;
 	const char *what;
 	ckpt_default_order(e, ck.opts_hash);
-	if (e->backoff_ours && m->backoff != e->o.backoff && m->backoff > 0 && m->backoff <= 1) {
-		/* a backoff this run chose, not given (a checkpoint written before
-		 * the rule of epochs_auto, run_opts.c): the schedule the checkpoint's
-		 * run started with goes on */
+	const double ours = e->o.backoff;
+	const int took = e->backoff_ours && m->backoff != e->o.backoff && m->backoff > 0 && m->backoff <= 1;
+	if (took) /* a backoff this run chose, not given (a checkpoint written before the rule of
+	           * epochs_auto, run_opts.c): the schedule the checkpoint's run started with goes on */
 		e->o.backoff = m->backoff;
-		if (e->o.on_note && e->o.sched == HOG_SCHED_BACKOFF && e->o.rule == HOG_RULE_SGD) {
-			char msg[160];
-			snprintf(msg, sizeof msg, "resume: the schedule's backoff %.4g an epoch, the checkpoint's", m->backoff);
-			e->o.on_note(e->o.ud, msg);
-		}
-	}
 	if (m->kind != e->o.model) {
 		rc = hog_err_set(e->err, HOG_EMISMATCH, "%s: the checkpoint holds a %s model; this run trains %s", path,
 		                 hog_model_kind_name(m->kind), hog_model_kind_name(e->o.model));
@@ -357,6 +364,12 @@ int eng_load_resume(hog_engine *e)
 		                 path, what);
 	} else if ((rc = e->ops->restore(e, m)) == 0) {
 		e->start_epoch = e->epochs_done = m->epochs_done;
+		if (took && e->o.on_note && e->o.sched == HOG_SCHED_BACKOFF && e->o.rule == HOG_RULE_SGD) {
+			char msg[200]; /* (said once the run goes on: a refused resume is said alone) */
+			snprintf(msg, sizeof msg, "resume: the step's backoff goes on as the checkpoint's run had it, %.4g an "
+			         "epoch (this run's default: %.4g)", m->backoff, ours);
+			e->o.on_note(e->o.ud, msg);
+		}
 		/* one rank: its workers'; several: every rank's workers (all_positions)
 		 * when each rank has the threads it had, else (written before that) rank
 		 * 0's; otherwise the epoch starts over */

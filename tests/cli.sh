@@ -498,6 +498,21 @@ check_true "data split: the parts add up ($a + $b)" test "$((a + b))" -eq 2000
 check_true "data split: about a quarter in B ($b)" test "$b" -gt 380 -a "$b" -lt 620
 check "data split: verify A" 0 "$H" data verify "$T/train.lmdb"
 check "data split: verify B" 0 "$H" data verify "$T/test.lmdb"
+# a SIGTERM at the first of the two renames (strace injects it, where strace is installed): both halves the
+# new split's, or neither (it left a new A beside the old B, saying nothing was put in place)
+if command -v strace >/dev/null 2>&1 && strace -o /dev/null true 2>/dev/null; then
+	cp "$T/train.lmdb" "$T/sga.lmdb"
+	cp "$T/test.lmdb" "$T/sgb.lmdb"
+	check "data split: SIGTERM at the first rename" 143 strace -f -o /dev/null -e trace=rename \
+		-e inject=rename:signal=SIGTERM:when=1 "$H" data split --fraction 0.3 --seed 9 "$T/gs.lmdb" "$T/sga.lmdb" \
+		"$T/sgb.lmdb"
+	pa=$("$H" data info "$T/sga.lmdb" | sed -n 's/^split .*pair \([0-9a-f]*\),.*/\1/p')
+	pb=$("$H" data info "$T/sgb.lmdb" | sed -n 's/^split .*pair \([0-9a-f]*\),.*/\1/p')
+	check_true "data split: ... the two halves one split's ($pa, $pb)" test -n "$pa" -a "$pa" = "$pb"
+	check_true "data split: ... no false 'nothing was put in place'" sh -c "! grep -q 'nothing was put in place' '$ERR'"
+else
+	echo "skip - data split under a signal: strace cannot run here"
+fi
 check "data split: fraction 1.5" 2 "$H" data split --fraction 1.5 "$T/gs.lmdb" "$T/a.lmdb" "$T/b.lmdb"
 check_grep "data split: --fraction is named" "$ERR" '--fraction'
 check "data split: fraction 0" 2 "$H" data split --fraction 0 "$T/gs.lmdb" "$T/a.lmdb" "$T/b.lmdb"

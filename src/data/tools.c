@@ -16,6 +16,8 @@
 #include "sys/err.h"
 #include "sys/hash.h"
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,8 +247,11 @@ static int hog_tools_split(const char *in, const char *out_a, const char *out_b,
 	/* The two halves are a set: both are finished (written, committed, synced
 	 * as temporary files) before either is renamed into place, so an error or a
 	 * signal until then leaves the user's A and B as they were. The two renames
-	 * follow each other at once; a kill -9 between them would leave a new A
-	 * beside an old B, which their pair ids tell apart (hog_split_id_get). */
+	 * follow each other at once, the signals a caller catches held back between
+	 * them (a SIGTERM at the first rename left a new A beside the old B, and a
+	 * handler's "nothing was put in place"); a kill -9 between them would leave
+	 * a new A beside an old B, which their pair ids tell apart
+	 * (hog_split_id_get). */
 	rc = hog_writer_finish(wa, err);
 	if (rc) {
 		wa = NULL; /* (freed by the failure) */
@@ -257,13 +262,23 @@ static int hog_tools_split(const char *in, const char *out_a, const char *out_b,
 		wb = NULL;
 		goto fail;
 	}
-	rc = hog_writer_publish(wa, err);
+	sigset_t held, was;
+	sigemptyset(&held);
+	sigaddset(&held, SIGINT);
+	sigaddset(&held, SIGTERM);
+	sigaddset(&held, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &held, &was);
+	const int ra = hog_writer_publish(wa, err);
+	int rb = 0;
 	wa = NULL;
-	if (rc)
+	if (!ra) {
+		rb = hog_writer_publish(wb, err);
+		wb = NULL;
+	}
+	pthread_sigmask(SIG_SETMASK, &was, NULL);
+	if ((rc = ra))
 		goto fail; /* A's path as it was; B's temporary file removed below */
-	rc = hog_writer_publish(wb, err);
-	wb = NULL;
-	if (rc) {
+	if ((rc = rb)) {
 		hog_err_prefix(err, "split: %s is in place, but %s is not: the old %s does not go with the new %s "
 		               "(run the split again)", out_a, out_b, out_b, out_a);
 		goto fail;

@@ -561,6 +561,8 @@ typedef struct hog_train_result {
 	int damped;                /**< buffered and replica with sgd: features whose change a flush
 	                                scales down, where the workers' changes together would
 	                                overshoot (the merge factor; the bias not counted) */
+	int checkpoint_failures;   /**< checkpoints that could not be written (a full disk): each said
+	                                through on_note, the run going on; the last one written stays */
 	int prefetch;              /**< linear: 1 when the kernel asked for each example's
 	                                regularizer and average ahead, a tenth of the nonzeros or
 	                                more falling beyond what the L2 cache holds */

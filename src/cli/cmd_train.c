@@ -730,6 +730,13 @@ int cmd_train(int argc0, char **argv0)
 	} else if (save) {
 		fprintf(stderr, "hogwild: model saved to %s\n", save);
 	}
+	if (trc == 0 && rank == 0 && res.checkpoint_failures) { /* (each said as it failed; the run went on) */
+		fprintf(stderr, "hogwild train: %d checkpoint%s of %s could not be written (said above): the run finished, "
+		        "but a resume would go on from an older one\n", res.checkpoint_failures,
+		        res.checkpoint_failures == 1 ? "" : "s", o.checkpoint);
+		if (rc == 0)
+			rc = 1;
+	}
 	hog_model_free(m);
 	if (save)
 		hog_model_unreserve(save); /* (used up by a save; left by a run that saved nothing) */

@@ -216,6 +216,7 @@ struct hog_engine {
 	uint64_t *start_pos;
 	int epochs_done;
 	double elapsed, last_ckpt;
+	int ckpt_failures;          /* periodic checkpoints that could not be written (said; the run goes on) */
 	double t_begin;             /* when the team began its first epoch (hog_epoch_stats.wall) */
 	hog_epoch_stats last;
 	hog_err *err;

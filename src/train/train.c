@@ -66,6 +66,21 @@ static int cmp_u64(const void *a, const void *b)
 
 static void team_fail(hog_engine *e, int rc, const char *what);
 
+/* A periodic checkpoint that could not be written (a full disk, an I/O
+ * error): said, naming the file, and the run goes on -- the last checkpoint
+ * written stays, and --save still gets the model (a failed write ended the run
+ * and lost both); hog_train_result.checkpoint_failures counts them. */
+static void ckpt_failed(hog_engine *e, int rc)
+{
+	char msg[1200];
+	snprintf(msg, sizeof msg, "warning: the checkpoint %.300s was not written (%.700s); the last one written "
+	         "stays, and the run goes on", e->o.checkpoint, e->err->code ? e->err->msg : hog_strerror(rc));
+	memset(e->err, 0, sizeof *e->err);
+	e->ckpt_failures++;
+	if (e->o.on_note)
+		e->o.on_note(e->o.ud, msg);
+}
+
 /* Thread 0 after an epoch, o.test_eval: the caller's held-out set evaluated
  * on the model as it stands (what early_check keeps: the --average model
  * where there is one), its figures the epoch's test figures. */
@@ -257,7 +272,7 @@ static void between_rounds(hog_engine *e, int ep, int last_round, double t_epoch
 		/* (a model that holds updates between rounds, linear's --delay queues:
 		 * checkpoints only at epoch ends) */
 		if ((rc = eng_write_checkpoint(e, 1)))
-			team_fail(e, rc, "writing a checkpoint");
+			ckpt_failed(e, rc);
 	}
 	progress(e, ep, t_epoch);
 }
@@ -380,7 +395,7 @@ static void run_team(hog_engine *e)
 		if (k == 0) {
 			epoch_report(e, ep, spent);
 			if (e->o.checkpoint && !atomic_load(&e->action) && (rc = eng_write_checkpoint(e, 0)))
-				team_fail(e, rc, "writing a checkpoint");
+				ckpt_failed(e, rc);
 			if (e->o.early_stop && !atomic_load(&e->action))
 				early_check(e, ep);
 		}
@@ -735,6 +750,7 @@ static int train_run(const hog_data *train, hog_data *own, hog_store *store, con
 		res->mode = e->o.mode;
 		memcpy(res->mode_why, why, sizeof why);
 		res->epochs_done = e->epochs_done;
+		res->checkpoint_failures = e->ckpt_failures;
 		res->threads = e->T;
 		res->seconds = e->elapsed;
 		res->last = e->last;

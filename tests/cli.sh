@@ -577,6 +577,18 @@ if command -v strace >/dev/null 2>&1 && strace -o /dev/null true 2>/dev/null; th
 else
 	echo "skip - a failed checkpoint write: strace cannot run here"
 fi
+# two runs on one checkpoint file, started before either wrote one (the last one's checkpoint won): the one
+# that finds the other's space held (FILE.tmp.PID of a live process) is refused; a dead one's is removed
+sleep 30 &
+spid=$!
+: >"$T/ckw.bin.tmp.$spid"
+check "train: --checkpoint another live run holds" 1 "$H" train --quiet --data "$T/ttr.lmdb" --epochs 1 \
+	--checkpoint "$T/ckw.bin"
+check_grep "train: ... refused, naming the process" "$ERR" "ckw.bin: another process \\($spid\\) is writing it"
+kill "$spid" 2>/dev/null
+wait "$spid" 2>/dev/null
+check "train: ... once it is gone" 0 "$H" train --quiet --data "$T/ttr.lmdb" --epochs 1 --checkpoint "$T/ckw.bin"
+check_true "train: ... its file removed" test ! -e "$T/ckw.bin.tmp.$spid"
 # a 2-thread run's checkpoint resumed with --threads 1, whose default is serial: the mode named, and --mode
 "$H" data gen -q --examples 15000 --features 100 --nnz 10 --seed 8 "$T/rm15k.lmdb" >/dev/null 2>&1
 "$H" train --quiet --data "$T/rm15k.lmdb" --threads 2 --epochs 2 --checkpoint "$T/ckr.bin" >/dev/null 2>&1

@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "model/model.h"
 #include "sys/file.h"
+#include "sys/mpi.h"
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -205,6 +206,15 @@ int cli_same_file(const char *a, const char *b)
 
 int cli_check_checkpoint(const char *cmd, const char *path, const char *resume)
 {
+	/* another run checkpointing to the same file, started before either wrote one (its space held as
+	 * PATH.tmp.PID): the two would overwrite each other's, the last one's winning */
+	const long other = hog_mpi_launched() ? 0 : hog_tmp_live_writer(path); /* (MPI: rank 0 writes for all) */
+	if (other) {
+		fprintf(stderr, "hogwild %s: --checkpoint %s: another process (%ld) is writing it (%s.tmp.%ld); two "
+		        "runs on one checkpoint file would overwrite each other's: give this one another name\n", cmd, path,
+		        other, path, other);
+		return 1;
+	}
 	if ((resume && cli_same_file(resume, path)) || cli_file_kind(path) != 2)
 		return 0;
 	hog_model *m = NULL;

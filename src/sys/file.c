@@ -221,6 +221,40 @@ int hog_tmp_unlink_all(void)
 	return n;
 }
 
+long hog_tmp_live_writer(const char *path)
+{
+	char *dir = strdup(path);
+	if (!dir)
+		return 0;
+	char *slash = strrchr(dir, '/');
+	const char *base = slash ? slash + 1 : path;
+	if (slash == dir)
+		slash[1] = 0;
+	else if (slash)
+		*slash = 0;
+	else
+		strcpy(dir, ".");
+	const size_t nb = strlen(base);
+	DIR *d = opendir(dir);
+	long live = 0;
+	struct dirent *e;
+	const long self = (long)getpid();
+	while (d && !live && (e = readdir(d))) {
+		const char *n = e->d_name, *p = n + nb + 5;
+		if (strncmp(n, base, nb) || strncmp(n + nb, ".tmp.", 5))
+			continue;
+		char *end;
+		errno = 0;
+		const long pid = strtol(p, &end, 10);
+		if (*p && !*end && !errno && pid > 0 && pid != self && (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
+			live = pid;
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	return live;
+}
+
 int hog_tmp_remove_stale(const char *path, void (*fn)(void *ud, const char *file, long pid), void *ud)
 {
 	char *dir = strdup(path);

@@ -46,6 +46,9 @@ int hog_tmp_unlink_all(void);
  * exists (kill(pid, 0) fails with ESRCH): what a kill -9 left behind. Calls
  * @p fn (may be NULL) for each file removed. @return the number removed. */
 int hog_tmp_remove_stale(const char *path, void (*fn)(void *ud, const char *file, long pid), void *ud);
+/* The id of another live process with a temporary file of @p path
+ * (PATH.tmp.PID: a run writing it, or holding its space), else 0. */
+long hog_tmp_live_writer(const char *path);
 
 /** Reserves @p bytes on the file system of @p path for a file to be written
  * there later through its temporary name: "<path>.tmp.<pid>" is made with its

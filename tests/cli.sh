@@ -2630,6 +2630,15 @@ check "model info: a missing file" 1 "$H" model info "$T/nothere.model"
 check_grep "model info: ... named" "$ERR" 'nothere.model'
 check "model info: a data set is no model" 1 "$H" model info "$T/ms.lmdb"
 check_grep "model info: ... says so" "$ERR" 'ms.lmdb: not a hogwild model file'
+# the version field: a flipped byte (version 165) is damage, a plausible next version is newer
+cp "$T/ml.model" "$T/mv.model"
+printf '\245' | dd of="$T/mv.model" bs=1 seek=8 conv=notrunc 2>/dev/null
+check "model info: a flipped version byte" 1 "$H" model info "$T/mv.model"
+check_grep "model info: ... read as damage (it said: newer than this hogwild reads)" "$ERR" \
+	'mv.model: model format version 165, far past this hogwild.s [0-9]+: the file is damaged'
+printf '\004' | dd of="$T/mv.model" bs=1 seek=8 conv=notrunc 2>/dev/null
+check "model info: the next version" 1 "$H" model info "$T/mv.model"
+check_grep "model info: ... newer" "$ERR" 'mv.model: model format version 4 is newer than this hogwild reads'
 check "model info linear" 0 "$H" model info "$T/ml.model"
 check_grep "model info linear: kind" "$OUT" '^kind +linear$'
 check_grep "model info linear: loss" "$OUT" '^loss +logistic$'

@@ -538,6 +538,11 @@ int hog_model_load_ckpt(hog_model **out, hog_ckpt *ck, const char *path, hog_err
 		goto done;
 	}
 	uint32_t version = r32(h + 8);
+	if (version > MODEL_VERSION + 8) { /* (a flipped byte read as version 165: no hogwild writes such) */
+		rc = hog_err_set(err, HOG_ECORRUPT, "%s: model format version %u, far past this hogwild's %d: the file is "
+		                 "damaged", path, version, MODEL_VERSION);
+		goto done;
+	}
 	if (version > MODEL_VERSION) {
 		rc = hog_err_set(err, HOG_EVERSION, "%s: model format version %u is newer than this hogwild reads (%d)",
 		                 path, version, MODEL_VERSION);

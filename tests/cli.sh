@@ -754,6 +754,18 @@ check "train mf: adagrad, grid 3" 0 "$H" train --quiet --model mf --optimizer ad
 	--threads 2 --bind none --epochs 2 --data "$T/grtr.lmdb" --save "$T/mf.model"
 check_true "train mf: ... no note of a loss other than squared for ratings (it said logistic)" \
 	sh -c "! grep -q 'loss: ' '$ERR'"
+# ratings 20 times as wide (10..100 for 0.5..5: the defaults, in MovieLens's units, diverged): the default
+# step divided and l2 multiplied by the range over 4.5, the RMSE near 20 times the narrow set's
+"$H" data export "$T/gr.lmdb" >"$T/gr.csv" 2>/dev/null
+awk -F, 'NR == 1 { print; next } { printf "%s,%s,%g\n", $1, $2, 20 * $3 }' "$T/gr.csv" >"$T/gr20.csv"
+"$H" data import -q -f ratings "$T/gr20.csv" "$T/gr20.lmdb" >/dev/null 2>&1
+"$H" data split --fraction 0.2 --seed 1 "$T/gr20.lmdb" "$T/gr20tr.lmdb" "$T/gr20te.lmdb" >/dev/null 2>&1
+"$H" train --quiet --mode serial --data "$T/grtr.lmdb" --save "$T/gr1.model" >/dev/null 2>&1
+check "train mf: ratings 20 times as wide" 0 "$H" train --quiet --mode serial --data "$T/gr20tr.lmdb" --save "$T/gr20.model"
+r1=$("$H" eval --model "$T/gr1.model" --data "$T/grte.lmdb" 2>/dev/null | awk '$1 == "rmse" { print $2 }')
+r20=$("$H" eval --model "$T/gr20.model" --data "$T/gr20te.lmdb" 2>/dev/null | awk '$1 == "rmse" { print $2 }')
+check_true "train mf: ... an RMSE near 20 times the narrow set's ($r20, $r1)" \
+	awk -v a="$r20" -v b="$r1" 'BEGIN { exit !(a > 0 && b > 0 && a < 25 * b) }'
 check "train mf: --grid in another mode" 2 "$H" train --model mf --mode lockfree --grid 3 --data "$T/grtr.lmdb"
 check "train mf: --grid with the default mode (grid)" 0 "$H" train --quiet --model mf --grid 3 --threads 1 --epochs 1 \
 	--data "$T/grtr.lmdb"

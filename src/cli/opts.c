@@ -62,7 +62,8 @@ const cli_opt cli_opts[] = {
 	{ "lr", 0, REQ, OPT_LR, BOTH, 0, 0, COND_NONE, "X",
 	  "step size; alpha for adagrad/adarevision/adam (sgd: 1/(1+mean |x|^2), 0.5 for unit-norm rows; softmax: "
 	  "B/(B+mean |x|^2) for batches of B; adagrad/adarevision: 0.1, with the squared loss the labels' standard "
-	  "deviation if larger; adam/adamw: 0.001; mlp with --layers: sgd 0.05, adagrad 0.01; mf sgd: 0.03)" },
+	  "deviation if larger; adam/adamw: 0.001; mlp with --layers: sgd 0.05, adagrad 0.01; mf sgd: 0.03, divided by "
+	  "the ratings' range over 4.5 where wider than 0.5..5)" },
 	{ "schedule", 0, REQ, OPT_SCHEDULE, BOTH, 0, 0, COND_SGD, "S",
 	  "constant | backoff | invt (backoff: lr * backoff^epoch)" },
 	{ "backoff", 0, REQ, OPT_BACKOFF, BOTH, 0, 0, COND_BACKOFF, "B", "per-epoch factor of the schedule (0.9; for a small "
@@ -75,7 +76,7 @@ const cli_opt cli_opts[] = {
 	  "ramp the step size up over the first N examples (0)" },
 	{ "l2", 0, REQ, OPT_L2, BOTH, 0, 0, COND_NONE, "X",
 	  "lambda of (lambda/2)|w|^2 beside the mean loss (1e-6; mf: 0.05, per update on the rows it touches, "
-	  "as LIBMF)" },
+	  "as LIBMF, times the ratings' range over 4.5 where wider than 0.5..5)" },
 	{ "class-weight", 0, REQ, OPT_CLASS_WEIGHT, BOTH, K(LINEAR) | K(MLP), 0, COND_NONE, "SPEC",
 	  "binary and multiclass sets: weights of the classes, multiplying the examples' own: balanced (n / "
 	  "(classes * n_c), as scikit-learn's) or C=W,... (binary: 1 or pos, 0 or -1 or neg; multiclass: class "

@@ -636,7 +636,8 @@ int hog_model_confusion(const hog_model *m, const hog_data *d, uint64_t *counts,
 /** Checks that data set @p d fits model @p m and puts it in the model's terms
  * (hog_data_reconcile() against what the model kept of its training set: task,
  * id maps, column names, dimension), in place. @p d_name and @p m_name (the
- * files) are named in a refusal. @return 0, HOG_EMISMATCH or ENOMEM. */
+ * files) are named in a refusal; *@p fit (may be NULL) gets what was done.
+ * @return 0, HOG_EMISMATCH or ENOMEM. */
 int hog_model_prepare(const hog_model *m, hog_data *d, const char *d_name, const char *m_name, hog_data_fit *fit,
                       hog_err *err);
 /** hog_model_prepare() for a set read in chunks: hog_data_match_begin()

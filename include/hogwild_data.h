@@ -352,7 +352,7 @@ uint32_t hog_class_count(const char *names);
  * other CSV column names, or ids that cannot be matched is refused with
  * HOG_EMISMATCH naming both (@p d_name, @p ref_name: the files) and what differs.
  * A set whose ids were mapped loses its own id maps (user_ids, item_ids NULL).
- * @return 0, HOG_EMISMATCH or ENOMEM. */
+ * *@p fit (may be NULL) gets what was done. @return 0, HOG_EMISMATCH or ENOMEM. */
 int hog_data_reconcile(hog_data *d, const char *d_name, const hog_data_ref *ref, const char *ref_name,
                        hog_data_fit *fit, hog_err *err);
 /** The names' part of hog_data_reconcile() alone, on the header: where the set

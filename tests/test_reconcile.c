@@ -388,6 +388,10 @@ static void test_linear_extra_features(void)
 	free(want);
 	free(got);
 
+	/* a fit not wanted (NULL: it wrote through it) */
+	hog_data *dte2 = load("lte.lmdb");
+	CU_ASSERT_EQUAL(hog_model_prepare(m, dte2, "lte.lmdb", "l.model", NULL, &err), 0);
+	hog_data_free(dte2);
 	/* a regression set refused by the logistic model, naming both */
 	write_text("lreg.svm", "0.5 1:1\n1.7 2:1\n2.5 3:1\n");
 	import_as("lreg.svm", "lreg.lmdb", HOG_FORMAT_LIBSVM);

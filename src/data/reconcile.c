@@ -377,6 +377,9 @@ static void relabel(hog_data *d, double lmin, double lmax)
 int hog_data_reconcile(hog_data *d, const char *dn, const hog_data_ref *ref, const char *rn, hog_data_fit *fit,
                        hog_err *err)
 {
+	hog_data_fit unused; /* (NULL: the caller wants no account of it) */
+	if (!fit)
+		fit = &unused;
 	memset(fit, 0, sizeof *fit);
 	uint32_t *cmap, *fmap;
 	int rl, rc = reconcile_head(d, dn, ref, rn, &rl, &cmap, &fmap, err);

@@ -3094,6 +3094,16 @@ check_grep "predict: ... not both" "$ERR" '^hogwild predict: --data or --pairs, 
 printf 'userId,movieId,rating,timestamp\n1,2,4.5,100\n2,3,3,200\n3,1,2,300\n' >"$T/rat.csv"
 check "csv: a ratings file as csv" 0 "$H" data import -f csv "$T/rat.csv" "$T/ratcsv.lmdb"
 check_grep "csv: ... the note names --format ratings" "$ERR" "the label is column 3 'timestamp'.*--format ratings makes a set for --model mf"
+# ratings read by position: a header that names them in another order (the timestamp third: its values
+# taken as ratings, training gave NaN; movieId first: items as users) is refused
+printf 'userId,movieId,timestamp,rating\n1,2,100,4.5\n2,3,200,3\n' >"$T/rat_ts.csv"
+check "ratings: a header with the timestamp third" 1 "$H" data import -f ratings "$T/rat_ts.csv" "$T/rts.lmdb"
+check_grep "ratings: ... names the order read" "$ERR" \
+	"rat_ts.csv:1:1: the header 'userId,movieId,timestamp,rating' names its columns in another order: --format ratings reads user, item, rating"
+printf 'movieId,userId,rating\n1,2,4.5\n2,3,3\n' >"$T/rat_sw.csv"
+check "ratings: a header with items first" 1 "$H" data import -f ratings "$T/rat_sw.csv" "$T/rsw.lmdb"
+check_true "ratings: ... nothing written" test ! -e "$T/rts.lmdb" -a ! -e "$T/rsw.lmdb"
+check "ratings: the usual header" 0 "$H" data import -q -f ratings "$T/rat.csv" "$T/ratok.lmdb"
 # --task given where the labels say otherwise: warnings
 printf 'a,b,y\n1,2,25\n3,4,300\n5,6,41\n' >"$T/vals.csv"
 check "--task binary on values" 0 "$H" data import -q -f csv --task binary "$T/vals.csv" "$T/tb.lmdb"

@@ -6,7 +6,8 @@
  * 0..I-1 in order of first appearance; the original ids go into the data set's id
  * maps ("users", "items") so that predictions can be reported in them. The
  * timestamp, when present, is not stored. A first line none of whose fields is
- * a number is a header, skipped with a note to the caller; anything else that is
+ * a number is a header, skipped with a note to the caller -- refused where its
+ * names put the columns in another order (rat_header_misnamed); anything else that is
  * off is an error with FILE:LINE:COLUMN ("1,NA,5" is a bad line, not a header).
  * Blank lines and the --skip lines at the start of each file are skipped. */
 #include "data/import.h"
@@ -208,6 +209,47 @@ static int rat_is_header(const char *p, const char *sep)
 	return text;
 }
 
+/* Whether the lower-case field [s, e) has one of @p words in it. */
+static int rat_names(const char *s, const char *e, const char *const *words)
+{
+	char f[64];
+	size_t n = (size_t)(e - s) < sizeof f - 1 ? (size_t)(e - s) : sizeof f - 1;
+	for (size_t k = 0; k < n; k++)
+		f[k] = (char)(s[k] >= 'A' && s[k] <= 'Z' ? s[k] - 'A' + 'a' : s[k]);
+	f[n] = 0;
+	for (; *words; words++)
+		if (strstr(f, *words))
+			return 1;
+	return 0;
+}
+
+/* A header whose names put the columns in another order than user, item,
+ * rating (movieId before userId; a timestamp third): the fields are read by
+ * position, so such a file was read with items as users, or timestamps as
+ * ratings (training then gave NaN). 1 when it is so. */
+static int rat_header_misnamed(const char *p, const char *sep)
+{
+	static const char *const user[] = { "user", "customer", "member", "reviewer", NULL };
+	static const char *const item[] = { "item", "movie", "product", "book", "song", "track", "artist", "business",
+		                                NULL };
+	static const char *const when[] = { "time", "date", "stamp", NULL };
+	const size_t k = sep ? strlen(sep) : 0;
+	int bad = 0;
+	for (int f = 0; f < 3 && *p; f++) {
+		while (hog_is_space(*p) || *p == '"')
+			p++;
+		const char *s = p;
+		while (*p && (sep ? strncmp(p, sep, k) != 0 : !hog_is_space(*p)))
+			p++;
+		const char *e = p;
+		bad |= (f == 0 && rat_names(s, e, item) && !rat_names(s, e, user)) ||
+		       (f == 1 && rat_names(s, e, user) && !rat_names(s, e, item)) || (f == 2 && rat_names(s, e, when));
+		if (sep && *p)
+			p += k;
+	}
+	return bad;
+}
+
 #define BAD(col, ...) do { \
 	char what_[400]; snprintf(what_, sizeof what_, __VA_ARGS__); \
 	rc = hog_err_set(err, HOG_EDATA, "%s:%llu:%zu: %s", in.path, (unsigned long long)in.line, \
@@ -245,6 +287,10 @@ static int rat_file(rat_state *st, const char *path, hog_err *err)
 			if (c->o->header > 0)
 				continue;
 			if (c->o->header < 0 && rat_is_header(p, st->sep)) {
+				if (rat_header_misnamed(p, st->sep))
+					BAD(p, "the header '%.80s' names its columns in another order: --format ratings reads user, "
+					    "item, rating (then a timestamp, or a weight with --weight-col 3) by position; put the "
+					    "columns in that order", p);
 				if (c->o->note) {
 					char msg[200];
 					snprintf(msg, sizeof msg, "%.80s:%llu: a header line, skipped: '%.40s%s' "

@@ -812,6 +812,18 @@ printf '100\n' >"$T/ps.one"
 check "split files: a --pairs line of one field" 1 "$H" predict --model "$T/ps.model" --pairs "$T/ps.one"
 check_grep "split files: ... says so (no empty quoted id)" "$ERR" \
 	"ps.one:1: one field \('100'\); a line is 'USER ITEM', two ids"
+# quoted ids (Python's QUOTE_ALL): one line was taken for a header, nothing written, exit 0; a file of a
+# header alone is refused; a quoted ratings file keeps its first line
+awk '{ printf "\"%s\",\"%s\"\n", $1, $2 }' "$T/ps.pairs" >"$T/ps.quoted"
+check "split files: --pairs of quoted ids" 0 "$H" predict --model "$T/ps.model" --pairs "$T/ps.quoted"
+check_true "split files: ... the same predictions" cmp -s "$OUT" "$T/ps.pred"
+printf 'userId,movieId\n' >"$T/ps.head"
+check "split files: --pairs of a header alone" 1 "$H" predict --model "$T/ps.model" --pairs "$T/ps.head"
+check_grep "split files: ... said" "$ERR" "ps.head: no 'USER ITEM' pairs in it"
+awk '{ printf "\"%s\",\"%s\",\"%s\"\n", $1, $2, $3 }' "$T/pstr.txt" >"$T/pstrq.csv"
+check "split files: a quoted ratings file" 0 "$H" data import -f ratings "$T/pstrq.csv" "$T/pstrq.lmdb"
+check_true "split files: ... no line taken for a header" sh -c "! grep -q 'header line' '$ERR'"
+check_grep "split files: ... every rating" "$OUT" "pstrq.lmdb: $(wc -l <"$T/pstr.txt") ratings"
 cp "$T/ps.pairs" "$T/ps.pairs-keep"
 check "split files: --pairs P --out P refused" 1 "$H" predict --model "$T/ps.model" --pairs "$T/ps.pairs" \
 	--out "$T/ps.pairs"

@@ -263,7 +263,7 @@ static int read_pairs(const char *path, const hog_model *m, hog_data **out, uint
 	const int maps = hog_model_ids(m, 0, &nids) != NULL;
 	while (!rc && getline(&line, &cap, f) >= 0) {
 		lineno++;
-		const char *p = line, *sep = " \t,;:\r\n";
+		const char *p = line, *sep = " \t,;:\r\n\""; /* ('"': "1","47", a QUOTE_ALL file's ids) */
 		p += strspn(p, sep);
 		if (!*p || *p == '#')
 			continue;
@@ -300,7 +300,10 @@ static int read_pairs(const char *path, const hog_model *m, hog_data **out, uint
 		n++;
 	}
 	if (!rc && ferror(f))
-		rc = hog_err_set(err, EIO, "--pairs %s: read error", path);
+		rc = hog_err_set(err, errno ? errno : EIO, "--pairs %s: %s", path, errno ? strerror(errno) : "read error");
+	else if (!rc && !n) /* (nothing written and exit 0 was all a header-only file got) */
+		rc = hog_err_set(err, HOG_EDATA, "--pairs %s: no 'USER ITEM' pairs in it%s", path,
+		                 lineno ? " (a first line of no ids is a header)" : "");
 	free(line);
 	fclose(f);
 	hog_data *d = rc ? NULL : calloc(1, sizeof *d);

@@ -199,6 +199,9 @@ static int rat_is_header(const char *p, const char *sep)
 		const char *e = p;
 		while (e > s && hog_is_space(e[-1]))
 			e--;
+		if (e - s >= 2 && *s == '"' && e[-1] == '"') /* ("1": a quoted number, as every field of a
+			                                             * QUOTE_ALL file; it took the first line for a header) */
+			s++, e--;
 		double v;
 		if (s < e && hog_parse_f64(s, &v) == e)
 			return 0;

@@ -470,7 +470,9 @@ int hog_import(const char *const *in, int nin, const char *out, const hog_import
 /** Options for hog_gen(); zero means the default (RCV1's shape for sparse). */
 typedef struct hog_gen_opts {
 	enum hog_kind kind;
-	uint64_t seed;            /**< default 1 */
+	uint64_t seed;            /**< default 1; it draws the hidden model that makes the labels
+	                               too: a training set and a test set of two seeds have two models
+	                               (a test at chance), so cut one set in two (hog_data_split) */
 	uint64_t examples;        /**< sparse 781265; ratings: number of ratings 1000000; dense 60000 */
 	uint64_t features;        /**< sparse 47236; dense: columns 64 */
 	double nnz_per_example;   /**< sparse: mean 71 */

@@ -281,9 +281,9 @@ static void test_ratings_bad_lines(void)
 {
 	rat_fails("e1.tsv", "1\t2\t3\n1\t2\n", NULL, HOG_EDATA, "e1.tsv:2:4:", "missing rating");
 	rat_fails("e2.tsv", "1\t2\t3\n1\n", NULL, HOG_EDATA, "e2.tsv:2:2:", "missing item");
-	rat_fails("e3.csv", "1,2,3\n1,2.5,3\n", NULL, HOG_EDATA, "e3.csv:2:3:", "item id is not an unsigned integer");
-	rat_fails("e4.csv", "1,2,3\n-1,2,3\n", NULL, HOG_EDATA, "e4.csv:2:1:", "user id is negative");
-	rat_fails("e5.csv", "1,2,3\n1,-2,3\n", NULL, HOG_EDATA, "e5.csv:2:3:", "item id is negative");
+	rat_fails("e3.csv", "1,2,3\n1,2.5,3\n", NULL, HOG_EDATA, "e3.csv:2:3:", "item id '2.5' is not an unsigned integer");
+	rat_fails("e4.csv", "1,2,3\n-1,2,3\n", NULL, HOG_EDATA, "e4.csv:2:1:", "user id '-1' is negative");
+	rat_fails("e5.csv", "1,2,3\n1,-2,3\n", NULL, HOG_EDATA, "e5.csv:2:3:", "item id '-2' is negative");
 	rat_fails("e6.csv", "1,2,3\n1,2,x\n", NULL, HOG_EDATA, "e6.csv:2:5:", "numeric rating");
 	rat_fails("e7.csv", "1,2,3\n1,2,nan\n", NULL, HOG_EDATA, "e7.csv:2:5:", "not finite");
 	rat_fails("e8.csv", "1,2,3\n1,2,-inf\n", NULL, HOG_EDATA, "e8.csv:2:5:", "not finite");
@@ -292,10 +292,10 @@ static void test_ratings_bad_lines(void)
 	rat_fails("e11.csv", "1,2,3\n1,123456789012345678901,3\n", NULL, HOG_EDATA, "e11.csv:2:3:", "beyond 2^63");
 	rat_fails("e12.csv", "1,2,3\n1,2,3,4,5\n", NULL, HOG_EDATA, "e12.csv:2:9:", "too many fields");
 	rat_fails("e13.csv", "1,2,3\n1,2,3,\n", NULL, HOG_EDATA, "e13.csv:2:7:", "empty timestamp");
-	rat_fails("e14.csv", "1,2,3\n1,,3\n", NULL, HOG_EDATA, "e14.csv:2:3:", "item id is not an unsigned integer");
-	rat_fails("e15.csv", "1,2,3\nu1,2,3\n", NULL, HOG_EDATA, "e15.csv:2:1:", "user id is not an unsigned integer");
+	rat_fails("e14.csv", "1,2,3\n1,,3\n", NULL, HOG_EDATA, "e14.csv:2:3:", "item id '' is not an unsigned integer");
+	rat_fails("e15.csv", "1,2,3\nu1,2,3\n", NULL, HOG_EDATA, "e15.csv:2:1:", "user id 'u1' is not an unsigned integer");
 	rat_fails("e16.txt", "1 2 3\n1 2 3 4 5\n", NULL, HOG_EDATA, "e16.txt:2:9:", "too many fields");
-	rat_fails("e17.dat", "1::2::3\n1::2:3\n", NULL, HOG_EDATA, "e17.dat:2:4:", "item id is not an unsigned integer");
+	rat_fails("e17.dat", "1::2::3\n1::2:3\n", NULL, HOG_EDATA, "e17.dat:2:4:", "item id '2:3' is not an unsigned integer");
 	hog_import_opts o = { .header = 0 };
 	rat_fails("e18.csv", "userId,movieId,rating\n1,2,3\n", &o, HOG_EDATA, "e18.csv:1:1:", "user id");
 }

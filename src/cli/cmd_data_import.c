@@ -60,7 +60,7 @@ static const char import_usage[] =
 	"      --skip N          csv, ratings: skip the first N lines of each file\n"
 	"                        before looking for a header (default 0)\n"
 	"      --delim C         csv, ratings: , | tab | ; | space (default: detect;\n"
-	"                        not ',': decimal commas read, 1,5 as 1.5)\n"
+	"                        csv, not ',': decimal commas read, 1,5 as 1.5)\n"
 	"      --no-label        the inputs have no labels, a set to predict on: csv\n"
 	"                        lines of features only, ratings 'user item' pairs,\n"
 	"                        libsvm lines of id:value only (libsvm: also detected\n"

@@ -454,9 +454,12 @@ int cmd_tune(int argc0, char **argv0)
 	rc = tune_search(&pl);
 	print_table(&pl, stdout);
 	const int sig = *pl.stop;
-	if (!rc && pl.best < 0)
-		rc = cli_usage_error("tune", NULL, "no trial finished with a held-out %s (every one diverged, or the "
-		                     "labels have no %s: try --metric loss)", metric_name(pl.metric), metric_name(pl.metric));
+	if (!rc && pl.best < 0) { /* (a run-time end, exit 1: the options were fine) */
+		fprintf(stderr, "hogwild tune: no trial finished with a held-out %s (%s; try smaller step sizes, --lr "
+		        "x0.05:x0.5)\n", metric_name(pl.metric), pl.metric == TM_LOSS ? "every one diverged"
+		        : "every one diverged, or the labels have none: try --metric loss");
+		rc = 1;
+	}
 	cfg_out co = { &pl, &t };
 	if (!rc && pl.best >= 0) {
 		char v[96];

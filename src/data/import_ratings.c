@@ -185,6 +185,15 @@ static const char *rat_detect_sep(const char *line)
 	return NULL;
 }
 
+/* The length of the field at @p p (up to the separator, or a blank without
+ * one; at most 40), for a message. */
+static int rat_field_len(const char *p, const char *sep)
+{
+	const char *e = sep ? strstr(p, sep) : NULL;
+	size_t n = e ? (size_t)(e - p) : strcspn(p, sep ? "\r\n" : " \t\r\n");
+	return n > 40 ? 40 : (int)n;
+}
+
 /* A header line is one with some text and no field that is a number. */
 static int rat_is_header(const char *p, const char *sep)
 {
@@ -315,17 +324,18 @@ static int rat_file(rat_state *st, const char *path, hog_err *err)
 		uint64_t u, i;
 		uint32_t du, di;
 		int more;
-		if ((why = rat_parse_id(&p, &u)))
-			BAD(at, "user id %s", why);
-		if ((more = rat_sep(&p, st->sep)) < 0)
-			BAD(at, "user id is not an unsigned integer");
+		/* (the field named: 'u17' or 'tt0114709' read only "user id is not an unsigned integer") */
+		if ((why = rat_parse_id(&p, &u)) || (more = rat_sep(&p, st->sep)) < 0)
+			BAD(at, "user id '%.*s' %s (ids are numbers: map names to numbers first)",
+			    rat_field_len(at, st->sep), at,
+			    why ? why : "is not an unsigned integer");
 		if (!more)
 			BAD(p, "missing item id: " RAT_SHAPE);
 		at = p;
-		if ((why = rat_parse_id(&p, &i)))
-			BAD(at, "item id %s", why);
-		if ((more = rat_sep(&p, st->sep)) < 0)
-			BAD(at, "item id is not an unsigned integer");
+		if ((why = rat_parse_id(&p, &i)) || (more = rat_sep(&p, st->sep)) < 0)
+			BAD(at, "item id '%.*s' %s (ids are numbers: map names to numbers first)",
+			    rat_field_len(at, st->sep), at,
+			    why ? why : "is not an unsigned integer");
 		if (c->o->no_label && more)
 			BAD(p, "a third field: --no-label reads 'user item' pairs without ratings");
 		double r = 0, wt = 1;

@@ -766,6 +766,10 @@ r1=$("$H" eval --model "$T/gr1.model" --data "$T/grte.lmdb" 2>/dev/null | awk '$
 r20=$("$H" eval --model "$T/gr20.model" --data "$T/gr20te.lmdb" 2>/dev/null | awk '$1 == "rmse" { print $2 }')
 check_true "train mf: ... an RMSE near 20 times the narrow set's ($r20, $r1)" \
 	awk -v a="$r20" -v b="$r1" 'BEGIN { exit !(a > 0 && b > 0 && a < 25 * b) }'
+check "tune mf: ratings 20 times as wide" 0 "$H" tune --quiet --data "$T/gr20tr.lmdb" --epochs 2 --rungs 1 --rank 4 \
+	--save-config "$T/gr20.ini"
+check_true "tune mf: ... its l2 grid scaled as train's default is (0.025..0.1 times the range over 4.5)" \
+	awk -F' = ' '$1 == "l2" { exit !($2 + 0 > 0.3) } ' "$T/gr20.ini"
 check "train mf: --grid in another mode" 2 "$H" train --model mf --mode lockfree --grid 3 --data "$T/grtr.lmdb"
 check "train mf: --grid with the default mode (grid)" 0 "$H" train --quiet --model mf --grid 3 --threads 1 --epochs 1 \
 	--data "$T/grtr.lmdb"

@@ -202,7 +202,8 @@ const cli_opt cli_opts[] = {
 	  "step sizes to try: a list 0.05,0.1, a range LO:HI[:N] of N values spaced evenly on a log scale (4), "
 	  "or multiples of the model's default step, x0.25:x2 (x0.25,x0.5,x1,x2; mf x0.5:x2:3, mlp x0.5:x2:3)" },
 	{ "l2", 0, REQ, OPT_L2, CLI_TUNE, 0, 0, COND_NONE, "V",
-	  "L2 weights to try, as --lr (1e-7:1e-2:6; mf 0.025:0.1:3; mlp 1e-6:1e-4:3)" },
+	  "L2 weights to try, as --lr (1e-7:1e-2:6; mf 0.025:0.1:3, times the ratings' range over 4.5 where wider "
+	  "than 0.5..5; mlp 1e-6:1e-4:3)" },
 	{ "l1", 0, REQ, OPT_L1, CLI_TUNE, K(LINEAR), 0, COND_NOT_ADAREV, "V", "L1 weights to try, as --lr (0: off)" },
 	{ "rank", 0, REQ, OPT_RANK, CLI_TUNE, K(MF), 0, COND_NONE, "V", "ranks to try, as --lr (16,32,64)" },
 	{ "layers", 0, REQ, OPT_LAYERS, CLI_TUNE, K(MLP), 0, COND_MODEL_MLP, "W/W,W",

@@ -161,11 +161,12 @@ static double mean_sq(const hog_data *d, int mode)
  * steps at 0.001, and the mlp's deterministic mode on one shard's batch where
  * a step takes --batch of each of the shards. */
 static double ysd_of_plan; /* (the labels' standard deviation: tune_resolve's) */
+static double mfc_of_plan = 1; /* (mf: the ratings' scale, mf_scale: its defaults' step / c, l2 * c) */
 
 static double default_lr(const hog_train_opts *o, double sq, uint64_t n)
 {
 	switch (hog_train_kind(o)) {
-	case HOG_MODEL_MF: return mf_default_lr(o);
+	case HOG_MODEL_MF: return mf_default_lr(o) / mfc_of_plan;
 	case HOG_MODEL_MLP: {
 		hog_train_opts d = *o;
 		if (d.mode == HOG_MODE_DETERMINISTIC && d.shards == 0)
@@ -182,7 +183,7 @@ static uint64_t n_of_plan;
 /* The l2 a configuration trains with (mf's generic default is its own). */
 static double l2_of(const hog_train_opts *o)
 {
-	return hog_train_kind(o) == HOG_MODEL_MF ? mf_l2_of(o) : o->l2;
+	return hog_train_kind(o) != HOG_MODEL_MF ? o->l2 : mf_l2_of(o) * (mf_l2_of(o) != o->l2 ? mfc_of_plan : 1.0);
 }
 
 /* The configuration that trains what train does without the searched options
@@ -227,8 +228,12 @@ int tune_resolve(tune_plan *pl, const hog_data *full)
 		pl->base.epochs = eng_epochs_of_visits(full->n);
 	if (!pl->ax[TP_LR].given && tune_axis_parse(TP_LR, sp->lr, &pl->ax[TP_LR]))
 		return 2;
-	if (!pl->ax[TP_L2].given && tune_axis_parse(TP_L2, sp->l2, &pl->ax[TP_L2]))
+	const int l2_ours = !pl->ax[TP_L2].given; /* (tune_axis_parse marks it given) */
+	if (l2_ours && tune_axis_parse(TP_L2, sp->l2, &pl->ax[TP_L2]))
 		return 2;
+	mfc_of_plan = kind == HOG_MODEL_MF ? mf_scale(&full->meta) : 1.0;
+	for (int k = 0; kind == HOG_MODEL_MF && l2_ours && k < pl->ax[TP_L2].n; k++)
+		pl->ax[TP_L2].v[k] *= mfc_of_plan; /* (the grid around train's default, as it scales it) */
 	if (pl->base.model == HOG_MODEL_MF && !pl->ax[TP_RANK].given && tune_axis_parse(TP_RANK, sp->rank, &pl->ax[TP_RANK]))
 		return 2;
 	pl->ax[TP_LR].given = pl->ax[TP_L2].given = 1; /* (both always written to the config) */

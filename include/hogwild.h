@@ -312,6 +312,9 @@ typedef struct hog_mf_opts {
 	uint32_t rank;             /**< factors per user and item; default 32 */
 	int biases;                /**< learn a global mean and user and item biases */
 	uint32_t grid;             /**< grid mode: blocks per side (0: 2 * threads + 1) */
+	double bias_step;          /**< set by training, not the caller: sgd's biases step this many
+	                                times the factors' step (the ratings' scale where the default
+	                                step was scaled down for it; 0 or 1: the same step) */
 } hog_mf_opts;
 
 /** The mlp's (hog_train_opts.mlp); also what linear with the softmax loss

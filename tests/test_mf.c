@@ -49,7 +49,7 @@ static void toy_init(toy *t, float l2, float mu)
 	atomic_init(&t->gl.v, 0);
 	t->s = (mf_shared){ .P = t->P, .Q = t->Q, .bu = &t->bu, .bi = &t->bi, .gu = &t->gu, .gi = &t->gi,
 	                    .gbu = &t->gbu, .gbi = &t->gbi, .k = K, .kp = KP, .mu = mu, .l2 = l2,
-	                    .inv_k = 1.0f / K, .ulock = &t->ul, .ilock = &t->il, .glock = &t->gl };
+	                    .inv_k = 1.0f / K, .cb = 1.0f, .ulock = &t->ul, .ilock = &t->il, .glock = &t->gl };
 }
 
 /* The MF objective of one rating of weight w, in double: 0.5 w e^2 + 0.5 l2

@@ -28,6 +28,8 @@ typedef struct mf_shared {
 	float *P, *Q, *bu, *bi, *gu, *gi, *gbu, *gbi; /* segments of params (model/mf.h) */
 	uint64_t k, kp;
 	float mu, l2, inv_k;
+	float cb;                     /* sgd: the biases' error weighed cb times (hog_mf_opts.bias_step; 1: as the
+	                                 factors': the same bits) */
 	atomic_int *ulock, *ilock;    /* striped: one per user row, one per item row (hog_lock_int:
 	                                 a 64-byte hog_spin per row would cost 30 MB for
 	                                 Netflix's users) */
@@ -181,8 +183,10 @@ MF_INLINE float mf_update(const enum hog_mode MODE, const enum hog_rule RULE, co
 	if (BIAS) {
 		float dbu, dbi;
 		if (RULE == HOG_RULE_SGD) {
-			dbu = lr * (e - l2 * bu);
-			dbi = lr * (e - l2 * bi);
+			dbu = lr * (s->cb * e - l2 * bu); /* (a step cb times the factors' on the error, the same l2
+			                                    * pull: with the defaults scaled for wide ratings, exactly
+			                                    * the 0.5..5 run's in the ratings' units) */
+			dbi = lr * (s->cb * e - l2 * bi);
 		} else {
 			float gbu = l2 * bu - e, gbi = l2 * bi - e;
 			float Gu = SHARED ? mf_ald(&s->gbu[u]) : s->gbu[u];

@@ -156,6 +156,7 @@ static void mf_shared_init(mf_state *st, const hog_train_opts *o)
 	sh->kp = l->kp;
 	sh->mu = l->biases ? st->mu : 0; /* the kernel adds it only with biases */
 	sh->l2 = (float)o->l2;
+	sh->cb = o->mf.bias_step > 0 ? (float)o->mf.bias_step : 1.0f;
 	sh->inv_k = 1.0f / (float)l->k;
 	atomic_init(&st->glock.v, 0);
 	sh->glock = &st->glock;

@@ -298,9 +298,11 @@ man:
 	@for f in man/*.[15]; do man -l -Tutf8 $$f >/dev/null 2>&1 || { echo "man: $$f does not render"; exit 1; }; done; echo "man pages render"
 
 # pkg-config: a static link needs the libraries the objects use (Libs.private),
-# shared themselves (the header includes none of theirs).
+# shared themselves (the header includes none of theirs). Paths under PREFIX
+# are written as ${prefix}/..., so that pkg-config --define-prefix relocates them.
 hogwild.pc: FORCE
-	$(Q){ echo 'prefix=$(PREFIX)'; echo 'libdir=$(LIBDIR)'; echo 'includedir=$(INCDIR)'; echo; \
+	$(Q){ echo 'prefix=$(PREFIX)'; echo 'libdir=$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))'; \
+	  echo 'includedir=$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCDIR))'; echo; \
 	  echo 'Name: hogwild'; echo 'Description: lock-free parallel SGD (Hogwild!) on LMDB data sets'; \
 	  echo 'Version: '$$(sed -n 's/^#define HOG_VERSION_STRING "\(.*\)"/\1/p' include/hogwild.h); \
 	  echo 'Cflags: -I$${includedir}'; echo 'Libs: -L$${libdir} -lhogwild'; \

@@ -296,6 +296,12 @@ check "train: --class-weight of a class the set lacks" 2 "$H" train --quiet --da
 check_grep "train: ... the class named, and the set's classes" "$ERR" "--class-weight 3=2: class '3' is not one of the set's classes 0\.\.2"
 printf "1,1,4,2\n1,2,3,0.5\n2,1,5,1\n2,2,2,3\n3,1,1,1\n" >"$T/rw.csv"
 check "data import ratings: --weight-col 3" 0 "$H" data import --quiet --format ratings --weight-col 3 "$T/rw.csv" "$T/rw.lmdb"
+check_true "data import ratings: ... no warning of weights this size" sh -c "! grep -q warning '$ERR'"
+printf "1,1,4,964982703\n1,2,3,964981247\n" >"$T/rwt.csv"
+check "data import ratings: --weight-col 3 of timestamps" 0 "$H" data import -q -f ratings --weight-col 3 "$T/rwt.csv" \
+	"$T/rwt.lmdb"
+check_grep "data import ratings: ... warned of (MovieLens's so: training diverged)" "$ERR" \
+	'warning: --weight-col 3: weights up to 964982703, timestamps more likely than weights'
 check "train: mf on weighted ratings" 0 "$H" train --quiet --model mf --data "$T/rw.lmdb" --rank 2 --epochs 2
 check "train: mf --class-weight" 2 "$H" train --quiet --model mf --data "$T/rw.lmdb" --class-weight balanced
 check_grep "train: ... refused: ratings have no classes" "$ERR" "--class-weight applies to the linear and mlp models, not to the mf model"

@@ -121,6 +121,7 @@ typedef struct rat_state {
 	char sep1[2];
 	int sep_known;
 	rat_map users, items;
+	double wmax;       /* --weight-col 3: the largest weight (timestamps taken for weights: warned of) */
 } rat_state;
 
 /* Blanks around a field: spaces and tabs, unless the tab is the separator. */
@@ -362,6 +363,7 @@ static int rat_file(rat_state *st, const char *path, hog_err *err)
 				                 : "too many fields: expected 'user item rating weight'");
 			if (!(isfinite(wt) && wt > 0 && isfinite((float)wt) && (float)wt > 0))
 				BAD(at, "weight %g: a weight must be a finite number > 0", wt);
+			st->wmax = wt > st->wmax ? wt : st->wmax;
 		} else if (!more && c->o->weight_given && !c->o->no_label) {
 			BAD(p, "missing weight: --weight-col 3 reads 'user item rating weight'");
 		}
@@ -416,6 +418,13 @@ int hog_import_ratings(hog_import_ctx *c, hog_err *err)
 		rc = hog_err_set(err, ENOMEM, "out of memory");
 	for (int k = 0; k < c->nin && !rc; k++)
 		rc = rat_file(&st, c->in[k], err);
+	if (!rc && st.wmax >= 1e6 && c->o->note) { /* (MovieLens's fourth field as weights: training diverged) */
+		char msg[300];
+		snprintf(msg, sizeof msg, "warning: --weight-col 3: weights up to %.0f, timestamps more likely than "
+		         "weights (a rating of such a weight counts as that many): without --weight-col the fourth "
+		         "field is a timestamp, not stored", st.wmax);
+		c->o->note(c->o->note_ud, msg);
+	}
 	if (!rc && hog_writer_count(st.w) &&
 	    !(rc = hog_writer_idmap_set(st.w, "users", st.users.ids, st.users.n, err)))
 		rc = hog_writer_idmap_set(st.w, "items", st.items.ids, st.items.n, err);

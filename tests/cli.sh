@@ -1007,6 +1007,17 @@ check_grep "mlp: ... says its default momentum (the README says the defaults are
 	'^hogwild train: note: momentum 0.9, the mlp.s default with hidden layers and sgd'
 check "mlp: --momentum 0" 0 "$H" train --model mlp --layers 4 --momentum 0 --epochs 1 --data "$T/mctr.lmdb"
 check_true "mlp: ... no momentum note" sh -c '! grep -q "note: momentum" "$1"' sh "$ERR"
+# an input never nonzero in training, nonzero in the test set: its first-layer weights kept He's random
+# start (no gradient reaches them) and scored noise (XOR with such a column: 51.8%); now 0
+awk 'BEGIN { srand(11); print "a,b,c,y"; for (i = 0; i < 2000; i++) { a = 2 * rand() - 1; b = 2 * rand() - 1
+	printf "%.4f,%.4f,0,%d\n", a, b, (a * b > 0) } }' >"$T/xo_tr.csv"
+awk 'BEGIN { srand(12); print "a,b,c,y"; for (i = 0; i < 500; i++) { a = 2 * rand() - 1; b = 2 * rand() - 1
+	printf "%.4f,%.4f,3,%d\n", a, b, (a * b > 0) } }' >"$T/xo_te.csv"
+"$H" data import -q -f csv --label-col y "$T/xo_tr.csv" "$T/xo_tr.lmdb" >/dev/null 2>&1
+"$H" data import -q -f csv --label-col y "$T/xo_te.csv" "$T/xo_te.lmdb" >/dev/null 2>&1
+"$H" train --quiet --data "$T/xo_tr.lmdb" --model mlp --layers 16 --save "$T/xo.model" >/dev/null 2>&1
+check "mlp: a test input the training set never had" 0 "$H" eval --model "$T/xo.model" --data "$T/xo_te.lmdb"
+check_true "mlp: ... scores nothing (accuracy above 95%)" awk '$1 == "accuracy" { exit !($2 + 0 > 95) }' "$OUT"
 check "mlp: bad --layers" 2 "$H" train --model mlp --layers 16,x --data "$T/mctr.lmdb"
 check "mlp: zero width" 2 "$H" train --model mlp --layers 0 --data "$T/mctr.lmdb"
 check "mlp: bad --batch" 2 "$H" train --model mlp --batch 0 --data "$T/mctr.lmdb"

@@ -103,6 +103,8 @@ int mlp_stream_scan(hog_engine *e, mlp_state *M)
 		c.sq = 0;
 		rc = eng_stream_scan(e, M->blk, M->nb, tr->meta.kind, "examples", mlp_scan_block, &c);
 		double sq = c.sq;
+		if (!rc && pass == 0 && M->s.L > 1)
+			mlp_unseen_inputs(M, c.cnt); /* (as a loaded set's) */
 		if (!rc && pass == 0 && o->normalize) { /* eng_feature_scales()'s, from the largest |x| (a value
 		                                          of 1 where a block has none: a loaded set's) */
 			uint64_t changed = 0;

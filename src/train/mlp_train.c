@@ -458,6 +458,15 @@ static void mlp_stop(hog_engine *e, eng_worker *ew, int epoch)
 
 /* ------------------------------------------------------------ setup */
 
+void mlp_unseen_inputs(mlp_state *M, const uint64_t *cnt)
+{
+	const uint64_t n1 = M->s.n[1];
+	for (uint64_t v = 0; v < M->s.n[0]; v++)
+		if (!cnt[v])
+			for (uint64_t k = 0; k < n1; k++)
+				ast(&M->P[M->s.woff[0] + v * n1 + k], 0.0f);
+}
+
 /* A standard normal from the seed (Box-Muller). */
 static double normal(uint64_t *seed)
 {
@@ -516,6 +525,19 @@ static int mlp_setup(hog_engine *e)
 	int rc;
 	if (e->store) /* the scales, the default step, the longest row: from every block */
 		return mlp_stream_scan(e, M);
+	if (M->s.L > 1) { /* inputs never nonzero in training: their first-layer weights 0 (mlp_unseen_inputs) */
+		uint64_t *cnt = calloc(M->s.n[0] + 1, sizeof *cnt);
+		if (!cnt)
+			return hog_err_set(e->err, ENOMEM, "out of memory");
+		if (tr->meta.kind == HOG_KIND_DENSE && tr->x)
+			for (uint64_t k = 0; k < tr->n * M->s.n[0]; k++)
+				cnt[k % M->s.n[0]] += tr->x[k] != 0.0f;
+		else
+			for (uint64_t j = 0; j < tr->nnz && tr->ids; j++)
+				cnt[tr->ids[j]] += !tr->vals || tr->vals[j] != 0.0f;
+		mlp_unseen_inputs(M, cnt);
+		free(cnt);
+	}
 	eng_deal(M->perm, tr->n, o->no_shuffle, o->seed ^ 0xD1CEull); /* (--no-shuffle: in data order, as --stream's) */
 	if (o->normalize || o->centered) { /* (the centers and scales of mlp_opts_check: auto, its centered
 	                                    * values within [-1, 1], settles off and keeps the centers) */

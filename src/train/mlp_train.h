@@ -101,6 +101,11 @@ int mlp_upload(mlp_worker *w, void *d, const void *h, size_t bytes);
  * (eng_stream) and view; the decode of a block into the view (eng_load_fn); a
  * worker's stream buffers freed. */
 int mlp_stream_scan(hog_engine *e, mlp_state *M);
+/* The first layer's weights of the inputs with no nonzero value in training
+ * (@p cnt[v] 0) set to 0: He's random start stayed on them, no gradient ever
+ * reaching them, and a test row that had the input scored noise (moons with a
+ * column 0 in training and 3 in test: 74.9% for 97.8%, scikit-learn's 97.8%). */
+void mlp_unseen_inputs(mlp_state *M, const uint64_t *cnt);
 int mlp_stream_shard(hog_engine *e, eng_worker *ew, mlp_worker *w);
 int mlp_stream_load(hog_engine *e, eng_worker *ew, uint32_t slot);
 void mlp_stream_worker_free(mlp_worker *w);

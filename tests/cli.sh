@@ -2598,6 +2598,12 @@ check_true "early stop: ... nothing left behind" test -z "$(ls -A "$T/vtmp")"
 check "early stop: --validation 0.2 of 15 examples" 0 "$H" train --quiet --data "$T/v15.lmdb" --validation 0.2
 check_grep "early stop: ... a warning that so few are noise" "$ERR" \
 	'warning: --validation 0.2 holds out [0-9] examples of .*v15.lmdb: a held-out loss of so few is noise'
+"$H" train --quiet --data "$T/vtr.lmdb" --validation "$T/vva.lmdb" --early-stop 2 --epochs 3 --mode serial \
+	--checkpoint "$T/esck.bin" >/dev/null 2>&1
+check "early stop: --resume" 0 "$H" train --quiet --data "$T/vtr.lmdb" --validation "$T/vva.lmdb" --early-stop 2 \
+	--epochs 5 --mode serial --resume "$T/esck.bin"
+check_grep "early stop: ... warns that the best epoch so far is not carried over (it was silently lost)" "$ERR" \
+	'warning: --early-stop with --resume: the checkpoint holds the run.s weights, not its best epoch.s model'
 check "early stop: without a held-out set is refused" 2 "$H" train --data "$T/ttr.lmdb" --early-stop 3
 check_grep "early stop: ... naming what it needs" "$ERR" '--early-stop applies only with --test or --validation'
 check "early stop: --early-stop 0" 2 "$H" train --data "$T/ttr.lmdb" --test "$T/tte.lmdb" --early-stop 0

@@ -626,6 +626,11 @@ int cmd_train(int argc0, char **argv0)
 	    hog_train_kind(&o) == HOG_MODEL_LINEAR) /* (the weights start at 0: nothing else is drawn) */
 		fprintf(stderr, "hogwild train: note: the linear model in serial mode with --no-shuffle draws nothing: "
 		        "--seed %llu does not apply\n", (unsigned long long)o.seed);
+	if (o.resume && o.early_stop) /* (a warning: said with --quiet) */
+		fprintf(stderr, "hogwild train: warning: --early-stop with --resume: the checkpoint holds the run's weights, "
+		        "not its best epoch's model nor its count of epochs without improvement; both start over at the "
+		        "resume, so the model handed back is the best of the epochs run from there (a straight run may "
+		        "have kept an earlier one)\n");
 	if (!a->quiet && o.no_shuffle && a->given.on[OPT_SHUFFLE_CHUNK - OPT_FIRST])
 		fprintf(stderr, "hogwild train: note: --no-shuffle visits the examples in the set's order: --shuffle-chunk "
 		        "does not apply\n");

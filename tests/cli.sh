@@ -1020,6 +1020,9 @@ check "mlp: a test input the training set never had" 0 "$H" eval --model "$T/xo.
 check_true "mlp: ... scores nothing (accuracy above 95%)" awk '$1 == "accuracy" { exit !($2 + 0 > 95) }' "$OUT"
 check "mlp: bad --layers" 2 "$H" train --model mlp --layers 16,x --data "$T/mctr.lmdb"
 check "mlp: zero width" 2 "$H" train --model mlp --layers 0 --data "$T/mctr.lmdb"
+for l in 32,,8 32, ,32; do
+	check "mlp: --layers $l, an empty width (it was dropped)" 2 "$H" train --model mlp --layers "$l" --data "$T/mctr.lmdb"
+done
 check "mlp: bad --batch" 2 "$H" train --model mlp --batch 0 --data "$T/mctr.lmdb"
 check "mlp: bad --momentum" 2 "$H" train --model mlp --momentum 1 --data "$T/mctr.lmdb"
 check "mlp: unknown --device" 2 "$H" train --model mlp --device tpu --data "$T/mctr.lmdb"

@@ -62,7 +62,8 @@ static int parse_layers(const char *cmd, const char *arg, hog_train_opts *o)
 	if (!*arg || !strcmp(arg, "none"))
 		return 0;
 	char buf[256];
-	if (strlen(arg) >= sizeof buf)
+	const size_t n = strlen(arg);
+	if (n >= sizeof buf || arg[0] == ',' || arg[n - 1] == ',' || strstr(arg, ",,")) /* (strtok took "32,,8" for 32,8) */
 		return bad(cmd, "layers", arg, "a list of widths such as 256,256");
 	strcpy(buf, arg);
 	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {

@@ -706,10 +706,11 @@ static void test_stream_is_the_plain_loop(void)
 /* --stream stopped inside an epoch (a checkpoint there) and resumed equals the
  * straight run: the block order and the position in it are found again. */
 static volatile int stream_stop;
+static int stop_epoch = 2; /* (1-based: the epoch stop_in_second stops inside) */
 static void stop_in_second(void *ud, const hog_progress *p)
 {
 	(void)ud;
-	if (p->epoch == 2 && p->done > 1500)
+	if (p->epoch == stop_epoch && p->done > 1500)
 		__atomic_store_n(&stream_stop, 1, __ATOMIC_RELAXED);
 }
 
@@ -737,6 +738,25 @@ static void test_stream_resume(void)
 		fprintf(stderr, "\nresume: %s\n", err.msg);
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
 	/* the weights: the average restarts in the resumed epoch, not the last one */
+	CU_ASSERT_EQUAL_FATAL(straight->nparams, resumed->nparams);
+	CU_ASSERT(!memcmp(straight->params, resumed->params, straight->nparams * sizeof(float)));
+	hog_model_free(m);
+	hog_model_free(resumed);
+	/* stopped inside the last epoch, whose average is the model handed back and in
+	 * no checkpoint (one written there resumed into another model, every weight
+	 * different): the checkpoint stays at the second epoch's end, and the
+	 * resumed run, the last epoch again, is the straight run's bit for bit */
+	stream_stop = 0;
+	stop_epoch = 3;
+	o.resume = NULL;
+	o.on_progress = stop_in_second;
+	CU_ASSERT_EQUAL(hog_train_stream(path, NULL, &o, &m, &r, &err), HOG_EINTR);
+	CU_ASSERT_EQUAL(r.epochs_done, 2);
+	stream_stop = 0;
+	stop_epoch = 2;
+	o.on_progress = NULL;
+	o.resume = ck;
+	CU_ASSERT_EQUAL_FATAL(hog_train_stream(path, NULL, &o, &resumed, NULL, &err), 0);
 	CU_ASSERT_EQUAL_FATAL(straight->nparams, resumed->nparams);
 	CU_ASSERT(!memcmp(straight->params, resumed->params, straight->nparams * sizeof(float)));
 	hog_model_free(straight);

@@ -175,6 +175,21 @@ static void reserve_next(hog_engine *e)
 /* Thread 0 of every rank at the same point (MPI: collective); rank 0 writes
  * for all: the shared parameters are the same on every rank, a gather gives
  * rank 0 what each rank keeps for itself, and the positions are every rank's. */
+/* A periodic checkpoint that could not be written (a full disk, an I/O
+ * error): said, naming the file, and the run goes on -- the last checkpoint
+ * written stays, and --save still gets the model (a failed write ended the run
+ * and lost both); hog_train_result.checkpoint_failures counts them. */
+void eng_ckpt_failed(hog_engine *e, int rc)
+{
+	char msg[1200];
+	snprintf(msg, sizeof msg, "warning: the checkpoint %.300s was not written (%.700s); the last one written "
+	         "stays, and the run goes on", e->o.checkpoint, e->err->code ? e->err->msg : hog_strerror(rc));
+	memset(e->err, 0, sizeof *e->err);
+	e->ckpt_failures++;
+	if (e->o.on_note)
+		e->o.on_note(e->o.ud, msg);
+}
+
 int eng_write_checkpoint(hog_engine *e, int in_epoch)
 {
 	if (!e->o.checkpoint)

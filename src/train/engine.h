@@ -148,6 +148,11 @@ typedef struct hog_trainer_ops {
 	 * between rounds (linear --delay), so that the parameters are not a state
 	 * to resume from: checkpoints then come at epoch ends only */
 	int (*holds_updates)(const hog_engine *e);
+	/* optional: nonzero while what the run hands back accumulates beside the
+	 * parameters, in no checkpoint (linear --average's last epoch): no
+	 * checkpoint is written inside that epoch, a stop's included (the one at
+	 * the previous epoch's end stays, and a resume goes on from there) */
+	int (*epoch_end_only)(const hog_engine *e);
 	/* optional: thread 0 before an epoch starts, when every worker has finished
 	 * the previous one (so the model it sees is the one the epoch starts from) */
 	void (*epoch_started)(hog_engine *e, int epoch);
@@ -538,6 +543,9 @@ uint64_t eng_run_hash(const hog_engine *e);
 /* Writes o.checkpoint (thread 0 of every rank, collective under MPI; @p in_epoch:
  * inside an epoch, with every worker's position). Returns 0 or a HOG_E* code. */
 int eng_write_checkpoint(hog_engine *e, int in_epoch);
+/* A periodic checkpoint that eng_write_checkpoint could not write: said
+ * (o.on_note, the file and why), counted, the run going on (checkpoint.c). */
+void eng_ckpt_failed(hog_engine *e, int rc);
 /* Rank 0, after setup and resume and before the first epoch: the space of a
  * checkpoint (o.checkpoint) and of the model file (o.save) reserved on their
  * file systems (hog_reserve), so that a full disk fails the run now, with a

@@ -81,6 +81,8 @@ typedef struct lin_state {
 	                               power of two: 1 / max |x| rounded up), 1 for the bias */
 	kern_shared ks;
 	float bias_start;           /* the bias when the epoch began */
+	int avg_final;              /* --average: this epoch's mean of the iterates is the model handed back
+	                               (the last epoch), which no checkpoint holds: lin_holds_updates */
 	float bias0;                /* the bias's start (lin_setup): the squared loss's labels' mean, else 0 */
 	float *gacc;                /* lin_noise_scale's accumulator (D floats), made at first use */
 	double noise_trs, noise_g2; /* ... its moving averages of tr(Sigma) and |G|^2 */

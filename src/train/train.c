@@ -66,20 +66,6 @@ static int cmp_u64(const void *a, const void *b)
 
 static void team_fail(hog_engine *e, int rc, const char *what);
 
-/* A periodic checkpoint that could not be written (a full disk, an I/O
- * error): said, naming the file, and the run goes on -- the last checkpoint
- * written stays, and --save still gets the model (a failed write ended the run
- * and lost both); hog_train_result.checkpoint_failures counts them. */
-static void ckpt_failed(hog_engine *e, int rc)
-{
-	char msg[1200];
-	snprintf(msg, sizeof msg, "warning: the checkpoint %.300s was not written (%.700s); the last one written "
-	         "stays, and the run goes on", e->o.checkpoint, e->err->code ? e->err->msg : hog_strerror(rc));
-	memset(e->err, 0, sizeof *e->err);
-	e->ckpt_failures++;
-	if (e->o.on_note)
-		e->o.on_note(e->o.ud, msg);
-}
 
 /* Thread 0 after an epoch, o.test_eval: the caller's held-out set evaluated
  * on the model as it stands (what early_check keeps: the --average model
@@ -262,7 +248,8 @@ static void between_rounds(hog_engine *e, int ep, int last_round, double t_epoch
 		atomic_store(&e->action, 1);
 	}
 	int due = e->o.checkpoint_every > 0 && !last_round && e->rank == 0 &&
-	          !(e->ops->holds_updates && e->ops->holds_updates(e)) && eng_now() - e->last_ckpt >= e->o.checkpoint_every;
+	          !(e->ops->holds_updates && e->ops->holds_updates(e)) &&
+	          !(e->ops->epoch_end_only && e->ops->epoch_end_only(e)) && eng_now() - e->last_ckpt >= e->o.checkpoint_every;
 	if (e->ranks > 1) {
 		share_action(e, &due);
 		if (atomic_load(&e->action) == 0 && (rc = eng_average_models(e)))
@@ -272,7 +259,7 @@ static void between_rounds(hog_engine *e, int ep, int last_round, double t_epoch
 		/* (a model that holds updates between rounds, linear's --delay queues:
 		 * checkpoints only at epoch ends) */
 		if ((rc = eng_write_checkpoint(e, 1)))
-			ckpt_failed(e, rc);
+			eng_ckpt_failed(e, rc);
 	}
 	progress(e, ep, t_epoch);
 }
@@ -383,6 +370,8 @@ static void run_team(hog_engine *e)
 			hog_barrier_wait(&e->bar);
 			if (k == 0 && e->ranks > 1 && eng_average_models(e)) /* what the checkpoint holds */
 				return;
+			if (k == 0 && e->o.checkpoint && ops->epoch_end_only && ops->epoch_end_only(e))
+				return; /* (the previous epoch's end's stays: a resume runs this epoch again, exactly) */
 			if (k == 0 && (rc = eng_write_checkpoint(e, 1)))
 				team_fail(e, rc, "writing a checkpoint");
 			return;
@@ -395,7 +384,7 @@ static void run_team(hog_engine *e)
 		if (k == 0) {
 			epoch_report(e, ep, spent);
 			if (e->o.checkpoint && !atomic_load(&e->action) && (rc = eng_write_checkpoint(e, 0)))
-				ckpt_failed(e, rc);
+				eng_ckpt_failed(e, rc);
 			if (e->o.early_stop && !atomic_load(&e->action))
 				early_check(e, ep);
 		}
@@ -592,10 +581,14 @@ static int team_run(hog_engine *e, const hog_train_opts *opts, hog_err *err)
 	if (atomic_load(&e->short_team)) {
 		return hog_err_set(err, EAGAIN, "asked for %d threads, OpenMP gave %d", e->T, atomic_load(&e->short_team));
 	}
+	/* (the stop wrote none inside an epoch_end_only epoch: the last one stays) */
+	const int kept = opts->checkpoint && e->ops->epoch_end_only && e->ops->epoch_end_only(e);
 	switch (atomic_load(&e->action)) {
 	case 1:
-		rc = hog_err_set(err, HOG_EINTR, "stopped in epoch %d%s%s", e->epochs_done + 1,
-		                 opts->checkpoint ? "; checkpoint written to " : "", opts->checkpoint ? opts->checkpoint : "");
+		rc = hog_err_set(err, HOG_EINTR, "stopped in epoch %d%s%s%s", e->epochs_done + 1,
+		                 !opts->checkpoint ? "" : kept ? "; the checkpoint " : "; checkpoint written to ",
+		                 opts->checkpoint ? opts->checkpoint : "", kept ? " stays at the previous epoch's end (this "
+		                 "epoch's average, the model handed back, is in no checkpoint: a resume runs it again)" : "");
 		break;
 	case 2:
 	case 3:

@@ -221,34 +221,50 @@ int hog_tmp_unlink_all(void)
 	return n;
 }
 
-long hog_tmp_live_writer(const char *path)
+/* @p path's folder (allocated: free it; "." without a '/'), *@p base its file
+ * name in @p path, *@p slash the '/' in the copy (NULL: none). */
+static char *tmp_dir(const char *path, const char **base, char **slash)
 {
 	char *dir = strdup(path);
 	if (!dir)
-		return 0;
-	char *slash = strrchr(dir, '/');
-	const char *base = slash ? slash + 1 : path;
-	if (slash == dir)
-		slash[1] = 0;
-	else if (slash)
-		*slash = 0;
+		return NULL;
+	*slash = strrchr(dir, '/');
+	*base = *slash ? path + (*slash - dir) + 1 : path;
+	if (*slash == dir)
+		(*slash)[1] = 0;
+	else if (*slash)
+		**slash = 0;
 	else
 		strcpy(dir, ".");
+	return dir;
+}
+
+/* The process id of entry @p n when it is BASE.tmp.PID (@p base, @p nb bytes),
+ * another process's than this one, else 0. */
+static long tmp_pid_of(const char *n, const char *base, size_t nb)
+{
+	if (strncmp(n, base, nb) || strncmp(n + nb, ".tmp.", 5))
+		return 0;
+	const char *p = n + nb + 5;
+	char *end;
+	errno = 0;
+	const long pid = strtol(p, &end, 10);
+	return *p && !*end && !errno && pid > 0 && pid != (long)getpid() ? pid : 0;
+}
+
+long hog_tmp_live_writer(const char *path)
+{
+	const char *base;
+	char *slash, *dir = tmp_dir(path, &base, &slash);
+	if (!dir)
+		return 0;
 	const size_t nb = strlen(base);
 	DIR *d = opendir(dir);
-	long live = 0;
+	long live = 0, pid;
 	struct dirent *e;
-	const long self = (long)getpid();
-	while (d && !live && (e = readdir(d))) {
-		const char *n = e->d_name, *p = n + nb + 5;
-		if (strncmp(n, base, nb) || strncmp(n + nb, ".tmp.", 5))
-			continue;
-		char *end;
-		errno = 0;
-		const long pid = strtol(p, &end, 10);
-		if (*p && !*end && !errno && pid > 0 && pid != self && (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
+	while (d && !live && (e = readdir(d)))
+		if ((pid = tmp_pid_of(e->d_name, base, nb)) && (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
 			live = pid;
-	}
 	if (d)
 		closedir(d);
 	free(dir);
@@ -257,17 +273,10 @@ long hog_tmp_live_writer(const char *path)
 
 int hog_tmp_remove_stale(const char *path, void (*fn)(void *ud, const char *file, long pid), void *ud)
 {
-	char *dir = strdup(path);
+	const char *base;
+	char *slash, *dir = tmp_dir(path, &base, &slash);
 	if (!dir)
 		return ENOMEM;
-	char *slash = strrchr(dir, '/');
-	const char *base = slash ? slash + 1 : path;
-	if (slash == dir)
-		slash[1] = 0;
-	else if (slash)
-		*slash = 0;
-	else
-		strcpy(dir, ".");
 	size_t nb = strlen(base);
 	DIR *d = opendir(dir);
 	if (!d) {
@@ -276,20 +285,12 @@ int hog_tmp_remove_stale(const char *path, void (*fn)(void *ud, const char *file
 	}
 	struct dirent *e;
 	int removed = 0;
-	long self = (long)getpid();
 	while ((e = readdir(d))) {
 		const char *n = e->d_name;
-		if (strncmp(n, base, nb) || strncmp(n + nb, ".tmp.", 5))
-			continue;
-		const char *p = n + nb + 5;
-		char *end;
-		errno = 0;
-		long pid = strtol(p, &end, 10);
-		if (!*p || *end || errno || pid <= 0 || pid == self)
-			continue;
+		const long pid = tmp_pid_of(n, base, nb);
 		/* Only a process that no longer exists: a live one (or one we may not
 		 * signal, EPERM) may be writing it right now. */
-		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		if (!pid || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue;
 		char full[HOG_TMP_PATH];
 		if ((size_t)snprintf(full, sizeof full, "%s%s%s", slash ? dir : "", slash ? "/" : "", n) >= sizeof full)

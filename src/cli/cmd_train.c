@@ -6,6 +6,7 @@
  * too, with the model trained so far. */
 #include "cli/train_opts.h"
 #include "train/engine.h" /* eng_det_shards */
+#include "train/mlp_opts.h"
 #include "sys/topo.h"
 #include <errno.h>
 #include <math.h>
@@ -679,8 +680,7 @@ int cmd_train(int argc0, char **argv0)
 		 * epochs, 86-88% with --layers 128 after 10) */
 		fprintf(stderr, "hogwild train: note: --model mlp without --layers has no hidden layer: it trains a linear "
 		        "model (softmax regression for classes); --layers 128 adds a hidden layer of 128 ReLUs\n");
-	else if (o.model == HOG_MODEL_MLP && o.mlp.nlayers && o.mlp.momentum_auto && o.rule == HOG_RULE_SGD &&
-	         o.mlp.momentum == 0 && !a->quiet) /* (mlp_opts.c's default, said as the README says) */
+	else if (o.model == HOG_MODEL_MLP && mlp_momentum_default(&o) && !a->quiet) /* (said, as the README says) */
 		fprintf(stderr, "hogwild train: note: momentum 0.9, the mlp's default with hidden layers and sgd "
 		        "(--momentum 0 turns it off)\n");
 	const char *save = t.save;

@@ -166,7 +166,7 @@ static double mfc_of_plan = 1; /* (mf: the ratings' scale, mf_scale: its default
 static double default_lr(const hog_train_opts *o, double sq, uint64_t n)
 {
 	switch (hog_train_kind(o)) {
-	case HOG_MODEL_MF: return mf_default_lr(o) / mfc_of_plan;
+	case HOG_MODEL_MF: return mf_default_lr(o, mfc_of_plan);
 	case HOG_MODEL_MLP: {
 		hog_train_opts d = *o;
 		if (d.mode == HOG_MODE_DETERMINISTIC && d.shards == 0)
@@ -183,7 +183,7 @@ static uint64_t n_of_plan;
 /* The l2 a configuration trains with (mf's generic default is its own). */
 static double l2_of(const hog_train_opts *o)
 {
-	return hog_train_kind(o) != HOG_MODEL_MF ? o->l2 : mf_l2_of(o) * (mf_l2_of(o) != o->l2 ? mfc_of_plan : 1.0);
+	return hog_train_kind(o) == HOG_MODEL_MF ? mf_l2_of(o, mfc_of_plan) : o->l2;
 }
 
 /* The configuration that trains what train does without the searched options

@@ -46,7 +46,6 @@ static int sections_ids(const hog_model *m)
 	return m->user_ids && m->item_ids && m->nuser_ids == m->shape[0] && m->nitem_ids == m->shape[1];
 }
 
-
 uint64_t hog_model_sections_size(const hog_model *m)
 {
 	uint64_t cl = m->columns ? strlen(m->columns) : 0, sl = m->split ? strlen(m->split) : 0,

@@ -106,13 +106,11 @@ int mf_opts_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog
 		return hog_err_set(err, HOG_EDATA, "the training set has no ratings");
 	if (!(o->l2 >= 0) || !isfinite(o->l2))
 		return hog_err_set(err, HOG_ECONFIG, "--l2 must be a number >= 0");
-	const double c = mf_scale(&tr->meta), l2_set = o->l2 != MF_GENERIC_L2;
-	o->l2 = mf_l2_of(o) * (l2_set ? 1.0 : c);
-	o->mf.bias_step = 1;
-	if (o->lr == 0) {
-		o->lr = mf_default_lr(o) / c;
-		o->mf.bias_step = l2_set ? 1 : c; /* (both defaults scaled: the biases' step too, see the header) */
-	}
+	const double c = mf_scale(&tr->meta);
+	o->mf.bias_step = o->lr == 0 && o->l2 == MF_GENERIC_L2 ? c : 1; /* (both defaults scaled: the biases' step too) */
+	o->l2 = mf_l2_of(o, c);
+	if (o->lr == 0)
+		o->lr = mf_default_lr(o, c);
 	return 0;
 }
 
@@ -122,14 +120,14 @@ double mf_scale(const hog_meta *m)
 	return isfinite(w) && w > 4.5 ? w / 4.5 : 1.0;
 }
 
-double mf_l2_of(const hog_train_opts *o)
+double mf_l2_of(const hog_train_opts *o, double scale)
 {
-	return o->l2 == MF_GENERIC_L2 ? MF_DEFAULT_L2 : o->l2;
+	return o->l2 == MF_GENERIC_L2 ? MF_DEFAULT_L2 * scale : o->l2;
 }
 
-double mf_default_lr(const hog_train_opts *o)
+double mf_default_lr(const hog_train_opts *o, double scale)
 {
-	return o->rule == HOG_RULE_ADAGRAD ? 0.1 : 0.03;
+	return (o->rule == HOG_RULE_ADAGRAD ? 0.1 : 0.03) / scale;
 }
 
 /* The default mode: grid, conflict-free blocks, 2.6x plain lockfree at 2

@@ -12,13 +12,15 @@ void mf_opts_init(hog_train_opts *o);
 uint64_t mf_opts_hash(const hog_train_opts *o, uint64_t h);
 /* hog_trainer_ops.check. */
 int mf_opts_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err *err);
-/* The l2 mf trains with: 0.05 for hog_train_opts_init's 1e-6 (the header of mf_opts.c says why). */
-double mf_l2_of(const hog_train_opts *o);
+/* The l2 mf trains with: 0.05 times @p scale (mf_scale) for hog_train_opts_init's
+ * 1e-6, else the one given (the header of mf_opts.c says why). */
+double mf_l2_of(const hog_train_opts *o, double scale);
 /* How many times MovieLens's 0.5..5 the ratings of @p m span (the range over
  * 4.5), at least 1: the defaults' step is divided by it, their l2 multiplied. */
 double mf_scale(const hog_meta *m);
-/* The step when --lr is not given (the header of mf_opts.c says why). */
-double mf_default_lr(const hog_train_opts *o);
+/* The step when --lr is not given, for ratings @p scale (mf_scale) times as wide
+ * as 0.5..5 (the header of mf_opts.c says why). */
+double mf_default_lr(const hog_train_opts *o, double scale);
 /* hog_trainer_ops.default_mode. */
 enum hog_mode mf_opts_default_mode(const hog_train_opts *o, int stream, const hog_meta *m);
 

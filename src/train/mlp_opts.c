@@ -127,7 +127,7 @@ int mlp_opts_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, ho
 		                   o->mlp.adam_beta1, o->mlp.adam_beta2);
 	if (!(o->mlp.adam_eps > 0 && o->mlp.adam_eps <= 1))
 		return hog_err_set(err, HOG_ECONFIG, "--adam-eps must be in (0, 1], not %g", o->mlp.adam_eps);
-	if (o->mlp.momentum_auto && o->mlp.nlayers && o->rule == HOG_RULE_SGD && o->mlp.momentum == 0)
+	if (mlp_momentum_default(o))
 		o->mlp.momentum = 0.9; /* (bench/results/accuracy.md: 0.05 alone underfit breast cancer and raw sets) */
 	if (!(o->mlp.momentum >= 0 && o->mlp.momentum < 1))
 		return hog_err_set(err, HOG_ECONFIG, "--momentum must be in [0, 1), not %g", o->mlp.momentum);

@@ -14,5 +14,11 @@ uint64_t mlp_opts_hash(const hog_train_opts *o, uint64_t h);
  * (softmax for multiclass labels), the model kind (mlp: what a routed linear
  * run saves), --normalize's scaling and the default step size. */
 int mlp_opts_check(hog_train_opts *o, const hog_data *tr, const hog_data *te, hog_err *err);
+/* Whether the check gives @p o the default momentum 0.9 (momentum_auto: hidden
+ * layers, sgd, no --momentum given): what train says on stderr. */
+static inline int mlp_momentum_default(const hog_train_opts *o)
+{
+	return o->mlp.momentum_auto && o->mlp.nlayers && o->rule == HOG_RULE_SGD && o->mlp.momentum == 0;
+}
 
 #endif
